@@ -1,0 +1,28 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Every Swift target is built in Swift 6 language mode with warnings treated as errors.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "push-worker",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "push-worker", targets: ["push-worker"])
+    ],
+    targets: [
+        // C libraries from Debian packages, fenced into system-library targets with typed shims.
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "CLI", swiftSettings: strict),
+        .executableTarget(
+            name: "push-worker",
+            dependencies: ["CLI"],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+    ]
+)

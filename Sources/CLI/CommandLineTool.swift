@@ -1,0 +1,64 @@
+/// A tool made of subcommands: dispatches, prints help, and turns usage errors into exit code 2.
+public struct CommandLineTool: Sendable {
+    public let name: String
+    public let summary: String
+    public let subcommands: [Subcommand]
+
+    /// Exit code for a command line that does not fit the usage.
+    public static let usageExitCode: Int32 = 2
+
+    public init(name: String, summary: String, subcommands: [Subcommand]) {
+        self.name = name
+        self.summary = summary
+        self.subcommands = subcommands
+    }
+
+    /// The text printed by `TOOL --help`.
+    public var usage: String {
+        let width = subcommands.map(\.name.count).max() ?? 0
+        var lines = ["USAGE: \(name) <subcommand> [options]", "", summary, "", "SUBCOMMANDS:"]
+        lines += subcommands.map { "  " + $0.name.padding(to: width) + "  " + $0.summary }
+        lines += ["", "See '\(name) <subcommand> --help' for the options of each subcommand."]
+        return lines.joined(separator: "\n")
+    }
+
+    /// What an invocation resolves to before anything runs.
+    public enum Invocation: Sendable {
+        case printHelp(String)
+        case usageError(message: String, usage: String)
+        case run(Subcommand, ParsedArguments)
+    }
+
+    /// Resolves `arguments` (without the program name) to help, a usage error, or a subcommand to run.
+    public func resolve(_ arguments: [String]) -> Invocation {
+        guard let first = arguments.first else {
+            return .usageError(message: "missing subcommand", usage: usage)
+        }
+        if first == "--help" || first == "-h" || first == "help" { return .printHelp(usage) }
+        guard let command = subcommands.first(where: { $0.name == first }) else {
+            return .usageError(message: "unknown subcommand '\(first)'", usage: usage)
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") { return .printHelp(command.usage(toolName: name)) }
+        do {
+            return .run(command, try ParsedArguments.parse(rest, options: command.options))
+        } catch {
+            return .usageError(message: error.message, usage: command.usage(toolName: name))
+        }
+    }
+
+    /// Runs the invocation: help to stdout (exit 0), usage errors to stderr (exit 2), or the subcommand.
+    public func main(_ arguments: [String]) async -> Int32 {
+        switch resolve(arguments) {
+        case .printHelp(let text):
+            StandardStreams.writeOut(text)
+            return 0
+        case .usageError(let message, let usage):
+            StandardStreams.writeError("\(name): error: \(message)")
+            StandardStreams.writeError(usage)
+            return Self.usageExitCode
+        case .run(let command, let parsed):
+            return await command.run(parsed)
+        }
+    }
+}

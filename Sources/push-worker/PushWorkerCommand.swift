@@ -1,0 +1,10 @@
+import CLI
+
+/// The `push-worker` tool: every subcommand it offers.
+enum PushWorkerCommand {
+    static let tool = CommandLineTool(
+        name: "push-worker",
+        summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
+        subcommands: []
+    )
+}

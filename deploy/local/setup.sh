@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything push-worker needs to build, test and run its demo on a fresh Debian machine
+# with the Swift toolchain: Debian's C libraries and tools, and the Python test doubles in .venv.
+# Idempotent: packages already present are not fetched again.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+apt_packages=(pkg-config librdkafka-dev libcurl4-openssl-dev libssl-dev kcat)
+missing=()
+for package in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+requirements=deploy/local/requirements.txt
+stamp=.venv/.requirements.sha256
+wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    echo "setup: installing Python test doubles into .venv" >&2
+    python3 -m venv .venv
+    .venv/bin/pip install -q --disable-pip-version-check -r "$requirements"
+    echo "$wanted" > "$stamp"
+fi
