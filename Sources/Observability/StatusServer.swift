@@ -96,7 +96,14 @@ private struct AcceptLoop: Sendable {
             if descriptors[1].revents != 0 { return }
             guard descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
+            guard client >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN { continue }
+                // Out of descriptors or memory: back off instead of spinning on a listener that stays readable.
+                logger.warning("status endpoint accept failed", metadata: ["error": .string(SocketAddress.errnoText())])
+                var wake = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+                if poll(&wake, 1, 100) > 0 { return }
+                continue
+            }
             SocketAddress.setCloseOnExec(client)
             let connection = Connection(
                 descriptor: client, wakeReader: wakeReader,
