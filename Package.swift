@@ -18,12 +18,19 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
+        .target(name: "PushCore", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI"],
+            dependencies: ["CLI", "PushCore"],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(
+            name: "PushCoreTests",
+            dependencies: ["PushCore"],
+            resources: [.copy("Goldens"), .copy("Fixtures")],
+            swiftSettings: strict
+        ),
     ]
 )
