@@ -29,7 +29,6 @@ let package = Package(
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore"],
-            resources: [.copy("Goldens"), .copy("Fixtures")],
             swiftSettings: strict
         ),
     ]
