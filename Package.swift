@@ -29,6 +29,7 @@ let package = Package(
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore"],
+            exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
     ]

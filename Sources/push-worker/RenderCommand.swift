@@ -67,7 +67,7 @@ enum RenderCommand {
         )
         let now = try planningTime(arguments.value("--now"), event: event)
         let decisions = PushPlanner(rules: rules, context: context).plan(event, now: now)
-        return RenderReport.json(event: event, decisions: decisions, now: now)
+        return DecisionReport.json(event: event, decisions: decisions, now: now)
     }
 
     static func read(_ path: String) throws(Failure) -> [UInt8] {

@@ -1,9 +1,10 @@
 import Foundation
-import PushCore
 
-/// The JSON document `push-worker render` prints: the event's identity and one entry per device.
-enum RenderReport {
-    static func json(event: ChatMessageEvent, decisions: [DeviceDecision], now: Date) -> String {
+/// A JSON report of an event's decisions, one entry per device with the full request when sent: what
+/// `push-worker render` prints and what the golden files hold.
+public enum DecisionReport {
+    /// The report as indented JSON.
+    public static func json(event: ChatMessageEvent, decisions: [DeviceDecision], now: Date) -> String {
         var json = JSONWriter(reservingCapacity: 4096)
         json.beginObject()
         json.field("messageId", event.id)
