@@ -45,6 +45,7 @@ import Testing
         #expect(voip.header("apns-push-type") == "voip")
         #expect(voip.header("apns-topic") == "com.example.chat.voip")
         #expect(voip.header("apns-collapse-id") == nil)
+        #expect(outcomes[1].bodyText?.hasPrefix(#"{"aps":{},"room":"r-42","mid":"m-1","type":"call","#) == true)
         #expect(outcomes[1].bodyText?.contains(#""caller":{"id":"u-1","name":"Alice"}"#) == true)
         #expect(outcomes[2].bodyText?.contains(#""priority":"HIGH""#) == true)
         #expect(outcomes[2].bodyText?.contains(#""notification""#) == false)

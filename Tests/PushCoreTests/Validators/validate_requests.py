@@ -178,10 +178,12 @@ def check_apns(request, body, errors):
     if not isinstance(body, dict):
         errors.append("body: must be an object")
         return
-    if push_type == "voip":
+    if not isinstance(body.get("aps"), dict):
+        errors.append("body.aps: required (an object)")
         return
-    if "aps" not in body:
-        errors.append("body.aps: required")
+    if push_type == "voip":
+        if body["aps"]:
+            errors.append("body.aps: a PushKit payload carries call data, not aps keys")
         return
     check_aps(body["aps"], errors)
     if push_type == "background" and body["aps"] != {"content-available": 1}:
