@@ -108,7 +108,7 @@ import Testing
         let outcomes = try outcomes(Fixture.event(type: "text", content: content))
         for outcome in [outcomes[0], outcomes[2]] {
             let request = try #require(outcome.request)
-            #expect(request.body.count <= (request.platform == .fcm ? PayloadLimit.fcm : PayloadLimit.apns))
+            #expect(request.body.count <= PayloadLimit.bytes(for: request.platform))
             #expect(request.body.count > 3_000)
             #expect(outcome.bodyText?.contains("👩‍👩‍👧‍👦…") == true)
         }

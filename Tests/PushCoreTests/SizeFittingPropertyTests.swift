@@ -53,13 +53,7 @@ import Testing
 
     private func check(_ decision: DeviceDecision, content: String, nickname: String) throws {
         guard let request = decision.outcome.request else { return }
-        let limit =
-            switch request.platform {
-            case .apns: PayloadLimit.apns
-            case .apnsVoip: PayloadLimit.apnsVoip
-            case .fcm: PayloadLimit.fcm
-            }
-        #expect(request.body.count <= limit)
+        #expect(request.body.count <= PayloadLimit.bytes(for: request.platform))
         #expect(String(validating: request.body, as: UTF8.self) != nil)
         let body = try JSONParser.parse(request.body)
         let args: JSONValue? =

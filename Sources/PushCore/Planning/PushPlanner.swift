@@ -100,18 +100,12 @@ private struct EventPlan {
     private func builder(
         for device: Device, badge: Int?, expiresAt: Int
     ) -> (limit: Int, build: (RenderedPush) -> ProviderRequest) {
+        let limit = PayloadLimit.bytes(for: device.platform)
         switch device.platform {
-        case .apns:
-            return (
-                PayloadLimit.apns, { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) }
-            )
-        case .apnsVoip:
-            return (
-                PayloadLimit.apnsVoip,
-                { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) }
-            )
+        case .apns, .apnsVoip:
+            return (limit, { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) })
         case .fcm:
-            return (PayloadLimit.fcm, { [fcm] in fcm.request($0, device: device, badge: badge, expiresAt: expiresAt) })
+            return (limit, { [fcm] in fcm.request($0, device: device, badge: badge, expiresAt: expiresAt) })
         }
     }
 }

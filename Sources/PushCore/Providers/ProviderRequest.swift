@@ -66,4 +66,13 @@ public enum PayloadLimit {
     public static let apnsVoip = 5120
     /// An FCM HTTP v1 message.
     public static let fcm = 4000
+
+    /// The limit of requests to `platform` (PushKit tokens only ever get VoIP pushes).
+    public static func bytes(for platform: Platform) -> Int {
+        switch platform {
+        case .apns: apns
+        case .apnsVoip: apnsVoip
+        case .fcm: fcm
+        }
+    }
 }
