@@ -23,7 +23,7 @@ public struct PushPlanner: Sendable {
                 let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
                 let outcome = planner.outcome(for: device, of: recipient, at: address)
                 decisions.append(
-                    DeviceDecision(address: address, userID: recipient.userId, device: device, outcome: outcome))
+                    DeviceDecision(address: address, userID: recipient.userID, device: device, outcome: outcome))
             }
         }
         return decisions
