@@ -19,14 +19,21 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "Observability", swiftSettings: strict),
+        .target(name: "PushCore", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI"],
+            dependencies: ["CLI", "PushCore"],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
+        .testTarget(
+            name: "PushCoreTests",
+            dependencies: ["PushCore"],
+            exclude: ["Goldens", "Validators"],
+            swiftSettings: strict
+        ),
     ]
 )
