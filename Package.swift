@@ -18,6 +18,8 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
+        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
             dependencies: ["CLI"],
@@ -25,5 +27,7 @@ let package = Package(
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
     ]
 )
