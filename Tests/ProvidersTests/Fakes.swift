@@ -94,3 +94,18 @@ enum TestKeys {
         return Array(try JSONSerialization.data(withJSONObject: object))
     }
 }
+
+/// A thread-safe counter for closures that count calls.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    /// Adds one and returns the new count.
+    func increment() -> Int {
+        value.withLock { value in
+            value += 1
+            return value
+        }
+    }
+
+    var count: Int { value.withLock { $0 } }
+}
