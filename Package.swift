@@ -27,7 +27,19 @@ let package = Package(
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
+        .target(
+            name: "PushSimulatorSupport",
+            dependencies: ["HTTP2"],
+            path: "Tests/PushSimulatorSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushSimulatorSupport"], swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
+            swiftSettings: strict
+        ),
     ]
 )
