@@ -70,6 +70,7 @@ class APNs:
     def reset(self) -> None:
         self.unregistered: dict[str, int] = {}
         self.current_token: str | None = None
+        self.current_issued_at = 0
         self.current_token_first_seen = 0.0
         self.tokens_seen = 0
         self.accepted = 0
@@ -130,23 +131,7 @@ class APNs:
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise Rejection(403, "InvalidProviderToken")
-        try:
-            header, claims, signing_input, signature = jwt_check.parse(token)
-        except jwt_check.InvalidToken:
-            raise Rejection(403, "InvalidProviderToken")
-        if header.get("alg") != "ES256":
-            raise Rejection(403, "InvalidProviderToken")
-        if header.get("kid") != KEY_ID:
-            raise Rejection(403, "InvalidProviderToken")
-        try:
-            jwt_check.verify(self.public_key, signing_input, signature)
-        except jwt_check.InvalidToken:
-            raise Rejection(403, "InvalidProviderToken")
-        if claims.get("iss") != TEAM_ID:
-            raise Rejection(403, "InvalidProviderToken")
-        issued_at = claims.get("iat")
-        if not isinstance(issued_at, int):
-            raise Rejection(403, "InvalidProviderToken")
+        issued_at = self.current_issued_at if token == self.current_token else self.verified_issued_at(token)
         now = simclock.now(self.simulator)
         if now - issued_at > TOKEN_LIFETIME:
             raise Rejection(403, "ExpiredProviderToken")
@@ -156,8 +141,26 @@ class APNs:
             if self.current_token is not None and now - self.current_token_first_seen < TOKEN_UPDATE_INTERVAL:
                 raise Rejection(429, "TooManyProviderTokenUpdates")
             self.current_token = token
+            self.current_issued_at = issued_at
             self.current_token_first_seen = now
             self.tokens_seen += 1
+
+    def verified_issued_at(self, token: str) -> int:
+        """The `iat` of a provider token whose header, signature and issuer check out (checked once per token)."""
+        try:
+            header, claims, signing_input, signature = jwt_check.parse(token)
+        except jwt_check.InvalidToken:
+            raise Rejection(403, "InvalidProviderToken")
+        if header.get("alg") != "ES256" or header.get("kid") != KEY_ID:
+            raise Rejection(403, "InvalidProviderToken")
+        try:
+            jwt_check.verify(self.public_key, signing_input, signature)
+        except jwt_check.InvalidToken:
+            raise Rejection(403, "InvalidProviderToken")
+        issued_at = claims.get("iat")
+        if claims.get("iss") != TEAM_ID or not isinstance(issued_at, int):
+            raise Rejection(403, "InvalidProviderToken")
+        return issued_at
 
     @staticmethod
     def check_body(body: bytes, push_type: str) -> None:
@@ -201,6 +204,7 @@ class APNs:
 
 
 def register(simulator: Simulator) -> None:
+    simclock.register(simulator)
     key_directory = tempfile.mkdtemp(prefix="push-simulator-apns-")
     apns = APNs(simulator, key_directory)
     simulator.state["apns"] = apns

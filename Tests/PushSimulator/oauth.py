@@ -1,7 +1,7 @@
 """Google's OAuth2 token endpoint for the push simulator: `POST /token` with the JWT-bearer grant (RFC 7523).
 
 The assertion must be RS256, signed by the simulator's test service account (its public key verifies it), with
-`iss` the account's e-mail, `aud` this endpoint's URL, the firebase.messaging scope, and `iat` / `exp` valid on
+`iss` the account's e-mail, `aud` this endpoint's URL (the `token_uri` of the written service-account file), the firebase.messaging scope, and `iat` / `exp` valid on
 the simulated clock (at most one hour apart). Answers `{"access_token", "expires_in", "token_type": "Bearer"}`;
 errors are `{"error": "invalid_grant" | "unsupported_grant_type" | "invalid_request", "error_description"}`.
 
@@ -51,6 +51,7 @@ class OAuth:
         self.public_key = self.private_key.public_key()
         self.key_id = secrets.token_hex(20)
         self.expires_in = 3599
+        self.token_uri: str | None = None
         self.tokens: dict[str, float] = {}
         self.token_requests = 0
         self.tokens_issued = 0
@@ -97,8 +98,8 @@ class OAuth:
             raise Rejection("invalid_grant", f"Invalid JWT Signature: {error}")
         if claims.get("iss") != CLIENT_EMAIL:
             raise Rejection("invalid_grant", "iss is not the service account")
-        authority = request.header(":authority") or request.header("host") or ""
-        if claims.get("aud") != f"https://{authority}/token":
+        audience = claims.get("aud")
+        if not isinstance(audience, str) or audience != (self.token_uri or audience) or not audience.endswith("/token"):
             raise Rejection("invalid_grant", "aud is not this token endpoint")
         if SCOPE not in str(claims.get("scope", "")).split():
             raise Rejection("invalid_scope", "the firebase.messaging scope is required")
@@ -115,6 +116,7 @@ class OAuth:
         token_uri = arguments.get("token_uri")
         if not isinstance(token_uri, str) or not token_uri.startswith("https://"):
             raise ValueError("token_uri must be an https URL")
+        self.token_uri = token_uri
         pem = self.private_key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         ).decode()
@@ -149,6 +151,7 @@ class OAuth:
 
 
 def register(simulator: Simulator) -> None:
+    simclock.register(simulator)
     oauth = OAuth(simulator, tempfile.mkdtemp(prefix="push-simulator-oauth-"))
     simulator.state["oauth"] = oauth
     simulator.route("POST", r"/token", oauth.token)

@@ -1,7 +1,7 @@
 """The simulated wall clock shared by the provider modules (apns.py, oauth.py, fcm.py).
 
-Real time plus an offset that tests move forward with the control command `clock` ({"advance": seconds}), so
-token lifetimes (APNs provider tokens: 1 hour; OAuth access tokens: `expires_in`) can be tested without waiting.
+Real time plus an offset that tests move forward with the control command `clock` ({"advance": seconds}, or
+{"reset": true} for real time again), so token lifetimes (APNs provider tokens: 1 hour; OAuth access tokens: `expires_in`) can be tested without waiting.
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ def now(simulator: Simulator) -> float:
 
 
 def register(simulator: Simulator) -> None:
+    """Adds the `clock` control command; idempotent (apns.py and oauth.py both call it)."""
     simulator.state.setdefault(STATE, 0.0)
 
     def clock(arguments: dict) -> dict:
+        if arguments.get("reset"):
+            simulator.state[STATE] = 0.0
         advance = arguments.get("advance", 0)
         if not isinstance(advance, (int, float)) or advance < 0:
             raise ValueError("advance must be a non-negative number of seconds")
