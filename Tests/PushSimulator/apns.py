@@ -12,6 +12,8 @@ Control commands:
   apns-credentials {}                   → {"key_file", "key_id", "team_id", "topic"} (the test key, PKCS#8 PEM
                                           written to a temporary directory at start; never committed)
   apns-unregister {"tokens": [...], "timestamp": ms?}  → those tokens answer 410 Unregistered with the timestamp
+  apns-config {"topics": [...]}         → the bundle ids accepted as apns-topic (each also with `.voip`);
+                                          default ["com.example.chat"]
   apns-reset {}                         → forgets unregistered tokens and provider-token history
   apns-stats {}                         → {"accepted", "provider_tokens_seen", "rejections": {reason: count}}
 """
@@ -65,6 +67,7 @@ class APNs:
                     serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
                 )
             )
+        self.topics = {TOPIC}
         self.reset()
 
     def reset(self) -> None:
@@ -103,7 +106,7 @@ class APNs:
         topic = request.header("apns-topic")
         if not topic:
             raise Rejection(400, "MissingTopic")
-        if topic not in (TOPIC, f"{TOPIC}.voip"):
+        if topic.removesuffix(".voip") not in self.topics:
             raise Rejection(400, "TopicDisallowed")
         if (push_type == "voip") != topic.endswith(".voip"):
             raise Rejection(400, "BadTopic")
@@ -182,6 +185,13 @@ class APNs:
     def credentials(self, arguments: dict) -> dict:
         return {"key_file": self.key_file, "key_id": KEY_ID, "team_id": TEAM_ID, "topic": TOPIC}
 
+    def config(self, arguments: dict) -> dict:
+        topics = arguments.get("topics")
+        if not isinstance(topics, list) or not topics or not all(isinstance(topic, str) for topic in topics):
+            raise ValueError("topics must be a non-empty list of bundle ids")
+        self.topics = set(topics)
+        return {"topics": sorted(self.topics)}
+
     def unregister(self, arguments: dict) -> dict:
         tokens = arguments.get("tokens")
         if not isinstance(tokens, list) or not all(isinstance(token, str) for token in tokens):
@@ -213,6 +223,7 @@ def register(simulator: Simulator) -> None:
         simulator.route(method, r"/3/device/[^/]*", lambda request: Response.json(405, {"reason": "MethodNotAllowed"}))
     simulator.route("POST", r"/3/.*", lambda request: Response.json(404, {"reason": "BadPath"}))
     simulator.control_command("apns-credentials", apns.credentials)
+    simulator.control_command("apns-config", apns.config)
     simulator.control_command("apns-unregister", apns.unregister)
     simulator.control_command("apns-stats", apns.stats)
     simulator.control_command("apns-reset", apns.reset_command)
