@@ -20,9 +20,10 @@ let package = Package(
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
+        .target(name: "PushCore", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI"],
+            dependencies: ["CLI", "PushCore"],
             swiftSettings: strict
         ),
 
@@ -39,6 +40,12 @@ let package = Package(
         .testTarget(
             name: "ProvidersTests",
             dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushCoreTests",
+            dependencies: ["PushCore"],
+            exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
     ]

@@ -18,7 +18,7 @@ extension EndToEndTests {
             Array(
                 #"""
                 {"message":{"token":"\#(token)","notification":{"title":"Team","body":"Alice: Hi"},
-                "android":{"collapse_key":"r-42","ttl":"3600s","priority":"high",
+                "android":{"collapse_key":"r-42","ttl":"3600s","priority":"HIGH",
                 "notification":{"body_loc_key":"im_loc_text","body_loc_args":["Alice","Hi"],"click_action":"push_chatroom"}},
                 "data":\#(data)}}
                 """#.utf8)
