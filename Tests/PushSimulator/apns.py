@@ -13,7 +13,7 @@ Control commands:
                                           written to a temporary directory at start; never committed)
   apns-unregister {"tokens": [...], "timestamp": ms?}  → those tokens answer 410 Unregistered with the timestamp
   apns-config {"topics": [...]}         → the bundle ids accepted as apns-topic (each also with `.voip`);
-                                          default ["com.example.chat"]
+                                          default com.example.chat and com.example.chat.beta
   apns-reset {}                         → forgets unregistered tokens and provider-token history
   apns-stats {}                         → {"accepted", "provider_tokens_seen", "rejections": {reason: count}}
 """
@@ -37,6 +37,8 @@ from server import Request, Response, Simulator
 KEY_ID = "SIMKEY0001"
 TEAM_ID = "SIMTEAM001"
 TOPIC = "com.example.chat"
+# The bundle ids of the sample events (a device may name its own topic, e.g. a beta app).
+DEFAULT_TOPICS = {TOPIC, "com.example.chat.beta"}
 TOKEN_LIFETIME = 3600
 TOKEN_UPDATE_INTERVAL = 20 * 60
 PUSH_TYPES = {
@@ -67,7 +69,7 @@ class APNs:
                     serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
                 )
             )
-        self.topics = {TOPIC}
+        self.topics = set(DEFAULT_TOPICS)
         self.reset()
 
     def reset(self) -> None:
