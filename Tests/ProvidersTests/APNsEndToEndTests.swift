@@ -91,6 +91,38 @@ extension EndToEndTests {
                     .className == "delivered")
         }
 
+        /// Requests the simulator must refuse as Apple documents, each with the reason the client reports.
+        static let strictCases: [(String, [HTTPHeader], String, String)] = [
+            ("no topic", [HTTPHeader("apns-push-type", "alert")], #"{"aps":{}}"#, "MissingTopic"),
+            (
+                "foreign topic", [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.other")],
+                #"{"aps":{}}"#, "TopicDisallowed"
+            ),
+            ("no push type", [HTTPHeader("apns-topic", "com.example.chat")], #"{"aps":{}}"#, "InvalidPushType"),
+            ("bad priority", alert.dropLast() + [HTTPHeader("apns-priority", "7")], #"{"aps":{}}"#, "BadPriority"),
+            ("bad apns-id", alert + [HTTPHeader("apns-id", "not-a-uuid")], #"{"aps":{}}"#, "BadMessageId"),
+            ("bad expiration", alert + [HTTPHeader("apns-expiration", "soon")], #"{"aps":{}}"#, "BadExpirationDate"),
+            (
+                "long collapse id", alert + [HTTPHeader("apns-collapse-id", String(repeating: "c", count: 65))],
+                #"{"aps":{}}"#, "BadCollapseId"
+            ),
+            (
+                "duplicate header", alert + [HTTPHeader("apns-topic", "com.example.chat")], #"{"aps":{}}"#,
+                "DuplicateHeaders"
+            ),
+            ("empty body", alert, "", "PayloadEmpty"),
+            ("no aps", alert, #"{"alert":"hi"}"#, "BadPayload"),
+        ]
+
+        @Test(arguments: strictCases)
+        func requestsAreCheckedLikeApple(name: String, headers: [HTTPHeader], body: String, reason: String) async throws
+        {
+            let outcome = try await client().send(
+                deviceToken: Self.deviceToken, sandbox: false, headers: headers, body: Array(body.utf8))
+            #expect(outcome.reason == reason, "\(name)")
+            #expect(outcome.className == "rejected", "\(name)")
+        }
+
         /// A stream reset twice (the transport resends a lost stream once) is a transport failure to retry later.
         @Test func throttlingAndOutagesAreRetriedAfterWhatTheServerAsks() async throws {
             let apns = try client()
