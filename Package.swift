@@ -19,6 +19,8 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "Observability", swiftSettings: strict),
+        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
@@ -29,6 +31,20 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
+        // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
+        .target(
+            name: "PushSimulatorSupport",
+            dependencies: ["HTTP2"],
+            path: "Tests/PushSimulatorSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushSimulatorSupport"], swiftSettings: strict),
+        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore"],
