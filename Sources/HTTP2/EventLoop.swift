@@ -149,8 +149,12 @@ final class EventLoop: @unchecked Sendable {
     private func start(_ transfer: Transfer) {
         let now = clock.now
         guard now < transfer.deadline else {
-            complete(transfer, with: .failure(TransferFailure.error(
-                kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin, certificateVerifyResult: 0)))
+            complete(
+                transfer,
+                with: .failure(
+                    TransferFailure.error(
+                        kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin,
+                        certificateVerifyResult: 0)))
             return
         }
         guard let handle = idleHandles.popLast() ?? EasyHandle() else {
@@ -180,8 +184,10 @@ final class EventLoop: @unchecked Sendable {
             guard let transfer = running[raw], let handle = transfer.handle else { continue }
             count += 1
             release(transfer, handle: handle)
-            if code == CURLE_OK {
-                let status = handle.info(CURLINFO_RESPONSE_CODE)
+            let status = handle.info(CURLINFO_RESPONSE_CODE)
+            // libcurl 7.88 can report a receive error for a stream whose whole response arrived just before the
+            // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.
+            if code == CURLE_OK || (status > 0 && transfer.hasCompleteResponse && isConnectionError(code)) {
                 if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
                 let response = HTTPResponse(
                     status: status, headers: transfer.responseHeaders, body: transfer.responseBody)
@@ -200,10 +206,19 @@ final class EventLoop: @unchecked Sendable {
                 waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
                 continue
             }
-            complete(transfer, with: .failure(TransferFailure.error(
-                kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult)))
+            complete(
+                transfer,
+                with: .failure(
+                    TransferFailure.error(
+                        kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult))
+            )
         }
         return count
+    }
+
+    /// True for results that mean the connection broke (rather than a deadline, TLS or request problem).
+    private func isConnectionError(_ code: CURLcode) -> Bool {
+        TransferFailure(code: code, receivedResponseBytes: true, beforeDeadline: true).kind == .connectionLost
     }
 
     /// Removes an in-flight transfer's handle from libcurl and frees its stream slot.
@@ -235,8 +250,12 @@ final class EventLoop: @unchecked Sendable {
         guard now - lastExpirySweep >= .milliseconds(100), !waiting.isEmpty else { return }
         lastExpirySweep = now
         for transfer in known.values where transfer.handle == nil && transfer.deadline <= now {
-            complete(transfer, with: .failure(TransferFailure.error(
-                kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin, certificateVerifyResult: 0)))
+            complete(
+                transfer,
+                with: .failure(
+                    TransferFailure.error(
+                        kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin,
+                        certificateVerifyResult: 0)))
         }
     }
 

@@ -22,7 +22,10 @@ final class Transfer: @unchecked Sendable {
     /// True once any byte of a response (status line, header or body) arrived in this attempt.
     private(set) var receivedResponseBytes = false
 
-    init(id: UInt64, request: HTTPRequest, origin: RequestOrigin, now: ContinuousClock.Instant, continuation: Continuation) {
+    init(
+        id: UInt64, request: HTTPRequest, origin: RequestOrigin, now: ContinuousClock.Instant,
+        continuation: Continuation
+    ) {
         self.id = id
         self.request = request
         self.origin = origin
@@ -31,6 +34,14 @@ final class Transfer: @unchecked Sendable {
     }
 
     var isFinished: Bool { continuation == nil }
+
+    /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
+    var hasCompleteResponse: Bool {
+        guard let length = responseHeaders.last(where: { $0.name.lowercased() == "content-length" }) else {
+            return false
+        }
+        return Int(length.value) == responseBody.count
+    }
 
     /// Delivers the result to the waiting caller; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPError>) {
@@ -77,10 +88,15 @@ final class Transfer: @unchecked Sendable {
         case .head: handle.set(CURLOPT_NOBODY, 1)
         case .withBody(let custom):
             handle.set(CURLOPT_POSTFIELDSIZE_LARGE, size: request.body.count)
-            request.body.withUnsafeBytes { bytes in
-                _ = handle.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            if request.body.isEmpty {
+                handle.set(CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                // libcurl copies the body (POSTFIELDSIZE bytes), so the buffer need not outlive this call.
+                request.body.withUnsafeBytes { bytes in
+                    _ = handle.set(
+                        CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
             }
-            if request.body.isEmpty { handle.set(CURLOPT_COPYPOSTFIELDS, "") }
             if let custom { handle.set(CURLOPT_CUSTOMREQUEST, custom) }
         }
         let context = Unmanaged.passUnretained(self).toOpaque()

@@ -11,9 +11,11 @@ struct HTTP2ClientTests {
     @Test func sendsOverTLSTrustingTheSimulatorCA() async throws {
         try await withSimulatorAndClient { simulator, client in
             let response = try await client.send(
-                request(simulator, "/echo/\(Self.token)", method: "POST", body: "hello", headers: [
-                    HTTPHeader("x-request-id", "1")
-                ]))
+                request(
+                    simulator, "/echo/\(Self.token)", method: "POST", body: "hello",
+                    headers: [
+                        HTTPHeader("x-request-id", "1")
+                    ]))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "hello")
             #expect(response.header("X-Echo-Method") == "POST")
@@ -41,6 +43,7 @@ struct HTTP2ClientTests {
                 request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-request-id", "\($0)")])
             }
             let results = await sendAll(client, requests)
+            #expect(results.compactMap(\.failure) == [])
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 2000)
             #expect(try await simulator.stats().goawaysSent >= 1)
             let answered = try await simulator.requests().filter { $0.status == 200 }
@@ -118,7 +121,10 @@ struct HTTP2ClientTests {
         try await withSimulatorAndClient(configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
             let results = await sendAll(client, (0..<40).map { _ in request(simulator, "/echo") })
-            #expect(results.compactMap { try? $0.get().status }.sorted() == Array(repeating: 200, count: 37) + [403, 403, 403])
+            #expect(
+                results.compactMap { try? $0.get().status }.sorted() == Array(repeating: 200, count: 37) + [
+                    403, 403, 403,
+                ])
             let recorded = try await simulator.requests().sorted { $0.seq < $1.seq }
             #expect(recorded.prefix(4).map(\.concurrent) == [1, 1, 1, 1])
             #expect(recorded.prefix(4).map(\.status) == [403, 403, 403, 200])

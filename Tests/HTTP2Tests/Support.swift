@@ -35,7 +35,8 @@ func request(
     headers: [HTTPHeader] = [],
     deadline: Duration = .seconds(60)
 ) -> HTTPRequest {
-    HTTPRequest(method: method, url: simulator.baseURL + path, headers: headers, body: Array(body.utf8), deadline: deadline)
+    HTTPRequest(
+        method: method, url: simulator.baseURL + path, headers: headers, body: Array(body.utf8), deadline: deadline)
 }
 
 /// The outcome of one send.

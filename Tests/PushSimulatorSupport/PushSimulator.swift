@@ -86,8 +86,9 @@ public final class PushSimulator: Sendable {
         )
         let response = try await control.send(request)
         guard response.status == 200 else {
-            throw SimulatorError("control \(method) \(path) answered \(response.status): "
-                + String(decoding: response.body, as: UTF8.self))
+            throw SimulatorError(
+                "control \(method) \(path) answered \(response.status): "
+                    + String(decoding: response.body, as: UTF8.self))
         }
         return try JSONDecoder.snakeCase.decode(T.self, from: Data(response.body))
     }
