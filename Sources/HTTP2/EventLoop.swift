@@ -149,12 +149,7 @@ final class EventLoop: @unchecked Sendable {
     private func start(_ transfer: Transfer) {
         let now = clock.now
         guard now < transfer.deadline else {
-            complete(
-                transfer,
-                with: .failure(
-                    TransferFailure.error(
-                        kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin,
-                        certificateVerifyResult: 0)))
+            complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
             return
         }
         guard let handle = idleHandles.popLast() ?? EasyHandle() else {
@@ -250,12 +245,7 @@ final class EventLoop: @unchecked Sendable {
         guard now - lastExpirySweep >= .milliseconds(100), !waiting.isEmpty else { return }
         lastExpirySweep = now
         for transfer in known.values where transfer.handle == nil && transfer.deadline <= now {
-            complete(
-                transfer,
-                with: .failure(
-                    TransferFailure.error(
-                        kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin,
-                        certificateVerifyResult: 0)))
+            complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
         }
     }
 

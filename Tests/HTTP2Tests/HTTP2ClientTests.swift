@@ -81,6 +81,21 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent() async throws {
+        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
+            let stalled = Task { await result(client, request(simulator, "/stall", deadline: .seconds(120))) }
+            try await waitUntil { try await simulator.requests().count == 1 }
+            let queued = await result(client, request(simulator, "/echo/\(Self.token)", deadline: .milliseconds(300)))
+            #expect(queued.failure?.kind == .timeout)
+            #expect(queued.failure?.description.contains(Self.token) == false)
+            stalled.cancel()
+            #expect(await stalled.value.failure?.kind == .cancelled)
+            #expect(try await simulator.requests().map(\.path) == ["/stall"])
+        }
+    }
+
     @Test func aCAThatDidNotSignTheServerFailsWithATLSError() async throws {
         let simulator = try await PushSimulator.start(routes: "echo")
         defer { Task { await simulator.stop() } }
