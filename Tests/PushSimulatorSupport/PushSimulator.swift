@@ -68,6 +68,13 @@ public final class PushSimulator: Sendable {
         await control.shutdown()
         try? stdin.fileHandleForWriting.close()
         process.terminate()
+        let process = self.process
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
     }
 
     /// Calls the control API (`method path` with a JSON `body`) and decodes its JSON answer as `T`.
