@@ -66,7 +66,7 @@ final class Transfer: @unchecked Sendable {
         receivedResponseBytes = false
         attempts += 1
         let remaining = (deadline - now).roundedUpMilliseconds
-        let headers = HeaderList(lines: request.headers.map { "\($0.name): \($0.value)" } + ["Expect:"])
+        let headers = HeaderList(lines: request.headers.map { "\($0.name): \($0.value)" } + suppressedDefaults)
         headerList = headers
         self.handle = handle
 
@@ -105,6 +105,13 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_WRITEFUNCTION, callback: receiveBody)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         return nil
+    }
+
+    /// libcurl's default headers that the request did not set itself, as "Name:" lines that remove them: no
+    /// `Expect: 100-continue`, no form-encoded content type for a body, no `Accept: */*`.
+    private var suppressedDefaults: [String] {
+        let own = Set(request.headers.map { $0.name.lowercased() })
+        return ["Expect", "Content-Type", "Accept"].filter { !own.contains($0.lowercased()) }.map { "\($0):" }
     }
 
     /// How a method is expressed to libcurl.

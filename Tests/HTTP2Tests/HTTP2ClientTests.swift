@@ -19,7 +19,21 @@ struct HTTP2ClientTests {
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "hello")
             #expect(response.header("X-Echo-Method") == "POST")
-            #expect(try await simulator.requests().first?.headers["x-request-id"] == "1")
+            let recorded = try #require(try await simulator.requests().first)
+            #expect(recorded.headers == ["x-request-id": "1", "content-length": "5"])
+        }
+    }
+
+    @Test func bodiesLargerThanTheFlowControlWindowsGoBothWays() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            let body = String(repeating: "0123456789abcdef", count: 20_000)
+            let responses = await sendAll(
+                client, (0..<4).map { _ in request(simulator, "/echo", method: "PUT", body: body) })
+            for response in responses {
+                let response = try response.get()
+                #expect(response.body.count == body.utf8.count)
+                #expect(response.header("x-echo-method") == "PUT")
+            }
         }
     }
 
