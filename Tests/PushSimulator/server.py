@@ -19,9 +19,9 @@ and, in it, adds routes and (optionally) control commands:
     simulator.state   a dict where modules keep their state (e.g. simulator.state["apns"] = ...).
     simulator.certificates   the CertificateFiles (CA, server certificate and key paths).
 
-`Request` has: method, path (without query), query, headers (list of (name, value), names lowercased),
-body (bytes, complete: the simulator reads the whole body before calling the handler), match (re.Match),
-connection_id, stream_id, and helpers header(name) -> str | None and json() -> object (raises ValueError).
+`Request` has: method, path (without query), query, authority, headers (list of (name, value), names
+lowercased, pseudo-headers excluded), body (bytes, complete: the simulator reads the whole body before calling
+the handler), match (re.Match), connection_id, stream_id, and helpers header(name) -> str | None and json() -> object (raises ValueError).
 `Response(status, headers=[(name, value)], body=b"")` or `Response.json(status, obj, headers=[])`.
 A handler may raise `Reset(error_code)` to answer with RST_STREAM instead of a response.
 
@@ -72,6 +72,7 @@ class Request:
     body: bytes
     connection_id: int
     stream_id: int
+    authority: str = ""
     match: re.Match | None = None
 
     def header(self, name: str) -> str | None:
@@ -433,6 +434,7 @@ class Connection(asyncio.Protocol):
             body=bytes(stream.body),
             connection_id=self.id,
             stream_id=stream_id,
+            authority=pseudo.get(":authority", ""),
         )
         entry = self.simulator.record({
             "connection": self.id,
