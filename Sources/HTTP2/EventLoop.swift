@@ -156,13 +156,7 @@ final class EventLoop: @unchecked Sendable {
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl could not create an easy handle")))
             return
         }
-        if let invalid = transfer.configure(
-            handle, configuration: configuration, certificates: certificates, now: now)
-        {
-            recycle(handle)
-            complete(transfer, with: .failure(invalid))
-            return
-        }
+        transfer.configure(handle, configuration: configuration, certificates: certificates, now: now)
         guard multi.add(handle) else {
             recycle(handle)
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl refused the transfer")))

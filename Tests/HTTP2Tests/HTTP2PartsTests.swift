@@ -21,6 +21,26 @@ struct HTTP2PartsTests {
     }
 
     @Test(arguments: [
+        ("GET", "", RequestMethod.get), ("GET", "x", .withBody(custom: "GET")), ("HEAD", "", .head),
+        ("POST", "", .withBody(custom: nil)), ("POST", "{}", .withBody(custom: nil)),
+        ("PUT", "{}", .withBody(custom: "PUT")), ("DELETE", "", .withBody(custom: "DELETE")),
+    ])
+    func methodsMapToLibcurlsWaysOfSendingABody(method: String, body: String, expected: RequestMethod) {
+        let request = HTTPRequest(method: method, url: "https://h/", body: Array(body.utf8), deadline: .seconds(1))
+        #expect(RequestMethod(validating: request) == expected)
+    }
+
+    @Test(arguments: [
+        ("get", HTTPHeader("a", "b")), ("PO ST", HTTPHeader("a", "b")), ("", HTTPHeader("a", "b")),
+        ("POST", HTTPHeader("a", "b\r\nc: d")), ("POST", HTTPHeader("a: b", "c")), ("POST", HTTPHeader("", "c")),
+        ("POST", HTTPHeader("a", "b\nc")),
+    ])
+    func badMethodsAndLineBreakingHeadersAreRejected(method: String, header: HTTPHeader) {
+        let request = HTTPRequest(method: method, url: "https://h/", headers: [header], deadline: .seconds(1))
+        #expect(RequestMethod(validating: request) == nil)
+    }
+
+    @Test(arguments: [
         (Duration.zero, 0), (.nanoseconds(1), 1), (.milliseconds(1), 1), (.microseconds(1500), 2),
         (.seconds(2), 2000),
     ])
