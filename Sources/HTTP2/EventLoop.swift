@@ -26,6 +26,8 @@ final class EventLoop: @unchecked Sendable {
     private var waiting: [RequestOrigin: RingBuffer<Transfer>] = [:]
     private var inFlight: [RequestOrigin: Int] = [:]
     private var succeededOrigins: Set<RequestOrigin> = []
+    /// Origins that answered over HTTP/1.x (no ALPN h2): one request per connection.
+    private var http1Origins: Set<RequestOrigin> = []
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
     private var known: [UInt64: Transfer] = [:]
     private var idleHandles: [EasyHandle] = []
@@ -131,6 +133,7 @@ final class EventLoop: @unchecked Sendable {
     /// Requests of `origin` allowed in flight now.
     private func limit(for origin: RequestOrigin) -> Int {
         if configuration.singleStreamUntilFirstSuccess && !succeededOrigins.contains(origin) { return 1 }
+        if !origin.isTLS || http1Origins.contains(origin) { return max(1, configuration.maxConnectionsPerHost) }
         return configuration.maxInFlightPerOrigin
     }
 
@@ -178,6 +181,9 @@ final class EventLoop: @unchecked Sendable {
             // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.
             if code == CURLE_OK || (status > 0 && transfer.hasCompleteResponse && isConnectionError(code)) {
                 if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
+                if handle.info(CURLINFO_HTTP_VERSION) != Int(CURL_HTTP_VERSION_2_0) {
+                    http1Origins.insert(transfer.origin)
+                }
                 let response = HTTPResponse(
                     status: status, headers: transfer.responseHeaders, body: transfer.responseBody)
                 recycle(handle)

@@ -110,6 +110,16 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime() async throws {
+        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            let url = "http://127.0.0.1:\(simulator.endpoint.controlPort)/health"
+            let requests = (0..<50).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(60)) }
+            let results = await sendAll(client, requests)
+            #expect(results.filter { (try? $0.get().status) == 200 }.count == 50)
+        }
+    }
+
     @Test func aCAThatDidNotSignTheServerFailsWithATLSError() async throws {
         try await withSimulator { simulator in
             for caFile in [simulator.endpoint.otherCAFile, nil] {
