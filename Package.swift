@@ -18,12 +18,14 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI"],
+            dependencies: ["CLI", "Kafka"],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
     ]
 )
