@@ -66,14 +66,23 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Replaces the assignment with `partitions`, each starting at its first record with a timestamp at or
-    /// after `timestampMilliseconds` (a partition without such a record starts at its end).
+    /// Replaces the assignment with `partitions` and delivers exactly their records with a timestamp at or
+    /// after `timestampMilliseconds` (for replay).
+    ///
+    /// Each partition starts at the offset the broker names for the timestamp (`offsets(forTimestamp…)`);
+    /// records older than the timestamp found after it (create times out of order) are skipped. Where the
+    /// broker names no offset, the partition is read from its beginning and filtered the same way: a broker
+    /// says so when no record is that new (then the filter drops the old ones), and librdkafka's mock
+    /// cluster says so always, as it does not implement timestamp lookup.
     public func assign(
         _ partitions: [TopicPartition], atTimestampMilliseconds timestampMilliseconds: Int64,
         timeout: Duration = .seconds(10)
     ) async throws(KafkaError) {
         let offsets = try await offsets(forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
-        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .end })
+        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning })
+        context.state.withLock { state in
+            for partition in partitions { state.timestampFloor[partition] = timestampMilliseconds }
+        }
     }
 
     /// The offset of the first record at or after `timestampMilliseconds`, per partition (`nil` where none).
@@ -119,8 +128,10 @@ public final class KafkaConsumer: Sendable {
                     context.report(KafkaError(code, context: "consuming"))
                 }
             }
-            if let fatal = context.state.withLock({ $0.fatalError }), records.isEmpty { throw fatal }
-            return records
+            let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
+            if let fatal, records.isEmpty { throw fatal }
+            guard floored else { return records }
+            return context.state.withLock { state in records.filter { !state.isBeforeTimestampFloor($0) } }
         }
     }
 
