@@ -17,47 +17,43 @@ final class Member: Sendable {
     let consumer: KafkaConsumer
     let processed = Shared<[TopicPartition: Int64]>([:])
     let loop = Shared<Task<Void, Never>?>(nil)
+    let ownership: Shared<Ownership>
 
     init(_ name: String, test: TestCluster, group: String, ownership: Shared<Ownership>) throws {
         self.name = name
-        let processed = processed
-        let consumerBox = Shared<KafkaConsumer?>(nil)
-        consumer = try KafkaConsumer(
-            configuration: test.consumerConfiguration(group: group),
-            rebalanceHandler: { event in
-                switch event {
-                case .assigned(let partitions):
-                    ownership.update { state in
-                        for partition in partitions {
-                            if let other = state.owner[partition] {
-                                state.violations.append("\(partition) given to \(name) while \(other) owns it")
-                            }
-                            state.owner[partition] = name
-                        }
-                    }
-                case .revoked(let partitions), .lost(let partitions):
-                    // Still owned here: store the final offsets, then let go.
-                    let done = processed.value
-                    for partition in partitions {
-                        guard let last = done[partition] else { continue }
-                        try? consumerBox.value?.storeOffset(last + 1, for: partition)
-                        ownership.update { $0.storedOnRevoke[partition] = last + 1 }
-                    }
-                    ownership.update { state in
-                        state.revocations += 1
-                        for partition in partitions where state.owner[partition] == name {
-                            state.owner[partition] = nil
-                        }
-                    }
-                }
-            })
-        consumerBox.update { $0 = consumer }
+        self.ownership = ownership
+        consumer = try KafkaConsumer(configuration: test.consumerConfiguration(group: group))
     }
 
     func start(topic: String) throws {
-        try consumer.subscribe(topics: [topic])
-        let consumer = consumer
-        let processed = processed
+        let (name, consumer, processed, ownership) = (name, consumer, processed, ownership)
+        try consumer.subscribe(topics: [topic]) { event in
+            switch event {
+            case .assigned(let partitions):
+                ownership.update { state in
+                    for partition in partitions {
+                        if let other = state.owner[partition] {
+                            state.violations.append("\(partition) given to \(name) while \(other) owns it")
+                        }
+                        state.owner[partition] = name
+                    }
+                }
+            case .revoked(let partitions), .lost(let partitions):
+                // Still owned here: store the final offsets, then let go.
+                let done = processed.value
+                for partition in partitions {
+                    guard let last = done[partition] else { continue }
+                    try? consumer.storeOffset(last + 1, for: partition)
+                    ownership.update { $0.storedOnRevoke[partition] = last + 1 }
+                }
+                ownership.update { state in
+                    state.revocations += 1
+                    for partition in partitions where state.owner[partition] == name {
+                        state.owner[partition] = nil
+                    }
+                }
+            }
+        }
         let task = Task {
             for _ in 0..<2_000 where !Task.isCancelled {  // bounded: 2,000 polls of at most 100 ms
                 guard let batch = try? await consumer.poll(maxRecords: 100, timeout: .milliseconds(100)) else { return }
@@ -103,9 +99,10 @@ struct ConsumerGroupTests {
         try members[2].start(topic: test.topic)
         let threeOwnAll = try await waitUntil(within: .seconds(40)) {
             let owners = ownership.value.owner
-            return Set(owners.keys) == Set(partitions) && ["a", "b", "c"].allSatisfy { name in
-                owners.values.filter { $0 == name }.count == 2
-            }
+            return Set(owners.keys) == Set(partitions)
+                && ["a", "b", "c"].allSatisfy { name in
+                    owners.values.filter { $0 == name }.count == 2
+                }
         }
         #expect(threeOwnAll)
         let state = ownership.value

@@ -40,7 +40,8 @@ import Testing
         var state = ConsumerState()
         state.timestampFloor[first] = 1000
         func record(_ partition: Int32, _ timestamp: Int64?) -> KafkaRecord {
-            KafkaRecord(topic: "t", partition: partition, offset: 0, key: nil, value: [], timestampMilliseconds: timestamp)
+            KafkaRecord(
+                topic: "t", partition: partition, offset: 0, key: nil, value: [], timestampMilliseconds: timestamp)
         }
         #expect(state.isBeforeTimestampFloor(record(0, 999)))
         #expect(!state.isBeforeTimestampFloor(record(0, 1000)))

@@ -82,7 +82,9 @@ func kcat(_ arguments: [String], input: String = "") throws -> (status: Int32, o
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DevBrokerProcessTests {
     @Test func kcatRoundTripsRecordsThroughTheDevBrokerAndControlCommandsInjectFaults() async throws {
-        let broker = try DevBrokerProcess(arguments: ["--brokers", "2", "--partitions", "2", "--topics", "chat.messages,push.dlq"])
+        let broker = try DevBrokerProcess(arguments: [
+            "--brokers", "2", "--partitions", "2", "--topics", "chat.messages,push.dlq",
+        ])
         let ready = try #require(try await broker.line(0))
         #expect(ready.hasPrefix("bootstrap.servers=127.0.0.1:"))
         let servers = String(ready.dropFirst("bootstrap.servers=".count))
@@ -97,20 +99,23 @@ struct DevBrokerProcessTests {
         #expect(consumed.status == 0)
         #expect(consumed.output == events.map { "r-42|\($0)|trace=t-1\n" }.joined())
 
-        #expect(try await broker.send("request-errors Produce 1 TOPIC_AUTHORIZATION_FAILED")
-            == "ok request-errors Produce 1 TOPIC_AUTHORIZATION_FAILED")
+        #expect(
+            try await broker.send("request-errors Produce 1 TOPIC_AUTHORIZATION_FAILED")
+                == "ok request-errors Produce 1 TOPIC_AUTHORIZATION_FAILED")
         let refused = try kcat(["-P", "-b", servers, "-t", "push.dlq", "-p", "0"], input: "refused\n")
         #expect(refused.status != 0)
-        #expect(try await broker.send("request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
-            == "ok request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
+        #expect(
+            try await broker.send("request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
+                == "ok request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
         #expect(try await broker.send("clear-request-errors OffsetCommit") == "ok clear-request-errors OffsetCommit")
         #expect(try await broker.send("rtt 2 50") == "ok rtt 2 50")
         #expect(try await broker.send("broker-down 1") == "ok broker-down 1")
         #expect(try await broker.send("broker-up 1") == "ok broker-up 1")
         #expect(try await broker.send("leader chat.messages 0 2") == "ok leader chat.messages 0 2")
         #expect(try await broker.send("create-topic push.retry 3") == "ok create-topic push.retry 3")
-        #expect(try await broker.send("request-errors Produce 1 NO_SUCH_ERROR")
-            == "error request-errors Produce 1 NO_SUCH_ERROR: unknown error name 'NO_SUCH_ERROR'")
+        #expect(
+            try await broker.send("request-errors Produce 1 NO_SUCH_ERROR")
+                == "error request-errors Produce 1 NO_SUCH_ERROR: unknown error name 'NO_SUCH_ERROR'")
         #expect(try await broker.send("explode") == "error explode: unknown command 'explode'")
 
         let accepted = try kcat(["-P", "-b", servers, "-t", "push.retry", "-p", "2"], input: "later\n")

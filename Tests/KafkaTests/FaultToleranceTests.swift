@@ -6,7 +6,9 @@ struct FaultToleranceTests {
     @Test func injectedProduceErrorsAreRetriedWithoutDuplicates() async throws {
         let test = try TestCluster(partitions: 1, brokers: 1)
         let producer = try test.producer()
-        test.cluster.pushRequestErrors(.produce, [.notLeaderForPartition, .requestTimedOut, try #require(KafkaError.Code(name: "NOT_ENOUGH_REPLICAS"))])
+        test.cluster.pushRequestErrors(
+            .produce,
+            [.notLeaderForPartition, .requestTimedOut, try #require(KafkaError.Code(name: "NOT_ENOUGH_REPLICAS"))])
         let reports = try await test.produce(50, partition: 0, with: producer)
         #expect(reports.map(\.offset).sorted() == Array(0..<50))
 

@@ -55,7 +55,9 @@ import Testing
     }
 
     @Test func unknownPropertyIsAnErrorNamingIt() {
-        #expect(throws: KafkaError.self) { try KafkaProducer(configuration: KafkaConfiguration(["no.such.thing": "1"])) }
+        #expect(throws: KafkaError.self) {
+            try KafkaProducer(configuration: KafkaConfiguration(["no.such.thing": "1"]))
+        }
         do {
             _ = try KafkaProducer(configuration: KafkaConfiguration(["no.such.thing": "1"]))
         } catch {

@@ -6,8 +6,14 @@ import Testing
         ("broker-down 1", MockClusterCommand.brokerDown(1)),
         ("broker-up 3", .brokerUp(3)),
         ("rtt 2 200", .roundTripTime(broker: 2, milliseconds: 200)),
-        ("request-errors OffsetCommit 5 REQUEST_TIMED_OUT", .requestErrors(.offsetCommit, count: 5, error: .requestTimedOut)),
-        ("request-errors produce 1 TOPIC_AUTHORIZATION_FAILED", .requestErrors(.produce, count: 1, error: .topicAuthorizationFailed)),
+        (
+            "request-errors OffsetCommit 5 REQUEST_TIMED_OUT",
+            .requestErrors(.offsetCommit, count: 5, error: .requestTimedOut)
+        ),
+        (
+            "request-errors produce 1 TOPIC_AUTHORIZATION_FAILED",
+            .requestErrors(.produce, count: 1, error: .topicAuthorizationFailed)
+        ),
         ("clear-request-errors Fetch", .clearRequestErrors(.fetch)),
         ("leader chat.messages 4 2", .leader(TopicPartition("chat.messages", 4), broker: 2)),
         ("coordinator push-worker 3", .coordinator(group: "push-worker", broker: 3)),

@@ -31,7 +31,8 @@ struct ProduceConsumeTests {
         var lastOffset: [TopicPartition: Int64] = [:]
         var lastSequenceOfKey: [[UInt8]: Int] = [:]
         for record in records {
-            let sequence = try #require(record.headers.first(named: "seq").flatMap { Int(String(decoding: $0, as: UTF8.self)) })
+            let sequence = try #require(
+                record.headers.first(named: "seq").flatMap { Int(String(decoding: $0, as: UTF8.self)) })
             #expect(seen.insert(sequence).inserted, "record \(sequence) delivered twice")
             #expect(record.text == "value-\(sequence)")
             #expect(record.key == Array("room-\(sequence % 50)".utf8))

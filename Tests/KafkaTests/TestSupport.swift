@@ -14,7 +14,9 @@ struct TestCluster {
     }
 
     var bootstrap: KafkaConfiguration {
-        KafkaConfiguration(["bootstrap.servers": cluster.bootstrapServers, "topic.metadata.refresh.interval.ms": "1000"])
+        KafkaConfiguration([
+            "bootstrap.servers": cluster.bootstrapServers, "topic.metadata.refresh.interval.ms": "1000",
+        ])
     }
 
     func consumerConfiguration(group: String = "group-\(UUID().uuidString.prefix(8))") -> KafkaConfiguration {
