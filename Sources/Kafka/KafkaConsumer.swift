@@ -53,15 +53,25 @@ public final class KafkaConsumer: Sendable {
     /// Replaces the assignment with exactly these partitions, each starting where its `KafkaOffset` says
     /// (no group rebalancing; for replay and tools).
     public func assign(_ offsets: [TopicPartition: KafkaOffset]) async throws(KafkaError) {
+        try await assign(offsets, skippingRecordsBefore: nil)
+    }
+
+    private func assign(_ offsets: [TopicPartition: KafkaOffset], skippingRecordsBefore timestamp: Int64?)
+        async throws(KafkaError)
+    {
         try checkUsable()
         let client = client
         let context = context
         try await callQueue.blocking { () throws(KafkaError) in
+            // The state first, so that no poll can see the new partitions without their timestamp floor.
+            context.state.withLock { state in
+                state.replaceAssignment(with: Array(offsets.keys))
+                for partition in offsets.keys { state.timestampFloor[partition] = timestamp }
+            }
             let list = RDKafkaTopicPartitionList(offsets.mapValues(\.rawValue))
             if let error = KafkaError.from(rd_kafka_assign(client.handle, list.pointer), context: "assigning") {
                 throw error
             }
-            context.state.withLock { $0.replaceAssignment(with: Array(offsets.keys)) }
         }
     }
 
@@ -79,10 +89,9 @@ public final class KafkaConsumer: Sendable {
     ) async throws(KafkaError) {
         let offsets = try await offsets(
             forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
-        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning })
-        context.state.withLock { state in
-            for partition in partitions { state.timestampFloor[partition] = timestampMilliseconds }
-        }
+        try await assign(
+            offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning }, skippingRecordsBefore: timestampMilliseconds
+        )
     }
 
     /// The offset of the first record at or after `timestampMilliseconds`, per partition (`nil` where none).
@@ -126,7 +135,9 @@ public final class KafkaConsumer: Sendable {
                 if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                     records.append(KafkaRecord(message: message))
                 } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                    context.report(KafkaError(code, context: "consuming"))
+                    let partition = message.pointee.partition
+                    let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "?"
+                    context.report(KafkaError(code, context: "consuming \(TopicPartition(topic, partition))"))
                 }
             }
             let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
