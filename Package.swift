@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "KafkaTesting", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
             dependencies: ["CLI", "Kafka"],
@@ -26,6 +27,6 @@ let package = Package(
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
     ]
 )
