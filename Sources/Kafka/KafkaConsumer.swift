@@ -39,14 +39,22 @@ public final class KafkaConsumer: Sendable {
         self.properties = properties
     }
 
+    deinit {
+        // rd_kafka_destroy blocks: let the last references go on the poll queue, not on the caller's thread.
+        pollQueue.async { [client, context] in withExtendedLifetime((client, context)) {} }
+    }
+
     /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances, each
     /// told to `onRebalance` (which may capture this consumer to store offsets: `close` releases it).
-    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) throws(KafkaError) {
+    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) async throws(KafkaError) {
         try checkUsable()
         context.rebalanceHandler.withLock { $0 = onRebalance }
-        let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
-        if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
-            throw error
+        let client = client
+        try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
+            if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
+                throw error
+            }
         }
     }
 

@@ -26,11 +26,11 @@ public final class KafkaProducer: Sendable {
         self.client = client
         self.context = context
         self.properties = properties
-        self.poller = ProducerPoller(client: client)
+        self.poller = ProducerPoller(client: client, context: context)
     }
 
     deinit {
-        poller.stop()
+        poller.requestStop()
     }
 
     /// Writes `record` and waits for its delivery report: where it was stored, or why it was not.
@@ -102,7 +102,8 @@ public final class KafkaProducer: Sendable {
     public func close(timeout: Duration = .seconds(10)) async -> Bool {
         let flushed = (try? await flush(timeout: timeout)) != nil
         context.close()
-        poller.stop()
+        let poller = poller
+        try? await callQueue.blocking { () throws(KafkaError) in poller.stopAndWait() }
         return flushed
     }
 
