@@ -3,8 +3,8 @@ import Synchronization
 
 /// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.
 ///
-/// librdkafka gets an unretained pointer to it as the handle's opaque; `KafkaConsumer` keeps it alive for
-/// as long as the handle exists. Every callback runs on the thread that polls the consumer.
+/// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
+/// keeps it alive until the handle is destroyed. Every callback runs on the thread that polls the consumer.
 final class ConsumerContext: Sendable {
     let state = Mutex(ConsumerState())
     /// Set by `subscribe`, dropped by `close` (it usually captures the consumer that owns this context).
@@ -22,7 +22,7 @@ final class ConsumerContext: Sendable {
 
     var callbacks: RDKafkaClient.Callbacks {
         RDKafkaClient.Callbacks(
-            opaque: Unmanaged.passUnretained(self).toOpaque(),
+            owner: self,
             error: { handle, code, reason, opaque in
                 guard let handle, let opaque else { return }
                 ConsumerContext.from(opaque).reportError(handle: handle, code: code, reason: reason)

@@ -41,7 +41,7 @@ public final class KafkaConsumer: Sendable {
 
     deinit {
         // rd_kafka_destroy blocks: let the last references go on the poll queue, not on the caller's thread.
-        pollQueue.async { [client, context] in withExtendedLifetime((client, context)) {} }
+        pollQueue.async { [client] in withExtendedLifetime(client) {} }
     }
 
     /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances, each

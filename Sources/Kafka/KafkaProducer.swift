@@ -26,7 +26,7 @@ public final class KafkaProducer: Sendable {
         self.client = client
         self.context = context
         self.properties = properties
-        self.poller = ProducerPoller(client: client, context: context)
+        self.poller = ProducerPoller(client: client)
     }
 
     deinit {

@@ -5,13 +5,13 @@ import Synchronization
 /// The producer's own thread: serves delivery reports and errors (`rd_kafka_poll`) until stopped, then
 /// fails what is still pending so that no awaiting caller is left hanging.
 ///
-/// The thread keeps the handle and its callback context alive until it ends, so the handle is destroyed
-/// there (`rd_kafka_destroy` blocks) and never on the thread that dropped the last `KafkaProducer`.
+/// The thread keeps the handle alive until it ends, so the handle is destroyed there (`rd_kafka_destroy`
+/// blocks) and never on the thread that dropped the last `KafkaProducer`.
 final class ProducerPoller: Sendable {
     private let stopped = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(client: RDKafkaClient, context: ProducerContext) {
+    init(client: RDKafkaClient) {
         let thread = Thread { [self] in
             while !stopped.load(ordering: .acquiring) {
                 rd_kafka_poll(client.handle, 100)
@@ -23,7 +23,6 @@ final class ProducerPoller: Sendable {
                 rd_kafka_poll(client.handle, 10)
             }
             finished.signal()
-            withExtendedLifetime(context) {}
         }
         thread.name = "kafka.producer.poll"
         thread.start()
