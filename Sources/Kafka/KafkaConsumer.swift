@@ -182,11 +182,11 @@ public final class KafkaConsumer: Sendable {
         let client = client
         let context = context
         try await callQueue.blocking { () throws(KafkaError) in
-            let owned = context.state.withLock { Array($0.assignment) }
-            _ = context.state.withLock { $0.takeStored(owned) }
+            let taken = context.state.withLock { $0.takeStored(Array($0.assignment)) }
             let result = rd_kafka_commit(client.handle, nil, 0)
             guard result != RD_KAFKA_RESP_ERR__NO_OFFSET, let error = KafkaError.from(result, context: "committing")
             else { return }
+            context.state.withLock { $0.restoreStored(taken) }
             throw error
         }
     }
