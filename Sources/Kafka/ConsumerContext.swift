@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Foundation
 import Synchronization
 
 /// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.
@@ -55,6 +56,18 @@ final class ConsumerContext: Sendable {
         errorHandler?(error)
     }
 
+    /// Reports an error the consumer queue handed out as a message; a `_FATAL` one makes the consumer unusable.
+    func reportConsumeError(handle: OpaquePointer, message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let raw = message.pointee
+        if raw.err == RD_KAFKA_RESP_ERR__FATAL, let fatal = RDKafkaClient.fatalError(of: handle) {
+            state.withLock { $0.fatalError = $0.fatalError ?? fatal }
+            report(fatal)
+            return
+        }
+        let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "?"
+        report(KafkaError(raw.err, context: "consuming \(TopicPartition(topic, raw.partition))"))
+    }
+
     func report(_ error: KafkaError) {
         errorHandler?(error)
     }
@@ -100,17 +113,28 @@ final class ConsumerContext: Sendable {
     }
 
     /// Commits, synchronously, the offsets the application stored for `partitions` before giving them up.
+    ///
+    /// A coordinator that is completing a rebalance answers `REBALANCE_IN_PROGRESS` for a moment (the mock
+    /// cluster for the whole rebalance): such a commit is tried again, a few times, 200 ms apart, before
+    /// the error is reported and the partitions are given up anyway.
     func commitStored(handle: OpaquePointer, partitions: [TopicPartition]) {
         let offsets = state.withLock { $0.takeStored(partitions) }
         guard !offsets.isEmpty else { return }
-        let list = RDKafkaTopicPartitionList(offsets)
-        let result = rd_kafka_commit(handle, list.pointer, 0)
-        if let error = KafkaError.from(result, context: "committing offsets of revoked partitions")
-            ?? list.firstError(context: "committing offset of")
-        {
-            report(error)
+        var failure: KafkaError?
+        for attempt in 1...Self.revokeCommitAttempts {
+            let list = RDKafkaTopicPartitionList(offsets)
+            let result = rd_kafka_commit(handle, list.pointer, 0)
+            failure =
+                KafkaError.from(result, context: "committing offsets of revoked partitions")
+                ?? list.firstError(context: "committing offset of")
+            guard let error = failure, error.code == .rebalanceInProgress, attempt < Self.revokeCommitAttempts
+            else { break }
+            usleep(200_000)  // the poll thread, not the cooperative pool: blocking is fine here
         }
+        if let failure { report(failure) }
     }
+
+    private static let revokeCommitAttempts = 5
 }
 
 extension KafkaError {

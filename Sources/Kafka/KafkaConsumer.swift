@@ -143,9 +143,7 @@ public final class KafkaConsumer: Sendable {
                 if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                     records.append(KafkaRecord(message: message))
                 } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                    let partition = message.pointee.partition
-                    let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "?"
-                    context.report(KafkaError(code, context: "consuming \(TopicPartition(topic, partition))"))
+                    context.reportConsumeError(handle: client.handle, message: message)
                 }
             }
             let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
@@ -229,6 +227,11 @@ public final class KafkaConsumer: Sendable {
 
     /// Records not yet consumed per owned partition, from the latest statistics (`statistics.interval.ms`).
     public var lag: [TopicPartition: Int64] { context.state.withLock { $0.lag } }
+
+    /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        client.raiseFatalErrorForTesting(code)
+    }
 
     /// The fatal error that made this consumer unusable, if one was raised.
     public var fatalError: KafkaError? { context.state.withLock { $0.fatalError } }

@@ -93,6 +93,11 @@ public final class KafkaProducer: Sendable {
     /// Records queued or in flight that have no delivery report yet.
     public var pendingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
 
+    /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        client.raiseFatalErrorForTesting(code)
+    }
+
     /// The fatal error that made this producer unusable, if one was raised.
     public var fatalError: KafkaError? { context.fatalError }
 

@@ -74,6 +74,11 @@ final class RDKafkaClient: @unchecked Sendable {
         rd_kafka_destroy_flags(handle, isConsumer ? pw_rd_kafka_destroy_no_consumer_close : 0)
     }
 
+    /// Raises a fabricated fatal error (librdkafka's test hook), for tests of fatal-error handling.
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        _ = rd_kafka_test_fatal_error(handle, code.resp, "raised by a test")
+    }
+
     /// The fatal error raised on this handle, if any, with its underlying code and reason.
     func fatalError() -> KafkaError? {
         Self.fatalError(of: handle)

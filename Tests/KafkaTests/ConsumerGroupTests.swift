@@ -8,6 +8,8 @@ struct Ownership: Sendable {
     /// Offsets the revoke handlers stored for the partitions they gave up (the last one per partition).
     var storedOnRevoke: [TopicPartition: Int64] = [:]
     var revocations = 0
+    /// Errors the members' error handlers were told about.
+    var errors: [String] = []
 }
 
 /// One group member: a consumer with a poll loop that records what it processed, and a revoke handler
@@ -29,7 +31,9 @@ final class Member: Sendable {
         self.ownership = ownership
         self.storesWhileProcessing = storesWhileProcessing
         let configuration = test.consumerConfiguration(group: group).merging(KafkaConfiguration(properties))
-        consumer = try KafkaConsumer(configuration: configuration)
+        consumer = try KafkaConsumer(configuration: configuration) { error in
+            ownership.update { $0.errors.append("\(name): \(error)") }
+        }
     }
 
     func start(topic: String) async throws {
@@ -158,7 +162,7 @@ struct ConsumerGroupTests {
         #expect(state.storedOnRevoke.count == 3)
         let committed = try await second.consumer.committedOffsets(of: partitions)
         for (partition, offset) in state.storedOnRevoke {
-            #expect(committed[partition] == offset, "\(partition)")
+            #expect(committed[partition] == offset, "\(partition); errors: \(state.errors)")
         }
         // The new owner started where the revoke handler stored: nothing of those partitions came again.
         let redelivered = try await waitUntil(within: .seconds(2)) { !second.processed.value.isEmpty }
