@@ -22,9 +22,11 @@ let package = Package(
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "KafkaTesting", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore"],
+            dependencies: ["CLI", "PushCore", "Kafka"],
             swiftSettings: strict
         ),
 
@@ -51,5 +53,6 @@ let package = Package(
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
     ]
 )

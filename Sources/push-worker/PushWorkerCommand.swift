@@ -5,6 +5,9 @@ enum PushWorkerCommand {
     static let tool = CommandLineTool(
         name: "push-worker",
         summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
-        subcommands: [RenderCommand.subcommand]
+        subcommands: [
+            DevBrokerCommand.subcommand,
+            RenderCommand.subcommand,
+        ]
     )
 }

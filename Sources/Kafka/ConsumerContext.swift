@@ -1,0 +1,145 @@
+internal import CRdKafka
+import Foundation
+import Synchronization
+
+/// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.
+///
+/// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
+/// keeps it alive until the handle is destroyed. Every callback runs on the thread that polls the consumer.
+final class ConsumerContext: Sendable {
+    let state = Mutex(ConsumerState())
+    /// Set by `subscribe`, dropped by `close` (it usually captures the consumer that owns this context).
+    let rebalanceHandler = Mutex<KafkaConsumer.RebalanceHandler?>(nil)
+    let errorHandler: KafkaConsumer.ErrorHandler?
+
+    init(errorHandler: KafkaConsumer.ErrorHandler?) {
+        self.errorHandler = errorHandler
+    }
+
+    private func tell(_ event: RebalanceEvent) {
+        let handler = rebalanceHandler.withLock { $0 }
+        handler?(event)
+    }
+
+    var callbacks: RDKafkaClient.Callbacks {
+        RDKafkaClient.Callbacks(
+            owner: self,
+            error: { handle, code, reason, opaque in
+                guard let handle, let opaque else { return }
+                ConsumerContext.from(opaque).reportError(handle: handle, code: code, reason: reason)
+            },
+            statistics: { _, json, length, opaque in
+                guard let json, let opaque else { return 0 }
+                let bytes = UnsafeRawBufferPointer(start: json, count: length)
+                if let lag = ConsumerLagStatistics.parse(Array(bytes)) {
+                    ConsumerContext.from(opaque).state.withLock { state in
+                        state.lag = lag.filter { state.assignment.contains($0.key) }
+                    }
+                }
+                return 0  // librdkafka frees the JSON
+            },
+            rebalance: { handle, code, partitions, opaque in
+                guard let handle, let opaque else { return }
+                ConsumerContext.from(opaque).rebalance(handle: handle, code: code, partitions: partitions)
+            },
+            delivery: nil
+        )
+    }
+
+    private static func from(_ opaque: UnsafeMutableRawPointer) -> ConsumerContext {
+        Unmanaged<ConsumerContext>.fromOpaque(opaque).takeUnretainedValue()
+    }
+
+    private func reportError(handle: OpaquePointer, code: Int32, reason: UnsafePointer<CChar>?) {
+        let error = RDKafkaClient.callbackError(handle: handle, code: code, reason: reason)
+        if error.isFatal { state.withLock { $0.fatalError = $0.fatalError ?? error } }
+        errorHandler?(error)
+    }
+
+    /// Reports an error the consumer queue handed out as a message; a `_FATAL` one makes the consumer unusable.
+    func reportConsumeError(handle: OpaquePointer, message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let raw = message.pointee
+        if raw.err == RD_KAFKA_RESP_ERR__FATAL, let fatal = RDKafkaClient.fatalError(of: handle) {
+            state.withLock { $0.fatalError = $0.fatalError ?? fatal }
+            report(fatal)
+            return
+        }
+        let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "?"
+        report(KafkaError(raw.err, context: "consuming \(TopicPartition(topic, raw.partition))"))
+    }
+
+    func report(_ error: KafkaError) {
+        errorHandler?(error)
+    }
+
+    /// Serves a rebalance: tells the application first, commits what it stored, then (un)assigns.
+    func rebalance(
+        handle: OpaquePointer, code: rd_kafka_resp_err_t,
+        partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+    ) {
+        let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        switch code {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            let error =
+                cooperative
+                ? rd_kafka_incremental_assign(handle, partitions).map { KafkaError(taking: $0) }
+                : KafkaError.from(rd_kafka_assign(handle, partitions), context: "assigning partitions")
+            if let error {
+                report(error)
+                return
+            }
+            state.withLock { $0.assign(changed) }
+            tell(.assigned(changed))
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(handle) != 0
+            tell(lost ? .lost(changed) : .revoked(changed))
+            if !lost { commitStored(handle: handle, partitions: changed) }
+            state.withLock { $0.unassign(changed) }
+            let error =
+                cooperative
+                ? rd_kafka_incremental_unassign(handle, partitions).map { KafkaError(taking: $0) }
+                : KafkaError.from(rd_kafka_assign(handle, nil), context: "unassigning partitions")
+            if let error { report(error) }
+        default:
+            report(KafkaError(code, context: "rebalance"))
+            _ = rd_kafka_assign(handle, nil)
+            let owned = state.withLock { state in
+                defer { state.replaceAssignment(with: []) }
+                return state.assignment.sorted()
+            }
+            tell(.lost(owned))
+        }
+    }
+
+    /// Commits, synchronously, the offsets the application stored for `partitions` before giving them up.
+    ///
+    /// A coordinator that is completing a rebalance answers `REBALANCE_IN_PROGRESS` for a moment (the mock
+    /// cluster for the whole rebalance): such a commit is tried again, a few times, 200 ms apart, before
+    /// the error is reported and the partitions are given up anyway.
+    func commitStored(handle: OpaquePointer, partitions: [TopicPartition]) {
+        let offsets = state.withLock { $0.takeStored(partitions) }
+        guard !offsets.isEmpty else { return }
+        var failure: KafkaError?
+        for attempt in 1...Self.revokeCommitAttempts {
+            let list = RDKafkaTopicPartitionList(offsets)
+            let result = rd_kafka_commit(handle, list.pointer, 0)
+            failure =
+                KafkaError.from(result, context: "committing offsets of revoked partitions")
+                ?? list.firstError(context: "committing offset of")
+            guard let error = failure, error.code == .rebalanceInProgress, attempt < Self.revokeCommitAttempts
+            else { break }
+            usleep(200_000)  // the poll thread, not the cooperative pool: blocking is fine here
+        }
+        if let failure { report(failure) }
+    }
+
+    private static let revokeCommitAttempts = 5
+}
+
+extension KafkaError {
+    /// The error for a librdkafka result code, `nil` for success.
+    static func from(_ code: rd_kafka_resp_err_t, context: String) -> KafkaError? {
+        code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(code, context: context)
+    }
+}

@@ -1,0 +1,305 @@
+internal import CRdKafka
+import Dispatch
+import Synchronization
+
+/// A Kafka consumer for at-least-once processing: group subscription or explicit assignment, batches,
+/// offsets stored by the application when a record is done, commits, pause/resume and bounded close.
+///
+/// All polling, rebalancing and closing happens on the consumer's own serial poll queue; the rebalance
+/// handler runs there too, synchronously, so it may block. Other blocking calls (commits and queries)
+/// run on a second queue, so they can proceed while the rebalance handler blocks the poll queue.
+public final class KafkaConsumer: Sendable {
+    /// Told about assigned, revoked and lost partitions, on the poll queue (see `RebalanceEvent`).
+    public typealias RebalanceHandler = @Sendable (RebalanceEvent) -> Void
+    /// Told about every error librdkafka reports outside a call's result (broker down, fatal errors, …).
+    public typealias ErrorHandler = @Sendable (KafkaError) -> Void
+
+    private let client: RDKafkaClient
+    private let context: ConsumerContext
+    private let pollQueue = DispatchQueue(label: "kafka.consumer.poll")
+    private let callQueue = DispatchQueue(label: "kafka.consumer.calls", attributes: .concurrent)
+
+    /// The properties the consumer was created with: `KafkaConfiguration.consumerDefaults`, then
+    /// `configuration`, then `enable.auto.offset.store=false`.
+    public let properties: [String: String]
+
+    /// Creates a consumer; nothing is fetched until `subscribe` or `assign`.
+    public init(configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil) throws(KafkaError) {
+        var properties = KafkaConfiguration.consumerDefaults.merging(configuration.properties) { _, new in new }
+        properties["enable.auto.offset.store"] = "false"
+        let context = ConsumerContext(errorHandler: errorHandler)
+        let client = try RDKafkaClient(.consumer, properties: properties, callbacks: context.callbacks)
+        // Serve errors, statistics and rebalances from the consumer queue, i.e. in `poll`.
+        if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue")
+        {
+            throw error
+        }
+        self.client = client
+        self.context = context
+        self.properties = properties
+    }
+
+    deinit {
+        // rd_kafka_destroy blocks: let the last references go on the poll queue, not on the caller's thread.
+        pollQueue.async { [client] in withExtendedLifetime(client) {} }
+    }
+
+    /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances, each
+    /// told to `onRebalance` (which may capture this consumer to store offsets: `close` releases it).
+    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) async throws(KafkaError) {
+        try checkUsable()
+        context.rebalanceHandler.withLock { $0 = onRebalance }
+        let client = client
+        try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
+            if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
+                throw error
+            }
+        }
+    }
+
+    /// Replaces the assignment with exactly these partitions, each starting where its `KafkaOffset` says
+    /// (no group rebalancing; for replay and tools).
+    public func assign(_ offsets: [TopicPartition: KafkaOffset]) async throws(KafkaError) {
+        try await assign(offsets, skippingRecordsBefore: nil)
+    }
+
+    private func assign(_ offsets: [TopicPartition: KafkaOffset], skippingRecordsBefore timestamp: Int64?)
+        async throws(KafkaError)
+    {
+        try checkUsable()
+        let client = client
+        let context = context
+        try await callQueue.blocking { () throws(KafkaError) in
+            // The state first, so that no poll can see the new partitions without their timestamp floor.
+            context.state.withLock { state in
+                state.replaceAssignment(with: Array(offsets.keys))
+                for partition in offsets.keys { state.timestampFloor[partition] = timestamp }
+            }
+            let list = RDKafkaTopicPartitionList(offsets.mapValues(\.rawValue))
+            if let error = KafkaError.from(rd_kafka_assign(client.handle, list.pointer), context: "assigning") {
+                throw error
+            }
+        }
+    }
+
+    /// Replaces the assignment with `partitions` and delivers exactly their records with a timestamp at or
+    /// after `timestampMilliseconds` (for replay).
+    ///
+    /// Each partition starts at the offset the broker names for the timestamp (`offsets(forTimestamp…)`);
+    /// records older than the timestamp found after it (create times out of order) are skipped. Where the
+    /// broker names no offset, the partition is read from its beginning and filtered the same way: a broker
+    /// says so when no record is that new (then the filter drops the old ones), and librdkafka's mock
+    /// cluster says so always, as it does not implement timestamp lookup.
+    public func assign(
+        _ partitions: [TopicPartition], atTimestampMilliseconds timestampMilliseconds: Int64,
+        timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) {
+        let offsets = try await offsets(
+            forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
+        try await assign(
+            offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning }, skippingRecordsBefore: timestampMilliseconds
+        )
+    }
+
+    /// The offset of the first record at or after `timestampMilliseconds`, per partition (`nil` where none).
+    public func offsets(
+        forTimestampMilliseconds timestampMilliseconds: Int64, of partitions: [TopicPartition],
+        timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) -> [TopicPartition: Int64?] {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(
+                Dictionary(uniqueKeysWithValues: partitions.map { ($0, timestampMilliseconds) }))
+            let result = rd_kafka_offsets_for_times(client.handle, list.pointer, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "looking up offsets for a timestamp")
+                ?? list.firstError(context: "looking up offsets for a timestamp of")
+            {
+                throw error
+            }
+            var offsets: [TopicPartition: Int64?] = [:]
+            for entry in list.entries { offsets[entry.partition] = entry.offset >= 0 ? entry.offset : nil }
+            return offsets
+        }
+    }
+
+    /// Up to `maxRecords` (at least one) records, waiting at most `timeout` for the first; empty when none came.
+    ///
+    /// Rebalances, errors and statistics are served while polling, so keep calling `poll` (with paused
+    /// partitions if the application is busy) at least every `max.poll.interval.ms`.
+    public func poll(maxRecords: Int = 500, timeout: Duration = .milliseconds(100)) async throws(KafkaError)
+        -> [KafkaRecord]
+    {
+        try checkUsable()
+        let client = client
+        let context = context
+        return try await pollQueue.blocking { () throws(KafkaError) in
+            var records: [KafkaRecord] = []
+            var wait = timeout.milliseconds
+            while records.count < max(maxRecords, 1), let message = rd_kafka_consumer_poll(client.handle, wait) {
+                wait = 0
+                defer { rd_kafka_message_destroy(message) }
+                let code = message.pointee.err
+                if code == RD_KAFKA_RESP_ERR_NO_ERROR {
+                    records.append(KafkaRecord(message: message))
+                } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                    context.reportConsumeError(handle: client.handle, message: message)
+                }
+            }
+            let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
+            if let fatal, records.isEmpty { throw fatal }
+            guard floored else { return records }
+            return context.state.withLock { state in records.filter { !state.isBeforeTimestampFloor($0) } }
+        }
+    }
+
+    /// Marks everything before `nextOffset` in `partition` as done; it is committed with the next commit.
+    /// Throws `KafkaError.Code.state` (or another error) when the partition is not assigned any more.
+    public func storeOffset(_ nextOffset: Int64, for partition: TopicPartition) throws(KafkaError) {
+        let list = RDKafkaTopicPartitionList([partition: nextOffset])
+        if let error = KafkaError.from(
+            rd_kafka_offsets_store(client.handle, list.pointer), context: "storing offset for")
+            ?? list.firstError(context: "storing offset for")
+        {
+            throw error
+        }
+        context.state.withLock { state in
+            if state.assignment.contains(partition) { state.stored[partition] = nextOffset }
+        }
+    }
+
+    /// Marks `record` (and everything before it in its partition) as done.
+    public func store(_ record: KafkaRecord) throws(KafkaError) {
+        try storeOffset(record.offset + 1, for: record.topicPartition)
+    }
+
+    /// Commits every stored offset now and waits for the group coordinator's answer.
+    /// Nothing new to commit is not an error.
+    public func commit() async throws(KafkaError) {
+        try checkUsable()
+        let client = client
+        let context = context
+        try await callQueue.blocking { () throws(KafkaError) in
+            let taken = context.state.withLock { $0.takeStored(Array($0.assignment)) }
+            let result = rd_kafka_commit(client.handle, nil, 0)
+            guard result != RD_KAFKA_RESP_ERR__NO_OFFSET, let error = KafkaError.from(result, context: "committing")
+            else { return }
+            context.state.withLock { $0.restoreStored(taken) }
+            throw error
+        }
+    }
+
+    /// Stops fetching from these partitions (those assigned and not paused yet); their records already
+    /// polled stay valid, nothing more arrives until `resume`.
+    public func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try context.state.withLock { state throws(KafkaError) in
+            let toPause = state.pause(partitions)
+            guard !toPause.isEmpty else { return }
+            let list = RDKafkaTopicPartitionList(toPause)
+            if let error = KafkaError.from(rd_kafka_pause_partitions(client.handle, list.pointer), context: "pausing")
+                ?? list.firstError(context: "pausing")
+            {
+                throw error
+            }
+        }
+    }
+
+    /// Resumes those of these partitions that are paused, from where they stopped. Partitions that are not
+    /// paused are left alone: resuming them would rewind them in librdkafka 2.0.2.
+    public func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try context.state.withLock { state throws(KafkaError) in
+            let toResume = state.resume(partitions)
+            guard !toResume.isEmpty else { return }
+            let list = RDKafkaTopicPartitionList(toResume)
+            if let error = KafkaError.from(rd_kafka_resume_partitions(client.handle, list.pointer), context: "resuming")
+                ?? list.firstError(context: "resuming")
+            {
+                throw error
+            }
+        }
+    }
+
+    /// The partitions this consumer owns now.
+    public var assignment: Set<TopicPartition> { context.state.withLock { $0.assignment } }
+
+    /// The partitions the application paused.
+    public var pausedPartitions: Set<TopicPartition> { context.state.withLock { $0.paused } }
+
+    /// Records not yet consumed per owned partition, from the latest statistics (`statistics.interval.ms`).
+    public var lag: [TopicPartition: Int64] { context.state.withLock { $0.lag } }
+
+    /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        client.raiseFatalErrorForTesting(code)
+    }
+
+    /// The fatal error that made this consumer unusable, if one was raised.
+    public var fatalError: KafkaError? { context.state.withLock { $0.fatalError } }
+
+    /// The low and high watermarks of `partition`, asked of its leader.
+    public func watermarks(of partition: TopicPartition, timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> Watermarks
+    {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            var low: Int64 = 0
+            var high: Int64 = 0
+            let result = rd_kafka_query_watermark_offsets(
+                client.handle, partition.topic, partition.partition, &low, &high, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "querying watermarks of \(partition)") { throw error }
+            return Watermarks(low: low, high: high)
+        }
+    }
+
+    /// The group's committed offsets (the next offset to read) of `partitions`; absent where none is committed.
+    public func committedOffsets(of partitions: [TopicPartition], timeout: Duration = .seconds(10))
+        async throws(KafkaError) -> [TopicPartition: Int64]
+    {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(partitions)
+            let result = rd_kafka_committed(client.handle, list.pointer, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "fetching committed offsets")
+                ?? list.firstError(context: "fetching committed offset of")
+            {
+                throw error
+            }
+            var offsets: [TopicPartition: Int64] = [:]
+            for entry in list.entries where entry.offset >= 0 { offsets[entry.partition] = entry.offset }
+            return offsets
+        }
+    }
+
+    /// The partition numbers of `topic`, from the cluster's metadata.
+    public func partitions(of topic: String, timeout: Duration = .seconds(10)) async throws(KafkaError) -> [Int32] {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            try Metadata.partitions(of: topic, handle: client.handle, timeout: timeout)
+        }
+    }
+
+    /// Leaves the group: the rebalance handler is told about the revoked partitions, their stored offsets
+    /// are committed, then the consumer stops. Gives up after `timeout` (closing a cooperative consumer can
+    /// hang in librdkafka 2.0.2) and returns whether the close completed. Later calls fail with `.state`.
+    @discardableResult
+    public func close(timeout: Duration = .seconds(10)) async -> Bool {
+        let client = client
+        let context = context
+        let alreadyClosed = context.state.withLock { state in
+            defer { state.isClosed = true }
+            return state.isClosed
+        }
+        if alreadyClosed { return true }
+        let closed = try? await pollQueue.blocking { () throws(KafkaError) in
+            ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
+        }
+        context.rebalanceHandler.withLock { $0 = nil }
+        return closed ?? false
+    }
+
+    private func checkUsable() throws(KafkaError) {
+        let (closed, fatal) = context.state.withLock { ($0.isClosed, $0.fatalError) }
+        if let fatal { throw fatal }
+        if closed { throw KafkaError(code: .state, message: "the consumer is closed", isRetriable: false) }
+    }
+}
