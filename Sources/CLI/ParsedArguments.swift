@@ -63,10 +63,12 @@ public struct ParsedArguments: Sendable, Equatable {
     }
 
     /// The value of `flag` as an integer within `range`, or `defaultValue` when the flag is absent.
-    public func integer(_ flag: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    public func integer(_ flag: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int
+    {
         guard let text = values[flag] else { return defaultValue }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("option '\(flag)' needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw UsageError(
+                "option '\(flag)' needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return number
     }

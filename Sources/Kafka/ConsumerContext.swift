@@ -6,14 +6,16 @@ import Synchronization
 ///
 /// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
 /// keeps it alive until the handle is destroyed. Every callback runs on the thread that polls the consumer.
-final class ConsumerContext: Sendable {
+final class ConsumerContext: KafkaLogReceiving {
     let state = Mutex(ConsumerState())
     /// Set by `subscribe`, dropped by `close` (it usually captures the consumer that owns this context).
     let rebalanceHandler = Mutex<KafkaConsumer.RebalanceHandler?>(nil)
     let errorHandler: KafkaConsumer.ErrorHandler?
+    let logHandler: KafkaLogHandler?
 
-    init(errorHandler: KafkaConsumer.ErrorHandler?) {
+    init(errorHandler: KafkaConsumer.ErrorHandler?, logHandler: KafkaLogHandler?) {
         self.errorHandler = errorHandler
+        self.logHandler = logHandler
     }
 
     private func tell(_ event: RebalanceEvent) {

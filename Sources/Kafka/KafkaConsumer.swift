@@ -23,11 +23,14 @@ public final class KafkaConsumer: Sendable {
     /// `configuration`, then `enable.auto.offset.store=false`.
     public let properties: [String: String]
 
-    /// Creates a consumer; nothing is fetched until `subscribe` or `assign`.
-    public init(configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil) throws(KafkaError) {
+    /// Creates a consumer; nothing is fetched until `subscribe` or `assign`. librdkafka's log lines go to
+    /// `logHandler`, or are dropped without one.
+    public init(
+        configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
+    ) throws(KafkaError) {
         var properties = KafkaConfiguration.consumerDefaults.merging(configuration.properties) { _, new in new }
         properties["enable.auto.offset.store"] = "false"
-        let context = ConsumerContext(errorHandler: errorHandler)
+        let context = ConsumerContext(errorHandler: errorHandler, logHandler: logHandler)
         let client = try RDKafkaClient(.consumer, properties: properties, callbacks: context.callbacks)
         // Serve errors, statistics and rebalances from the consumer queue, i.e. in `poll`.
         if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue")

@@ -19,9 +19,12 @@ public final class KafkaProducer: Sendable {
     /// The properties the producer was created with: `KafkaConfiguration.producerDefaults`, then `configuration`.
     public let properties: [String: String]
 
-    public init(configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil) throws(KafkaError) {
+    /// Creates a producer. librdkafka's log lines go to `logHandler`, or are dropped without one.
+    public init(
+        configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
+    ) throws(KafkaError) {
         let properties = KafkaConfiguration.producerDefaults.merging(configuration.properties) { _, new in new }
-        let context = ProducerContext(errorHandler: errorHandler)
+        let context = ProducerContext(errorHandler: errorHandler, logHandler: logHandler)
         let client = try RDKafkaClient(.producer, properties: properties, callbacks: context.callbacks)
         self.client = client
         self.context = context

@@ -1,11 +1,11 @@
 internal import CRdKafka
 import Synchronization
 
-/// The Swift side of a producer's librdkafka error callback: fatal error and closed state.
+/// The Swift side of a producer's librdkafka error and log callbacks: fatal error and closed state.
 ///
 /// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
 /// keeps it alive until the handle is destroyed.
-final class ProducerContext: Sendable {
+final class ProducerContext: KafkaLogReceiving {
     private struct State {
         var fatalError: KafkaError?
         var isClosed = false
@@ -13,9 +13,11 @@ final class ProducerContext: Sendable {
 
     private let state = Mutex(State())
     private let errorHandler: KafkaProducer.ErrorHandler?
+    let logHandler: KafkaLogHandler?
 
-    init(errorHandler: KafkaProducer.ErrorHandler?) {
+    init(errorHandler: KafkaProducer.ErrorHandler?, logHandler: KafkaLogHandler?) {
         self.errorHandler = errorHandler
+        self.logHandler = logHandler
     }
 
     var fatalError: KafkaError? { state.withLock { $0.fatalError } }

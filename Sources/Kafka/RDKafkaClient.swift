@@ -54,6 +54,8 @@ final class RDKafkaClient: @unchecked Sendable {
         if let statistics = callbacks.statistics { rd_kafka_conf_set_stats_cb(configuration, statistics) }
         if let rebalance = callbacks.rebalance { rd_kafka_conf_set_rebalance_cb(configuration, rebalance) }
         if let delivery = callbacks.delivery { rd_kafka_conf_set_dr_msg_cb(configuration, delivery) }
+        // Log lines go to the owner's log handler, or nowhere: never straight to stderr.
+        rd_kafka_conf_set_log_cb(configuration, Self.forwardLog)
 
         let type = kind == .consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER
         // On success rd_kafka_new takes the configuration; on failure it stays ours.
@@ -73,6 +75,20 @@ final class RDKafkaClient: @unchecked Sendable {
         // rd_kafka_destroy can hang for a cooperative consumer in librdkafka 2.0.2.
         rd_kafka_destroy_flags(handle, isConsumer ? pw_rd_kafka_destroy_no_consumer_close : 0)
     }
+
+    /// Hands a librdkafka log line to the log handler of the handle's callback owner, if it has one.
+    private static let forwardLog:
+        @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
+            handle, severity, facility, text in
+            guard let handle, let opaque = rd_kafka_opaque(handle) else { return }
+            let owner = Unmanaged<AnyObject>.fromOpaque(opaque).takeUnretainedValue()
+            guard let receiver = owner as? any KafkaLogReceiving, let handler = receiver.logHandler else { return }
+            handler(
+                KafkaLogMessage(
+                    severity: severity,
+                    facility: facility.map { String(cString: $0) } ?? "",
+                    message: text.map { String(cString: $0) } ?? ""))
+        }
 
     /// Raises a fabricated fatal error (librdkafka's test hook), for tests of fatal-error handling.
     func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
