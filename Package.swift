@@ -18,6 +18,7 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
+        .target(name: "Worker", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
             dependencies: ["CLI"],
@@ -25,5 +26,6 @@ let package = Package(
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),
     ]
 )
