@@ -18,14 +18,21 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
-        .target(name: "Worker", swiftSettings: strict),
+        .target(name: "PushCore", swiftSettings: strict),
+        .target(name: "Worker", dependencies: ["PushCore"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI"],
+            dependencies: ["CLI", "PushCore"],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(
+            name: "PushCoreTests",
+            dependencies: ["PushCore"],
+            resources: [.copy("Goldens"), .copy("Fixtures")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),
     ]
 )

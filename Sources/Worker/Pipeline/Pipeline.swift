@@ -3,7 +3,7 @@ import Synchronization
 /// The worker's pipeline: consume → plan → send → receipts / retry / dead-letter → store offsets.
 ///
 /// The one place that knows every stage; it talks to them through ports (`RecordSource`,
-/// `RecordSink`, `PushPlanner`, `PushSender`, `RetryDelayPolicy`, `WorkerClock`). Guarantees:
+/// `RecordSink`, `EventPlanner`, `PushSender`, `RetryDelayPolicy`, `WorkerClock`). Guarantees:
 /// - at least once: a record's offset is stored only when all its devices have a terminal outcome
 ///   (or were handed to the retry topic) and its output records were acknowledged, as a contiguous
 ///   watermark per partition;
@@ -34,7 +34,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         [:]
 
     public init(
-        source: any RecordSource, sink: any RecordSink, planner: any PushPlanner<Request>,
+        source: any RecordSource, sink: any RecordSink, planner: any EventPlanner<Request>,
         sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WorkerClock,
         observer: any PipelineObserver, settings: PipelineSettings
     ) {

@@ -18,7 +18,7 @@ struct StartedRecord<Request: Sendable>: Sendable {
 /// Processes one record in two steps: `start` plans it and makes every device's first attempt
 /// (a room's next record waits for this); `finish` retries, writes the outputs and waits for Kafka.
 struct RecordProcessor<Request: Sendable>: Sendable {
-    let planner: any PushPlanner<Request>
+    let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
     let sink: any RecordSink
     let clock: any WorkerClock
@@ -89,12 +89,11 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 return results.compactMap { $0 }
             }
             for result in results { observe(result) }
-            let value = record.value
             produced = outputs.forEvent(
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map(\.target), results)),
-                narrow: { planner.narrowedEvent(value, to: $0) })
+                narrow: event.narrowed)
         }
         try await produceUntilAcknowledged(produced)
     }

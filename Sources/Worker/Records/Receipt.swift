@@ -1,3 +1,5 @@
+import PushCore
+
 /// The status of one device send, as receipts name it.
 public enum ReceiptStatus: String, Sendable, CaseIterable {
     case delivered
@@ -61,33 +63,52 @@ public struct Receipt: Sendable, Equatable {
 
     /// The receipt as JSON; `invalid_token` receipts also carry the raw token and APNs' timestamp.
     public func json() -> [UInt8] {
-        var writer = JSONWriter()
+        var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
-        writer.string("messageId", messageId)
-        writer.string("room", room)
-        writer.string("type", type)
-        writer.string("userId", device.userId)
-        writer.string("platform", device.platform)
-        writer.string("tokenHash", device.tokenHash)
-        writer.string("status", status.rawValue)
-        writer.string("reason", reason)
-        writer.string("providerMessageId", providerMessageId)
-        writer.integer("attempts", Int64(attempts))
-        writer.beginObject("source")
-        writer.string("topic", source.topic)
-        writer.integer("partition", Int64(source.partition))
-        writer.integer("offset", source.offset)
+        writer.field("messageId", messageId)
+        writer.field("room", room)
+        writer.field("type", type)
+        writer.field("userId", device.userId)
+        writer.field("platform", device.platform)
+        writer.field("tokenHash", device.tokenHash)
+        writer.field("status", status.rawValue)
+        writer.optional("reason", reason)
+        writer.optional("providerMessageId", providerMessageId)
+        writer.field("attempts", attempts)
+        writer.key("source")
+        writer.beginObject()
+        writer.field("topic", source.topic)
+        writer.field("partition", Int(source.partition))
+        writer.field("offset", Int(source.offset))
         writer.endObject()
-        writer.string("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
-        writer.string("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
-        writer.milliseconds("latencyMs", latencyMillis)
-        writer.string("replayRunId", replayRunId)
-        writer.string("worker", worker)
+        writer.optional("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
+        writer.optional("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
+        writer.key("latencyMs")
+        writer.value(latencyMillis.map { .number(Self.decimal($0)) } ?? .null)
+        writer.optional("replayRunId", replayRunId)
+        writer.field("worker", worker)
         if status == .invalidToken {
-            writer.string("token", device.token)
-            writer.string("tokenTimestamp", tokenInvalidSinceMillis.map { RFC3339.format(epochMillis: $0) })
+            writer.field("token", device.token)
+            writer.optional("tokenTimestamp", tokenInvalidSinceMillis.map { RFC3339.format(epochMillis: $0) })
         }
         writer.endObject()
         return writer.bytes
+    }
+
+    /// Milliseconds with at most three decimals: `12.5`, `3`, `0.125`.
+    static func decimal(_ millis: Double) -> String {
+        let thousandths = Int64((max(0, millis) * 1000).rounded())
+        var digits = String(thousandths % 1000)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return digits.isEmpty ? String(thousandths / 1000) : "\(thousandths / 1000).\(digits)"
+    }
+}
+
+extension JSONWriter {
+    /// Writes `"key": "value"`, or `"key": null` when `value` is `nil`.
+    fileprivate mutating func optional(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
     }
 }

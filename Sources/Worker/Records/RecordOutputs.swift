@@ -3,18 +3,19 @@
 struct RecordOutputs {
     let settings: PipelineSettings
 
-    /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result.
+    /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
+    /// `narrow` gives the event cut down to some devices (indices into `results`).
     func forEvent(
         record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
         eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
-        narrow: ([DeviceTarget]) -> [UInt8]
+        narrow: ([Int]) -> [UInt8]
     ) -> [OutputRecord] {
         let replayRunId = record.headers.text(FailureHeaders.replayRunId)
         let receiptKey = Array(messageId.utf8)
         var outputs: [OutputRecord] = []
-        var retrying: [(DeviceTarget, DeliveryFailure, Int64)] = []
-        var deadLetters: [(DeviceTarget, DeliveryFailure)] = []
-        for (device, result) in results {
+        var retrying: [(Int, DeliveryFailure, Int64)] = []
+        var deadLetters: [(Int, DeliveryFailure)] = []
+        for (index, (device, result)) in results.enumerated() {
             var receipt = Receipt(
                 messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
                 providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
@@ -30,13 +31,13 @@ struct RecordOutputs {
                 receipt.tokenInvalidSinceMillis = invalidSince
                 if case .delivered(let id) = attempt?.outcome { receipt.providerMessageId = id }
             case .retryLater(let failure, let due):
-                retrying.append((device, failure, due))
+                retrying.append((index, failure, due))
                 continue
             case .deadLettered(let failure):
                 receipt.status = .deadLettered
                 receipt.reason = failure.reason
                 receipt.attempts = failure.attempts
-                deadLetters.append((device, failure))
+                deadLetters.append((index, failure))
             }
             outputs.append(OutputRecord(topic: settings.receiptsTopic, key: receiptKey, value: receipt.json()))
         }

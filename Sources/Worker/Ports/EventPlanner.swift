@@ -23,7 +23,7 @@ public struct DeviceTarget: Sendable, Hashable {
 }
 
 /// What to do for one device of an event.
-public enum DeviceDecision<Request: Sendable>: Sendable {
+public enum DeviceAction<Request: Sendable>: Sendable {
     /// Send `request` to `provider`.
     case send(PushProvider, Request)
     /// Not sent on purpose (a skip rule or a muted recipient); `reason` goes into the receipt.
@@ -37,9 +37,9 @@ public enum DeviceDecision<Request: Sendable>: Sendable {
 /// One device of an event and the decision for it.
 public struct PlannedDevice<Request: Sendable>: Sendable {
     public var target: DeviceTarget
-    public var decision: DeviceDecision<Request>
+    public var decision: DeviceAction<Request>
 
-    public init(target: DeviceTarget, decision: DeviceDecision<Request>) {
+    public init(target: DeviceTarget, decision: DeviceAction<Request>) {
         self.target = target
         self.decision = decision
     }
@@ -53,15 +53,20 @@ public struct PlannedEvent<Request: Sendable>: Sendable {
     /// When the message was created, in epoch milliseconds, if the event says.
     public var eventTimeMillis: Int64?
     public var devices: [PlannedDevice<Request>]
+    /// The event narrowed to some of its devices (indices into `devices`): a valid event that,
+    /// replayed, sends only to them. Retry and dead-letter records carry it.
+    public var narrowed: @Sendable ([Int]) -> [UInt8]
 
     public init(
-        messageId: String, roomId: String, type: String, eventTimeMillis: Int64?, devices: [PlannedDevice<Request>]
+        messageId: String, roomId: String, type: String, eventTimeMillis: Int64?, devices: [PlannedDevice<Request>],
+        narrowed: @escaping @Sendable ([Int]) -> [UInt8]
     ) {
         self.messageId = messageId
         self.roomId = roomId
         self.type = type
         self.eventTimeMillis = eventTimeMillis
         self.devices = devices
+        self.narrowed = narrowed
     }
 }
 
@@ -78,11 +83,9 @@ public struct UndecodableEvent: Error, Sendable, Equatable {
     }
 }
 
-/// Turns record values into per-device decisions, and cuts events down to some of their devices.
-public protocol PushPlanner<Request>: Sendable {
+/// Turns record values into per-device decisions.
+public protocol EventPlanner<Request>: Sendable {
     associatedtype Request: Sendable
     /// The decisions for the event in `value`, as of `nowMillis` (for time to live).
     func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent>
-    /// The event in `value` narrowed to `devices`: a valid event that, replayed, sends only to them.
-    func narrowedEvent(_ value: [UInt8], to devices: [DeviceTarget]) -> [UInt8]
 }

@@ -1,0 +1,21 @@
+/// A stable code for why a record or a device send went to the dead-letter topic (`x-dlq-reason`).
+public struct DeadLetterReason: Sendable, Hashable, CustomStringConvertible {
+    public let code: String
+
+    public init(_ code: String) {
+        self.code = code
+    }
+
+    /// The record is not a chat-message event: bad JSON, a missing or mistyped field, an invalid token.
+    public static let decodeError = DeadLetterReason("decode_error")
+    /// The record is larger than the configured record size limit.
+    public static let recordTooLarge = DeadLetterReason("record_too_large")
+    /// The message type is not in the rules table and the table's policy is to dead-letter it.
+    public static let unknownType = DeadLetterReason("unknown_type")
+    /// The request cannot be made to fit the provider's size limit.
+    public static let payloadTooLarge = DeadLetterReason("payload_too_large")
+    /// Transient failures continued past the retry budget.
+    public static let retriesExhausted = DeadLetterReason("retries_exhausted")
+
+    public var description: String { code }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// Turns a record value into a `ChatMessageEvent`, enforcing required fields, types, token syntax and limits.
+public struct EventDecoder: Sendable {
+    public var limits: EventLimits
+
+    public init(limits: EventLimits = EventLimits()) {
+        self.limits = limits
+    }
+
+    /// Decodes one record value. Unknown fields are ignored (and kept in `original`).
+    public func decode(_ bytes: [UInt8]) throws(EventError) -> ChatMessageEvent {
+        guard bytes.count <= limits.maximumRecordBytes else {
+            throw EventError(
+                .recordTooLarge, path: "",
+                "record is \(bytes.count) bytes, more than the limit of \(limits.maximumRecordBytes)")
+        }
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw EventError(.decodeError, path: "", error.description)
+        }
+        return try decode(root)
+    }
+
+    /// Decodes an already parsed event object.
+    public func decode(_ root: JSONValue) throws(EventError) -> ChatMessageEvent {
+        let event = try Fields(root, path: "")
+        let id = try event.requiredString("id")
+        let type = try event.requiredString("type")
+        let room = try event.object("room")
+        let sender = try event.object("sender")
+        let recipientValues = try event.array("recipients")
+        guard recipientValues.count <= limits.maximumRecipients else {
+            throw EventError(
+                .decodeError, path: "recipients",
+                "lists \(recipientValues.count) recipients, more than the limit of \(limits.maximumRecipients)")
+        }
+        var invalidDevices: [DeviceAddress: EventError] = [:]
+        var recipients: [ChatMessageEvent.Recipient] = []
+        recipients.reserveCapacity(recipientValues.count)
+        for (index, value) in recipientValues.enumerated() {
+            recipients.append(try decodeRecipient(value, index: index, invalidDevices: &invalidDevices))
+        }
+        return ChatMessageEvent(
+            id: id,
+            type: type,
+            room: .init(id: try room.requiredString("id"), name: try room.optionalString("name")),
+            sender: try person(sender),
+            content: try event.optionalString("content"),
+            target: try event.optionalObject("target").map { (target) throws(EventError) in try person(target) },
+            createdAt: try createdAt(event),
+            recipients: recipients,
+            payload: event.value("payload").flatMap { $0 == .null ? nil : $0 },
+            invalidDevices: invalidDevices,
+            original: root
+        )
+    }
+
+    private func person(_ fields: Fields) throws(EventError) -> ChatMessageEvent.Person {
+        .init(id: try fields.requiredString("id"), nickname: try fields.optionalString("nickname"))
+    }
+
+    private func createdAt(_ event: Fields) throws(EventError) -> Date? {
+        switch event.value("createdAt") {
+        case nil, .null?:
+            return nil
+        case .string(let text)?:
+            guard let date = RFC3339.parse(text) else {
+                throw EventError(.decodeError, path: event.path("createdAt"), "must be an RFC 3339 date-time")
+            }
+            return date
+        case .number(let literal)?:
+            guard let milliseconds = Int64(literal) else {
+                throw EventError(.decodeError, path: event.path("createdAt"), "must be whole epoch milliseconds")
+            }
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        case let other?:
+            throw EventError(
+                .decodeError, path: event.path("createdAt"),
+                "must be an RFC 3339 string or epoch milliseconds, not \(other.typeName)")
+        }
+    }
+
+    private func decodeRecipient(
+        _ value: JSONValue, index: Int, invalidDevices: inout [DeviceAddress: EventError]
+    ) throws(EventError) -> ChatMessageEvent.Recipient {
+        let recipient = try Fields(value, path: "recipients[\(index)]")
+        let deviceValues = try recipient.array("devices")
+        guard deviceValues.count <= limits.maximumDevicesPerRecipient else {
+            throw EventError(
+                .decodeError, path: recipient.path("devices"),
+                "lists \(deviceValues.count) devices, more than the limit of \(limits.maximumDevicesPerRecipient)")
+        }
+        var devices: [Device?] = []
+        devices.reserveCapacity(deviceValues.count)
+        for (deviceIndex, deviceValue) in deviceValues.enumerated() {
+            let address = DeviceAddress(recipient: index, device: deviceIndex)
+            do {
+                devices.append(try decodeDevice(deviceValue, path: address.description))
+            } catch {
+                invalidDevices[address] = error
+                devices.append(nil)
+            }
+        }
+        let badge = try recipient.optionalInteger("badge", in: 0...Int(Int32.max))
+        return .init(
+            userId: try recipient.requiredString("userId"),
+            badge: badge,
+            muted: try recipient.optionalBool("muted") ?? false,
+            devices: devices
+        )
+    }
+
+    private func decodeDevice(_ value: JSONValue, path: String) throws(EventError) -> Device {
+        let device = try Fields(value, path: path)
+        let platformName = try device.requiredString("platform")
+        guard let platform = Platform(rawValue: platformName) else {
+            throw EventError(.decodeError, path: device.path("platform"), "must be one of apns, apns-voip, fcm")
+        }
+        let token = try device.requiredString("token")
+        if let problem = TokenSyntax.problem(with: token, on: platform) {
+            throw EventError(.decodeError, path: device.path("token"), problem)
+        }
+        let topic = try device.optionalString("topic")
+        if let topic, !TokenSyntax.isTopic(topic) {
+            throw EventError(
+                .decodeError, path: device.path("topic"), "must be a bundle id of 1 to 255 printable characters")
+        }
+        return Device(
+            platform: platform, token: token, topic: topic, sandbox: try device.optionalBool("sandbox") ?? false)
+    }
+}

@@ -1,0 +1,85 @@
+/// Typed access to the members of one JSON object, with errors that name the member's path.
+struct Fields {
+    let members: [JSONMember]
+    /// The path of the object itself; empty for the root.
+    let base: String
+
+    init(_ value: JSONValue, path: String) throws(EventError) {
+        guard case .object(let members) = value else {
+            throw EventError(.decodeError, path: path, "must be an object, not \(value.typeName)")
+        }
+        self.members = members
+        self.base = path
+    }
+
+    func path(_ key: String) -> String {
+        base.isEmpty ? key : "\(base).\(key)"
+    }
+
+    func value(_ key: String) -> JSONValue? {
+        members.last { $0.key == key }?.value
+    }
+
+    private func mistyped(_ key: String, _ expected: String, _ value: JSONValue) -> EventError {
+        EventError(.decodeError, path: path(key), "must be \(expected), not \(value.typeName)")
+    }
+
+    func requiredString(_ key: String) throws(EventError) -> String {
+        guard let value = value(key), value != .null else {
+            throw EventError(.decodeError, path: path(key), "required")
+        }
+        guard case .string(let text) = value else { throw mistyped(key, "a string", value) }
+        guard !text.isEmpty else { throw EventError(.decodeError, path: path(key), "must not be empty") }
+        return text
+    }
+
+    func optionalString(_ key: String) throws(EventError) -> String? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw mistyped(key, "a string", other)
+        }
+    }
+
+    func optionalBool(_ key: String) throws(EventError) -> Bool? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        case let other?: throw mistyped(key, "a boolean", other)
+        }
+    }
+
+    func optionalInteger(_ key: String, in range: ClosedRange<Int>) throws(EventError) -> Int? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .number(let literal)?:
+            guard let number = Int(literal), range.contains(number) else {
+                throw EventError(
+                    .decodeError, path: path(key),
+                    "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        case let other?: throw mistyped(key, "a number", other)
+        }
+    }
+
+    func object(_ key: String) throws(EventError) -> Fields {
+        guard let value = value(key), value != .null else {
+            throw EventError(.decodeError, path: path(key), "required")
+        }
+        return try Fields(value, path: path(key))
+    }
+
+    func optionalObject(_ key: String) throws(EventError) -> Fields? {
+        guard let value = value(key), value != .null else { return nil }
+        return try Fields(value, path: path(key))
+    }
+
+    func array(_ key: String) throws(EventError) -> [JSONValue] {
+        guard let value = value(key), value != .null else {
+            throw EventError(.decodeError, path: path(key), "required")
+        }
+        guard case .array(let elements) = value else { throw mistyped(key, "an array", value) }
+        return elements
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Decides, for every device of an event, whether to send (and the exact request), skip, expire or dead-letter.
+///
+/// Pure: the time comes in as `now`; the same inputs always give the same decisions and bytes.
+public struct PushPlanner: Sendable {
+    public var rules: RulesTable
+    public var context: ProviderContext
+
+    public init(rules: RulesTable, context: ProviderContext) {
+        self.rules = rules
+        self.context = context
+    }
+
+    /// One decision per device address of `event`, in event order.
+    public func plan(_ event: ChatMessageEvent, now: Date) -> [DeviceDecision] {
+        let lookup = rules.rule(for: event.type)
+        var decisions: [DeviceDecision] = []
+        decisions.reserveCapacity(event.recipients.reduce(0) { $0 + $1.devices.count })
+        var planner = EventPlan(event: event, lookup: lookup, rules: rules, context: context, now: now)
+        for (recipientIndex, recipient) in event.recipients.enumerated() {
+            for (deviceIndex, device) in recipient.devices.enumerated() {
+                let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
+                let outcome = planner.outcome(for: device, of: recipient, at: address)
+                decisions.append(
+                    DeviceDecision(address: address, userID: recipient.userId, device: device, outcome: outcome))
+            }
+        }
+        return decisions
+    }
+}
+
+/// The work shared by every device of one event: the rule, the rendering and the expiry.
+private struct EventPlan {
+    let event: ChatMessageEvent
+    let lookup: RulesTable.RuleLookup
+    let renderer: PushRenderer?
+    let apns: APNsRequestBuilder
+    let fcm: FCMRequestBuilder
+    let now: Date
+    /// The full rendering, made once and reused for every device that fits without trimming.
+    lazy var fullRendering: RenderedPush? = renderer?.render(Trim())
+
+    init(event: ChatMessageEvent, lookup: RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext, now: Date)
+    {
+        self.event = event
+        self.lookup = lookup
+        self.now = now
+        apns = APNsRequestBuilder(context: context)
+        fcm = FCMRequestBuilder(context: context)
+        switch lookup {
+        case .listed(let rule), .fallback(let rule):
+            renderer = PushRenderer(rule: rule, event: event, anonymousName: rules.anonymousName)
+        case .skip, .deadLetter:
+            renderer = nil
+        }
+    }
+
+    mutating func outcome(
+        for device: Device?, of recipient: ChatMessageEvent.Recipient, at address: DeviceAddress
+    ) -> DeviceDecision.Outcome {
+        guard let device else {
+            return .deadLetter(
+                event.invalidDevices[address] ?? EventError(.decodeError, path: address.description, "invalid device"))
+        }
+        guard let renderer else {
+            if lookup == .skip { return .skipped(.unknownType) }
+            return .deadLetter(EventError(.unknownType, path: "type", "type '\(event.type)' is not in the rules table"))
+        }
+        let rule = renderer.rule
+        if rule.kind == .skip { return .skipped(.rule) }
+        if recipient.muted, rule.kind != .silent { return .skipped(.muted) }
+        guard accepts(device.platform, rule.kind) else { return .skipped(.platform) }
+        let createdAt = event.createdAt ?? now
+        let expiresAt = createdAt.addingTimeInterval(TimeInterval(rule.timeToLiveSeconds))
+        if rule.timeToLiveSeconds > 0, now > expiresAt { return .expired }
+        let expiresAtSeconds = Int(expiresAt.timeIntervalSince1970.rounded(.down))
+        let (limit, build) = builder(for: device, badge: recipient.badge, expiresAt: expiresAtSeconds)
+        if let full = fullRendering {
+            let request = build(full)
+            if request.body.count <= limit { return .send(request) }
+        }
+        guard let request = SizeFitting.fit(limit: limit, renderer: renderer, build: build) else {
+            return .deadLetter(
+                EventError(
+                    .payloadTooLarge, path: address.description,
+                    "the \(device.platform.rawValue) request does not fit \(limit) bytes even with every text cut"))
+        }
+        return .send(request)
+    }
+
+    private func accepts(_ platform: Platform, _ kind: PushRule.Kind) -> Bool {
+        switch (platform, kind) {
+        case (.apnsVoip, .voip), (.fcm, _): true
+        case (.apnsVoip, _), (.apns, .voip): false
+        case (.apns, _): true
+        }
+    }
+
+    private func builder(
+        for device: Device, badge: Int?, expiresAt: Int
+    ) -> (limit: Int, build: (RenderedPush) -> ProviderRequest) {
+        switch device.platform {
+        case .apns:
+            return (
+                PayloadLimit.apns, { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) }
+            )
+        case .apnsVoip:
+            return (
+                PayloadLimit.apnsVoip,
+                { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) }
+            )
+        case .fcm:
+            return (PayloadLimit.fcm, { [fcm] in fcm.request($0, device: device, badge: badge, expiresAt: expiresAt) })
+        }
+    }
+}

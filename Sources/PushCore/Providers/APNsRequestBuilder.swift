@@ -1,0 +1,117 @@
+/// Builds APNs HTTP/2 requests (`POST /3/device/<token>`): headers and the `aps` body.
+struct APNsRequestBuilder {
+    let context: ProviderContext
+
+    /// The longest `apns-collapse-id` APNs accepts, in bytes.
+    static let maximumCollapseIDBytes = 64
+
+    func request(_ push: RenderedPush, device: Device, badge: Int?, expiresAt: Int) -> ProviderRequest {
+        let voip = device.platform == .apnsVoip
+        let topic = device.topic ?? context.apnsTopic
+        var headers: [ProviderRequest.Header] = []
+        headers.reserveCapacity(6)
+        switch push.rule.kind {
+        case .voip where voip:
+            headers.append(.init("apns-push-type", "voip"))
+            headers.append(.init("apns-topic", topic + ".voip"))
+            headers.append(.init("apns-priority", "10"))
+        case .silent:
+            headers.append(.init("apns-push-type", "background"))
+            headers.append(.init("apns-topic", topic))
+            headers.append(.init("apns-priority", "5"))
+        default:
+            headers.append(.init("apns-push-type", "alert"))
+            headers.append(.init("apns-topic", topic))
+            headers.append(.init("apns-priority", push.rule.priority == .high ? "10" : "5"))
+        }
+        headers.append(.init("apns-expiration", String(push.rule.timeToLiveSeconds == 0 ? 0 : expiresAt)))
+        if let collapseKey = push.collapseKey, !voip {
+            headers.append(.init("apns-collapse-id", Self.collapseID(collapseKey)))
+        }
+        let apnsID = DeterministicUUID.make(
+            from: "\(push.messageID)\u{0}\(device.platform.rawValue)\u{0}\(device.token)")
+        headers.append(.init("apns-id", apnsID))
+        let body =
+            switch push.rule.kind {
+            case .voip where voip: Self.voipBody(push)
+            case .silent: Self.backgroundBody(push, badge: badge)
+            default: Self.alertBody(push, badge: badge)
+            }
+        return ProviderRequest(
+            platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers, body: body,
+            sandbox: device.sandbox, apnsID: apnsID, expiresAtEpochSeconds: expiresAt)
+    }
+
+    /// The collapse key itself when it fits in 64 bytes, otherwise its SHA-256 in hex (64 characters).
+    static func collapseID(_ key: String) -> String {
+        key.utf8.count <= maximumCollapseIDBytes ? key : SHA256.hexDigest(key)
+    }
+
+    static func alertBody(_ push: RenderedPush, badge: Int?) -> [UInt8] {
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("aps")
+        json.beginObject()
+        json.key("alert")
+        json.beginObject()
+        if let title = push.title { json.field("title", title) }
+        if let body = push.body { json.field("body", body) }
+        json.field("loc-key", push.locKey)
+        json.key("loc-args")
+        json.strings(push.locArgs)
+        json.endObject()
+        if let badge { json.field("badge", badge) }
+        if let sound = push.rule.sound { json.field("sound", sound) }
+        if let threadID = push.threadID { json.field("thread-id", threadID) }
+        if let category = push.rule.category { json.field("category", category) }
+        if push.rule.mutableContent { json.field("mutable-content", 1) }
+        if let level = push.rule.interruptionLevel { json.field("interruption-level", level) }
+        json.endObject()
+        customKeys(push, into: &json)
+        json.endObject()
+        return json.bytes
+    }
+
+    /// A background push: `aps` holds only `content-available`, as Apple requires; the badge travels as data.
+    static func backgroundBody(_ push: RenderedPush, badge: Int?) -> [UInt8] {
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("aps")
+        json.beginObject()
+        json.field("content-available", 1)
+        json.endObject()
+        customKeys(push, into: &json)
+        if let badge { json.field("badge", badge) }
+        if let payload = push.payload {
+            json.key("payload")
+            json.value(payload)
+        }
+        json.endObject()
+        return json.bytes
+    }
+
+    /// A PushKit payload: the call's data, not the alert format.
+    static func voipBody(_ push: RenderedPush) -> [UInt8] {
+        var json = JSONWriter()
+        json.beginObject()
+        customKeys(push, into: &json)
+        json.key("caller")
+        json.beginObject()
+        json.field("id", push.senderID)
+        json.field("name", push.senderNickname)
+        json.endObject()
+        if let payload = push.payload {
+            json.key("payload")
+            json.value(payload)
+        }
+        json.endObject()
+        return json.bytes
+    }
+
+    /// Short keys outside `aps`: the room, the message id and the type.
+    private static func customKeys(_ push: RenderedPush, into json: inout JSONWriter) {
+        json.field("room", push.roomID)
+        json.field("mid", push.messageID)
+        json.field("type", push.type)
+    }
+}

@@ -1,0 +1,82 @@
+/// Builds FCM HTTP v1 requests (`POST /v1/projects/<project>/messages:send`).
+///
+/// The legacy fields of the IMKIT format move to their v1 homes: `collapseKey` → `android.collapse_key`,
+/// `timeToLive` → `android.ttl` (`"3600s"`), `notification.title/body` → `notification`,
+/// `icon`, `body_loc_key`, `body_loc_args`, `click_action` → `android.notification`, `badge` →
+/// `android.notification.notification_count`, and `data` stays `data` with every value a string
+/// (`loc-args` and `payload` as JSON text).
+struct FCMRequestBuilder {
+    let context: ProviderContext
+
+    func request(_ push: RenderedPush, device: Device, badge: Int?, expiresAt: Int) -> ProviderRequest {
+        ProviderRequest(
+            platform: .fcm, method: "POST", path: "/v1/projects/\(context.fcmProjectID)/messages:send",
+            headers: [.init("content-type", "application/json; charset=UTF-8")],
+            body: Self.body(push, token: device.token, badge: badge), sandbox: false, apnsID: nil,
+            expiresAtEpochSeconds: expiresAt)
+    }
+
+    static func body(_ push: RenderedPush, token: String, badge: Int?) -> [UInt8] {
+        let visible = push.rule.kind == .alert
+        var json = JSONWriter(reservingCapacity: 768)
+        json.beginObject()
+        json.key("message")
+        json.beginObject()
+        json.field("token", token)
+        if visible, push.title != nil || push.body != nil {
+            json.key("notification")
+            json.beginObject()
+            if let title = push.title { json.field("title", title) }
+            if let body = push.body { json.field("body", body) }
+            json.endObject()
+        }
+        json.key("android")
+        json.beginObject()
+        if let collapseKey = push.collapseKey, push.rule.kind != .voip { json.field("collapse_key", collapseKey) }
+        json.field("priority", push.rule.priority == .high || push.rule.kind == .voip ? "HIGH" : "NORMAL")
+        json.field("ttl", "\(push.rule.timeToLiveSeconds)s")
+        if visible { androidNotification(push, badge: badge, into: &json) }
+        json.endObject()
+        data(push, badge: badge, into: &json)
+        json.endObject()
+        json.endObject()
+        return json.bytes
+    }
+
+    private static func androidNotification(_ push: RenderedPush, badge: Int?, into json: inout JSONWriter) {
+        json.key("notification")
+        json.beginObject()
+        json.field("body_loc_key", push.locKey)
+        json.key("body_loc_args")
+        json.strings(push.locArgs)
+        if let clickAction = push.rule.clickAction { json.field("click_action", clickAction) }
+        if let icon = push.rule.icon { json.field("icon", icon) }
+        if let sound = push.rule.sound { json.field("sound", sound) }
+        if let badge { json.field("notification_count", badge) }
+        if let threadID = push.threadID { json.field("tag", threadID) }
+        json.endObject()
+    }
+
+    private static func data(_ push: RenderedPush, badge: Int?, into json: inout JSONWriter) {
+        json.key("data")
+        json.beginObject()
+        if push.rule.kind == .alert {
+            json.field("loc-key", push.locKey)
+            var args = JSONWriter(reservingCapacity: 128)
+            args.strings(push.locArgs)
+            json.field("loc-args", String(decoding: args.bytes, as: UTF8.self))
+        }
+        json.field("type", push.type)
+        json.field("room", push.roomID)
+        json.field("mid", push.messageID)
+        if push.rule.kind == .voip {
+            json.field("callerId", push.senderID)
+            json.field("callerName", push.senderNickname)
+        }
+        if push.rule.kind == .silent, let badge { json.field("badge", String(badge)) }
+        if let payload = push.payload {
+            json.field("payload", String(decoding: JSONWriter.encode(payload), as: UTF8.self))
+        }
+        json.endObject()
+    }
+}

@@ -1,0 +1,55 @@
+/// One exact HTTP/2 request to APNs or FCM, ready for a provider client to add authorization and send.
+public struct ProviderRequest: Sendable, Equatable {
+    /// One request header.
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public var platform: Platform
+    public var method: String
+    /// The path on the provider's host: `/3/device/<token>` or `/v1/projects/<project>/messages:send`.
+    public var path: String
+    /// Every header except authorization, which the provider client adds.
+    public var headers: [Header]
+    public var body: [UInt8]
+    /// For APNs: send to the sandbox host instead of production.
+    public var sandbox: Bool
+    /// The `apns-id` for APNs requests (the receipt's provider message id); `nil` for FCM.
+    public var apnsID: String?
+    /// When the push stops being worth sending (event time + time to live, epoch seconds).
+    public var expiresAtEpochSeconds: Int
+
+    /// The value of header `name`, if present.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+}
+
+/// The deployment values the builders need: the default APNs topic and the FCM project.
+public struct ProviderContext: Sendable, Equatable {
+    /// The app's bundle id (`APNS_TOPIC`), used unless a device names its own topic.
+    public var apnsTopic: String
+    /// The Firebase project id (`project_id` of `FCM_SERVICE_ACCOUNT_FILE`).
+    public var fcmProjectID: String
+
+    public init(apnsTopic: String, fcmProjectID: String) {
+        self.apnsTopic = apnsTopic
+        self.fcmProjectID = fcmProjectID
+    }
+}
+
+/// The providers' body size limits, in bytes.
+public enum PayloadLimit {
+    /// APNs notifications other than VoIP.
+    public static let apns = 4096
+    /// APNs VoIP (PushKit) notifications.
+    public static let apnsVoip = 5120
+    /// An FCM HTTP v1 message.
+    public static let fcm = 4000
+}

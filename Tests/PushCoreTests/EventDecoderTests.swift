@@ -1,0 +1,156 @@
+import Foundation
+import PushCore
+import Testing
+
+@Suite struct EventDecoderTests {
+    static let apnsToken = String(repeating: "ab", count: 32)
+
+    static func event(_ overrides: String = "") -> [UInt8] {
+        Array(
+            """
+            {"id": "m-1", "type": "text", "room": {"id": "r-1", "name": "Team"},
+             "sender": {"id": "u-1", "nickname": "Alice"}, "content": "Hi", "createdAt": "2026-11-29T12:00:00Z",
+             "recipients": [{"userId": "u-2", "badge": 3, "devices": [
+                {"platform": "apns", "token": "\(apnsToken)"}, {"platform": "fcm", "token": "fcm:token-1"}]}],
+             "extra": {"kept": [1, 2.50]}\(overrides)}
+            """.utf8)
+    }
+
+    @Test func decodesEveryField() throws {
+        let event = try EventDecoder().decode(Self.event())
+        #expect(event.id == "m-1")
+        #expect(event.type == "text")
+        #expect(event.room == .init(id: "r-1", name: "Team"))
+        #expect(event.sender.nickname == "Alice")
+        #expect(event.createdAt == Date(timeIntervalSince1970: 1_795_953_600))
+        #expect(event.recipients[0].badge == 3)
+        #expect(
+            event.recipients[0].devices == [
+                Device(platform: .apns, token: Self.apnsToken), Device(platform: .fcm, token: "fcm:token-1"),
+            ])
+        #expect(event.invalidDevices.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("2026-11-29T12:00:00Z", 1_795_953_600.0),
+        ("2026-11-29T21:00:00.5+09:00", 1_795_953_600.5),
+        ("1970-01-01t00:00:00z", 0),
+    ])
+    func acceptsRFC3339Dates(text: String, seconds: Double) throws {
+        let event = try EventDecoder().decode(Self.event(", \"createdAt\": \"\(text)\""))
+        #expect(event.createdAt == Date(timeIntervalSince1970: seconds))
+    }
+
+    @Test func acceptsEpochMilliseconds() throws {
+        let event = try EventDecoder().decode(Self.event(", \"createdAt\": 1795953600250"))
+        #expect(event.createdAt == Date(timeIntervalSince1970: 1_795_953_600.25))
+    }
+
+    @Test(arguments: [
+        ("{", "", "invalid JSON at byte 1: expected a member name"),
+        ("[]", "", "must be an object, not array"),
+        (#"{"type": "text"}"#, "id", "required"),
+    ])
+    func malformedRecordsAreDecodeErrors(json: String, path: String, message: String) {
+        #expect(throws: EventError(.decodeError, path: path, message)) { try EventDecoder().decode(Array(json.utf8)) }
+    }
+
+    @Test(arguments: [
+        (#", "id": 7"#, "id", "must be a string, not number"),
+        (#", "room": {"name": "x"}"#, "room.id", "required"),
+        (#", "createdAt": "yesterday""#, "createdAt", "must be an RFC 3339 date-time"),
+        (#", "createdAt": "2026-02-30T00:00:00Z""#, "createdAt", "must be an RFC 3339 date-time"),
+        (#", "recipients": {}"#, "recipients", "must be an array, not object"),
+        (#", "recipients": [{"devices": []}]"#, "recipients[0].userId", "required"),
+        (
+            #", "recipients": [{"userId": "u", "badge": -1, "devices": []}]"#, "recipients[0].badge",
+            "must be a whole number from 0 to 2147483647"
+        ),
+        (
+            #", "recipients": [{"userId": "u", "muted": "no", "devices": []}]"#, "recipients[0].muted",
+            "must be a boolean, not string"
+        ),
+    ])
+    func wrongFieldsNameThePathAndTheReason(override: String, path: String, message: String) {
+        #expect(throws: EventError(.decodeError, path: path, message)) {
+            try EventDecoder().decode(Self.event(override))
+        }
+    }
+
+    @Test func oversizedRecordsAreRecordTooLarge() {
+        let decoder = EventDecoder(limits: EventLimits(maximumRecordBytes: 100))
+        #expect(
+            throws: EventError(
+                .recordTooLarge, path: "", "record is \(Self.event().count) bytes, more than the limit of 100")
+        ) {
+            try decoder.decode(Self.event())
+        }
+    }
+
+    @Test func recipientAndDeviceCountsAreLimited() {
+        let few = EventDecoder(limits: EventLimits(maximumRecipients: 0))
+        #expect(throws: EventError(.decodeError, path: "recipients", "lists 1 recipients, more than the limit of 0")) {
+            try few.decode(Self.event())
+        }
+        let fewDevices = EventDecoder(limits: EventLimits(maximumDevicesPerRecipient: 1))
+        #expect(
+            throws: EventError(.decodeError, path: "recipients[0].devices", "lists 2 devices, more than the limit of 1")
+        ) {
+            try fewDevices.decode(Self.event())
+        }
+    }
+
+    @Test(arguments: [
+        (
+            #"{"platform": "apns", "token": "abc"}"#, "recipients[0].devices[0].token",
+            "must be an even number (64 to 200) of hexadecimal characters"
+        ),
+        (
+            #"{"platform": "apns-voip", "token": "\#(String(repeating: "g", count: 64))"}"#,
+            "recipients[0].devices[0].token", "must be an even number (64 to 200) of hexadecimal characters"
+        ),
+        (
+            #"{"platform": "apns", "token": "\#(String(repeating: "a", count: 65))"}"#,
+            "recipients[0].devices[0].token", "must be an even number (64 to 200) of hexadecimal characters"
+        ),
+        (
+            #"{"platform": "fcm", "token": "has space"}"#, "recipients[0].devices[0].token",
+            "must be 1 to 4096 printable ASCII characters"
+        ),
+        (
+            #"{"platform": "fcm", "token": "\#(String(repeating: "a", count: 4097))"}"#,
+            "recipients[0].devices[0].token", "must be 1 to 4096 printable ASCII characters"
+        ),
+        (
+            #"{"platform": "hms", "token": "x"}"#, "recipients[0].devices[0].platform",
+            "must be one of apns, apns-voip, fcm"
+        ),
+        (#""token""#, "recipients[0].devices[0]", "must be an object, not string"),
+    ])
+    func badDevicesAreSetAsideWithoutFailingTheEvent(device: String, path: String, message: String) throws {
+        let json = Self.event(
+            #", "recipients": [{"userId": "u", "devices": [\#(device), {"platform": "fcm", "token": "ok"}]}]"#)
+        let event = try EventDecoder().decode(json)
+        #expect(
+            event.invalidDevices == [
+                DeviceAddress(recipient: 0, device: 0): EventError(.decodeError, path: path, message)
+            ])
+        #expect(event.recipients[0].devices == [nil, Device(platform: .fcm, token: "ok")])
+        #expect(!EventError(.decodeError, path: path, message).description.contains(String(repeating: "a", count: 64)))
+    }
+
+    @Test func narrowingKeepsOnlyTheGivenDevicesAndEveryOtherField() throws {
+        let json = Self.event(
+            #", "recipients": [{"userId": "a", "devices": [{"platform": "fcm", "token": "t1"}]}, {"userId": "b", "x": 1, "devices": [{"platform": "fcm", "token": "t2"}, {"platform": "fcm", "token": "t3", "y": null}]}]"#
+        )
+        let event = try EventDecoder().decode(json)
+        let narrowed = event.narrowed(to: [DeviceAddress(recipient: 1, device: 1)])
+        let text = String(decoding: narrowed, as: UTF8.self)
+        #expect(
+            text.contains(#""recipients":[{"userId":"b","x":1,"devices":[{"platform":"fcm","token":"t3","y":null}]}]"#))
+        #expect(text.contains(#""extra":{"kept":[1,2.50]}"#))
+        let again = try EventDecoder().decode(narrowed)
+        #expect(again.recipients.map(\.userId) == ["b"])
+        #expect(again.id == event.id)
+    }
+}

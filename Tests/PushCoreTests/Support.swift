@@ -1,0 +1,50 @@
+import Foundation
+import PushCore
+
+/// Shared fixtures for the PushCore tests.
+enum Fixture {
+    static let apnsToken = String(repeating: "0123456789abcdef", count: 4)
+    static let voipToken = String(repeating: "fedcba9876543210", count: 4)
+    static let fcmToken = "fcm-token:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
+    static let context = ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "example-project")
+    static let now = Date(timeIntervalSince1970: 1_795_953_660)
+    static let seedTypes = [
+        "text", "image", "video", "audio", "sticker", "location", "file", "joinRoom", "leaveRoom", "addMember",
+        "addMembers", "deleteMember", "encrypted",
+    ]
+
+    /// An event of `type` to one recipient with an APNs, a VoIP and an FCM device.
+    static func event(
+        type: String, content: String? = "Hello", nickname: String? = "Alice", muted: Bool = false,
+        payload: String = #"{"id": "m-1", "text": "Hello"}"#
+    ) -> [UInt8] {
+        var object: [String] = [
+            #""id": "m-1""#, #""type": \#(quoted(type))"#, #""room": {"id": "r-42", "name": "Team"}"#,
+            #""sender": {"id": "u-1"\#(nickname.map { ", \"nickname\": \(quoted($0))" } ?? "")}"#,
+            #""target": {"id": "u-9", "nickname": "Bob"}"#, #""createdAt": "2026-11-29T12:00:00Z""#,
+            #""payload": \#(payload)"#,
+            #""recipients": [{"userId": "u-2", "badge": 3, "muted": \#(muted), "devices": [{"platform": "apns", "token": "\#(apnsToken)"}, {"platform": "apns-voip", "token": "\#(voipToken)"}, {"platform": "fcm", "token": "\#(fcmToken)"}]}]"#,
+        ]
+        if let content { object.append(#""content": \#(quoted(content))"#) }
+        return Array("{\(object.joined(separator: ", "))}".utf8)
+    }
+
+    static func quoted(_ text: String) -> String {
+        JSONWriter.quoted(text)
+    }
+
+    static func decisions(
+        _ bytes: [UInt8], rules: RulesTable = .standard, now: Date = Fixture.now
+    ) throws -> [DeviceDecision] {
+        PushPlanner(rules: rules, context: context).plan(try EventDecoder().decode(bytes), now: now)
+    }
+}
+
+extension DeviceDecision.Outcome {
+    var request: ProviderRequest? {
+        if case .send(let request) = self { return request }
+        return nil
+    }
+
+    var bodyText: String? { request.map { String(decoding: $0.body, as: UTF8.self) } }
+}
