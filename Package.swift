@@ -19,10 +19,11 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
-        .target(name: "Worker", dependencies: ["PushCore"], swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "Worker", dependencies: ["PushCore", "Kafka"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore"],
+            dependencies: ["CLI", "PushCore", "Kafka"],
             swiftSettings: strict
         ),
 
@@ -33,6 +34,7 @@ let package = Package(
             resources: [.copy("Goldens"), .copy("Fixtures")],
             swiftSettings: strict
         ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),
     ]
 )

@@ -5,6 +5,8 @@ enum PushWorkerCommand {
     static let tool = CommandLineTool(
         name: "push-worker",
         summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
-        subcommands: []
+        subcommands: [
+            DevBrokerCommand.subcommand
+        ]
     )
 }

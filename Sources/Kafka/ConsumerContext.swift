@@ -1,0 +1,115 @@
+internal import CRdKafka
+import Synchronization
+
+/// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.
+///
+/// librdkafka gets an unretained pointer to it as the handle's opaque; `KafkaConsumer` keeps it alive for
+/// as long as the handle exists. Every callback runs on the thread that polls the consumer.
+final class ConsumerContext: Sendable {
+    let state = Mutex(ConsumerState())
+    let rebalanceHandler: KafkaConsumer.RebalanceHandler?
+    let errorHandler: KafkaConsumer.ErrorHandler?
+
+    init(rebalanceHandler: KafkaConsumer.RebalanceHandler?, errorHandler: KafkaConsumer.ErrorHandler?) {
+        self.rebalanceHandler = rebalanceHandler
+        self.errorHandler = errorHandler
+    }
+
+    var callbacks: RDKafkaClient.Callbacks {
+        RDKafkaClient.Callbacks(
+            opaque: Unmanaged.passUnretained(self).toOpaque(),
+            error: { handle, code, reason, opaque in
+                guard let handle, let opaque else { return }
+                ConsumerContext.from(opaque).reportError(handle: handle, code: code, reason: reason)
+            },
+            statistics: { _, json, length, opaque in
+                guard let json, let opaque else { return 0 }
+                let bytes = UnsafeRawBufferPointer(start: json, count: length)
+                if let lag = ConsumerLagStatistics.parse(Array(bytes)) {
+                    ConsumerContext.from(opaque).state.withLock { state in
+                        state.lag = lag.filter { state.assignment.contains($0.key) }
+                    }
+                }
+                return 0  // librdkafka frees the JSON
+            },
+            rebalance: { handle, code, partitions, opaque in
+                guard let handle, let opaque else { return }
+                ConsumerContext.from(opaque).rebalance(handle: handle, code: code, partitions: partitions)
+            },
+            delivery: nil
+        )
+    }
+
+    private static func from(_ opaque: UnsafeMutableRawPointer) -> ConsumerContext {
+        Unmanaged<ConsumerContext>.fromOpaque(opaque).takeUnretainedValue()
+    }
+
+    private func reportError(handle: OpaquePointer, code: Int32, reason: UnsafePointer<CChar>?) {
+        let error = RDKafkaClient.callbackError(handle: handle, code: code, reason: reason)
+        if error.isFatal { state.withLock { $0.fatalError = $0.fatalError ?? error } }
+        errorHandler?(error)
+    }
+
+    func report(_ error: KafkaError) {
+        errorHandler?(error)
+    }
+
+    /// Serves a rebalance: tells the application first, commits what it stored, then (un)assigns.
+    func rebalance(
+        handle: OpaquePointer, code: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+    ) {
+        let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        switch code {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            let error =
+                cooperative
+                ? rd_kafka_incremental_assign(handle, partitions).map { KafkaError(taking: $0) }
+                : KafkaError.from(rd_kafka_assign(handle, partitions), context: "assigning partitions")
+            if let error {
+                report(error)
+                return
+            }
+            state.withLock { $0.assign(changed) }
+            rebalanceHandler?(.assigned(changed))
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(handle) != 0
+            rebalanceHandler?(lost ? .lost(changed) : .revoked(changed))
+            if !lost { commitStored(handle: handle, partitions: changed) }
+            state.withLock { $0.unassign(changed) }
+            let error =
+                cooperative
+                ? rd_kafka_incremental_unassign(handle, partitions).map { KafkaError(taking: $0) }
+                : KafkaError.from(rd_kafka_assign(handle, nil), context: "unassigning partitions")
+            if let error { report(error) }
+        default:
+            report(KafkaError(code, context: "rebalance"))
+            _ = rd_kafka_assign(handle, nil)
+            let owned = state.withLock { state in
+                defer { state.replaceAssignment(with: []) }
+                return state.assignment.sorted()
+            }
+            rebalanceHandler?(.lost(owned))
+        }
+    }
+
+    /// Commits, synchronously, the offsets the application stored for `partitions` before giving them up.
+    func commitStored(handle: OpaquePointer, partitions: [TopicPartition]) {
+        let offsets = state.withLock { $0.takeStored(partitions) }
+        guard !offsets.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(offsets)
+        let result = rd_kafka_commit(handle, list.pointer, 0)
+        if let error = KafkaError.from(result, context: "committing offsets of revoked partitions")
+            ?? list.firstError(context: "committing offset of")
+        {
+            report(error)
+        }
+    }
+}
+
+extension KafkaError {
+    /// The error for a librdkafka result code, `nil` for success.
+    static func from(_ code: rd_kafka_resp_err_t, context: String) -> KafkaError? {
+        code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(code, context: context)
+    }
+}

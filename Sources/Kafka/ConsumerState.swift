@@ -1,0 +1,57 @@
+/// What a consumer knows about its partitions, kept under one lock by `ConsumerContext`.
+struct ConsumerState: Sendable {
+    /// Partitions currently owned (group assignment or explicit assignment).
+    var assignment: Set<TopicPartition> = []
+    /// Partitions paused by the application (a subset of `assignment`).
+    var paused: Set<TopicPartition> = []
+    /// The next offset to read, per partition, as last stored by the application and not yet committed here.
+    var stored: [TopicPartition: Int64] = [:]
+    /// Lag per partition from the latest statistics.
+    var lag: [TopicPartition: Int64] = [:]
+    /// The fatal error that made the consumer unusable, if one was raised.
+    var fatalError: KafkaError?
+    /// Whether `close` has run.
+    var isClosed = false
+
+    mutating func assign(_ partitions: [TopicPartition]) {
+        assignment.formUnion(partitions)
+    }
+
+    mutating func unassign(_ partitions: [TopicPartition]) {
+        assignment.subtract(partitions)
+        paused.subtract(partitions)
+        for partition in partitions {
+            stored[partition] = nil
+            lag[partition] = nil
+        }
+    }
+
+    mutating func replaceAssignment(with partitions: [TopicPartition]) {
+        unassign(Array(assignment))
+        assign(partitions)
+    }
+
+    /// The partitions of `requested` that are owned and not paused yet; marks them paused.
+    mutating func pause(_ requested: [TopicPartition]) -> [TopicPartition] {
+        let toPause = Set(requested).intersection(assignment).subtracting(paused)
+        paused.formUnion(toPause)
+        return toPause.sorted()
+    }
+
+    /// The partitions of `requested` that are paused; marks them resumed. Resuming a partition that is not
+    /// paused would rewind it in librdkafka 2.0.2, so others are left alone.
+    mutating func resume(_ requested: [TopicPartition]) -> [TopicPartition] {
+        let toResume = Set(requested).intersection(paused)
+        paused.subtract(toResume)
+        return toResume.sorted()
+    }
+
+    /// The stored offsets of `partitions`, removed from the pending set (they are about to be committed).
+    mutating func takeStored(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+        var taken: [TopicPartition: Int64] = [:]
+        for partition in partitions {
+            if let offset = stored.removeValue(forKey: partition) { taken[partition] = offset }
+        }
+        return taken
+    }
+}

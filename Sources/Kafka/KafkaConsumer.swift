@@ -1,0 +1,269 @@
+internal import CRdKafka
+import Dispatch
+import Synchronization
+
+/// A Kafka consumer for at-least-once processing: group subscription or explicit assignment, batches,
+/// offsets stored by the application when a record is done, commits, pause/resume and bounded close.
+///
+/// All polling, rebalancing and closing happens on the consumer's own serial poll queue; the rebalance
+/// handler runs there too, synchronously, so it may block. Other blocking calls (commits and queries)
+/// run on a second queue, so they can proceed while the rebalance handler blocks the poll queue.
+public final class KafkaConsumer: Sendable {
+    /// Told about assigned, revoked and lost partitions, on the poll queue (see `RebalanceEvent`).
+    public typealias RebalanceHandler = @Sendable (RebalanceEvent) -> Void
+    /// Told about every error librdkafka reports outside a call's result (broker down, fatal errors, …).
+    public typealias ErrorHandler = @Sendable (KafkaError) -> Void
+
+    private let client: RDKafkaClient
+    private let context: ConsumerContext
+    private let pollQueue = DispatchQueue(label: "kafka.consumer.poll")
+    private let callQueue = DispatchQueue(label: "kafka.consumer.calls", attributes: .concurrent)
+
+    /// The properties the consumer was created with: `KafkaConfiguration.consumerDefaults`, then
+    /// `configuration`, then `enable.auto.offset.store=false`.
+    public let properties: [String: String]
+
+    /// Creates a consumer; nothing is fetched until `subscribe` or `assign`.
+    public init(
+        configuration: KafkaConfiguration,
+        rebalanceHandler: RebalanceHandler? = nil,
+        errorHandler: ErrorHandler? = nil
+    ) throws(KafkaError) {
+        var properties = KafkaConfiguration.consumerDefaults.merging(configuration.properties) { _, new in new }
+        properties["enable.auto.offset.store"] = "false"
+        let context = ConsumerContext(rebalanceHandler: rebalanceHandler, errorHandler: errorHandler)
+        let client = try RDKafkaClient(.consumer, properties: properties, callbacks: context.callbacks)
+        // Serve errors, statistics and rebalances from the consumer queue, i.e. in `poll`.
+        if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue") {
+            throw error
+        }
+        self.client = client
+        self.context = context
+        self.properties = properties
+    }
+
+    /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances.
+    public func subscribe(topics: [String]) throws(KafkaError) {
+        try checkUsable()
+        let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
+        if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
+            throw error
+        }
+    }
+
+    /// Replaces the assignment with exactly these partitions, each starting where its `KafkaOffset` says
+    /// (no group rebalancing; for replay and tools).
+    public func assign(_ offsets: [TopicPartition: KafkaOffset]) async throws(KafkaError) {
+        try checkUsable()
+        let client = client
+        let context = context
+        try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(offsets.mapValues(\.rawValue))
+            if let error = KafkaError.from(rd_kafka_assign(client.handle, list.pointer), context: "assigning") {
+                throw error
+            }
+            context.state.withLock { $0.replaceAssignment(with: Array(offsets.keys)) }
+        }
+    }
+
+    /// Replaces the assignment with `partitions`, each starting at its first record with a timestamp at or
+    /// after `timestampMilliseconds` (a partition without such a record starts at its end).
+    public func assign(
+        _ partitions: [TopicPartition], atTimestampMilliseconds timestampMilliseconds: Int64,
+        timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) {
+        let offsets = try await offsets(forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
+        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .end })
+    }
+
+    /// The offset of the first record at or after `timestampMilliseconds`, per partition (`nil` where none).
+    public func offsets(
+        forTimestampMilliseconds timestampMilliseconds: Int64, of partitions: [TopicPartition],
+        timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) -> [TopicPartition: Int64?] {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(Dictionary(uniqueKeysWithValues: partitions.map { ($0, timestampMilliseconds) }))
+            let result = rd_kafka_offsets_for_times(client.handle, list.pointer, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "looking up offsets for a timestamp")
+                ?? list.firstError(context: "looking up offsets for a timestamp of")
+            {
+                throw error
+            }
+            var offsets: [TopicPartition: Int64?] = [:]
+            for entry in list.entries { offsets[entry.partition] = entry.offset >= 0 ? entry.offset : nil }
+            return offsets
+        }
+    }
+
+    /// Up to `maxRecords` records, waiting at most `timeout` for the first one; empty when none came.
+    ///
+    /// Rebalances, errors and statistics are served while polling, so keep calling `poll` (with paused
+    /// partitions if the application is busy) at least every `max.poll.interval.ms`.
+    public func poll(maxRecords: Int = 500, timeout: Duration = .milliseconds(100)) async throws(KafkaError)
+        -> [KafkaRecord]
+    {
+        try checkUsable()
+        let client = client
+        let context = context
+        return try await pollQueue.blocking { () throws(KafkaError) in
+            var records: [KafkaRecord] = []
+            var wait = timeout.milliseconds
+            while records.count < maxRecords, let message = rd_kafka_consumer_poll(client.handle, wait) {
+                wait = 0
+                defer { rd_kafka_message_destroy(message) }
+                let code = message.pointee.err
+                if code == RD_KAFKA_RESP_ERR_NO_ERROR {
+                    records.append(KafkaRecord(message: message))
+                } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                    context.report(KafkaError(code, context: "consuming"))
+                }
+            }
+            if let fatal = context.state.withLock({ $0.fatalError }), records.isEmpty { throw fatal }
+            return records
+        }
+    }
+
+    /// Marks everything before `nextOffset` in `partition` as done; it is committed with the next commit.
+    /// Throws `KafkaError.Code.state` (or another error) when the partition is not assigned any more.
+    public func storeOffset(_ nextOffset: Int64, for partition: TopicPartition) throws(KafkaError) {
+        let list = RDKafkaTopicPartitionList([partition: nextOffset])
+        if let error = KafkaError.from(rd_kafka_offsets_store(client.handle, list.pointer), context: "storing offset for")
+            ?? list.firstError(context: "storing offset for")
+        {
+            throw error
+        }
+        context.state.withLock { state in
+            if state.assignment.contains(partition) { state.stored[partition] = nextOffset }
+        }
+    }
+
+    /// Marks `record` (and everything before it in its partition) as done.
+    public func store(_ record: KafkaRecord) throws(KafkaError) {
+        try storeOffset(record.offset + 1, for: record.topicPartition)
+    }
+
+    /// Commits every stored offset now and waits for the group coordinator's answer.
+    /// Nothing new to commit is not an error.
+    public func commit() async throws(KafkaError) {
+        try checkUsable()
+        let client = client
+        let context = context
+        try await callQueue.blocking { () throws(KafkaError) in
+            let owned = context.state.withLock { Array($0.assignment) }
+            _ = context.state.withLock { $0.takeStored(owned) }
+            let result = rd_kafka_commit(client.handle, nil, 0)
+            guard result != RD_KAFKA_RESP_ERR__NO_OFFSET, let error = KafkaError.from(result, context: "committing")
+            else { return }
+            throw error
+        }
+    }
+
+    /// Stops fetching from these partitions (those assigned and not paused yet); their records already
+    /// polled stay valid, nothing more arrives until `resume`.
+    public func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try context.state.withLock { state throws(KafkaError) in
+            let toPause = state.pause(partitions)
+            guard !toPause.isEmpty else { return }
+            let list = RDKafkaTopicPartitionList(toPause)
+            if let error = KafkaError.from(rd_kafka_pause_partitions(client.handle, list.pointer), context: "pausing")
+                ?? list.firstError(context: "pausing")
+            {
+                throw error
+            }
+        }
+    }
+
+    /// Resumes those of these partitions that are paused, from where they stopped. Partitions that are not
+    /// paused are left alone: resuming them would rewind them in librdkafka 2.0.2.
+    public func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try context.state.withLock { state throws(KafkaError) in
+            let toResume = state.resume(partitions)
+            guard !toResume.isEmpty else { return }
+            let list = RDKafkaTopicPartitionList(toResume)
+            if let error = KafkaError.from(rd_kafka_resume_partitions(client.handle, list.pointer), context: "resuming")
+                ?? list.firstError(context: "resuming")
+            {
+                throw error
+            }
+        }
+    }
+
+    /// The partitions this consumer owns now.
+    public var assignment: Set<TopicPartition> { context.state.withLock { $0.assignment } }
+
+    /// The partitions the application paused.
+    public var pausedPartitions: Set<TopicPartition> { context.state.withLock { $0.paused } }
+
+    /// Records not yet consumed per owned partition, from the latest statistics (`statistics.interval.ms`).
+    public var lag: [TopicPartition: Int64] { context.state.withLock { $0.lag } }
+
+    /// The fatal error that made this consumer unusable, if one was raised.
+    public var fatalError: KafkaError? { context.state.withLock { $0.fatalError } }
+
+    /// The low and high watermarks of `partition`, asked of its leader.
+    public func watermarks(of partition: TopicPartition, timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> Watermarks
+    {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            var low: Int64 = 0
+            var high: Int64 = 0
+            let result = rd_kafka_query_watermark_offsets(
+                client.handle, partition.topic, partition.partition, &low, &high, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "querying watermarks of \(partition)") { throw error }
+            return Watermarks(low: low, high: high)
+        }
+    }
+
+    /// The group's committed offsets (the next offset to read) of `partitions`; absent where none is committed.
+    public func committedOffsets(of partitions: [TopicPartition], timeout: Duration = .seconds(10))
+        async throws(KafkaError) -> [TopicPartition: Int64]
+    {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(partitions)
+            let result = rd_kafka_committed(client.handle, list.pointer, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "fetching committed offsets")
+                ?? list.firstError(context: "fetching committed offset of")
+            {
+                throw error
+            }
+            var offsets: [TopicPartition: Int64] = [:]
+            for entry in list.entries where entry.offset >= 0 { offsets[entry.partition] = entry.offset }
+            return offsets
+        }
+    }
+
+    /// The partition numbers of `topic`, from the cluster's metadata.
+    public func partitions(of topic: String, timeout: Duration = .seconds(10)) async throws(KafkaError) -> [Int32] {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            try Metadata.partitions(of: topic, handle: client.handle, timeout: timeout)
+        }
+    }
+
+    /// Leaves the group: the rebalance handler is told about the revoked partitions, their stored offsets
+    /// are committed, then the consumer stops. Gives up after `timeout` (closing a cooperative consumer can
+    /// hang in librdkafka 2.0.2) and returns whether the close completed. Later calls fail with `.state`.
+    @discardableResult
+    public func close(timeout: Duration = .seconds(10)) async -> Bool {
+        let client = client
+        let context = context
+        let alreadyClosed = context.state.withLock { state in
+            defer { state.isClosed = true }
+            return state.isClosed
+        }
+        if alreadyClosed { return true }
+        let closed = try? await pollQueue.blocking { () throws(KafkaError) in
+            ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
+        }
+        return closed ?? false
+    }
+
+    private func checkUsable() throws(KafkaError) {
+        let (closed, fatal) = context.state.withLock { ($0.isClosed, $0.fatalError) }
+        if let fatal { throw fatal }
+        if closed { throw KafkaError(code: .state, message: "the consumer is closed", isRetriable: false) }
+    }
+}

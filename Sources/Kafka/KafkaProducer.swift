@@ -1,0 +1,120 @@
+internal import CRdKafka
+import Dispatch
+import Synchronization
+
+/// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all` by default) whose every record gets
+/// a delivery report: awaited with `send(_:)`, or handed to a callback with `send(_:onDelivery:)`.
+///
+/// A record counts as written only when its report says so. Reports and errors are served by the
+/// producer's own poll thread, which also runs the callbacks (keep them short).
+public final class KafkaProducer: Sendable {
+    /// Told about every error librdkafka reports outside a delivery report (broker down, fatal errors, …).
+    public typealias ErrorHandler = @Sendable (KafkaError) -> Void
+
+    private let client: RDKafkaClient
+    private let context: ProducerContext
+    private let poller: ProducerPoller
+    private let callQueue = DispatchQueue(label: "kafka.producer.calls", attributes: .concurrent)
+
+    /// The properties the producer was created with: `KafkaConfiguration.producerDefaults`, then `configuration`.
+    public let properties: [String: String]
+
+    public init(configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil) throws(KafkaError) {
+        let properties = KafkaConfiguration.producerDefaults.merging(configuration.properties) { _, new in new }
+        let context = ProducerContext(errorHandler: errorHandler)
+        let client = try RDKafkaClient(.producer, properties: properties, callbacks: context.callbacks)
+        self.client = client
+        self.context = context
+        self.properties = properties
+        self.poller = ProducerPoller(client: client)
+    }
+
+    deinit {
+        poller.stop()
+    }
+
+    /// Writes `record` and waits for its delivery report: where it was stored, or why it was not.
+    /// Waits (briefly, repeatedly) while librdkafka's local queue is full instead of failing.
+    public func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
+        while true {
+            let outcome: Result<KafkaDeliveryReport, KafkaError> = await withCheckedContinuation { continuation in
+                do throws(KafkaError) {
+                    try send(record) { continuation.resume(returning: $0) }
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            switch outcome {
+            case .failure(let error) where error.code == .queueFull && !context.isClosed:
+                try? await Task.sleep(for: .milliseconds(5))
+            default:
+                return try outcome.get()
+            }
+        }
+    }
+
+    /// Queues `record` and returns at once; `onDelivery` runs on the poll thread with its delivery report.
+    /// Throws (and never calls `onDelivery`) when the record cannot be queued, e.g. `.queueFull` (retriable).
+    public func send(
+        _ record: KafkaProducerRecord,
+        onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+    ) throws(KafkaError) {
+        if let fatal = context.fatalError { throw fatal }
+        if context.isClosed { throw KafkaError(code: .state, message: "the producer is closed", isRetriable: false) }
+        let completion = Unmanaged.passRetained(DeliveryCompletion(onDelivery))
+        let headers = Self.makeHeaders(record.headers)
+        let result = record.value.withUnsafeBytes { value in
+            (record.key ?? []).withUnsafeBytes { key in
+                pw_rd_kafka_produce(
+                    client.handle, record.topic, record.partition ?? pw_rd_kafka_partition_unassigned,
+                    record.key == nil ? nil : key.baseAddress, key.count, value.baseAddress, value.count,
+                    headers, record.timestampMilliseconds ?? 0, completion.toOpaque())
+            }
+        }
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            completion.release()
+            if let headers { rd_kafka_headers_destroy(headers) }
+            if result == RD_KAFKA_RESP_ERR__FATAL, let fatal = client.fatalError() { throw fatal }
+            throw KafkaError(result, context: "queueing a record for \(record.topic)")
+        }
+    }
+
+    /// Waits until every queued record has its delivery report, or `timeout` passes (`.timedOut`).
+    public func flush(timeout: Duration = .seconds(10)) async throws(KafkaError) {
+        let client = client
+        try await callQueue.blocking { () throws(KafkaError) in
+            let result = rd_kafka_flush(client.handle, Int32(timeout.milliseconds))
+            if let error = KafkaError.from(result, context: "flushing \(rd_kafka_outq_len(client.handle)) records") {
+                throw error
+            }
+        }
+    }
+
+    /// Records queued or in flight that have no delivery report yet.
+    public var pendingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
+
+    /// The fatal error that made this producer unusable, if one was raised.
+    public var fatalError: KafkaError? { context.fatalError }
+
+    /// Flushes within `timeout`, then fails the reports of records still pending with `_PURGE_QUEUE` and
+    /// stops; later sends fail with `.state`. Returns whether everything was delivered before the deadline.
+    @discardableResult
+    public func close(timeout: Duration = .seconds(10)) async -> Bool {
+        let flushed = (try? await flush(timeout: timeout)) != nil
+        context.close()
+        poller.stop()
+        return flushed
+    }
+
+    private static func makeHeaders(_ headers: [KafkaHeader]) -> OpaquePointer? {
+        guard !headers.isEmpty, let list = rd_kafka_headers_new(headers.count) else { return nil }
+        for header in headers {
+            if let value = header.value {
+                _ = value.withUnsafeBytes { rd_kafka_header_add(list, header.name, -1, $0.baseAddress, $0.count) }
+            } else {
+                _ = rd_kafka_header_add(list, header.name, -1, nil, 0)
+            }
+        }
+        return list
+    }
+}

@@ -1,0 +1,27 @@
+/// A record read from Kafka.
+public struct KafkaRecord: Sendable, Equatable {
+    public let topic: String
+    public let partition: Int32
+    public let offset: Int64
+    public let key: [UInt8]?
+    public let value: [UInt8]
+    public let headers: [KafkaHeader]
+    /// Milliseconds since the Unix epoch (create time or log-append time), if the record has one.
+    public let timestampMilliseconds: Int64?
+
+    public init(
+        topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = [],
+        timestampMilliseconds: Int64? = nil
+    ) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+        self.timestampMilliseconds = timestampMilliseconds
+    }
+
+    /// The partition this record came from.
+    public var topicPartition: TopicPartition { TopicPartition(topic, partition) }
+}

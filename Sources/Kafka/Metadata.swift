@@ -1,0 +1,22 @@
+internal import CRdKafka
+
+/// Topic metadata lookups.
+enum Metadata {
+    /// The partition numbers of `topic`, sorted.
+    static func partitions(of topic: String, handle: OpaquePointer, timeout: Duration) throws(KafkaError) -> [Int32] {
+        guard let topicHandle = rd_kafka_topic_new(handle, topic, nil) else {
+            throw KafkaError(rd_kafka_last_error(), context: "opening topic \(topic)")
+        }
+        defer { rd_kafka_topic_destroy(topicHandle) }
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let result = rd_kafka_metadata(handle, 0, topicHandle, &metadata, Int32(timeout.milliseconds))
+        if let error = KafkaError.from(result, context: "fetching metadata of \(topic)") { throw error }
+        guard let metadata else { return [] }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+        guard let entry = topics.first(where: { String(cString: $0.topic) == topic }) else { return [] }
+        if let error = KafkaError.from(entry.err, context: "fetching metadata of \(topic)") { throw error }
+        let partitions = UnsafeBufferPointer(start: entry.partitions, count: Int(entry.partition_cnt))
+        return partitions.map(\.id).sorted()
+    }
+}

@@ -1,0 +1,43 @@
+internal import CRdKafka
+import Synchronization
+
+/// The Swift side of a producer's librdkafka error callback: fatal error and closed state.
+///
+/// librdkafka gets an unretained pointer to it as the handle's opaque; `KafkaProducer` keeps it alive for
+/// as long as the handle exists.
+final class ProducerContext: Sendable {
+    private struct State {
+        var fatalError: KafkaError?
+        var isClosed = false
+    }
+
+    private let state = Mutex(State())
+    private let errorHandler: KafkaProducer.ErrorHandler?
+
+    init(errorHandler: KafkaProducer.ErrorHandler?) {
+        self.errorHandler = errorHandler
+    }
+
+    var fatalError: KafkaError? { state.withLock { $0.fatalError } }
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    func close() {
+        state.withLock { $0.isClosed = true }
+    }
+
+    var callbacks: RDKafkaClient.Callbacks {
+        RDKafkaClient.Callbacks(
+            opaque: Unmanaged.passUnretained(self).toOpaque(),
+            error: { handle, code, reason, opaque in
+                guard let handle, let opaque else { return }
+                let context = Unmanaged<ProducerContext>.fromOpaque(opaque).takeUnretainedValue()
+                let error = RDKafkaClient.callbackError(handle: handle, code: code, reason: reason)
+                if error.isFatal { context.state.withLock { $0.fatalError = $0.fatalError ?? error } }
+                context.errorHandler?(error)
+            },
+            statistics: nil,
+            rebalance: nil,
+            delivery: DeliveryCompletion.callback
+        )
+    }
+}

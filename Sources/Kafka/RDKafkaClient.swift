@@ -1,0 +1,97 @@
+internal import CRdKafka
+
+/// The one owner of an `rd_kafka_t` handle: created from a property map, destroyed in `deinit`.
+///
+/// `@unchecked Sendable` is safe: the handle pointer is immutable after `init`, and librdkafka documents
+/// `rd_kafka_t` as thread-safe; the only non-thread-safe call, `rd_kafka_destroy`, runs in `deinit`, when
+/// no other reference exists.
+final class RDKafkaClient: @unchecked Sendable {
+    let handle: OpaquePointer
+    private let isConsumer: Bool
+
+    /// Callback hooks installed on the configuration before the handle is created.
+    struct Callbacks {
+        var opaque: UnsafeMutableRawPointer?
+        var error: (@convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?
+        var statistics:
+            (@convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32)?
+        var rebalance:
+            (@convention(c) (
+                OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+                UnsafeMutableRawPointer?
+            ) -> Void)?
+        var delivery:
+            (@convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void)?
+    }
+
+    enum Kind {
+        case consumer, producer
+    }
+
+    init(_ kind: Kind, properties: [String: String], callbacks: Callbacks) throws(KafkaError) {
+        guard let configuration = rd_kafka_conf_new() else {
+            throw KafkaError.invalidArgument("librdkafka could not allocate a configuration")
+        }
+        var errorText = [CChar](repeating: 0, count: 512)
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            let result = rd_kafka_conf_set(configuration, name, value, &errorText, errorText.count)
+            guard result == RD_KAFKA_CONF_OK else {
+                rd_kafka_conf_destroy(configuration)
+                throw KafkaError.invalidArgument(
+                    "configuration property '\(name)': \(errorText.nulTerminatedString)"
+                )
+            }
+        }
+        if let opaque = callbacks.opaque { rd_kafka_conf_set_opaque(configuration, opaque) }
+        if let error = callbacks.error { rd_kafka_conf_set_error_cb(configuration, error) }
+        if let statistics = callbacks.statistics { rd_kafka_conf_set_stats_cb(configuration, statistics) }
+        if let rebalance = callbacks.rebalance { rd_kafka_conf_set_rebalance_cb(configuration, rebalance) }
+        if let delivery = callbacks.delivery { rd_kafka_conf_set_dr_msg_cb(configuration, delivery) }
+
+        let type = kind == .consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER
+        // On success rd_kafka_new takes the configuration; on failure it stays ours.
+        guard let handle = rd_kafka_new(type, configuration, &errorText, errorText.count) else {
+            rd_kafka_conf_destroy(configuration)
+            throw KafkaError.invalidArgument(
+                "librdkafka refused the configuration: \(errorText.nulTerminatedString)"
+            )
+        }
+        self.handle = handle
+        self.isConsumer = kind == .consumer
+    }
+
+    deinit {
+        // A consumer is closed explicitly (and boundedly) by KafkaConsumer.close; the implicit close inside
+        // rd_kafka_destroy can hang for a cooperative consumer in librdkafka 2.0.2.
+        rd_kafka_destroy_flags(handle, isConsumer ? pw_rd_kafka_destroy_no_consumer_close : 0)
+    }
+
+    /// The fatal error raised on this handle, if any, with its underlying code and reason.
+    func fatalError() -> KafkaError? {
+        Self.fatalError(of: handle)
+    }
+
+    /// The fatal error raised on `handle`, if any, with its underlying code and reason.
+    static func fatalError(of handle: OpaquePointer) -> KafkaError? {
+        var text = [CChar](repeating: 0, count: 512)
+        let code = rd_kafka_fatal_error(handle, &text, text.count)
+        guard code != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        return KafkaError(
+            code: KafkaError.Code(rawValue: code.rawValue), message: text.nulTerminatedString, isRetriable: false,
+            isFatal: true)
+    }
+
+    /// The error an error callback reports, resolving `_FATAL` to the underlying fatal error.
+    static func callbackError(handle: OpaquePointer, code: Int32, reason: UnsafePointer<CChar>?) -> KafkaError {
+        if code == RD_KAFKA_RESP_ERR__FATAL.rawValue, let fatal = fatalError(of: handle) { return fatal }
+        let code = KafkaError.Code(rawValue: code)
+        return KafkaError(code: code, message: reason.map { String(cString: $0) } ?? code.reason)
+    }
+}
+
+extension [CChar] {
+    /// The text of a NUL-terminated C string buffer filled by librdkafka.
+    var nulTerminatedString: String {
+        String(decoding: prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,99 @@
+import CLI
+import Dispatch
+import Foundation
+import Kafka
+
+/// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
+enum DevBrokerCommand {
+    static let defaultTopics = ["chat.messages", "push.receipts", "push.dlq", "push.retry"]
+
+    static let subcommand = Subcommand(
+        name: "dev-broker",
+        summary: "Runs an embedded Kafka cluster (librdkafka mock) on loopback until SIGTERM or SIGINT.",
+        synopsis: "[--brokers N] [--partitions N] [--topics a,b,…]",
+        discussion: """
+            When the cluster is ready, prints exactly one line on stdout:
+              bootstrap.servers=HOST:PORT,…
+            It keeps only the newest records of each partition: for tests and demos, not backlogs.
+
+            Control protocol (fault injection): one command per line on stdin; each is answered by one
+            line on stdout, `ok COMMAND` or `error COMMAND: REASON`. End of stdin is not a stop signal.
+            \(MockClusterCommand.protocolHelp.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            """,
+        options: [
+            .value("--brokers", "N", "Number of brokers, ids 1…N (default 3)."),
+            .value("--partitions", "N", "Partitions of each topic (default 6)."),
+            .value("--topics", "LIST", "Comma-separated topics (default \(defaultTopics.joined(separator: ",")))."),
+        ],
+        run: run
+    )
+
+    private static func run(_ arguments: ParsedArguments) async -> Int32 {
+        let brokers: Int
+        let partitions: Int
+        let topics: [String]
+        do throws(UsageError) {
+            brokers = try arguments.integer("--brokers", default: 3, in: 1...32)
+            partitions = try arguments.integer("--partitions", default: 6, in: 1...1000)
+            topics = try arguments.list("--topics", default: defaultTopics)
+        } catch {
+            StandardStreams.writeError("push-worker: error: \(error.message)")
+            StandardStreams.writeError(subcommand.usage(toolName: "push-worker"))
+            return CommandLineTool.usageExitCode
+        }
+        let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
+        do throws(KafkaError) {
+            let cluster = try MockCluster(brokers: brokers)
+            for topic in topics { try cluster.createTopic(topic, partitions: partitions) }
+            StandardStreams.writeOut("bootstrap.servers=\(cluster.bootstrapServers)")
+            ControlReader.start(cluster: cluster)
+            await stop.wait()
+            return 0
+        } catch {
+            StandardStreams.writeError("push-worker dev-broker: \(error)")
+            return 1
+        }
+    }
+}
+
+/// Reads control commands from stdin on its own thread and answers each on stdout.
+private enum ControlReader {
+    static func start(cluster: MockCluster) {
+        let thread = Thread {
+            while let line = readLine() {
+                let command = line.trimmingCharacters(in: .whitespaces)
+                guard !command.isEmpty else { continue }
+                do throws(KafkaError) {
+                    try MockClusterCommand.parse(command).apply(to: cluster)
+                    StandardStreams.writeOut("ok \(command)")
+                } catch {
+                    StandardStreams.writeOut("error \(command): \(error.message)")
+                }
+            }
+        }
+        thread.name = "dev-broker.control"
+        thread.start()
+    }
+}
+
+/// Waits for the first of some POSIX signals, which are diverted from their default action.
+private final class SignalWaiter {
+    private let sources: [any DispatchSourceSignal]
+    private let received: AsyncStream<Void>
+
+    init(signals: [Int32]) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        received = stream
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            return source
+        }
+    }
+
+    func wait() async {
+        for await _ in received { return }
+    }
+}
