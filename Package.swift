@@ -20,6 +20,8 @@ let package = Package(
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(name: "Worker", dependencies: ["PushCore", "Kafka"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
@@ -35,6 +37,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
+        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),
     ]
 )

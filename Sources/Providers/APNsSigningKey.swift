@@ -1,0 +1,32 @@
+import Foundation
+import Signing
+
+/// An APNs token-auth signing key (`.p8`) with its key id and team id.
+public struct APNsSigningKey: Sendable {
+    let key: ES256Key
+    /// The 10-character key id (`kid`).
+    public let keyId: String
+    /// The 10-character team id (`iss`).
+    public let teamId: String
+
+    /// A key from the `.p8` file's PEM text.
+    public init(pem: String, keyId: String, teamId: String) throws(ProviderConfigurationError) {
+        guard !keyId.isEmpty else { throw ProviderConfigurationError(field: "APNS_KEY_ID", reason: "is empty") }
+        guard !teamId.isEmpty else { throw ProviderConfigurationError(field: "APNS_TEAM_ID", reason: "is empty") }
+        do {
+            key = try ES256Key(pem: pem, label: "the APNs key")
+        } catch {
+            throw ProviderConfigurationError(field: "APNS_KEY_FILE", reason: error.message)
+        }
+        self.keyId = keyId
+        self.teamId = teamId
+    }
+
+    /// Reads the `.p8` file at `path`.
+    public init(contentsOfFile path: String, keyId: String, teamId: String) throws(ProviderConfigurationError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProviderConfigurationError(field: "APNS_KEY_FILE", reason: "cannot read \(path)")
+        }
+        try self.init(pem: String(decoding: data, as: UTF8.self), keyId: keyId, teamId: teamId)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import HTTP2
+import Signing
+
+/// OAuth2 access tokens for a service account (JWT-bearer grant, RFC 7523): fetched by one request at a time
+/// however many senders wait (single flight), cached until 5 minutes before they expire.
+actor GoogleAccessTokens {
+    /// An access token and the generation it belongs to.
+    struct Token: Sendable {
+        var value: String
+        var expiresAt: Date
+        var generation: Int
+    }
+
+    /// Why no token could be had, as the outcome a send comes to.
+    struct Failure: Error {
+        var outcome: DeliveryOutcome
+    }
+
+    static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    static let refreshMargin: TimeInterval = 5 * 60
+
+    private let account: GoogleServiceAccount
+    private let transport: any HTTPTransport
+    private let clock: any WallClock
+    private let deadline: Duration
+    private var cached: Token?
+    private var inFlight: Task<Result<Token, Failure>, Never>?
+    private var generation = 0
+    /// How many token requests were sent (for metrics and tests).
+    private(set) var requestsSent = 0
+
+    init(account: GoogleServiceAccount, transport: any HTTPTransport, clock: any WallClock, deadline: Duration) {
+        self.account = account
+        self.transport = transport
+        self.clock = clock
+        self.deadline = deadline
+    }
+
+    /// A token valid for at least 5 more minutes, fetched if needed; concurrent callers share one fetch.
+    func current() async throws(Failure) -> Token {
+        if let cached, clock.now().addingTimeInterval(Self.refreshMargin) < cached.expiresAt {
+            return cached
+        }
+        if let inFlight {
+            return try await inFlight.value.get()
+        }
+        let fetch = Task { await self.fetch() }
+        inFlight = fetch
+        let result = await fetch.value
+        inFlight = nil
+        if case .success(let token) = result { cached = token }
+        return try result.get()
+    }
+
+    /// Drops the token of `generation` after FCM refused it, so the next `current()` fetches a new one.
+    func invalidate(generation rejected: Int) {
+        if cached?.generation == rejected { cached = nil }
+    }
+
+    private func fetch() async -> Result<Token, Failure> {
+        requestsSent += 1
+        let now = clock.now()
+        let assertion: String
+        do {
+            assertion = try JSONWebToken.googleAssertion(
+                key: account.key, keyId: account.privateKeyId, issuer: account.clientEmail, scope: Self.scope,
+                audience: account.tokenURI, issuedAt: Int(now.timeIntervalSince1970))
+        } catch {
+            return .failure(Failure(outcome: .credentials(status: nil, reason: "cannot sign the OAuth assertion")))
+        }
+        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
+        let request = HTTPRequest(
+            method: "POST", url: account.tokenURI,
+            headers: [HTTPHeader("content-type", "application/x-www-form-urlencoded")],
+            body: Array(form.utf8), deadline: deadline)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            return .failure(Failure(outcome: DeliveryOutcome(transportError: error)))
+        }
+        return Self.token(from: response, now: now, generation: generation + 1).map { token in
+            generation = token.generation
+            return token
+        }
+    }
+
+    private struct TokenResponse: Decodable {
+        var access_token: String
+        var expires_in: Double
+    }
+
+    /// Reads the token endpoint's answer: 200 with `access_token` and `expires_in`; 5xx and 429 are transient,
+    /// anything else (`invalid_grant`, `invalid_client`, …) a credentials failure.
+    static func token(from response: HTTPResponse, now: Date, generation: Int) -> Result<Token, Failure> {
+        let reason = "OAuth token endpoint answered HTTP \(response.status)"
+        switch response.status {
+        case 200:
+            guard let body = try? JSONDecoder().decode(TokenResponse.self, from: Data(response.body)),
+                !body.access_token.isEmpty, body.expires_in > 0
+            else {
+                return .failure(Failure(outcome: .credentials(status: 200, reason: "OAuth token response unreadable")))
+            }
+            return .success(
+                Token(
+                    value: body.access_token, expiresAt: now.addingTimeInterval(body.expires_in),
+                    generation: generation))
+        case 408, 429, 500...599:
+            let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+            return .failure(Failure(outcome: .retry(after: retryAfter, status: response.status, reason: reason)))
+        default:
+            return .failure(Failure(outcome: .credentials(status: response.status, reason: reason)))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Signing
+
+/// The parts of a Google service-account JSON file that FCM needs.
+public struct GoogleServiceAccount: Sendable {
+    /// The account's e-mail: the assertion's issuer.
+    public let clientEmail: String
+    /// The OAuth2 token endpoint; also the assertion's audience.
+    public let tokenURI: String
+    /// The Firebase project messages are sent to.
+    public let projectId: String
+    let privateKeyId: String?
+    let key: RS256Key
+
+    private struct File: Decodable {
+        var client_email: String?
+        var private_key: String?
+        var private_key_id: String?
+        var token_uri: String?
+        var project_id: String?
+    }
+
+    /// Parses the JSON text of the file; errors name the missing or bad field, never its value.
+    public init(json: [UInt8]) throws(ProviderConfigurationError) {
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: Data(json))
+        } catch {
+            throw ProviderConfigurationError(field: "FCM_SERVICE_ACCOUNT_FILE", reason: "is not a JSON object")
+        }
+        func required(_ value: String?, _ name: String) throws(ProviderConfigurationError) -> String {
+            guard let value, !value.isEmpty else {
+                throw ProviderConfigurationError(field: name, reason: "is missing from the service-account file")
+            }
+            return value
+        }
+        clientEmail = try required(file.client_email, "client_email")
+        tokenURI = try required(file.token_uri, "token_uri")
+        projectId = try required(file.project_id, "project_id")
+        guard projectId.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":") || $0.isLowercaseOrDigit })
+        else {
+            throw ProviderConfigurationError(field: "project_id", reason: "has characters a project id cannot have")
+        }
+        privateKeyId = file.private_key_id
+        do {
+            key = try RS256Key(pem: try required(file.private_key, "private_key"), label: "private_key")
+        } catch let error as SigningError {
+            throw ProviderConfigurationError(field: "private_key", reason: error.message)
+        } catch let error as ProviderConfigurationError {
+            throw error
+        } catch {
+            throw ProviderConfigurationError(field: "private_key", reason: "cannot be loaded")
+        }
+    }
+
+    /// Reads the service-account file at `path`.
+    public init(contentsOfFile path: String) throws(ProviderConfigurationError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProviderConfigurationError(field: "FCM_SERVICE_ACCOUNT_FILE", reason: "cannot read \(path)")
+        }
+        try self.init(json: Array(data))
+    }
+}
+
+extension UInt8 {
+    fileprivate var isLowercaseOrDigit: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Test keys made by the `openssl` command into a temporary directory, and signature checks by Python's
+/// `cryptography` (from `.venv`, as `deploy/local/setup.sh` installs it): an implementation independent of ours.
+enum KeyFixtures {
+    static let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("signing-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// A new private key PEM from `openssl genpkey` with these options.
+    static func generate(_ name: String, _ options: [String]) throws -> String {
+        let path = directory.appendingPathComponent("\(name).pem").path
+        try run("/usr/bin/openssl", ["genpkey", "-out", path] + options)
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    static let p256 = Result { try generate("p256", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]) }
+    static let p384 = Result { try generate("p384", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]) }
+    static let rsa = Result { try generate("rsa", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]) }
+
+    /// Whether Python's `cryptography` accepts `jwt` as signed by the private key in `pem` (`ES256` or `RS256`).
+    static func pythonVerifies(jwt: String, pem: String) throws -> Bool {
+        let script = """
+            import base64, sys
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.asymmetric import ec, padding, utils
+            pem, token = sys.stdin.read().split("\\n--\\n")
+            key = serialization.load_pem_private_key(pem.encode(), None).public_key()
+            head, claims, sig = token.strip().split(".")
+            sig = base64.urlsafe_b64decode(sig + "=" * (-len(sig) % 4))
+            data = (head + "." + claims).encode()
+            if isinstance(key, ec.EllipticCurvePublicKey):
+                assert len(sig) == 64
+                der = utils.encode_dss_signature(int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:], "big"))
+                key.verify(der, data, ec.ECDSA(hashes.SHA256()))
+            else:
+                key.verify(sig, data, padding.PKCS1v15(), hashes.SHA256())
+            print("verified")
+            """
+        let output = try run(python, ["-c", script], input: "\(pem)\n--\n\(jwt)")
+        return output.contains("verified")
+    }
+
+    static var python: String {
+        let venv = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../.venv/bin/python"
+        ).standardized.path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
+    }
+
+    struct CommandFailed: Error {
+        var command: String
+        var status: Int32
+    }
+
+    /// Runs a program, feeding `input`, and returns its standard output; throws when it exits non-zero.
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String], input: String = "") throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CommandFailed(command: "\(program) \(arguments.first ?? "")", status: process.terminationStatus)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
