@@ -22,7 +22,8 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
-        .target(name: "Worker", dependencies: ["PushCore", "Kafka"], swiftSettings: strict),
+        .target(name: "Worker", dependencies: ["PushCore", "Kafka", "HTTP2", "Providers", "Observability"], swiftSettings: strict),
+        .target(name: "Observability", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
             dependencies: ["CLI", "PushCore", "Kafka"],
@@ -40,5 +41,7 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
+        .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,154 @@
+import Synchronization
+
+/// The process's metrics, shaped like swift-metrics: counters, gauges and histograms named once with their help
+/// text and labels, rendered in the Prometheus text format for `/metrics`.
+///
+/// Asking for a metric returns a handle; asking again with the same name and label values returns the same handle.
+/// Keep handles for hot paths: updating one is an atomic operation (a short lock for histograms), while looking one
+/// up takes the registry's lock. Metric and label names are fixed by the code, so a wrong one is a programming error
+/// and stops the process with a message naming it.
+public final class MetricsRegistry: Sendable {
+    private let families = Mutex<[String: MetricFamily]>([:])
+
+    public init() {}
+
+    /// The counter `name` with these label values, created at zero on first use.
+    public func counter(_ name: String, help: String, labels: KeyValuePairs<String, String> = [:]) -> Counter {
+        guard case .counter(let counter) = metric(name, help: help, kind: .counter, labels: labels) else {
+            preconditionFailure("metric \(name) is not a counter")
+        }
+        return counter
+    }
+
+    /// The gauge `name` with these label values, created at zero on first use.
+    public func gauge(_ name: String, help: String, labels: KeyValuePairs<String, String> = [:]) -> Gauge {
+        guard case .gauge(let gauge) = metric(name, help: help, kind: .gauge, labels: labels) else {
+            preconditionFailure("metric \(name) is not a gauge")
+        }
+        return gauge
+    }
+
+    /// The histogram `name` with these label values and bucket upper bounds (strictly increasing, finite).
+    public func histogram(
+        _ name: String,
+        help: String,
+        buckets: [Double] = Histogram.defaultBuckets,
+        labels: KeyValuePairs<String, String> = [:]
+    ) -> Histogram {
+        precondition(
+            !buckets.isEmpty && buckets.allSatisfy(\.isFinite) && zip(buckets, buckets.dropFirst()).allSatisfy(<),
+            "histogram \(name) needs finite, strictly increasing buckets, not \(buckets)")
+        let kind = MetricFamily.Kind.histogram(upperBounds: buckets)
+        guard case .histogram(let histogram) = metric(name, help: help, kind: kind, labels: labels) else {
+            preconditionFailure("metric \(name) is not a histogram")
+        }
+        return histogram
+    }
+
+    /// Every metric in the Prometheus text exposition format 0.0.4, families sorted by name.
+    public func prometheusText() -> String {
+        let snapshot = families.withLock { Array($0.values) }
+        var text = PrometheusText()
+        for family in snapshot.sorted(by: { $0.name < $1.name }) {
+            text.append(family)
+        }
+        return text.output
+    }
+
+    private func metric(
+        _ name: String,
+        help: String,
+        kind: MetricFamily.Kind,
+        labels: KeyValuePairs<String, String>
+    ) -> MetricFamily.Metric {
+        precondition(MetricName.isValidMetricName(name), "invalid metric name '\(name)'")
+        for (label, _) in labels {
+            precondition(
+                MetricName.isValidLabelName(label) && !(kind.isHistogram && label == "le"),
+                "invalid label name '\(label)' of metric \(name)")
+        }
+        return families.withLock { families in
+            var family =
+                families[name]
+                ?? MetricFamily(name: name, help: help, kind: kind, labelNames: labels.map(\.key).sorted())
+            precondition(family.kind == kind, "metric \(name) was registered as another kind or with other buckets")
+            let values = family.labelValues(from: labels)
+            if let existing = family.children[values] { return existing }
+            let created = kind.makeMetric()
+            family.children[values] = created
+            families[name] = family
+            return created
+        }
+    }
+}
+
+/// All metrics of one name: its help, kind, label names (sorted) and one metric per combination of label values.
+struct MetricFamily: Sendable {
+    enum Kind: Sendable, Equatable {
+        case counter
+        case gauge
+        case histogram(upperBounds: [Double])
+
+        var isHistogram: Bool {
+            if case .histogram = self { true } else { false }
+        }
+
+        var prometheusType: String {
+            switch self {
+            case .counter: "counter"
+            case .gauge: "gauge"
+            case .histogram: "histogram"
+            }
+        }
+
+        func makeMetric() -> Metric {
+            switch self {
+            case .counter: .counter(Counter())
+            case .gauge: .gauge(Gauge())
+            case .histogram(let upperBounds): .histogram(Histogram(upperBounds: upperBounds))
+            }
+        }
+    }
+
+    enum Metric: Sendable {
+        case counter(Counter)
+        case gauge(Gauge)
+        case histogram(Histogram)
+    }
+
+    let name: String
+    let help: String
+    let kind: Kind
+    let labelNames: [String]
+    var children: [[String]: Metric] = [:]
+
+    /// The values of `labels` in the order of `labelNames`; other label names are a programming error.
+    func labelValues(from labels: KeyValuePairs<String, String>) -> [String] {
+        precondition(
+            labels.map(\.key).sorted() == labelNames,
+            "metric \(name) has labels \(labelNames), not \(labels.map(\.key).sorted())")
+        return labelNames.map { name in labels.first { $0.key == name }?.value ?? "" }
+    }
+}
+
+/// The naming rules of the Prometheus data model.
+enum MetricName {
+    /// `[a-zA-Z_:][a-zA-Z0-9_:]*`
+    static func isValidMetricName(_ name: String) -> Bool {
+        isValid(name, extra: ":")
+    }
+
+    /// `[a-zA-Z_][a-zA-Z0-9_]*`, not starting with the reserved `__`.
+    static func isValidLabelName(_ name: String) -> Bool {
+        isValid(name, extra: nil) && !name.hasPrefix("__")
+    }
+
+    private static func isValid(_ name: String, extra: Character?) -> Bool {
+        guard let first = name.first, first.isASCIILetter || first == "_" || first == extra else { return false }
+        return name.allSatisfy { $0.isASCIILetter || $0 == "_" || $0 == extra || ("0"..."9").contains($0) }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+}

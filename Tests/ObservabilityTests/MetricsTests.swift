@@ -1,0 +1,145 @@
+import Testing
+
+@testable import Observability
+
+@Suite("Metrics registry and Prometheus text")
+struct MetricsTests {
+    @Test func rendersEveryMetricKindInPrometheusTextFormat() {
+        let registry = MetricsRegistry()
+        registry.counter("push_sends_total", help: "Device sends.", labels: ["provider": "fcm", "status": "delivered"])
+            .increment(by: 2)
+        registry.counter(
+            "push_sends_total", help: "Device sends.", labels: ["status": "delivered", "provider": "apns"]
+        )
+        .increment()
+        registry.gauge("push_inflight", help: "In flight.").set(7)
+        registry.gauge("kafka_consumer_lag", help: "Lag.", labels: ["partition": "0"]).set(-0.25)
+        let latency = registry.histogram(
+            "push_send_latency_seconds", help: "Latency.", buckets: [0.01, 0.1, 1], labels: ["provider": "apns"])
+        for value in [0.005, 0.01, 0.05, 2.0] { latency.observe(value) }
+        latency.observe(.milliseconds(500))
+
+        #expect(
+            registry.prometheusText() == """
+                # HELP kafka_consumer_lag Lag.
+                # TYPE kafka_consumer_lag gauge
+                kafka_consumer_lag{partition="0"} -0.25
+                # HELP push_inflight In flight.
+                # TYPE push_inflight gauge
+                push_inflight 7
+                # HELP push_send_latency_seconds Latency.
+                # TYPE push_send_latency_seconds histogram
+                push_send_latency_seconds_bucket{provider="apns",le="0.01"} 2
+                push_send_latency_seconds_bucket{provider="apns",le="0.1"} 3
+                push_send_latency_seconds_bucket{provider="apns",le="1"} 4
+                push_send_latency_seconds_bucket{provider="apns",le="+Inf"} 5
+                push_send_latency_seconds_sum{provider="apns"} 2.565
+                push_send_latency_seconds_count{provider="apns"} 5
+                # HELP push_sends_total Device sends.
+                # TYPE push_sends_total counter
+                push_sends_total{provider="apns",status="delivered"} 1
+                push_sends_total{provider="fcm",status="delivered"} 2
+
+                """)
+    }
+
+    @Test func escapesLabelValuesAndHelpText() {
+        let registry = MetricsRegistry()
+        registry.counter("odd_total", help: "Back\\slash and\nnewline \"kept\".", labels: ["v": "a\"b\\c\nd"])
+            .increment()
+        #expect(
+            registry.prometheusText() == """
+                # HELP odd_total Back\\\\slash and\\nnewline "kept".
+                # TYPE odd_total counter
+                odd_total{v="a\\"b\\\\c\\nd"} 1
+
+                """)
+    }
+
+    @Test(arguments: [(1.0, "1"), (0.005, "0.005"), (2.5, "2.5"), (-3, "-3"), (.infinity, "+Inf"), (.nan, "NaN")])
+    func formatsNumbersAsPrometheusDoes(value: Double, text: String) {
+        #expect(PrometheusText.number(value) == text)
+    }
+
+    @Test func returnsTheSameHandleForTheSameNameAndLabels() {
+        let registry = MetricsRegistry()
+        let first = registry.counter("a_total", help: "A.", labels: ["x": "1"])
+        let again = registry.counter("a_total", help: "A.", labels: ["x": "1"])
+        let other = registry.counter("a_total", help: "A.", labels: ["x": "2"])
+        #expect(first === again)
+        #expect(first !== other)
+    }
+
+    @Test(arguments: ["push_sends_total", "ns:metric", "_x"])
+    func acceptsValidMetricNames(name: String) {
+        #expect(MetricName.isValidMetricName(name))
+    }
+
+    @Test(arguments: ["", "1abc", "with-dash", "with space"])
+    func rejectsInvalidMetricNames(name: String) {
+        #expect(!MetricName.isValidMetricName(name))
+        #expect(!MetricName.isValidLabelName(name))
+    }
+
+    @Test func reservesDoubleUnderscoreLabelNamesAndColons() {
+        #expect(!MetricName.isValidLabelName("__name__"))
+        #expect(!MetricName.isValidLabelName("a:b"))
+        #expect(MetricName.isValidLabelName("provider"))
+    }
+
+    @Test func concurrentUpdatesFromManyTasksAreExact() async {
+        let registry = MetricsRegistry()
+        let metrics = PushMetrics(registry: registry)
+        let tasks = 64
+        let perTask = 2_000
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    let sends = metrics.sends(provider: task.isMultiple(of: 2) ? "apns" : "fcm", status: "delivered")
+                    let latency = metrics.sendLatency(provider: "apns")
+                    let inflight = metrics.inflight
+                    for _ in 0..<perTask {
+                        inflight.increment()
+                        sends.increment()
+                        latency.observe(0.25)
+                        inflight.decrement()
+                    }
+                }
+            }
+        }
+        let total = UInt64(tasks * perTask)
+        #expect(metrics.sends(provider: "apns", status: "delivered").value == total / 2)
+        #expect(metrics.sends(provider: "fcm", status: "delivered").value == total / 2)
+        #expect(metrics.sendLatency(provider: "apns").count == total)
+        #expect(metrics.sendLatency(provider: "apns").sum == 0.25 * Double(total))
+        #expect(metrics.inflight.value == 0)
+    }
+
+    @Test func pushMetricsUseTheDocumentedNames() {
+        let registry = MetricsRegistry()
+        let metrics = PushMetrics(registry: registry)
+        metrics.sends(provider: "apns", status: "delivered").increment()
+        _ = metrics.sendLatency(provider: "apns")
+        metrics.inflight.set(1)
+        metrics.consumerLag(topic: "chat.messages", partition: 3).set(42)
+        metrics.receipts(status: "delivered").increment()
+        metrics.deadLetters(reason: "decode_error").increment()
+        metrics.retries(provider: "fcm").increment()
+        metrics.recordsConsumed(topic: "chat.messages").increment()
+        metrics.rulesReloads(result: "applied").increment()
+        let text = registry.prometheusText()
+        for sample in [
+            #"push_sends_total{provider="apns",status="delivered"} 1"#,
+            #"push_send_latency_seconds_bucket{provider="apns",le="0.001"} 0"#,
+            "push_inflight 1",
+            #"kafka_consumer_lag{partition="3",topic="chat.messages"} 42"#,
+            #"push_receipts_total{status="delivered"} 1"#,
+            #"push_dlq_total{reason="decode_error"} 1"#,
+            #"push_retries_total{provider="fcm"} 1"#,
+            #"kafka_records_consumed_total{topic="chat.messages"} 1"#,
+            #"push_rules_reloads_total{result="applied"} 1"#,
+        ] {
+            #expect(text.contains(sample + "\n"), "missing \(sample)")
+        }
+    }
+}
