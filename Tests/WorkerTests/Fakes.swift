@@ -65,6 +65,7 @@ final class FakeSource: RecordSource {
         var stored: [TopicPartition: Int64] = [:]
         var pauseCalls: [[TopicPartition]] = []
         var resumeCalls: [[TopicPartition]] = []
+        var assigned: Set<TopicPartition> = []
         var pendingRevoke: [TopicPartition]?
         var revokeDone = false
         var commits = 0
@@ -90,13 +91,24 @@ final class FakeSource: RecordSource {
     var snapshot: State { state.withLock { $0 } }
 
     func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord] {
+        // Like a group consumer: a partition is assigned before any of its records arrive.
+        let newlyAssigned = state.withLock { state in
+            let new = Set(state.queues.keys).subtracting(state.assigned)
+            state.assigned.formUnion(new)
+            return new.sorted { $0.description < $1.description }
+        }
+        if !newlyAssigned.isEmpty { await listener.partitionsAssigned(newlyAssigned) }
         if let revoke = state.withLock({ state -> [TopicPartition]? in
             defer { state.pendingRevoke = nil }
             return state.pendingRevoke
         }) {
             await listener.partitionsRevoking(revoke)
             state.withLock { state in
-                for partition in revoke { state.queues[partition] = nil }
+                for partition in revoke {
+                    state.queues[partition] = nil
+                    state.assigned.remove(partition)
+                    state.paused.remove(partition)
+                }
                 state.revokeDone = true
             }
         }
