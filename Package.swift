@@ -42,5 +42,13 @@ let package = Package(
         .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
+        // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
+        .target(
+            name: "PushSimulatorSupport",
+            dependencies: ["HTTP2"],
+            path: "Tests/PushSimulatorSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushSimulatorSupport"], swiftSettings: strict),
     ]
 )

@@ -3,4 +3,65 @@
 
 #include <curl/curl.h>
 
+// Typed, non-variadic wrappers for libcurl's variadic setters and getters, so Swift calls are type-checked.
+
+/// The signature of CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION.
+typedef size_t (*pw_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+
+static inline CURLcode pw_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode pw_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode pw_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode pw_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode pw_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode pw_curl_easy_setopt_data_callback(CURL *handle, CURLoption option,
+                                                         pw_curl_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// Sets a blob option (e.g. CURLOPT_CAINFO_BLOB) without copying: `data` must outlive every use of `handle`.
+static inline CURLcode pw_curl_easy_setopt_blob_nocopy(CURL *handle, CURLoption option, void *data, size_t length) {
+    struct curl_blob blob = {data, length, CURL_BLOB_NOCOPY};
+    return curl_easy_setopt(handle, option, &blob);
+}
+
+static inline CURLMcode pw_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLcode pw_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode pw_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode pw_curl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode pw_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// The result code of a finished transfer's message (a union member Swift cannot name reliably).
+static inline CURLcode pw_curl_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
 #endif

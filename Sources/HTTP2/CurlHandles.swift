@@ -1,0 +1,134 @@
+internal import CCurl
+
+/// Makes libcurl's process-wide state ready exactly once, before the first handle is created.
+let curlGlobalInitialization: Void = {
+    _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+}()
+
+/// Owns one libcurl easy handle (`CURL*`); reused across requests by the event loop.
+final class EasyHandle {
+    let raw: UnsafeMutableRawPointer
+
+    /// Nil if libcurl could not allocate a handle.
+    init?() {
+        curlGlobalInitialization
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+    }
+
+    deinit { curl_easy_cleanup(raw) }
+
+    /// Clears every option so the next request starts from libcurl's defaults (connections stay cached).
+    func reset() { curl_easy_reset(raw) }
+
+    @discardableResult
+    func set(_ option: CURLoption, _ value: Int) -> CURLcode { pw_curl_easy_setopt_long(raw, option, value) }
+
+    @discardableResult
+    func set(_ option: CURLoption, size value: Int) -> CURLcode {
+        pw_curl_easy_setopt_off_t(raw, option, curl_off_t(value))
+    }
+
+    /// Sets a string option; libcurl copies the string.
+    @discardableResult
+    func set(_ option: CURLoption, _ value: String) -> CURLcode {
+        pw_curl_easy_setopt_string(raw, option, value)
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) -> CURLcode {
+        pw_curl_easy_setopt_pointer(raw, option, value)
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, headers: HeaderList) -> CURLcode {
+        pw_curl_easy_setopt_slist(raw, option, headers.raw)
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, callback: pw_curl_data_callback) -> CURLcode {
+        pw_curl_easy_setopt_data_callback(raw, option, callback)
+    }
+
+    /// Points a blob option at `bytes` without copying; the caller keeps `bytes` alive for the handle's life.
+    @discardableResult
+    func set(_ option: CURLoption, blob bytes: UnsafeMutableRawBufferPointer) -> CURLcode {
+        pw_curl_easy_setopt_blob_nocopy(raw, option, bytes.baseAddress, bytes.count)
+    }
+
+    func info(_ info: CURLINFO) -> Int {
+        var value = 0
+        _ = pw_curl_easy_getinfo_long(raw, info, &value)
+        return value
+    }
+
+    func stringInfo(_ info: CURLINFO) -> String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard pw_curl_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+}
+
+/// Owns a `curl_slist` of request header lines for the life of one transfer.
+final class HeaderList {
+    private(set) var raw: UnsafeMutablePointer<curl_slist>?
+
+    init(lines: [String]) {
+        for line in lines {
+            raw = curl_slist_append(raw, line)
+        }
+    }
+
+    deinit { curl_slist_free_all(raw) }
+}
+
+/// Owns the libcurl multi handle (`CURLM*`). Only the event-loop thread calls it, except `wakeup()`.
+final class MultiHandle {
+    private let raw: UnsafeMutableRawPointer
+
+    /// Nil if libcurl could not allocate a multi handle.
+    init?(configuration: HTTP2ClientConfiguration) {
+        curlGlobalInitialization
+        guard let raw = curl_multi_init() else { return nil }
+        self.raw = raw
+        _ = pw_curl_multi_setopt_long(raw, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = pw_curl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maxConnectionsPerHost))
+        _ = pw_curl_multi_setopt_long(
+            raw,
+            CURLMOPT_MAX_CONCURRENT_STREAMS,
+            max(1, configuration.maxStreamsPerConnection)
+        )
+        _ = pw_curl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, max(1, configuration.maxConnectionsPerHost) * 4)
+    }
+
+    deinit { curl_multi_cleanup(raw) }
+
+    /// Interrupts a `poll` in progress; safe from any thread.
+    func wakeup() { _ = curl_multi_wakeup(raw) }
+
+    func add(_ handle: EasyHandle) -> Bool { curl_multi_add_handle(raw, handle.raw) == CURLM_OK }
+
+    func remove(_ handle: EasyHandle) { _ = curl_multi_remove_handle(raw, handle.raw) }
+
+    /// Drives every transfer as far as it goes without blocking.
+    func perform() {
+        var running: Int32 = 0
+        _ = curl_multi_perform(raw, &running)
+    }
+
+    /// Waits for socket activity, a libcurl timer, a `wakeup()` or `milliseconds`, whichever comes first.
+    func poll(milliseconds: Int) {
+        _ = curl_multi_poll(raw, nil, 0, Int32(clamping: milliseconds), nil)
+    }
+
+    /// The next finished transfer: its easy handle and result.
+    func nextFinished() -> (handle: UnsafeMutableRawPointer, result: CURLcode)? {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(raw, &remaining) {
+            if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
+                return (handle, pw_curl_msg_result(message))
+            }
+        }
+        return nil
+    }
+}

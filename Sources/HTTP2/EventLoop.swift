@@ -1,0 +1,248 @@
+internal import CCurl
+import Foundation
+import Synchronization
+
+/// The thread that drives libcurl's multi handle: it takes submitted transfers from a locked inbox, starts them
+/// within the per-origin stream bounds, polls, and finishes them.
+///
+/// `@unchecked Sendable`: everything but `inbox` and `multi.wakeup()` is confined to the event-loop thread; the
+/// inbox is a `Mutex`, and `curl_multi_wakeup` is documented as callable from any thread.
+final class EventLoop: @unchecked Sendable {
+    private struct Inbox {
+        var submitted: [Transfer] = []
+        var cancelled: [UInt64] = []
+        var isStopping = false
+        var isStopped = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let configuration: HTTP2ClientConfiguration
+    private let certificates: TrustedCertificates?
+    private let multi: MultiHandle
+    private let inbox = Mutex(Inbox())
+    private let clock = ContinuousClock()
+
+    // Confined to the event-loop thread.
+    private var waiting: [RequestOrigin: RingBuffer<Transfer>] = [:]
+    private var inFlight: [RequestOrigin: Int] = [:]
+    private var succeededOrigins: Set<RequestOrigin> = []
+    private var running: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var known: [UInt64: Transfer] = [:]
+    private var idleHandles: [EasyHandle] = []
+    private var lastExpirySweep: ContinuousClock.Instant
+
+    init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
+        self.configuration = configuration
+        certificates = try configuration.extraCAFile.map { file throws(HTTPError) in
+            try TrustedCertificates(extraFile: file)
+        }
+        guard let multi = MultiHandle(configuration: configuration) else {
+            throw HTTPError(.connect, "libcurl could not create a multi handle")
+        }
+        self.multi = multi
+        lastExpirySweep = clock.now
+    }
+
+    /// Starts the event-loop thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "http2-event-loop"
+        thread.start()
+    }
+
+    /// Hands `transfer` to the loop, or finishes it with `.cancelled` if the caller's task is already cancelled
+    /// or the loop is stopping. Checking cancellation under the inbox lock closes the race with `cancel(_:)`.
+    func submit(_ transfer: Transfer) {
+        let refusal: HTTPError? = inbox.withLock { inbox in
+            if inbox.isStopping { return HTTPError(.cancelled, "the HTTP/2 client is shut down") }
+            if Task.isCancelled { return HTTPError(.cancelled, "request to \(transfer.origin) cancelled") }
+            inbox.submitted.append(transfer)
+            return nil
+        }
+        if let refusal { transfer.finish(.failure(refusal)) } else { multi.wakeup() }
+    }
+
+    /// Asks the loop to drop the transfer `id` (waiting or in flight) and finish it with `.cancelled`.
+    func cancel(_ id: UInt64) {
+        inbox.withLock { $0.cancelled.append(id) }
+        multi.wakeup()
+    }
+
+    /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
+    func requestStop() {
+        inbox.withLock { $0.isStopping = true }
+        multi.wakeup()
+    }
+
+    /// Stops the loop and waits until its thread has released every transfer.
+    func stop() async {
+        await withCheckedContinuation { continuation in
+            let stopped = inbox.withLock { inbox in
+                inbox.isStopping = true
+                if !inbox.isStopped { inbox.stopWaiters.append(continuation) }
+                return inbox.isStopped
+            }
+            if stopped { continuation.resume() } else { multi.wakeup() }
+        }
+    }
+
+    // MARK: - The event-loop thread
+
+    private func run() {
+        while true {
+            let (submitted, cancelled, isStopping) = inbox.withLock { inbox in
+                defer {
+                    inbox.submitted = []
+                    inbox.cancelled = []
+                }
+                return (inbox.submitted, inbox.cancelled, inbox.isStopping)
+            }
+            for transfer in submitted { accept(transfer) }
+            for id in cancelled { drop(id, with: HTTPError(.cancelled, "request cancelled")) }
+            if isStopping { break }
+            var finished = 0
+            repeat {
+                startReady()
+                multi.perform()
+                finished = finishCompleted()
+            } while finished > 0
+            sweepExpiredWaiting()
+            multi.poll(milliseconds: waiting.isEmpty ? 1000 : 100)
+        }
+        for id in Array(known.keys) { drop(id, with: HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
+        idleHandles = []
+        let waiters = inbox.withLock { inbox in
+            inbox.isStopped = true
+            for transfer in inbox.submitted {
+                transfer.finish(.failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")))
+            }
+            inbox.submitted = []
+            defer { inbox.stopWaiters = [] }
+            return inbox.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func accept(_ transfer: Transfer) {
+        known[transfer.id] = transfer
+        waiting[transfer.origin, default: RingBuffer()].append(transfer)
+    }
+
+    /// Requests of `origin` allowed in flight now.
+    private func limit(for origin: RequestOrigin) -> Int {
+        if configuration.singleStreamUntilFirstSuccess && !succeededOrigins.contains(origin) { return 1 }
+        return configuration.maxInFlightPerOrigin
+    }
+
+    /// Hands waiting transfers to libcurl while their origin has room, oldest first.
+    private func startReady() {
+        for origin in Array(waiting.keys) {
+            let allowed = limit(for: origin)
+            while inFlight[origin, default: 0] < allowed, let transfer = waiting[origin]?.popFirst() {
+                guard !transfer.isFinished else { continue }
+                start(transfer)
+            }
+            if waiting[origin]?.isEmpty == true { waiting[origin] = nil }
+        }
+    }
+
+    private func start(_ transfer: Transfer) {
+        let now = clock.now
+        guard now < transfer.deadline else {
+            complete(transfer, with: .failure(TransferFailure.error(
+                kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin, certificateVerifyResult: 0)))
+            return
+        }
+        guard let handle = idleHandles.popLast() ?? EasyHandle() else {
+            complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl could not create an easy handle")))
+            return
+        }
+        if let invalid = transfer.configure(
+            handle, configuration: configuration, certificates: certificates, now: now)
+        {
+            recycle(handle)
+            complete(transfer, with: .failure(invalid))
+            return
+        }
+        guard multi.add(handle) else {
+            recycle(handle)
+            complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl refused the transfer")))
+            return
+        }
+        running[handle.raw] = transfer
+        inFlight[transfer.origin, default: 0] += 1
+    }
+
+    /// Finishes every transfer libcurl reports done; returns how many.
+    private func finishCompleted() -> Int {
+        var count = 0
+        while let (raw, code) = multi.nextFinished() {
+            guard let transfer = running[raw], let handle = transfer.handle else { continue }
+            count += 1
+            release(transfer, handle: handle)
+            if code == CURLE_OK {
+                let status = handle.info(CURLINFO_RESPONSE_CODE)
+                if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
+                let response = HTTPResponse(
+                    status: status, headers: transfer.responseHeaders, body: transfer.responseBody)
+                recycle(handle)
+                complete(transfer, with: .success(response))
+                continue
+            }
+            let beforeDeadline = clock.now < transfer.deadline - .milliseconds(50)
+            let failure = TransferFailure(
+                code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline)
+            let verifyResult = failure.kind == .tls ? handle.info(CURLINFO_SSL_VERIFYRESULT) : 0
+            recycle(handle)
+            if failure.isRetriable && transfer.attempts < 2 && beforeDeadline {
+                // Refused, GOAWAY'd or reset before any response byte: libcurl closed that connection, so the
+                // next attempt goes out on another one. It goes first in its origin's queue.
+                waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
+                continue
+            }
+            complete(transfer, with: .failure(TransferFailure.error(
+                kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult)))
+        }
+        return count
+    }
+
+    /// Removes an in-flight transfer's handle from libcurl and frees its stream slot.
+    private func release(_ transfer: Transfer, handle: EasyHandle) {
+        multi.remove(handle)
+        running[handle.raw] = nil
+        transfer.handle = nil
+        inFlight[transfer.origin, default: 1] -= 1
+    }
+
+    private func complete(_ transfer: Transfer, with result: Result<HTTPResponse, HTTPError>) {
+        known[transfer.id] = nil
+        transfer.finish(result)
+    }
+
+    /// Finishes transfer `id` with `error` wherever it is; unknown ids (already finished) are ignored.
+    private func drop(_ id: UInt64, with error: HTTPError) {
+        guard let transfer = known[id] else { return }
+        if let handle = transfer.handle, running[handle.raw] === transfer {
+            release(transfer, handle: handle)
+            recycle(handle)
+        }
+        complete(transfer, with: .failure(error))  // a waiting transfer is skipped when its turn comes
+    }
+
+    /// Times out waiting transfers whose deadline passed, at most every 100 ms.
+    private func sweepExpiredWaiting() {
+        let now = clock.now
+        guard now - lastExpirySweep >= .milliseconds(100), !waiting.isEmpty else { return }
+        lastExpirySweep = now
+        for transfer in known.values where transfer.handle == nil && transfer.deadline <= now {
+            complete(transfer, with: .failure(TransferFailure.error(
+                kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin, certificateVerifyResult: 0)))
+        }
+    }
+
+    /// Resets a handle and keeps it for the next request, up to as many as can be in flight.
+    private func recycle(_ handle: EasyHandle) {
+        handle.reset()
+        if idleHandles.count < configuration.maxInFlightPerOrigin { idleHandles.append(handle) }
+    }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// The production `HTTPTransport`: HTTP/2 over TLS with libcurl's multi interface, driven by one event-loop
+/// thread per client, multiplexing many streams over a few connections per origin.
+///
+/// Requests are bounded three times: `maxOutstandingRequests` accepted at once (`send` waits beyond that),
+/// `maxConnectionsPerHost × maxStreamsPerConnection` in flight per origin (the rest wait in the client's own
+/// queue, never in libcurl's), and each by its own deadline. A request refused by the server (GOAWAY,
+/// REFUSED_STREAM) or lost with its connection before any response byte is sent once more on another connection.
+public final class HTTP2Client: HTTPTransport {
+    private let loop: EventLoop
+    private let admission: AdmissionGate
+    private let nextID = Atomic<UInt64>(0)
+
+    /// Creates a client and starts its event-loop thread; throws `.tls` if `extraCAFile` cannot be read.
+    public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTPError) {
+        loop = try EventLoop(configuration: configuration)
+        admission = AdmissionGate(capacity: configuration.maxOutstandingRequests)
+        loop.start()
+    }
+
+    deinit {
+        admission.close()
+        loop.requestStop()
+    }
+
+    /// Sends `request` and returns the complete response, whatever its status; throws `HTTPError` when there is
+    /// none. Cancelling the calling task removes the request (resetting its stream if it is in flight).
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        guard let origin = RequestOrigin(url: request.url) else {
+            throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
+        }
+        try await admission.enter()
+        defer { admission.leave() }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let loop = self.loop
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                loop.submit(
+                    Transfer(id: id, request: request, origin: origin, now: .now, continuation: continuation))
+            }
+        } onCancel: {
+            loop.cancel(id)
+        }
+        return try result.get()
+    }
+
+    /// Fails every queued and in-flight request with `.cancelled`, closes the connections and stops the
+    /// event-loop thread; later `send` calls fail with `.cancelled`.
+    public func shutdown() async {
+        admission.close()
+        await loop.stop()
+    }
+}

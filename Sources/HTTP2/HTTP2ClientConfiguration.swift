@@ -1,0 +1,54 @@
+/// The knobs of an `HTTP2Client`, with defaults that suit APNs and FCM.
+public struct HTTP2ClientConfiguration: Sendable {
+    /// Connections opened to one origin (scheme, host, port) at most.
+    public var maxConnectionsPerHost: Int
+    /// Streams in flight on one connection at most; the client keeps at most
+    /// `maxConnectionsPerHost × maxStreamsPerConnection` requests of one origin in flight and queues the rest.
+    public var maxStreamsPerConnection: Int
+    /// Allows only one request in flight per origin until the first 2xx response from it (APNs accepts one
+    /// stream per connection until a request with a valid provider token has succeeded).
+    public var singleStreamUntilFirstSuccess: Bool
+    /// Requests accepted (queued or in flight) at most; `send` waits for room beyond that (back-pressure).
+    public var maxOutstandingRequests: Int
+    /// The longest a TCP + TLS connect may take (never longer than the request's own deadline).
+    public var connectTimeout: Duration
+    /// A PEM file of extra certificate authorities to trust in addition to the system's (`PUSH_CA_FILE`).
+    public var extraCAFile: String?
+    /// Idle time before TCP keepalive probes start, and the interval between probes.
+    public var tcpKeepAlive: Duration
+    /// A connection idle for longer than this is closed instead of reused.
+    public var idleConnectionTimeout: Duration
+
+    public init(
+        maxConnectionsPerHost: Int = 4,
+        maxStreamsPerConnection: Int = 100,
+        singleStreamUntilFirstSuccess: Bool = false,
+        maxOutstandingRequests: Int = 10_000,
+        connectTimeout: Duration = .seconds(10),
+        extraCAFile: String? = nil,
+        tcpKeepAlive: Duration = .seconds(30),
+        idleConnectionTimeout: Duration = .seconds(120)
+    ) {
+        self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.maxStreamsPerConnection = maxStreamsPerConnection
+        self.singleStreamUntilFirstSuccess = singleStreamUntilFirstSuccess
+        self.maxOutstandingRequests = maxOutstandingRequests
+        self.connectTimeout = connectTimeout
+        self.extraCAFile = extraCAFile
+        self.tcpKeepAlive = tcpKeepAlive
+        self.idleConnectionTimeout = idleConnectionTimeout
+    }
+
+    /// Requests of one origin in flight at most once the origin has answered with success.
+    var maxInFlightPerOrigin: Int { max(1, maxConnectionsPerHost) * max(1, maxStreamsPerConnection) }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up so that a positive duration never becomes zero ("no timeout" to libcurl).
+    var roundedUpMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let remainder = attoseconds % 1_000_000_000_000_000
+        return Int(milliseconds) + (remainder > 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,77 @@
+internal import CCurl
+
+/// How a failed libcurl transfer is reported and whether it may be sent once more.
+struct TransferFailure: Equatable {
+    var kind: HTTPError.Kind
+    /// True when the request may be re-sent on another connection: the connection was refused a stream, went
+    /// away or was reset before any byte of a response arrived.
+    var isRetriable: Bool
+
+    /// Classifies libcurl's result `code` for a transfer that received `receivedResponseBytes` and failed
+    /// `beforeDeadline` (a timeout before the request's own deadline is a connect timeout).
+    init(code: CURLcode, receivedResponseBytes: Bool, beforeDeadline: Bool) {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+            self.init(kind: .connect, isRetriable: false)
+        case CURLE_OPERATION_TIMEDOUT:
+            self.init(kind: beforeDeadline ? .connect : .timeout, isRetriable: false)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+            CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            self.init(kind: .tls, isRetriable: false)
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
+            self.init(kind: .invalidRequest, isRetriable: false)
+        case CURLE_ABORTED_BY_CALLBACK:
+            self.init(kind: .cancelled, isRetriable: false)
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING,
+            CURLE_PARTIAL_FILE:
+            self.init(kind: .connectionLost, isRetriable: !receivedResponseBytes)
+        default:
+            self.init(kind: .connectionLost, isRetriable: false)
+        }
+    }
+
+    init(kind: HTTPError.Kind, isRetriable: Bool) {
+        self.kind = kind
+        self.isRetriable = isRetriable
+    }
+
+    /// The error for a transfer to `origin`: libcurl's generic text for `code` (never the URL or headers) plus,
+    /// for certificate failures, OpenSSL's verification verdict.
+    static func error(
+        kind: HTTPError.Kind,
+        code: CURLcode,
+        origin: RequestOrigin,
+        certificateVerifyResult: Int
+    ) -> HTTPError {
+        let reason = String(cString: curl_easy_strerror(code))
+        switch kind {
+        case .tls:
+            let verdict = certificateVerdict(certificateVerifyResult).map { ": \($0)" } ?? ""
+            return HTTPError(
+                .tls,
+                "TLS with \(origin) failed (\(reason))\(verdict); check the trusted CAs (PUSH_CA_FILE)"
+            )
+        case .connect: return HTTPError(.connect, "could not connect to \(origin): \(reason)")
+        case .timeout: return HTTPError(.timeout, "no complete response from \(origin) before the deadline")
+        case .connectionLost: return HTTPError(.connectionLost, "connection to \(origin) lost: \(reason)")
+        case .cancelled: return HTTPError(.cancelled, "request to \(origin) cancelled")
+        case .invalidRequest: return HTTPError(.invalidRequest, "request to \(origin) rejected by libcurl: \(reason)")
+        }
+    }
+
+    /// OpenSSL's text for the commonest certificate verification results (`X509_V_ERR_*`).
+    static func certificateVerdict(_ result: Int) -> String? {
+        switch result {
+        case 2, 20: "unable to get the issuer certificate: the server's CA is not trusted"
+        case 10: "the server certificate has expired"
+        case 9: "the server certificate is not yet valid"
+        case 18: "the server certificate is self-signed"
+        case 19: "a self-signed certificate is in the chain: the server's CA is not trusted"
+        case 21: "unable to verify the first certificate: the server's CA is not trusted"
+        case 62: "the server certificate does not match the host name"
+        default: nil
+        }
+    }
+}

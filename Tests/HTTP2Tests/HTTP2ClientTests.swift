@@ -1,0 +1,169 @@
+import HTTP2
+import PushSimulatorSupport
+import Testing
+
+/// The libcurl client against the push simulator over real TLS HTTP/2.
+@Suite("HTTP2Client against the push simulator", .serialized)
+struct HTTP2ClientTests {
+    /// Stands for a device token: request paths carry it and no error message may.
+    static let token = String(repeating: "c0ffee", count: 10) + "abcd"
+
+    @Test func sendsOverTLSTrustingTheSimulatorCA() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            let response = try await client.send(
+                request(simulator, "/echo/\(Self.token)", method: "POST", body: "hello", headers: [
+                    HTTPHeader("x-request-id", "1")
+                ]))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "hello")
+            #expect(response.header("X-Echo-Method") == "POST")
+            #expect(try await simulator.requests().first?.headers["x-request-id"] == "1")
+        }
+    }
+
+    @Test func completesFiveThousandConcurrentRequestsOverAtMostFourConnections() async throws {
+        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 4, maxStreamsPerConnection: 100)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            let requests = (0..<5000).map { request(simulator, "/echo/\($0)", method: "POST", body: "{\"n\":\($0)}") }
+            let results = await sendAll(client, requests)
+            #expect(results.filter { (try? $0.get().status) == 200 }.count == 5000)
+            let stats = try await simulator.stats()
+            #expect(stats.connectionsOpened <= 4)
+            #expect(stats.streams == 5000)
+            #expect(stats.maxConcurrentStreamsSeen <= 100)
+        }
+    }
+
+    @Test func goawayInTheMiddleLosesNoRequest() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            try await simulator.setFaults(#"{"goaway_after_streams": 250}"#)
+            let requests = (0..<2000).map {
+                request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-request-id", "\($0)")])
+            }
+            let results = await sendAll(client, requests)
+            #expect(results.filter { (try? $0.get().status) == 200 }.count == 2000)
+            #expect(try await simulator.stats().goawaysSent >= 1)
+            let answered = try await simulator.requests().filter { $0.status == 200 }
+            #expect(Set(answered.compactMap { $0.headers["x-request-id"] }).count == 2000)
+        }
+    }
+
+    @Test func connectionResetMidRunEndsEveryRequestWithAResponseOrConnectionLost() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            try await simulator.setFaults(#"{"reset_after_streams": 150}"#)
+            let requests = (0..<1000).map { _ in request(simulator, "/echo/\(Self.token)") }
+            let results = await sendAll(client, requests)
+            #expect(results.count == 1000)
+            for result in results {
+                switch result {
+                case .success(let response): #expect(response.status == 200)
+                case .failure(let error):
+                    #expect(error.kind == .connectionLost)
+                    #expect(!error.description.contains(Self.token))
+                }
+            }
+            #expect(try await simulator.stats().connectionsReset >= 1)
+        }
+    }
+
+    @Test func stalledStreamHitsItsDeadlineWithoutBlockingOthers() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
+            async let stalled = result(client, request(simulator, "/stall/\(Self.token)", deadline: .seconds(1)))
+            let others = await sendAll(client, (0..<200).map { _ in request(simulator, "/echo") })
+            #expect(others.filter { (try? $0.get().status) == 200 }.count == 200)
+            let error = try #require(await stalled.failure)
+            #expect(error.kind == .timeout)
+            #expect(!error.description.contains(Self.token))
+        }
+    }
+
+    @Test func aCAThatDidNotSignTheServerFailsWithATLSError() async throws {
+        let simulator = try await PushSimulator.start(routes: "echo")
+        defer { Task { await simulator.stop() } }
+        for caFile in [simulator.endpoint.otherCAFile, nil] {
+            let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: caFile))
+            let error = try #require(await result(client, request(simulator, "/echo/\(Self.token)")).failure)
+            await client.shutdown()
+            #expect(error.kind == .tls)
+            #expect(error.message.contains("not trusted"))
+            #expect(!error.description.contains(Self.token))
+        }
+    }
+
+    @Test func anUnreadableCAFileFailsAtCreation() {
+        #expect(throws: HTTPError.self) {
+            try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: "/nonexistent/ca.pem"))
+        }
+    }
+
+    @Test func cancellingTheCallingTaskRemovesItsTransfer() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
+            let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
+            let task = Task { await result(client, stalled) }
+            try await waitUntil { try await simulator.requests().count == 1 }
+            task.cancel()
+            let error = try #require(await task.value.failure)
+            #expect(error.kind == .cancelled)
+            #expect(!error.description.contains(Self.token))
+            try await waitUntil { try await simulator.stats().streamsResetByClient == 1 }
+        }
+    }
+
+    @Test func sendsOneStreamAtATimeUntilTheFirstSuccess() async throws {
+        let configuration = HTTP2ClientConfiguration(singleStreamUntilFirstSuccess: true)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
+            let results = await sendAll(client, (0..<40).map { _ in request(simulator, "/echo") })
+            #expect(results.compactMap { try? $0.get().status }.sorted() == Array(repeating: 200, count: 37) + [403, 403, 403])
+            let recorded = try await simulator.requests().sorted { $0.seq < $1.seq }
+            #expect(recorded.prefix(4).map(\.concurrent) == [1, 1, 1, 1])
+            #expect(recorded.prefix(4).map(\.status) == [403, 403, 403, 200])
+        }
+    }
+
+    @Test func aServerStreamLimitBelowTheClientsDoesNotHang() async throws {
+        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2, maxStreamsPerConnection: 100)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            try await simulator.setFaults(#"{"max_concurrent_streams": 5}"#)
+            let results = await sendAll(client, (0..<500).map { _ in request(simulator, "/echo") })
+            #expect(results.filter { (try? $0.get().status) == 200 }.count == 500)
+            #expect(try await simulator.stats().maxConcurrentStreamsSeen <= 5)
+        }
+    }
+
+    @Test func shutdownCancelsOutstandingRequestsAndRefusesNewOnes() async throws {
+        let simulator = try await PushSimulator.start(routes: "echo")
+        defer { Task { await simulator.stop() } }
+        try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
+        let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
+        let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
+        let tasks = (0..<5).map { _ in Task { await result(client, stalled) } }
+        try await waitUntil { try await simulator.requests().count == 5 }
+        await client.shutdown()
+        for task in tasks {
+            #expect(await task.value.failure?.kind == .cancelled)
+        }
+        #expect(await result(client, stalled).failure?.kind == .cancelled)
+    }
+
+    @Test func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest() async throws {
+        let client = try HTTP2Client()
+        defer { Task { await client.shutdown() } }
+        for url in ["/3/device/\(Self.token)", "ftp://host/\(Self.token)", "https:///\(Self.token)"] {
+            let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(1))).failure
+            #expect(error?.kind == .invalidRequest)
+            #expect(error?.description.contains(Self.token) == false)
+        }
+    }
+
+    @Test func aHeaderWithALineBreakIsAnInvalidRequest() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            let injected = request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-a", "b\r\nx-b: c")])
+            let error = try #require(await result(client, injected).failure)
+            #expect(error.kind == .invalidRequest)
+            #expect(!error.description.contains(Self.token))
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import HTTP2
+import PushSimulatorSupport
+import Testing
+
+/// Runs `body` with a fresh simulator (echo routes) and a client trusting its CA; stops both afterwards.
+func withSimulatorAndClient(
+    _ configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
+    _ body: (PushSimulator, HTTP2Client) async throws -> Void
+) async throws {
+    let simulator = try await PushSimulator.start(routes: "echo")
+    var configuration = configuration
+    configuration.extraCAFile = simulator.endpoint.caFile
+    do {
+        let client = try HTTP2Client(configuration: configuration)
+        do {
+            try await body(simulator, client)
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        await client.shutdown()
+    } catch {
+        await simulator.stop()
+        throw error
+    }
+    await simulator.stop()
+}
+
+/// A request to the simulator at `path` (which may carry a token) with a generous default deadline.
+func request(
+    _ simulator: PushSimulator,
+    _ path: String,
+    method: String = "GET",
+    body: String = "",
+    headers: [HTTPHeader] = [],
+    deadline: Duration = .seconds(60)
+) -> HTTPRequest {
+    HTTPRequest(method: method, url: simulator.baseURL + path, headers: headers, body: Array(body.utf8), deadline: deadline)
+}
+
+/// The outcome of one send.
+func result(_ client: HTTP2Client, _ request: HTTPRequest) async -> Result<HTTPResponse, HTTPError> {
+    do {
+        return .success(try await client.send(request))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// Sends every request concurrently and returns every outcome.
+func sendAll(_ client: HTTP2Client, _ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPError>] {
+    await withTaskGroup(of: Result<HTTPResponse, HTTPError>.self) { group in
+        for request in requests {
+            group.addTask { await result(client, request) }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+    }
+}
+
+/// Polls `condition` every 50 ms, at most 400 times (20 s); fails the test if it never holds.
+func waitUntil(_ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<400 {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    Issue.record("condition did not hold within 400 polls", sourceLocation: sourceLocation)
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

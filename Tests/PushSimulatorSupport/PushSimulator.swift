@@ -1,0 +1,174 @@
+import Foundation
+import HTTP2
+
+/// The push simulator (`Tests/PushSimulator/simulator.py`) running as a child process for one test suite.
+public final class PushSimulator: Sendable {
+    /// What the simulator printed when it became ready.
+    public struct Endpoint: Decodable, Sendable {
+        public let port: Int
+        public let controlPort: Int
+        /// The CA that signed the simulator's certificate (what clients trust through `PUSH_CA_FILE`).
+        public let caFile: String
+        /// A CA unrelated to the simulator, for wrong-trust tests.
+        public let otherCAFile: String
+
+        enum CodingKeys: String, CodingKey {
+            case port
+            case controlPort = "control_port"
+            case caFile = "ca_file"
+            case otherCAFile = "other_ca_file"
+        }
+    }
+
+    public let endpoint: Endpoint
+    private let process: Process
+    private let stdin: Pipe
+    private let control: HTTP2Client
+
+    /// `https://127.0.0.1:PORT`, the base URL to send provider requests to.
+    public var baseURL: String { "https://127.0.0.1:\(endpoint.port)" }
+
+    private init(endpoint: Endpoint, process: Process, stdin: Pipe) throws(HTTPError) {
+        self.endpoint = endpoint
+        self.process = process
+        self.stdin = stdin
+        self.control = try HTTP2Client()
+    }
+
+    /// Starts the simulator with its certificates in a fresh temporary directory; `routes` is its `--routes`.
+    public static func start(routes: String? = nil) async throws -> PushSimulator {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let venvPython = root.appendingPathComponent(".venv/bin/python").path
+        let python = FileManager.default.isExecutableFile(atPath: venvPython) ? venvPython : "/usr/bin/python3"
+        let certDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("push-simulator-\(UUID().uuidString)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments =
+            [
+                root.appendingPathComponent("Tests/PushSimulator/simulator.py").path, "--cert-dir", certDirectory,
+                "--exit-on-stdin-eof",
+            ] + (routes.map { ["--routes", $0] } ?? [])
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        let line = await readLine(from: stdout.fileHandleForReading)
+        guard let line, let endpoint = try? JSONDecoder().decode(Endpoint.self, from: Data(line.utf8)) else {
+            process.terminate()
+            throw SimulatorError("the push simulator did not print its ready line (got \(line ?? "nothing"))")
+        }
+        return try PushSimulator(endpoint: endpoint, process: process, stdin: stdin)
+    }
+
+    /// Stops the simulator and its control client.
+    public func stop() async {
+        await control.shutdown()
+        try? stdin.fileHandleForWriting.close()
+        process.terminate()
+    }
+
+    /// Calls the control API (`method path` with a JSON `body`) and decodes its JSON answer as `T`.
+    public func control<T: Decodable>(
+        _ method: String,
+        _ path: String,
+        body: String = "",
+        as type: T.Type = ControlAnswer.self
+    ) async throws -> T {
+        let request = HTTPRequest(
+            method: method,
+            url: "http://127.0.0.1:\(endpoint.controlPort)\(path)",
+            headers: [HTTPHeader("content-type", "application/json")],
+            body: Array(body.utf8),
+            deadline: .seconds(30)
+        )
+        let response = try await control.send(request)
+        guard response.status == 200 else {
+            throw SimulatorError("control \(method) \(path) answered \(response.status): "
+                + String(decoding: response.body, as: UTF8.self))
+        }
+        return try JSONDecoder.snakeCase.decode(T.self, from: Data(response.body))
+    }
+
+    /// Connection and stream counters.
+    public func stats() async throws -> Stats { try await control("GET", "/stats", as: Stats.self) }
+
+    /// Recorded requests with a sequence number above `since`.
+    public func requests(since: Int = 0) async throws -> [RecordedRequest] {
+        try await control("GET", "/requests?since=\(since)", as: RecordedRequests.self).requests
+    }
+
+    /// Replaces all faults with `json` (see Tests/PushSimulator/control.py).
+    public func setFaults(_ json: String) async throws { _ = try await control("POST", "/faults", body: json) }
+
+    /// Appends one fault rule given as `json`.
+    public func addFaultRule(_ json: String) async throws { _ = try await control("POST", "/faults/rules", body: json) }
+
+    /// Clears records, statistics and faults.
+    public func reset() async throws { _ = try await control("POST", "/reset") }
+
+    private static func readLine(from handle: FileHandle) async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes: [UInt8] = []
+                while true {
+                    let chunk = handle.readData(ofLength: 1)
+                    guard let byte = chunk.first else { return continuation.resume(returning: nil) }
+                    if byte == UInt8(ascii: "\n") { break }
+                    bytes.append(byte)
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+}
+
+/// Any JSON answer whose content does not matter.
+public struct ControlAnswer: Decodable, Sendable {}
+
+/// The simulator's connection and stream counters (`GET /stats`).
+public struct Stats: Decodable, Sendable {
+    public let connectionsOpened: Int
+    public let connectionsOpen: Int
+    public let streams: Int
+    public let maxConcurrentStreamsSeen: Int
+    public let streamsResetByClient: Int
+    public let goawaysSent: Int
+    public let connectionsReset: Int
+}
+
+/// One request as the simulator recorded it.
+public struct RecordedRequest: Decodable, Sendable {
+    public let seq: Int
+    public let connection: Int
+    public let stream: Int
+    public let method: String
+    public let path: String
+    public let headers: [String: String]
+    public let body: String
+    /// Streams open on the connection when this one arrived, itself included.
+    public let concurrent: Int
+    /// The status answered; nil if the request got no response (stall, reset).
+    public let status: Int?
+    public let fault: String?
+}
+
+struct RecordedRequests: Decodable {
+    let requests: [RecordedRequest]
+}
+
+/// The simulator could not be started or its control API failed.
+public struct SimulatorError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension JSONDecoder {
+    static var snakeCase: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}
