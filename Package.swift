@@ -22,11 +22,11 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
-        .target(name: "Worker", dependencies: ["PushCore", "Kafka", "HTTP2", "Providers", "Observability"], swiftSettings: strict),
+        .target(name: "Worker", dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"], swiftSettings: strict),
         .target(name: "Observability", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka"],
+            dependencies: ["CLI", "PushCore", "Kafka", "Worker"],
             swiftSettings: strict
         ),
 

@@ -6,7 +6,8 @@ enum PushWorkerCommand {
         name: "push-worker",
         summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
         subcommands: [
-            DevBrokerCommand.subcommand
+            DevBrokerCommand.subcommand,
+            RunCommand.subcommand,
         ]
     )
 }

@@ -104,8 +104,8 @@ private struct SettingReader {
             "PUSH_PROVIDER_FAILURE_THRESHOLD", default: pipeline.providerFailureThreshold, in: 1...1_000_000)
         pipeline.probeInterval = try milliseconds(
             "PUSH_PROBE_INTERVAL_MS", default: pipeline.probeInterval, in: 10...3_600_000)
-        pipeline.shutdownGracePeriod = try milliseconds(
-            "PUSH_SHUTDOWN_GRACE_MS", default: pipeline.shutdownGracePeriod, in: 0...3_600_000)
+        pipeline.shutdownGracePeriod = .seconds(
+            try integer("PUSH_SHUTDOWN_GRACE_SECONDS", default: Int(pipeline.shutdownGracePeriod.components.seconds), in: 0...3600))
         pipeline.maxPollInterval = try milliseconds(
             "KAFKA_MAX_POLL_INTERVAL_MS", default: pipeline.maxPollInterval, in: 1...86_400_000)
         pipeline.revokeDrainTimeout = try milliseconds(
