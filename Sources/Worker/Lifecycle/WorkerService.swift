@@ -179,7 +179,7 @@ private struct Stages {
             do {
                 key = try APNsSigningKey(contentsOfFile: apns.keyFile, keyId: apns.keyID, teamId: apns.teamID)
             } catch {
-                throw InvalidSetting(variable: "APNS_KEY_FILE", reason: error.description)
+                throw error.naming("APNS_KEY_FILE")
             }
             apnsClient = APNsClient(
                 configuration: APNsConfiguration(
@@ -194,7 +194,7 @@ private struct Stages {
             do {
                 account = try GoogleServiceAccount(contentsOfFile: fcm.serviceAccountFile)
             } catch {
-                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: error.description)
+                throw error.naming("FCM_SERVICE_ACCOUNT_FILE")
             }
             projectID = account.projectId
             fcmClient = FCMClient(
@@ -235,5 +235,12 @@ private final class SignalHandler {
 
     func cancel() {
         for source in sources { source.cancel() }
+    }
+}
+
+extension ProviderConfigurationError {
+    /// The error as a setting error for `variable`, without repeating the variable's name.
+    fileprivate func naming(_ variable: String) -> InvalidSetting {
+        InvalidSetting(variable: variable, reason: field == variable ? reason : description)
     }
 }
