@@ -7,12 +7,17 @@ import Synchronization
 /// as long as the handle exists. Every callback runs on the thread that polls the consumer.
 final class ConsumerContext: Sendable {
     let state = Mutex(ConsumerState())
-    let rebalanceHandler: KafkaConsumer.RebalanceHandler?
+    /// Set by `subscribe`, dropped by `close` (it usually captures the consumer that owns this context).
+    let rebalanceHandler = Mutex<KafkaConsumer.RebalanceHandler?>(nil)
     let errorHandler: KafkaConsumer.ErrorHandler?
 
-    init(rebalanceHandler: KafkaConsumer.RebalanceHandler?, errorHandler: KafkaConsumer.ErrorHandler?) {
-        self.rebalanceHandler = rebalanceHandler
+    init(errorHandler: KafkaConsumer.ErrorHandler?) {
         self.errorHandler = errorHandler
+    }
+
+    private func tell(_ event: RebalanceEvent) {
+        let handler = rebalanceHandler.withLock { $0 }
+        handler?(event)
     }
 
     var callbacks: RDKafkaClient.Callbacks {
@@ -56,7 +61,8 @@ final class ConsumerContext: Sendable {
 
     /// Serves a rebalance: tells the application first, commits what it stored, then (un)assigns.
     func rebalance(
-        handle: OpaquePointer, code: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        handle: OpaquePointer, code: rd_kafka_resp_err_t,
+        partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
         let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
         let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
@@ -71,10 +77,10 @@ final class ConsumerContext: Sendable {
                 return
             }
             state.withLock { $0.assign(changed) }
-            rebalanceHandler?(.assigned(changed))
+            tell(.assigned(changed))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(handle) != 0
-            rebalanceHandler?(lost ? .lost(changed) : .revoked(changed))
+            tell(lost ? .lost(changed) : .revoked(changed))
             if !lost { commitStored(handle: handle, partitions: changed) }
             state.withLock { $0.unassign(changed) }
             let error =
@@ -89,7 +95,7 @@ final class ConsumerContext: Sendable {
                 defer { state.replaceAssignment(with: []) }
                 return state.assignment.sorted()
             }
-            rebalanceHandler?(.lost(owned))
+            tell(.lost(owned))
         }
     }
 

@@ -8,6 +8,8 @@ struct ConsumerState: Sendable {
     var stored: [TopicPartition: Int64] = [:]
     /// Lag per partition from the latest statistics.
     var lag: [TopicPartition: Int64] = [:]
+    /// Partitions assigned at a timestamp: their records older than it are skipped.
+    var timestampFloor: [TopicPartition: Int64] = [:]
     /// The fatal error that made the consumer unusable, if one was raised.
     var fatalError: KafkaError?
     /// Whether `close` has run.
@@ -23,12 +25,21 @@ struct ConsumerState: Sendable {
         for partition in partitions {
             stored[partition] = nil
             lag[partition] = nil
+            timestampFloor[partition] = nil
         }
     }
 
     mutating func replaceAssignment(with partitions: [TopicPartition]) {
         unassign(Array(assignment))
         assign(partitions)
+    }
+
+    /// Whether `record` is older than the timestamp its partition was assigned at.
+    func isBeforeTimestampFloor(_ record: KafkaRecord) -> Bool {
+        guard let floor = timestampFloor[record.topicPartition], let timestamp = record.timestampMilliseconds else {
+            return false
+        }
+        return timestamp < floor
     }
 
     /// The partitions of `requested` that are owned and not paused yet; marks them paused.

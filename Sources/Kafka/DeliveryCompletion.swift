@@ -20,6 +20,7 @@ final class DeliveryCompletion: Sendable {
                 return
             }
             let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
-            completion.complete(.success(KafkaDeliveryReport(topic: topic, partition: raw.partition, offset: raw.offset)))
+            completion.complete(
+                .success(KafkaDeliveryReport(topic: topic, partition: raw.partition, offset: raw.offset)))
         }
 }

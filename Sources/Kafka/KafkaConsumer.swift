@@ -24,17 +24,14 @@ public final class KafkaConsumer: Sendable {
     public let properties: [String: String]
 
     /// Creates a consumer; nothing is fetched until `subscribe` or `assign`.
-    public init(
-        configuration: KafkaConfiguration,
-        rebalanceHandler: RebalanceHandler? = nil,
-        errorHandler: ErrorHandler? = nil
-    ) throws(KafkaError) {
+    public init(configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil) throws(KafkaError) {
         var properties = KafkaConfiguration.consumerDefaults.merging(configuration.properties) { _, new in new }
         properties["enable.auto.offset.store"] = "false"
-        let context = ConsumerContext(rebalanceHandler: rebalanceHandler, errorHandler: errorHandler)
+        let context = ConsumerContext(errorHandler: errorHandler)
         let client = try RDKafkaClient(.consumer, properties: properties, callbacks: context.callbacks)
         // Serve errors, statistics and rebalances from the consumer queue, i.e. in `poll`.
-        if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue") {
+        if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue")
+        {
             throw error
         }
         self.client = client
@@ -42,9 +39,11 @@ public final class KafkaConsumer: Sendable {
         self.properties = properties
     }
 
-    /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances.
-    public func subscribe(topics: [String]) throws(KafkaError) {
+    /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances, each
+    /// told to `onRebalance` (which may capture this consumer to store offsets: `close` releases it).
+    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) throws(KafkaError) {
         try checkUsable()
+        context.rebalanceHandler.withLock { $0 = onRebalance }
         let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
         if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
             throw error
@@ -66,14 +65,24 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Replaces the assignment with `partitions`, each starting at its first record with a timestamp at or
-    /// after `timestampMilliseconds` (a partition without such a record starts at its end).
+    /// Replaces the assignment with `partitions` and delivers exactly their records with a timestamp at or
+    /// after `timestampMilliseconds` (for replay).
+    ///
+    /// Each partition starts at the offset the broker names for the timestamp (`offsets(forTimestamp…)`);
+    /// records older than the timestamp found after it (create times out of order) are skipped. Where the
+    /// broker names no offset, the partition is read from its beginning and filtered the same way: a broker
+    /// says so when no record is that new (then the filter drops the old ones), and librdkafka's mock
+    /// cluster says so always, as it does not implement timestamp lookup.
     public func assign(
         _ partitions: [TopicPartition], atTimestampMilliseconds timestampMilliseconds: Int64,
         timeout: Duration = .seconds(10)
     ) async throws(KafkaError) {
-        let offsets = try await offsets(forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
-        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .end })
+        let offsets = try await offsets(
+            forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
+        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning })
+        context.state.withLock { state in
+            for partition in partitions { state.timestampFloor[partition] = timestampMilliseconds }
+        }
     }
 
     /// The offset of the first record at or after `timestampMilliseconds`, per partition (`nil` where none).
@@ -83,7 +92,8 @@ public final class KafkaConsumer: Sendable {
     ) async throws(KafkaError) -> [TopicPartition: Int64?] {
         let client = client
         return try await callQueue.blocking { () throws(KafkaError) in
-            let list = RDKafkaTopicPartitionList(Dictionary(uniqueKeysWithValues: partitions.map { ($0, timestampMilliseconds) }))
+            let list = RDKafkaTopicPartitionList(
+                Dictionary(uniqueKeysWithValues: partitions.map { ($0, timestampMilliseconds) }))
             let result = rd_kafka_offsets_for_times(client.handle, list.pointer, Int32(timeout.milliseconds))
             if let error = KafkaError.from(result, context: "looking up offsets for a timestamp")
                 ?? list.firstError(context: "looking up offsets for a timestamp of")
@@ -119,8 +129,10 @@ public final class KafkaConsumer: Sendable {
                     context.report(KafkaError(code, context: "consuming"))
                 }
             }
-            if let fatal = context.state.withLock({ $0.fatalError }), records.isEmpty { throw fatal }
-            return records
+            let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
+            if let fatal, records.isEmpty { throw fatal }
+            guard floored else { return records }
+            return context.state.withLock { state in records.filter { !state.isBeforeTimestampFloor($0) } }
         }
     }
 
@@ -128,7 +140,8 @@ public final class KafkaConsumer: Sendable {
     /// Throws `KafkaError.Code.state` (or another error) when the partition is not assigned any more.
     public func storeOffset(_ nextOffset: Int64, for partition: TopicPartition) throws(KafkaError) {
         let list = RDKafkaTopicPartitionList([partition: nextOffset])
-        if let error = KafkaError.from(rd_kafka_offsets_store(client.handle, list.pointer), context: "storing offset for")
+        if let error = KafkaError.from(
+            rd_kafka_offsets_store(client.handle, list.pointer), context: "storing offset for")
             ?? list.firstError(context: "storing offset for")
         {
             throw error
@@ -258,6 +271,7 @@ public final class KafkaConsumer: Sendable {
         let closed = try? await pollQueue.blocking { () throws(KafkaError) in
             ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
         }
+        context.rebalanceHandler.withLock { $0 = nil }
         return closed ?? false
     }
 

@@ -87,7 +87,8 @@ public enum MockClusterCommand: Sendable, Equatable {
         switch self {
         case .brokerDown(let id): try cluster.setBrokerDown(id)
         case .brokerUp(let id): try cluster.setBrokerUp(id)
-        case .roundTripTime(let id, let milliseconds): try cluster.setRoundTripTime(broker: id, milliseconds: milliseconds)
+        case .roundTripTime(let id, let milliseconds):
+            try cluster.setRoundTripTime(broker: id, milliseconds: milliseconds)
         case .requestErrors(let api, let count, let error):
             cluster.pushRequestErrors(api, Array(repeating: error, count: count))
         case .clearRequestErrors(let api): cluster.clearRequestErrors(api)

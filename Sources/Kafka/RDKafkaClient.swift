@@ -16,10 +16,12 @@ final class RDKafkaClient: @unchecked Sendable {
         var statistics:
             (@convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32)?
         var rebalance:
-            (@convention(c) (
-                OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
-                UnsafeMutableRawPointer?
-            ) -> Void)?
+            (
+                @convention(c) (
+                    OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+                    UnsafeMutableRawPointer?
+                ) -> Void
+            )?
         var delivery:
             (@convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void)?
     }

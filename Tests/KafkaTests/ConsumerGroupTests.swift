@@ -1,0 +1,121 @@
+import Kafka
+import Testing
+
+/// Who owns which partition, as the members' rebalance handlers report it.
+struct Ownership: Sendable {
+    var owner: [TopicPartition: String] = [:]
+    var violations: [String] = []
+    /// Offsets the revoke handlers stored for the partitions they gave up (the last one per partition).
+    var storedOnRevoke: [TopicPartition: Int64] = [:]
+    var revocations = 0
+}
+
+/// One group member: a consumer with a poll loop that records what it processed, and a revoke handler
+/// that stores the final offsets of the partitions it is about to lose.
+final class Member: Sendable {
+    let name: String
+    let consumer: KafkaConsumer
+    let processed = Shared<[TopicPartition: Int64]>([:])
+    let loop = Shared<Task<Void, Never>?>(nil)
+    let ownership: Shared<Ownership>
+
+    init(_ name: String, test: TestCluster, group: String, ownership: Shared<Ownership>) throws {
+        self.name = name
+        self.ownership = ownership
+        consumer = try KafkaConsumer(configuration: test.consumerConfiguration(group: group))
+    }
+
+    func start(topic: String) throws {
+        let (name, consumer, processed, ownership) = (name, consumer, processed, ownership)
+        try consumer.subscribe(topics: [topic]) { event in
+            switch event {
+            case .assigned(let partitions):
+                ownership.update { state in
+                    for partition in partitions {
+                        if let other = state.owner[partition] {
+                            state.violations.append("\(partition) given to \(name) while \(other) owns it")
+                        }
+                        state.owner[partition] = name
+                    }
+                }
+            case .revoked(let partitions), .lost(let partitions):
+                // Still owned here: store the final offsets, then let go.
+                let done = processed.value
+                for partition in partitions {
+                    guard let last = done[partition] else { continue }
+                    try? consumer.storeOffset(last + 1, for: partition)
+                    ownership.update { $0.storedOnRevoke[partition] = last + 1 }
+                }
+                ownership.update { state in
+                    state.revocations += 1
+                    for partition in partitions where state.owner[partition] == name {
+                        state.owner[partition] = nil
+                    }
+                }
+            }
+        }
+        let task = Task {
+            for _ in 0..<2_000 where !Task.isCancelled {  // bounded: 2,000 polls of at most 100 ms
+                guard let batch = try? await consumer.poll(maxRecords: 100, timeout: .milliseconds(100)) else { return }
+                processed.update { done in
+                    for record in batch { done[record.topicPartition] = record.offset }
+                }
+            }
+        }
+        loop.update { $0 = task }
+    }
+
+    func stop() async {
+        let task = loop.value
+        task?.cancel()
+        await task?.value
+        await consumer.close()
+    }
+}
+
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ConsumerGroupTests {
+    @Test func groupOfTwoThenThreeOwnsEachPartitionOnceAndCommitsWhatRevokeStored() async throws {
+        let test = try TestCluster(partitions: 6)
+        let producer = try test.producer()
+        try await test.produce(600, keys: 60, with: producer)
+        let group = "group-rebalance"
+        let ownership = Shared(Ownership())
+        let partitions = (0..<6).map { TopicPartition(test.topic, Int32($0)) }
+
+        let members = try ["a", "b", "c"].map { try Member($0, test: test, group: group, ownership: ownership) }
+        try members[0].start(topic: test.topic)
+        try members[1].start(topic: test.topic)
+        let twoOwnAll = try await waitUntil(within: .seconds(40)) {
+            let owners = ownership.value.owner
+            return Set(owners.keys) == Set(partitions) && Set(owners.values) == ["a", "b"]
+        }
+        #expect(twoOwnAll)
+        let allProcessed = try await waitUntil(within: .seconds(20)) {
+            members[0].processed.value.count + members[1].processed.value.count == 6
+        }
+        #expect(allProcessed)
+
+        try members[2].start(topic: test.topic)
+        let threeOwnAll = try await waitUntil(within: .seconds(40)) {
+            let owners = ownership.value.owner
+            return Set(owners.keys) == Set(partitions)
+                && ["a", "b", "c"].allSatisfy { name in
+                    owners.values.filter { $0 == name }.count == 2
+                }
+        }
+        #expect(threeOwnAll)
+        let state = ownership.value
+        #expect(state.violations.isEmpty, "\(state.violations)")
+        #expect(state.revocations > 0)
+        #expect(!state.storedOnRevoke.isEmpty)
+
+        // What the revoke handlers stored was committed before the partitions moved.
+        let committed = try await members[2].consumer.committedOffsets(of: partitions)
+        for (partition, offset) in state.storedOnRevoke {
+            #expect(committed[partition] ?? -1 >= offset, "\(partition): committed \(committed[partition] ?? -1)")
+        }
+        for member in members { await member.stop() }
+        #expect(ownership.value.violations.isEmpty)
+    }
+}

@@ -1,0 +1,63 @@
+import Testing
+
+@testable import Kafka
+
+@Suite struct ConsumerInternalsTests {
+    let first = TopicPartition("t", 0)
+    let second = TopicPartition("t", 1)
+
+    @Test func resumeTouchesOnlyPausedPartitions() {
+        var state = ConsumerState()
+        state.assign([first, second])
+        #expect(state.resume([first, second]).isEmpty)
+        #expect(state.pause([first, TopicPartition("other", 0)]) == [first])
+        #expect(state.pause([first]).isEmpty)
+        #expect(state.resume([first, second]) == [first])
+        #expect(state.paused.isEmpty)
+    }
+
+    @Test func losingAPartitionForgetsItsPauseStoredOffsetAndLag() {
+        var state = ConsumerState()
+        state.assign([first, second])
+        _ = state.pause([first])
+        state.stored[first] = 10
+        state.lag[first] = 3
+        state.timestampFloor[first] = 5
+        state.unassign([first])
+        #expect(state.assignment == [second])
+        #expect(state.paused.isEmpty && state.stored.isEmpty && state.lag.isEmpty && state.timestampFloor.isEmpty)
+    }
+
+    @Test func takingStoredOffsetsRemovesThem() {
+        var state = ConsumerState()
+        state.assign([first, second])
+        state.stored = [first: 4, second: 9]
+        #expect(state.takeStored([first]) == [first: 4])
+        #expect(state.stored == [second: 9])
+    }
+
+    @Test func timestampFloorDropsOnlyOlderRecordsOfItsPartition() {
+        var state = ConsumerState()
+        state.timestampFloor[first] = 1000
+        func record(_ partition: Int32, _ timestamp: Int64?) -> KafkaRecord {
+            KafkaRecord(
+                topic: "t", partition: partition, offset: 0, key: nil, value: [], timestampMilliseconds: timestamp)
+        }
+        #expect(state.isBeforeTimestampFloor(record(0, 999)))
+        #expect(!state.isBeforeTimestampFloor(record(0, 1000)))
+        #expect(!state.isBeforeTimestampFloor(record(0, nil)))
+        #expect(!state.isBeforeTimestampFloor(record(1, 1)))
+    }
+
+    @Test func lagComesFromStatisticsOfKnownPartitionsOnly() {
+        let json = """
+            {"name": "c", "topics": {"t": {"topic": "t", "partitions": {
+              "0": {"partition": 0, "consumer_lag": 42},
+              "1": {"partition": 1, "consumer_lag": -1},
+              "-1": {"partition": -1, "consumer_lag": -1}}}}}
+            """
+        #expect(ConsumerLagStatistics.parse(Array(json.utf8)) == [first: 42])
+        #expect(ConsumerLagStatistics.parse(Array("not json".utf8)) == nil)
+        #expect(ConsumerLagStatistics.parse(Array("{}".utf8)) == [:])
+    }
+}

@@ -1,0 +1,160 @@
+import Kafka
+import Testing
+
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ProduceConsumeTests {
+    @Test func tenThousandRecordsArriveOnceInPartitionOrderWithKeysHeadersAndTimestamps() async throws {
+        let test = try TestCluster(partitions: 6)
+        let producer = try test.producer()
+        let count = 10_000
+        let firstTimestamp: Int64 = 1_780_000_000_000
+        let delivered = Shared(0)
+        for index in 0..<count {
+            let record = KafkaProducerRecord(
+                topic: test.topic, key: Array("room-\(index % 50)".utf8), value: Array("value-\(index)".utf8),
+                headers: [KafkaHeader(name: "seq", text: "\(index)"), KafkaHeader(name: "empty", value: nil)],
+                timestampMilliseconds: firstTimestamp + Int64(index))
+            try producer.send(record) { result in
+                if case .success = result { delivered.update { $0 += 1 } }
+            }
+        }
+        try await producer.flush(timeout: .seconds(30))
+        #expect(delivered.value == count)
+
+        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
+        try consumer.subscribe(topics: [test.topic])
+        let records = try await consume(consumer, count: count, within: .seconds(60))
+        await consumer.close()
+
+        #expect(records.count == count)
+        var seen = Set<Int>()
+        var lastOffset: [TopicPartition: Int64] = [:]
+        var lastSequenceOfKey: [[UInt8]: Int] = [:]
+        for record in records {
+            let sequence = try #require(
+                record.headers.first(named: "seq").flatMap { Int(String(decoding: $0, as: UTF8.self)) })
+            #expect(seen.insert(sequence).inserted, "record \(sequence) delivered twice")
+            #expect(record.text == "value-\(sequence)")
+            #expect(record.key == Array("room-\(sequence % 50)".utf8))
+            #expect(record.timestampMilliseconds == firstTimestamp + Int64(sequence))
+            #expect(record.headers.contains(KafkaHeader(name: "empty", value: nil)))
+            #expect(record.offset > lastOffset[record.topicPartition, default: -1])
+            lastOffset[record.topicPartition] = record.offset
+            let key = record.key ?? []
+            #expect(sequence > lastSequenceOfKey[key, default: -1], "key order broken")
+            lastSequenceOfKey[key] = sequence
+        }
+        #expect(seen.count == count)
+        #expect(Set(records.map(\.partition)).count == 6)
+    }
+
+    @Test func newConsumerResumesFromCommittedOffset() async throws {
+        let test = try TestCluster(partitions: 1)
+        let producer = try test.producer()
+        try await test.produce(100, partition: 0, with: producer)
+        let configuration = test.consumerConfiguration()
+
+        let first = try KafkaConsumer(configuration: configuration)
+        try first.subscribe(topics: [test.topic])
+        let records = try await consume(first, count: 100)
+        try #require(records.count == 100)
+        try first.store(records[59])
+        #expect(await first.close())
+
+        let second = try KafkaConsumer(configuration: configuration)
+        try second.subscribe(topics: [test.topic])
+        let again = try await consume(second, count: 40)
+        let extra = try await drain(second, for: .milliseconds(500))
+        await second.close()
+        #expect(again.map(\.offset) == Array(60..<100))
+        #expect(again.map(\.text) == (60..<100).map { "value-\($0)" })
+        #expect(extra.isEmpty)
+    }
+
+    @Test func committedOffsetsAndWatermarksReflectWhatWasStored() async throws {
+        let test = try TestCluster(partitions: 2)
+        let producer = try test.producer()
+        try await test.produce(10, partition: 1, with: producer)
+        let partition = TopicPartition(test.topic, 1)
+        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
+        try await consumer.assign([partition: .beginning])
+        let records = try await consume(consumer, count: 10)
+        try consumer.store(records[4])
+        try await consumer.commit()
+        #expect(try await consumer.committedOffsets(of: [partition]) == [partition: 5])
+        #expect(try await consumer.watermarks(of: partition) == Watermarks(low: 0, high: 10))
+        #expect(try await consumer.partitions(of: test.topic) == [0, 1])
+        await consumer.close()
+    }
+
+    @Test func pausedPartitionDeliversNothingAndResumesWhereItStopped() async throws {
+        let test = try TestCluster(partitions: 2)
+        let producer = try test.producer()
+        let paused = TopicPartition(test.topic, 0)
+        let running = TopicPartition(test.topic, 1)
+        try await test.produce(20, partition: 0, with: producer)
+
+        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
+        try await consumer.assign([paused: .beginning, running: .beginning])
+        let before = try await consume(consumer, count: 20)
+        try #require(before.count == 20)
+        try consumer.pause([paused])
+        try consumer.resume([running])  // not paused: must be left alone, not rewound
+        #expect(consumer.pausedPartitions == [paused])
+
+        try await test.produce(30, partition: 0, with: producer)
+        try await test.produce(10, partition: 1, with: producer)
+        let whilePaused = try await consume(consumer, count: 10)
+        let more = try await drain(consumer, for: .seconds(1))
+        #expect((whilePaused + more).allSatisfy { $0.partition == 1 })
+        #expect((whilePaused + more).map(\.offset) == Array(0..<10))
+
+        try consumer.resume([paused])
+        let after = try await consume(consumer, count: 30)
+        await consumer.close()
+        #expect(after.allSatisfy { $0.partition == 0 })
+        #expect(after.map(\.offset) == Array(20..<50))
+    }
+
+    @Test func assignmentAtTimestampReadsExactlyTheRecordsAtOrAfterIt() async throws {
+        let test = try TestCluster(partitions: 3)
+        let producer = try test.producer()
+        let start: Int64 = 1_780_000_000_000
+        for index in 0..<90 {
+            _ = try await producer.send(
+                KafkaProducerRecord(
+                    topic: test.topic, partition: Int32(index % 3), value: Array("value-\(index)".utf8),
+                    timestampMilliseconds: start + Int64(index) * 1000))
+        }
+        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
+        let partitions = (0..<3).map { TopicPartition(test.topic, Int32($0)) }
+        let from = start + 60_000
+        try await consumer.assign(partitions, atTimestampMilliseconds: from)
+        let records = try await consume(consumer, count: 30)
+        let extra = try await drain(consumer, for: .milliseconds(500))
+        await consumer.close()
+        #expect(extra.isEmpty)
+        #expect(Set(records.map(\.text)) == Set((60..<90).map { "value-\($0)" }))
+        #expect(records.allSatisfy { ($0.timestampMilliseconds ?? 0) >= from })
+    }
+
+    @Test func lagIsReportedPerPartitionFromStatistics() async throws {
+        let test = try TestCluster(partitions: 1)
+        let producer = try test.producer()
+        try await test.produce(50, partition: 0, with: producer)
+        let partition = TopicPartition(test.topic, 0)
+        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
+        try await consumer.assign([partition: .beginning])
+        let records = try await consume(consumer, count: 50)
+        try #require(records.count == 50)
+        try consumer.store(records[9])
+        try await consumer.commit()
+        var lag: Int64?
+        for _ in 0..<50 where lag != 40 {  // statistics come every 500 ms, served while polling
+            _ = try await drain(consumer, for: .milliseconds(200))
+            lag = consumer.lag[partition]
+        }
+        await consumer.close()
+        #expect(lag == 40)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Kafka
+import Synchronization
+
+/// A mock cluster with one topic per test, and clients configured for it with fast group timings.
+struct TestCluster {
+    let cluster: MockCluster
+    let topic: String
+
+    init(partitions: Int, brokers: Int = 3) throws {
+        cluster = try MockCluster(brokers: brokers)
+        topic = "test-\(UUID().uuidString.prefix(8))"
+        try cluster.createTopic(topic, partitions: partitions)
+    }
+
+    var bootstrap: KafkaConfiguration {
+        KafkaConfiguration([
+            "bootstrap.servers": cluster.bootstrapServers, "topic.metadata.refresh.interval.ms": "1000",
+        ])
+    }
+
+    func consumerConfiguration(group: String = "group-\(UUID().uuidString.prefix(8))") -> KafkaConfiguration {
+        bootstrap.merging(
+            KafkaConfiguration([
+                "group.id": group,
+                "session.timeout.ms": "6000",
+                "heartbeat.interval.ms": "300",
+                "auto.commit.interval.ms": "200",
+                "statistics.interval.ms": "500",
+                "fetch.wait.max.ms": "50",
+            ]))
+    }
+
+    func producer() throws -> KafkaProducer {
+        try KafkaProducer(configuration: bootstrap.merging(KafkaConfiguration(["linger.ms": "2"])))
+    }
+
+    /// Writes `count` records `value-i` (in order) with key `key-(i % keys)` and waits for every report.
+    @discardableResult
+    func produce(_ count: Int, keys: Int = 10, partition: Int32? = nil, with producer: KafkaProducer)
+        async throws -> [KafkaDeliveryReport]
+    {
+        let reports = Shared<[Result<KafkaDeliveryReport, KafkaError>]>([])
+        for index in 0..<count {
+            let record = KafkaProducerRecord(
+                topic: topic, partition: partition, key: Array("key-\(index % keys)".utf8),
+                value: Array("value-\(index)".utf8))
+            try producer.send(record) { result in reports.update { $0.append(result) } }
+        }
+        try await producer.flush(timeout: .seconds(30))
+        return try reports.value.map { try $0.get() }
+    }
+}
+
+/// Polls `consumer` until `count` records arrived or `limit` passed (bounded in time and iterations).
+func consume(
+    _ consumer: KafkaConsumer, count: Int, within limit: Duration = .seconds(30),
+    onBatch: ([KafkaRecord]) throws -> Void = { _ in }
+) async throws -> [KafkaRecord] {
+    var records: [KafkaRecord] = []
+    let deadline = ContinuousClock.now + limit
+    while records.count < count, ContinuousClock.now < deadline {
+        let batch = try await consumer.poll(maxRecords: 1000, timeout: .milliseconds(100))
+        try onBatch(batch)
+        records += batch
+    }
+    return records
+}
+
+/// Polls for `duration`, returning whatever arrives (for "nothing more arrives" checks).
+func drain(_ consumer: KafkaConsumer, for duration: Duration) async throws -> [KafkaRecord] {
+    var records: [KafkaRecord] = []
+    let deadline = ContinuousClock.now + duration
+    while ContinuousClock.now < deadline {
+        records += try await consumer.poll(maxRecords: 1000, timeout: .milliseconds(100))
+    }
+    return records
+}
+
+/// Waits until `condition` holds, checking every 50 ms; false when `limit` passes first.
+func waitUntil(within limit: Duration = .seconds(30), _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return condition()
+}
+
+extension KafkaRecord {
+    var text: String { String(decoding: value, as: UTF8.self) }
+}
+
+/// A value shared between a test and its handlers.
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) {
+        storage = Mutex(value)
+    }
+
+    var value: Value { storage.withLock { $0 } }
+
+    func update<Result>(_ body: (inout Value) -> Result) -> Result {
+        storage.withLock { body(&$0) }
+    }
+}
