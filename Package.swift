@@ -37,6 +37,7 @@ let package = Package(
             resources: [.copy("Goldens"), .copy("Fixtures")],
             swiftSettings: strict
         ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker"], swiftSettings: strict),

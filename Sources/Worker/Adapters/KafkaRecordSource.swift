@@ -18,15 +18,12 @@ public final class KafkaRecordSource: RecordSource {
         errorHandler: KafkaConsumer.ErrorHandler? = nil
     ) throws(KafkaError) {
         let listener = self.listener
-        consumer = try KafkaConsumer(
-            configuration: configuration,
-            rebalanceHandler: { event in
-                guard let target = listener.current else { return }
-                Self.deliver(event, to: target)
-            },
-            errorHandler: errorHandler)
+        consumer = try KafkaConsumer(configuration: configuration, errorHandler: errorHandler)
         self.closeTimeout = closeTimeout
-        try consumer.subscribe(topics: topics)
+        try consumer.subscribe(topics: topics) { event in
+            guard let target = listener.current else { return }
+            Self.deliver(event, to: target)
+        }
     }
 
     /// The fatal error that made the consumer unusable, if one was raised.
