@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "Kafka"], swiftSettings: strict),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "Kafka", "PushCore", "Providers"], swiftSettings: strict),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
