@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A child process of the `push-worker` binary built beside the tests, with its output collected.
+final class ChildProcess: Sendable {
+    private let process: Process
+    private let output = OutputBuffer()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("push-worker")
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let output = output
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.append(stdout: text)
+        }
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            output.append(stderr: text)
+        }
+        try process.run()
+        self.process = process
+    }
+
+    var stdout: String { output.text.stdout }
+    var stderr: String { output.text.stderr }
+
+    /// Waits up to `limit` for `condition` on the output.
+    func waitFor(within limit: Duration = .seconds(30), _ condition: (ChildProcess) -> Bool) async -> Bool {
+        await eventually(within: limit) { condition(self) }
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// The exit status, waiting up to `limit`; nil when still running.
+    func exitStatus(within limit: Duration = .seconds(30)) async -> Int32? {
+        guard await eventually(within: limit, { !process.isRunning }) else { return nil }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// What a child wrote so far.
+final class OutputBuffer: Sendable {
+    private let buffer = Mutex<(stdout: String, stderr: String)>(("", ""))
+
+    var text: (stdout: String, stderr: String) { buffer.withLock { $0 } }
+
+    func append(stdout: String = "", stderr: String = "") {
+        buffer.withLock { $0 = ($0.stdout + stdout, $0.stderr + stderr) }
+    }
+}
+
+/// `push-worker run` as a process: configuration refusal, and a clean SIGTERM shutdown against the dev broker.
+@Suite(.serialized) struct WorkerProcessTests {
+    @Test func aBadSettingStopsTheStartWithOneLineNamingItAndExitCode3() async throws {
+        let worker = try ChildProcess(["run"], environment: ["FCM_SERVICE_ACCOUNT_FILE": "/x.json", "PUSH_BATCH_SIZE": "-1"])
+        #expect(await worker.exitStatus() == 3)
+        let lines = worker.stderr.split(separator: "\n")
+        #expect(lines == ["push-worker: invalid PUSH_BATCH_SIZE: '-1' is not a whole number from 1 to 100000"])
+    }
+
+    @Test func sigtermDrainsCommitsAndExitsZero() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("worker-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let account = try serviceAccount(in: directory)
+
+        let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
+        #expect(await broker.waitFor { $0.stdout.contains("\n") })
+        let bootstrap = try #require(
+            broker.stdout.split(separator: "\n").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        let worker = try ChildProcess(
+            ["run"],
+            environment: [
+                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": account, "FCM_URL": "https://127.0.0.1:9",
+                "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_SHUTDOWN_GRACE_SECONDS": "2",
+                "KAFKA_SESSION_TIMEOUT_MS": "6000", "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "PUSH_WORKER_ID": "worker-test",
+            ])
+        #expect(await worker.waitFor { $0.stderr.contains("partitions assigned") })
+        worker.signal(SIGTERM)
+        #expect(await worker.exitStatus() == 0)
+        #expect(worker.stderr.contains("\"shut down\""))
+        broker.signal(SIGTERM)
+        _ = await broker.exitStatus()
+    }
+
+    /// A service-account file with a fresh RSA key (made by the openssl command line).
+    private func serviceAccount(in directory: URL) throws -> String {
+        let keyPath = directory.appendingPathComponent("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", keyPath]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let pem = try String(contentsOfFile: keyPath, encoding: .utf8)
+        let json = try JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "project_id": "demo-project", "private_key_id": "k1", "private_key": pem,
+            "client_email": "worker@demo-project.iam.gserviceaccount.com", "token_uri": "https://127.0.0.1:9/token",
+        ])
+        let path = directory.appendingPathComponent("service-account.json").path
+        try json.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
