@@ -11,7 +11,8 @@ import Testing
     ]
 
     @Test func defaultsFollowTheDesign() throws {
-        let configuration = try WorkerConfiguration.load(environment: Self.fcmOnly.merging(["HOSTNAME": "pod-7"]) { $1 })
+        let configuration = try WorkerConfiguration.load(
+            environment: Self.fcmOnly.merging(["HOSTNAME": "pod-7"]) { $1 })
         #expect(configuration.kafka["bootstrap.servers"] == "localhost:9092")
         #expect(configuration.kafka["group.id"] == "push-worker")
         #expect(configuration.pipeline.inputTopics == ["chat.messages"])

@@ -215,8 +215,10 @@ struct FakePlanner: EventPlanner {
         }
         return .success(
             PlannedEvent(
-                messageId: messageId, roomId: "room", type: "text", eventTimeMillis: 1_800_000_000_000, devices: devices,
-                narrowed: { indices in Array("\(messageId);\(indices.map { names[$0] }.joined(separator: ","))".utf8) }))
+                messageId: messageId, roomId: "room", type: "text", eventTimeMillis: 1_800_000_000_000,
+                devices: devices,
+                narrowed: { indices in Array("\(messageId);\(indices.map { names[$0] }.joined(separator: ","))".utf8) })
+        )
     }
 }
 

@@ -22,7 +22,8 @@ struct Harness {
 
     func start() -> (Pipeline<String>, Task<PipelineStop, Never>) {
         let pipeline = Pipeline(
-            source: source, sink: sink, planner: FakePlanner(), sender: sender, retryPolicy: LinearDelays(), clock: clock,
+            source: source, sink: sink, planner: FakePlanner(), sender: sender, retryPolicy: LinearDelays(),
+            clock: clock,
             observer: observer, settings: settings)
         return (pipeline, Task { await pipeline.run() })
     }

@@ -21,7 +21,8 @@ import Testing
                 KafkaProducerRecord(
                     topic: "chat", key: Array("room-\(index % 5)".utf8), value: Array("m\(index);a,b".utf8)))
         }
-        _ = try await producer.send(KafkaProducerRecord(topic: "chat", key: Array("room-x".utf8), value: Array("junk".utf8)))
+        _ = try await producer.send(
+            KafkaProducerRecord(topic: "chat", key: Array("room-x".utf8), value: Array("junk".utf8)))
 
         let group = "workers-\(UUID().uuidString.prefix(8))"
         let consumerConfiguration = common.merging(
@@ -44,7 +45,8 @@ import Testing
         pipeline.shutdown()
         #expect(await running.value == .shutDown(unfinished: 0))
 
-        let reader = try KafkaConsumer(configuration: common.merging(KafkaConfiguration(["group.id": "\(group)-reader"])))
+        let reader = try KafkaConsumer(
+            configuration: common.merging(KafkaConfiguration(["group.id": "\(group)-reader"])))
         let checker = try KafkaConsumer(configuration: consumerConfiguration)
         let chat = (0..<3).map { Kafka.TopicPartition("chat", Int32($0)) }
         var ends: [Kafka.TopicPartition: Int64] = [:]

@@ -8,7 +8,9 @@ final class MemoryFile: FileReading {
     let file = Mutex<(stamp: FileStamp, bytes: [UInt8])?>(nil)
 
     func write(_ text: String, version: Int64) {
-        file.withLock { $0 = (FileStamp(modifiedNanoseconds: version, size: Int64(text.utf8.count), inode: 1), Array(text.utf8)) }
+        file.withLock {
+            $0 = (FileStamp(modifiedNanoseconds: version, size: Int64(text.utf8.count), inode: 1), Array(text.utf8))
+        }
     }
 
     func stamp(of path: String) -> FileStamp? { file.withLock { $0?.stamp } }
@@ -53,7 +55,8 @@ struct BadRules: Error, CustomStringConvertible {
     @Test(arguments: [(0, false), (299_999, false), (300_000, false), (300_001, true)])
     func theWatchdogCallsPollingStalledOnlyPastTheLimit(elapsedMillis: Int64, stalled: Bool) {
         #expect(
-            Watchdog.isStalled(lastPollMicros: 1_000_000, nowMicros: 1_000_000 + elapsedMillis * 1000, limit: .seconds(300))
+            Watchdog.isStalled(
+                lastPollMicros: 1_000_000, nowMicros: 1_000_000 + elapsedMillis * 1000, limit: .seconds(300))
                 == stalled)
     }
 

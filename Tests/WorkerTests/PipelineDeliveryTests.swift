@@ -11,7 +11,8 @@ import Testing
         #expect(await eventually { harness.stored() == 2 })
         _ = await harness.stop(running)
         #expect(harness.receiptStatuses() == ["u-a": "delivered", "u-b": "delivered", "u-fc": "delivered"])
-        #expect(harness.sink.records(on: "receipts").map(\.key) == [Array("m1".utf8), Array("m1".utf8), Array("m2".utf8)])
+        #expect(
+            harness.sink.records(on: "receipts").map(\.key) == [Array("m1".utf8), Array("m1".utf8), Array("m2".utf8)])
         #expect(harness.source.snapshot.commits == 1)
         #expect(harness.source.snapshot.closed)
     }

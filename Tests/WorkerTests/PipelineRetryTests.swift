@@ -7,7 +7,10 @@ import Testing
         let harness = Harness()
         harness.sender.script(
             "m1/a",
-            [.retry(reason: "TooManyRequests", status: 429, after: .seconds(3)), .retry(reason: "x", status: 500, after: nil)])
+            [
+                .retry(reason: "TooManyRequests", status: 429, after: .seconds(3)),
+                .retry(reason: "x", status: 500, after: nil),
+            ])
         harness.source.add([record("m1;a", offset: 0)])
         let started = harness.clock.nowMillis()
         let running = harness.start()

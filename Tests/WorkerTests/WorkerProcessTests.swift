@@ -66,7 +66,8 @@ final class OutputBuffer: Sendable {
 /// `push-worker run` as a process: configuration refusal, and a clean SIGTERM shutdown against the dev broker.
 @Suite(.serialized) struct WorkerProcessTests {
     @Test func aBadSettingStopsTheStartWithOneLineNamingItAndExitCode3() async throws {
-        let worker = try ChildProcess(["run"], environment: ["FCM_SERVICE_ACCOUNT_FILE": "/x.json", "PUSH_BATCH_SIZE": "-1"])
+        let worker = try ChildProcess(
+            ["run"], environment: ["FCM_SERVICE_ACCOUNT_FILE": "/x.json", "PUSH_BATCH_SIZE": "-1"])
         #expect(await worker.exitStatus() == 3)
         let lines = worker.stderr.split(separator: "\n")
         #expect(lines == ["push-worker: invalid PUSH_BATCH_SIZE: '-1' is not a whole number from 1 to 100000"])
@@ -85,9 +86,11 @@ final class OutputBuffer: Sendable {
         let worker = try ChildProcess(
             ["run"],
             environment: [
-                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": account, "FCM_URL": "https://127.0.0.1:9",
+                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": account,
+                "FCM_URL": "https://127.0.0.1:9",
                 "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_SHUTDOWN_GRACE_SECONDS": "2",
-                "KAFKA_SESSION_TIMEOUT_MS": "6000", "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "PUSH_WORKER_ID": "worker-test",
+                "KAFKA_SESSION_TIMEOUT_MS": "6000", "KAFKA_HEARTBEAT_INTERVAL_MS": "300",
+                "PUSH_WORKER_ID": "worker-test",
             ])
         #expect(await worker.waitFor { $0.stderr.contains("partitions assigned") })
         worker.signal(SIGTERM)

@@ -44,7 +44,8 @@ public final class KafkaRecordSource: RecordSource {
         done.wait()
     }
 
-    public func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord] {
+    public func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord]
+    {
         self.listener.current = listener
         return try await consumer.poll(maxRecords: maxRecords, timeout: timeout).map { record in
             InputRecord(

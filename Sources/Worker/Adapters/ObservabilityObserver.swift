@@ -19,7 +19,9 @@ public struct ObservabilityObserver: PipelineObserver {
             metrics.sendLatency(provider: provider.rawValue).observe(latencyMillis / 1000)
             if case .retry = outcome { metrics.retries(provider: provider.rawValue).increment() }
             if case .credentials(let reason) = outcome {
-                logger.error("provider refused credentials", metadata: ["push.provider": .string(provider.rawValue), "error": .string(reason)])
+                logger.error(
+                    "provider refused credentials",
+                    metadata: ["push.provider": .string(provider.rawValue), "error": .string(reason)])
             }
         case .receipt(let status):
             metrics.receipts(status: status.rawValue).increment()
@@ -28,9 +30,11 @@ public struct ObservabilityObserver: PipelineObserver {
         case .deadLettered(let reason):
             metrics.deadLetters(reason: reason).increment()
         case .breakerOpened(let provider):
-            logger.warning("provider failing, consumption paused", metadata: ["push.provider": .string(provider.rawValue)])
+            logger.warning(
+                "provider failing, consumption paused", metadata: ["push.provider": .string(provider.rawValue)])
         case .breakerClosed(let provider):
-            logger.notice("provider recovered, consumption resumed", metadata: ["push.provider": .string(provider.rawValue)])
+            logger.notice(
+                "provider recovered, consumption resumed", metadata: ["push.provider": .string(provider.rawValue)])
         case .paused(let partitions):
             logger.debug("partitions paused", metadata: ["kafka.partitions": .string(Self.list(partitions))])
         case .resumed(let partitions):
@@ -47,11 +51,13 @@ public struct ObservabilityObserver: PipelineObserver {
             logger.warning("kafka produce failed, producing again", metadata: ["error": .string(error)])
         case .storeFailed(let partition, let error):
             logger.warning(
-                "offset store failed", metadata: ["kafka.partition": .string(partition.description), "error": .string(error)])
+                "offset store failed",
+                metadata: ["kafka.partition": .string(partition.description), "error": .string(error)])
         case .commitFailed(let error):
             logger.error("final commit failed", metadata: ["error": .string(error)])
         case .stalled(let sinceMillis):
-            logger.critical("polling stalled past max.poll.interval.ms", metadata: ["kafka.last_poll_ms": .init(sinceMillis)])
+            logger.critical(
+                "polling stalled past max.poll.interval.ms", metadata: ["kafka.last_poll_ms": .init(sinceMillis)])
         case .shutdownStarted(let inFlight):
             logger.notice("shutting down", metadata: ["push.in_flight": .init(inFlight)])
         case .shutdownFinished(let unfinished):

@@ -51,13 +51,15 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.
     public var description: String {
         var lines = ["kafka: \(kafka)"]
-        lines.append("topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTopic) "
-            + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
+        lines.append(
+            "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTopic) "
+                + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
         lines.append("rules: \(rulesFile ?? "<built-in>")")
         if let apns {
-            lines.append("apns: url=\(apns.url) sandbox=\(apns.sandboxURL) key=\(apns.keyFile) keyID=\(apns.keyID) "
-                + "team=\(apns.teamID) topic=\(apns.topic)")
+            lines.append(
+                "apns: url=\(apns.url) sandbox=\(apns.sandboxURL) key=\(apns.keyFile) keyID=\(apns.keyID) "
+                    + "team=\(apns.teamID) topic=\(apns.topic)")
         }
         if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
         return lines.joined(separator: "\n")
@@ -79,33 +81,41 @@ private struct SettingReader {
         let receipts = try topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
         let deadLetters = try topic("PUSH_DLQ_TOPIC", default: "push.dlq")
         let retry = try topic("PUSH_RETRY_TOPIC", default: "push.retry")
-        for (name, output) in [("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters), ("PUSH_RETRY_TOPIC", retry)]
+        for (name, output) in [
+            ("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters), ("PUSH_RETRY_TOPIC", retry),
+        ]
         where topics.contains(output) {
             throw InvalidSetting(variable: name, reason: "'\(output)' is also an input topic in PUSH_TOPICS")
         }
         guard Set([receipts, deadLetters, retry]).count == 3 else {
             throw InvalidSetting(
-                variable: "PUSH_RETRY_TOPIC", reason: "receipts, dead-letter and retry topics must be three different topics")
+                variable: "PUSH_RETRY_TOPIC",
+                reason: "receipts, dead-letter and retry topics must be three different topics")
         }
 
-        let worker = try text("PUSH_WORKER_ID", default: variables["HOSTNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "push-worker")
+        let worker = try text(
+            "PUSH_WORKER_ID", default: variables["HOSTNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "push-worker")
         var pipeline = PipelineSettings(
             inputTopics: topics, retryTopic: retry, receiptsTopic: receipts, deadLetterTopic: deadLetters,
             group: group, worker: worker)
         pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
-        pipeline.maxInFlightRecords = try integer("PUSH_MAX_IN_FLIGHT", default: pipeline.maxInFlightRecords, in: 1...1_000_000)
+        pipeline.maxInFlightRecords = try integer(
+            "PUSH_MAX_IN_FLIGHT", default: pipeline.maxInFlightRecords, in: 1...1_000_000)
         pipeline.maxConcurrentSends = try integer(
             "PUSH_MAX_CONCURRENT_SENDS", default: pipeline.maxConcurrentSends, in: 1...100_000)
         pipeline.maxSendsPerProvider = try integer(
             "PUSH_MAX_SENDS_PER_PROVIDER", default: pipeline.maxSendsPerProvider, in: 1...100_000)
-        pipeline.retryBudget = try milliseconds("PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
+        pipeline.retryBudget = try milliseconds(
+            "PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
         pipeline.maxAttempts = try integer("PUSH_MAX_ATTEMPTS", default: pipeline.maxAttempts, in: 1...100)
         pipeline.providerFailureThreshold = try integer(
             "PUSH_PROVIDER_FAILURE_THRESHOLD", default: pipeline.providerFailureThreshold, in: 1...1_000_000)
         pipeline.probeInterval = try milliseconds(
             "PUSH_PROBE_INTERVAL_MS", default: pipeline.probeInterval, in: 10...3_600_000)
         pipeline.shutdownGracePeriod = .seconds(
-            try integer("PUSH_SHUTDOWN_GRACE_SECONDS", default: Int(pipeline.shutdownGracePeriod.components.seconds), in: 0...3600))
+            try integer(
+                "PUSH_SHUTDOWN_GRACE_SECONDS", default: Int(pipeline.shutdownGracePeriod.components.seconds),
+                in: 0...3600))
         pipeline.maxPollInterval = try milliseconds(
             "KAFKA_MAX_POLL_INTERVAL_MS", default: pipeline.maxPollInterval, in: 1...86_400_000)
         pipeline.revokeDrainTimeout = try milliseconds(
@@ -144,7 +154,8 @@ private struct SettingReader {
         var values: [String] = []
         for name in names {
             guard let value = optional(name) else {
-                throw InvalidSetting(variable: name, reason: "required when any of \(names.joined(separator: ", ")) is set")
+                throw InvalidSetting(
+                    variable: name, reason: "required when any of \(names.joined(separator: ", ")) is set")
             }
             guard !value.contains(where: \.isWhitespace) else {
                 throw InvalidSetting(variable: name, reason: "must not contain spaces")
@@ -159,7 +170,8 @@ private struct SettingReader {
 
     private func fcmSettings() throws(InvalidSetting) -> WorkerConfiguration.FCM? {
         guard let file = optional("FCM_SERVICE_ACCOUNT_FILE") else { return nil }
-        return WorkerConfiguration.FCM(url: try url("FCM_URL", default: "https://fcm.googleapis.com"), serviceAccountFile: file)
+        return WorkerConfiguration.FCM(
+            url: try url("FCM_URL", default: "https://fcm.googleapis.com"), serviceAccountFile: file)
     }
 
     // MARK: Typed readers
@@ -182,7 +194,8 @@ private struct SettingReader {
         guard let text = optional(name) else { return defaultValue }
         guard let number = Int(text), range.contains(number) else {
             throw InvalidSetting(
-                variable: name, reason: "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+                variable: name,
+                reason: "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
@@ -223,7 +236,8 @@ private struct SettingReader {
     /// Kafka topic names: 1 to 249 of `a-z A-Z 0-9 . _ -`, not `.` or `..`.
     private func checkTopicName(_ topic: String, variable: String) throws(InvalidSetting) {
         let allowed = topic.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
         }

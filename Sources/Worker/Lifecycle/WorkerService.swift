@@ -104,7 +104,10 @@ public enum WorkerService {
                     return
                 }
             },
-            Task { await reloadRules(stages, configuration: configuration, clock: clock, registry: registry, logger: logger) },
+            Task {
+                await reloadRules(
+                    stages, configuration: configuration, clock: clock, registry: registry, logger: logger)
+            },
         ]
         readiness.set("pipeline.running", ready: true)
         let stop = await pipeline.run()

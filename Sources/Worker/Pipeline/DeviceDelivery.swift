@@ -66,11 +66,15 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
             let retryAfter: Duration?
             switch current.outcome {
             case .delivered:
-                return .finished(.delivered, reason: nil, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
+                return .finished(
+                    .delivered, reason: nil, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
             case .invalidToken(let why, _, let timestamp):
-                return .finished(.invalidToken, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: timestamp)
+                return .finished(
+                    .invalidToken, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: timestamp
+                )
             case .rejected(let why, _):
-                return .finished(.rejected, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
+                return .finished(
+                    .rejected, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
             case .retry(let why, let code, let after):
                 (reason, status, retryAfter) = (why, code, after)
             case .credentials(let why):

@@ -45,7 +45,9 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
             sender: sender, retryPolicy: retryPolicy, clock: clock, breakers: breakers,
             globalLimit: AsyncLimiter(limit: settings.maxConcurrentSends),
             providerLimits: Dictionary(
-                uniqueKeysWithValues: PushProvider.allCases.map { ($0, AsyncLimiter(limit: settings.maxSendsPerProvider)) }
+                uniqueKeysWithValues: PushProvider.allCases.map {
+                    ($0, AsyncLimiter(limit: settings.maxSendsPerProvider))
+                }
             ),
             settings: settings, observer: observer, isStopping: { stopFlag.isSet })
         self.source = source

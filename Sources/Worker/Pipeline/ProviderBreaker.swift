@@ -74,6 +74,8 @@ final class ProviderBreakers: Sendable {
 
     /// Records how a send ended; returns the new open state when it changed.
     func record(_ outcome: SendOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
-        states.withLock { [closed] in $0[provider, default: closed].record(providerFailure: outcome.isProviderFailure, nowMillis: nowMillis) }
+        states.withLock { [closed] in
+            $0[provider, default: closed].record(providerFailure: outcome.isProviderFailure, nowMillis: nowMillis)
+        }
     }
 }

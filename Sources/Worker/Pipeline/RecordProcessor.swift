@@ -41,11 +41,17 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                             (index, .attempted(provider, request, try await delivery.attempt(request, to: provider)))
                         }
                     case .skipped(let reason):
-                        devices[index] = .done(.finished(.skipped, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
+                        devices[index] = .done(
+                            .finished(.skipped, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
+                        )
                     case .expired:
-                        devices[index] = .done(.finished(.expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
+                        devices[index] = .done(
+                            .finished(
+                                .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
+                                tokenInvalidSinceMillis: nil))
                     case .deadLetter(let reason, let message):
-                        let failure = DeliveryFailure(reason: reason, message: message, firstFailureMillis: clock.nowMillis())
+                        let failure = DeliveryFailure(
+                            reason: reason, message: message, firstFailureMillis: clock.nowMillis())
                         devices[index] = .done(.deadLettered(failure))
                     }
                 }

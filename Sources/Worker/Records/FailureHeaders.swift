@@ -56,7 +56,9 @@ public struct DeliveryFailure: Sendable, Equatable {
     public var attempts: Int
     public var firstFailureMillis: Int64?
 
-    public init(reason: String, message: String, status: Int? = nil, attempts: Int = 0, firstFailureMillis: Int64? = nil) {
+    public init(
+        reason: String, message: String, status: Int? = nil, attempts: Int = 0, firstFailureMillis: Int64? = nil
+    ) {
         self.reason = reason
         self.message = message
         self.status = status
