@@ -33,6 +33,7 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
 
     /// Sends once, within the limits and when the provider's breaker admits it.
     func attempt(_ request: Request, to provider: PushProvider) async throws -> Attempt {
+        try Task.checkCancellation()
         try await breakers.waitForAdmission(to: provider, clock: clock)
         let providerLimit = providerLimits[provider]
         await globalLimit.acquire()

@@ -154,7 +154,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         nextTaskId += 1
         tasks[id] = Task {
             var next: (InputRecord, Int)? = first
-            while let (record, generation) = next {
+            while let (record, generation) = next, !Task.isCancelled {
                 do {
                     let started = try await processor.start(record)
                     self.spawn(record, generation) { try await processor.finish(started) }

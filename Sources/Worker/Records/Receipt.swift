@@ -1,3 +1,4 @@
+import Observability
 import PushCore
 
 /// The status of one device send, as receipts name it.
@@ -110,5 +111,14 @@ extension JSONWriter {
     fileprivate mutating func optional(_ name: String, _ value: String?) {
         key(name)
         if let value { string(value) } else { null() }
+    }
+}
+
+/// RFC 3339 text for receipts, in UTC with milliseconds: `2026-11-29T12:00:00.000Z`.
+enum RFC3339 {
+    static func format(epochMillis: Int64) -> String {
+        let seconds = epochMillis >= 0 ? epochMillis / 1000 : (epochMillis - 999) / 1000
+        let millis = epochMillis - seconds * 1000
+        return LogTimestamp(secondsSinceEpoch: seconds, nanoseconds: Int32(millis * 1_000_000)).rfc3339
     }
 }
