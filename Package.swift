@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore"],
-            resources: [.copy("Goldens"), .copy("Fixtures")],
+            exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),

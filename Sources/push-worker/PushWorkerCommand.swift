@@ -7,6 +7,7 @@ enum PushWorkerCommand {
         summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
         subcommands: [
             DevBrokerCommand.subcommand,
+            RenderCommand.subcommand,
             RunCommand.subcommand,
         ]
     )

@@ -150,7 +150,7 @@ import Testing
             text.contains(#""recipients":[{"userId":"b","x":1,"devices":[{"platform":"fcm","token":"t3","y":null}]}]"#))
         #expect(text.contains(#""extra":{"kept":[1,2.50]}"#))
         let again = try EventDecoder().decode(narrowed)
-        #expect(again.recipients.map(\.userId) == ["b"])
+        #expect(again.recipients.map(\.userID) == ["b"])
         #expect(again.id == event.id)
     }
 }

@@ -44,7 +44,7 @@ public struct ChatMessageEvent: Sendable {
 
     /// One user to notify and their devices.
     public struct Recipient: Sendable {
-        public var userId: String
+        public var userID: String
         public var badge: Int?
         public var muted: Bool
         /// The devices in the order of the event; an unusable entry is `nil` and listed in `invalidDevices`.

@@ -106,7 +106,7 @@ public struct EventDecoder: Sendable {
         }
         let badge = try recipient.optionalInteger("badge", in: 0...Int(Int32.max))
         return .init(
-            userId: try recipient.requiredString("userId"),
+            userID: try recipient.requiredString("userId"),
             badge: badge,
             muted: try recipient.optionalBool("muted") ?? false,
             devices: devices

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Parses RFC 3339 date-times (`2026-11-29T12:00:00Z`, `2026-11-29T12:00:00.250+09:00`) without a formatter.
-enum RFC3339 {
-    static func parse(_ text: String) -> Date? {
+public enum RFC3339 {
+    /// The instant `text` denotes, or `nil` when it is not an RFC 3339 date-time.
+    public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20 else { return nil }
         func number(_ range: Range<Int>) -> Int? {

@@ -6,6 +6,13 @@ public struct DeviceDecision: Sendable {
     public var device: Device?
     public var outcome: Outcome
 
+    public init(address: DeviceAddress, userID: String, device: Device?, outcome: Outcome) {
+        self.address = address
+        self.userID = userID
+        self.device = device
+        self.outcome = outcome
+    }
+
     /// The decision itself.
     public enum Outcome: Sendable {
         /// Send this exact request.

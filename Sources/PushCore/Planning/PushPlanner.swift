@@ -23,7 +23,7 @@ public struct PushPlanner: Sendable {
                 let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
                 let outcome = planner.outcome(for: device, of: recipient, at: address)
                 decisions.append(
-                    DeviceDecision(address: address, userID: recipient.userId, device: device, outcome: outcome))
+                    DeviceDecision(address: address, userID: recipient.userID, device: device, outcome: outcome))
             }
         }
         return decisions
@@ -100,18 +100,12 @@ private struct EventPlan {
     private func builder(
         for device: Device, badge: Int?, expiresAt: Int
     ) -> (limit: Int, build: (RenderedPush) -> ProviderRequest) {
+        let limit = PayloadLimit.bytes(for: device.platform)
         switch device.platform {
-        case .apns:
-            return (
-                PayloadLimit.apns, { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) }
-            )
-        case .apnsVoip:
-            return (
-                PayloadLimit.apnsVoip,
-                { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) }
-            )
+        case .apns, .apnsVoip:
+            return (limit, { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) })
         case .fcm:
-            return (PayloadLimit.fcm, { [fcm] in fcm.request($0, device: device, badge: badge, expiresAt: expiresAt) })
+            return (limit, { [fcm] in fcm.request($0, device: device, badge: badge, expiresAt: expiresAt) })
         }
     }
 }

@@ -90,10 +90,13 @@ struct APNsRequestBuilder {
         return json.bytes
     }
 
-    /// A PushKit payload: the call's data, not the alert format.
+    /// A PushKit payload: the call's data, not the alert format; `aps` stays empty (APNs wants the dictionary).
     static func voipBody(_ push: RenderedPush) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
+        json.key("aps")
+        json.beginObject()
+        json.endObject()
         customKeys(push, into: &json)
         json.key("caller")
         json.beginObject()

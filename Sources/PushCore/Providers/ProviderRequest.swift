@@ -25,6 +25,20 @@ public struct ProviderRequest: Sendable, Equatable {
     /// When the push stops being worth sending (event time + time to live, epoch seconds).
     public var expiresAtEpochSeconds: Int
 
+    public init(
+        platform: Platform, method: String = "POST", path: String, headers: [Header], body: [UInt8],
+        sandbox: Bool = false, apnsID: String? = nil, expiresAtEpochSeconds: Int
+    ) {
+        self.platform = platform
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.sandbox = sandbox
+        self.apnsID = apnsID
+        self.expiresAtEpochSeconds = expiresAtEpochSeconds
+    }
+
     /// The value of header `name`, if present.
     public func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value
@@ -52,4 +66,13 @@ public enum PayloadLimit {
     public static let apnsVoip = 5120
     /// An FCM HTTP v1 message.
     public static let fcm = 4000
+
+    /// The limit of requests to `platform` (PushKit tokens only ever get VoIP pushes).
+    public static func bytes(for platform: Platform) -> Int {
+        switch platform {
+        case .apns: apns
+        case .apnsVoip: apnsVoip
+        case .fcm: fcm
+        }
+    }
 }

@@ -19,6 +19,7 @@ extension RulesTable {
             "title": "{room.name}",
             "sound": "default",
             "clickAction": "push_chatroom",
+            "icon": "ic_stat_chat",
             "collapseKey": "{room.id}",
             "threadId": "{room.id}",
             "priority": "high",

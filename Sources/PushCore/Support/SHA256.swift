@@ -48,6 +48,11 @@ public enum SHA256 {
         hex(hash(Array(text.utf8)))
     }
 
+    /// The lowercase hex digest of `bytes`.
+    public static func hexDigest(_ bytes: some Collection<UInt8>) -> String {
+        hex(hash(bytes))
+    }
+
     /// `sha256:<hex>` of a device token, the form receipts and logs carry instead of the token.
     public static func tokenHash(_ token: String) -> String {
         "sha256:" + hexDigest(token)

@@ -1,0 +1,88 @@
+import PushCore
+import Testing
+
+@Suite struct JSONTests {
+    @Test func writerEscapesWhatJSONRequiresAndKeepsTheRestAsUTF8() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("text", "quote \" backslash \\ newline \n tab \t bell \u{7} emoji 👩‍👩‍👧 CJK 漢字")
+        writer.field("n", -3)
+        writer.key("list")
+        writer.strings(["a", ""])
+        writer.key("flag")
+        writer.bool(false)
+        writer.key("none")
+        writer.null()
+        writer.endObject()
+        #expect(
+            String(decoding: writer.bytes, as: UTF8.self)
+                == #"{"text":"quote \" backslash \\ newline \n tab \t bell \u0007 emoji 👩‍👩‍👧 CJK 漢字","n":-3,"list":["a",""],"flag":false,"none":null}"#
+        )
+    }
+
+    @Test func parsedDocumentsRoundTripByteForByte() throws {
+        let text = #"{"b":[1,-0.5e10,true,null,{}],"a":"\u00e9\ud83d\ude00\/","c":[]}"#
+        let value = try JSONParser.parse(Array(text.utf8))
+        #expect(value["a"]?.stringValue == "é😀/")
+        #expect(
+            String(decoding: JSONWriter.encode(value), as: UTF8.self)
+                == #"{"b":[1,-0.5e10,true,null,{}],"a":"é😀/","c":[]}"#)
+    }
+
+    @Test(arguments: [
+        (Array(#""\ud800""#.utf8), "invalid JSON at byte 7: unpaired surrogate in \\u escape"),
+        ([0x22, 0xFF, 0x22], "invalid JSON at byte 1: string is not valid UTF-8"),
+        (Array("[1,]".utf8), "invalid JSON at byte 3: unexpected character"),
+        (Array("01".utf8), "invalid JSON at byte 1: unexpected data after the document"),
+        (Array("{\"a\" 1}".utf8), "invalid JSON at byte 5: expected ':'"),
+        (Array("\"a\nb\"".utf8), "invalid JSON at byte 2: control character in string"),
+        (Array(repeating: UInt8(ascii: "["), count: 65), "invalid JSON at byte 64: nested deeper than 64 levels"),
+        (Array("".utf8), "invalid JSON at byte 0: unexpected end of input"),
+    ])
+    func invalidDocumentsAreRejectedWithTheOffset(bytes: [UInt8], message: String) {
+        #expect(throws: (any Error).self) { try JSONParser.parse(bytes) }
+        do {
+            _ = try JSONParser.parse(bytes)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+}
+
+@Suite struct SHA256Tests {
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        ),
+    ])
+    func digestsMatchTheFIPSVectors(message: String, digest: String) {
+        #expect(SHA256.hexDigest(message) == digest)
+    }
+
+    @Test func aMillionAsMatchTheLongVector() {
+        #expect(
+            SHA256.hexDigest(repeatElement(UInt8(ascii: "a"), count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func tokenHashesArePrefixedHexDigests() {
+        #expect(SHA256.tokenHash("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test func deterministicUUIDsAreCanonicalAndStable() {
+        let id = DeterministicUUID.make(from: "m-1\u{0}apns\u{0}token")
+        #expect(id == DeterministicUUID.make(from: "m-1\u{0}apns\u{0}token"))
+        #expect(id != DeterministicUUID.make(from: "m-2\u{0}apns\u{0}token"))
+        #expect(id.count == 36)
+        #expect(id.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
+        #expect(Array(id)[14] == "8")
+        #expect(id == id.lowercased())
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PushCore
+import Testing
+
+/// `push-worker render` end to end: the built executable (beside this test binary) on every sample event.
+@Suite struct RenderCommandTests {
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-worker")
+    }
+
+    func render(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["render"] + arguments
+        process.environment = [:]
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
+        )
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
+    func rendersEverySampleEventAsJSON() throws {
+        for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("chat-message")) {
+            let (status, stdout, stderr) = try render(["--event", file.path, "--apns-topic", "com.example.chat"])
+            #expect(status == 0, "\(file.lastPathComponent): \(stderr)")
+            let report = try JSONParser.parse(Array(stdout.utf8))
+            guard case .array(let devices)? = report["devices"] else {
+                Issue.record("\(file.lastPathComponent): no devices")
+                continue
+            }
+            #expect(devices.count == 4)
+            #expect(devices.contains { $0["decision"] == .string("send") } || file.lastPathComponent == "poll.json")
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
+    func badFilesPrintOneLineAndExitOne() throws {
+        let badRules = try Repository.temporaryFile(Array(#"{"types": {"text": {"ttlSeconds": "soon"}}}"#.utf8))
+        defer { try? FileManager.default.removeItem(at: badRules) }
+        let event = Repository.examples.appendingPathComponent("chat-message/text.json").path
+        let cases: [([String], String)] = [
+            (["--event", "/nonexistent.json"], "push-worker render: error: /nonexistent.json: cannot read the file\n"),
+            (
+                ["--event", event, "--rules", badRules.path],
+                "push-worker render: error: \(badRules.path): types.text.ttlSeconds: must be a whole number of seconds from 0 to 2419200\n"
+            ),
+            (["--event", badRules.path], "push-worker render: error: \(badRules.path): decode_error: id: required\n"),
+            (
+                ["--event", event, "--now", "later"],
+                "push-worker render: error: --now: 'later' is neither RFC 3339 nor epoch milliseconds\n"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let (status, stdout, stderr) = try render(arguments)
+            #expect(status == 1)
+            #expect(stdout.isEmpty)
+            #expect(stderr == message)
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
+    func planningTimeDecidesExpiry() throws {
+        let event = Repository.examples.appendingPathComponent("chat-message/text.json").path
+        let (status, stdout, _) = try render(["--event", event, "--now", "2026-12-01T00:00:00Z"])
+        #expect(status == 0)
+        #expect(stdout.contains(#""decision": "expired""#))
+        #expect(!stdout.contains(#""decision": "send""#))
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import PushCore
+import Testing
+
+/// Every example in `schemas/examples` validates against its schema with `check-jsonschema` (from `.venv`),
+/// and so does the built-in rules table; a broken example is rejected.
+@Suite struct SchemaExampleTests {
+    static let schemas = ["chat-message", "rules", "receipt", "dead-letter-headers"]
+
+    @Test(arguments: schemas)
+    func examplesValidateAgainstTheirSchema(schema: String) throws {
+        var files = try Repository.jsonFiles(in: Repository.examples.appendingPathComponent(schema)).map(\.path)
+        #expect(!files.isEmpty)
+        var exported: URL?
+        if schema == "rules" {
+            exported = try Repository.temporaryFile(Array(RulesTable.standardJSON.utf8))
+            files.append(exported?.path ?? "")
+        }
+        defer { exported.map { try? FileManager.default.removeItem(at: $0) } }
+        let (status, output) = try Repository.runVenvTool(
+            "check-jsonschema", ["--schemafile", "schemas/\(schema).schema.json".inRepository] + files)
+        #expect(status == 0, "\(output)")
+    }
+
+    @Test func brokenEventsAreRejectedBySchema() throws {
+        let broken = try Repository.temporaryFile(
+            Array(
+                #"{"type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "recipients": [{"userId": "u", "devices": [{"platform": "apns", "token": "zz"}]}]}"#
+                    .utf8))
+        defer { try? FileManager.default.removeItem(at: broken) }
+        let (status, output) = try Repository.runVenvTool(
+            "check-jsonschema", ["--schemafile", "schemas/chat-message.schema.json".inRepository, broken.path])
+        #expect(status != 0)
+        #expect(output.contains("'id' is a required property"))
+    }
+
+    @Test func everyExampleRulesFileLoads() throws {
+        for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("rules")) {
+            _ = try RulesTable.load(json: try Repository.read(file))
+        }
+    }
+}
+
+extension String {
+    /// This repository-relative path made absolute.
+    fileprivate var inRepository: String { Repository.root.appendingPathComponent(self).path }
+}
