@@ -106,7 +106,7 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Up to `maxRecords` records, waiting at most `timeout` for the first one; empty when none came.
+    /// Up to `maxRecords` (at least one) records, waiting at most `timeout` for the first; empty when none came.
     ///
     /// Rebalances, errors and statistics are served while polling, so keep calling `poll` (with paused
     /// partitions if the application is busy) at least every `max.poll.interval.ms`.
@@ -119,7 +119,7 @@ public final class KafkaConsumer: Sendable {
         return try await pollQueue.blocking { () throws(KafkaError) in
             var records: [KafkaRecord] = []
             var wait = timeout.milliseconds
-            while records.count < maxRecords, let message = rd_kafka_consumer_poll(client.handle, wait) {
+            while records.count < max(maxRecords, 1), let message = rd_kafka_consumer_poll(client.handle, wait) {
                 wait = 0
                 defer { rd_kafka_message_destroy(message) }
                 let code = message.pointee.err

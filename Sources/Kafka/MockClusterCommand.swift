@@ -1,17 +1,5 @@
-/// One line of the dev broker's control protocol, parsed; `apply(to:)` carries it out on a `MockCluster`.
-///
-/// ```
-/// broker-down ID                        take broker ID down
-/// broker-up ID                          bring broker ID back
-/// rtt ID MS                             delay broker ID's responses by MS milliseconds (0: none)
-/// request-errors API COUNT ERROR        fail the next COUNT requests of API (e.g. OffsetCommit) with ERROR
-/// clear-request-errors API              drop the errors still queued for API
-/// leader TOPIC PARTITION ID             move the partition's leader to broker ID
-/// coordinator GROUP ID                  move the group's coordinator to broker ID
-/// create-topic NAME PARTITIONS          create a topic
-/// ping                                  answers ok (a readiness probe)
-/// ```
-/// `ERROR` is a librdkafka error name such as `REQUEST_TIMED_OUT` or `NOT_COORDINATOR`.
+/// One line of the dev broker's control protocol (`protocolHelp` lists the commands), parsed;
+/// `apply(to:)` carries it out on a `MockCluster`.
 public enum MockClusterCommand: Sendable, Equatable {
     case brokerDown(Int32)
     case brokerUp(Int32)

@@ -7,6 +7,7 @@ import Synchronization
 final class ProducerPoller: Sendable {
     private let stopped = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
+    private static let threadName = "kafka.producer.poll"
 
     init(client: RDKafkaClient) {
         let thread = Thread { [self] in
@@ -21,14 +22,16 @@ final class ProducerPoller: Sendable {
             }
             finished.signal()
         }
-        thread.name = "kafka.producer.poll"
+        thread.name = Self.threadName
         thread.start()
     }
 
-    /// Stops the thread and waits until it has failed every pending delivery report. Idempotent.
+    /// Stops the thread and waits until it has failed every pending delivery report. Idempotent. Called on
+    /// the poll thread itself (a delivery callback dropping the last reference to the producer), it does not wait.
     func stop() {
         guard stopped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
+        guard Thread.current.name != Self.threadName else { return }
         finished.wait()
     }
 }

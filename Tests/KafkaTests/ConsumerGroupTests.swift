@@ -19,13 +19,21 @@ final class Member: Sendable {
     let loop = Shared<Task<Void, Never>?>(nil)
     let ownership: Shared<Ownership>
 
-    init(_ name: String, test: TestCluster, group: String, ownership: Shared<Ownership>) throws {
+    let storesWhileProcessing: Bool
+
+    init(
+        _ name: String, test: TestCluster, group: String, ownership: Shared<Ownership>,
+        storesWhileProcessing: Bool = true, properties: [String: String] = [:]
+    ) throws {
         self.name = name
         self.ownership = ownership
-        consumer = try KafkaConsumer(configuration: test.consumerConfiguration(group: group))
+        self.storesWhileProcessing = storesWhileProcessing
+        let configuration = test.consumerConfiguration(group: group).merging(KafkaConfiguration(properties))
+        consumer = try KafkaConsumer(configuration: configuration)
     }
 
     func start(topic: String) throws {
+        let storesWhileProcessing = storesWhileProcessing
         let (name, consumer, processed, ownership) = (name, consumer, processed, ownership)
         try consumer.subscribe(topics: [topic]) { event in
             switch event {
@@ -59,6 +67,9 @@ final class Member: Sendable {
                 guard let batch = try? await consumer.poll(maxRecords: 100, timeout: .milliseconds(100)) else { return }
                 processed.update { done in
                     for record in batch { done[record.topicPartition] = record.offset }
+                }
+                if storesWhileProcessing {
+                    for record in batch { try? consumer.store(record) }
                 }
             }
         }
@@ -96,6 +107,8 @@ struct ConsumerGroupTests {
         }
         #expect(allProcessed)
 
+        try await members[0].consumer.commit()
+        try await members[1].consumer.commit()
         try members[2].start(topic: test.topic)
         let threeOwnAll = try await waitUntil(within: .seconds(40)) {
             let owners = ownership.value.owner
@@ -109,13 +122,48 @@ struct ConsumerGroupTests {
         #expect(state.violations.isEmpty, "\(state.violations)")
         #expect(state.revocations > 0)
         #expect(!state.storedOnRevoke.isEmpty)
-
-        // What the revoke handlers stored was committed before the partitions moved.
         let committed = try await members[2].consumer.committedOffsets(of: partitions)
         for (partition, offset) in state.storedOnRevoke {
             #expect(committed[partition] ?? -1 >= offset, "\(partition): committed \(committed[partition] ?? -1)")
         }
         for member in members { await member.stop() }
         #expect(ownership.value.violations.isEmpty)
+    }
+
+    @Test func revokedPartitionsAreCommittedWithWhatTheHandlerStoredAndResumeThere() async throws {
+        let test = try TestCluster(partitions: 6)
+        let producer = try test.producer()
+        try await test.produce(600, keys: 60, with: producer)
+        let ownership = Shared(Ownership())
+        let partitions = (0..<6).map { TopicPartition(test.topic, Int32($0)) }
+        // No periodic commits and no stores while processing: only the revoke-time commit can commit.
+        let first = try Member(
+            "a", test: test, group: "group-revoke", ownership: ownership, storesWhileProcessing: false,
+            properties: ["enable.auto.commit": "false"])
+        try first.start(topic: test.topic)
+        let ownsAll = try await waitUntil(within: .seconds(30)) {
+            first.processed.value.count == 6 && first.processed.value.values.reduce(0) { $0 + $1 + 1 } == 600
+        }
+        try #require(ownsAll)
+
+        let second = try Member("b", test: test, group: "group-revoke", ownership: ownership)
+        try second.start(topic: test.topic)
+        let split = try await waitUntil(within: .seconds(40)) {
+            let owners = ownership.value.owner
+            return Set(owners.keys) == Set(partitions) && Set(owners.values) == ["a", "b"]
+        }
+        #expect(split)
+        let state = ownership.value
+        #expect(state.violations.isEmpty, "\(state.violations)")
+        #expect(state.storedOnRevoke.count == 3)
+        let committed = try await second.consumer.committedOffsets(of: partitions)
+        for (partition, offset) in state.storedOnRevoke {
+            #expect(committed[partition] == offset, "\(partition)")
+        }
+        // The new owner started where the revoke handler stored: nothing of those partitions came again.
+        let redelivered = try await waitUntil(within: .seconds(2)) { !second.processed.value.isEmpty }
+        #expect(!redelivered)
+        await first.stop()
+        await second.stop()
     }
 }
