@@ -22,7 +22,11 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
-        .target(name: "Worker", dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"], swiftSettings: strict),
+        .target(
+            name: "Worker",
+            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"],
+            swiftSettings: strict
+        ),
         .target(name: "Observability", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
@@ -39,7 +43,11 @@ let package = Package(
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Signing", "HTTP2"], swiftSettings: strict),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "Kafka", "PushCore", "Providers"], swiftSettings: strict),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),

@@ -119,7 +119,7 @@ final class Transfer: @unchecked Sendable {
 
     fileprivate func receive(headerLine bytes: UnsafeRawBufferPointer) {
         receivedResponseBytes = true
-        let line = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0 == "\r" || $0 == "\n" }
+        let line = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0.isNewline || $0 == " " || $0 == "\t" }
         if line.hasPrefix("HTTP/") {
             responseHeaders = []  // a new status line (after an informational response) starts a new header block
         } else if let colon = line.firstIndex(of: ":") {

@@ -41,8 +41,9 @@ public final class APNsClient: Sendable {
     private let tokens: APNsProviderTokens?
 
     /// A client over `transport`; `clock` decides provider-token ages and Retry-After dates.
-    public init(configuration: APNsConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemWallClock())
-    {
+    public init(
+        configuration: APNsConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemWallClock()
+    ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
@@ -59,7 +60,8 @@ public final class APNsClient: Sendable {
     /// Sends one notification. `headers` are the `apns-*` headers (push type, topic, priority, …) and `body` the
     /// JSON payload, both already built; `sandbox` picks the development host. Never throws: every failure is an
     /// outcome. An `ExpiredProviderToken` answer renews the token and resends once.
-    public func send(deviceToken: String, sandbox: Bool, headers: [HTTPHeader], body: [UInt8]) async -> DeliveryOutcome {
+    public func send(deviceToken: String, sandbox: Bool, headers: [HTTPHeader], body: [UInt8]) async -> DeliveryOutcome
+    {
         guard Self.isWellFormed(deviceToken) else {
             return .invalidToken(reason: "BadDeviceToken", invalidSince: nil)
         }

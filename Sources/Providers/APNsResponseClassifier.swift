@@ -12,11 +12,13 @@ enum APNsResponseClassifier {
     /// The outcome of `response`, together with the table action (the client renews on renewable credentials).
     static func classify(_ response: HTTPResponse, now: Date) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
         if response.status == 200 {
-            return (.delivered(providerMessageId: response.header("apns-id") ?? ""), nil)
+            let apnsID = response.header("apns-id")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return (.delivered(providerMessageId: apnsID), nil)
         }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
         let reason = body?.reason ?? "HTTP \(response.status)"
-        let action = body?.reason.flatMap { APNsReason.table[$0]?.action } ?? APNsReason.action(forStatus: response.status)
+        let action =
+            body?.reason.flatMap { APNsReason.table[$0]?.action } ?? APNsReason.action(forStatus: response.status)
         let invalidSince = body?.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) }
         let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
         let outcome = DeliveryOutcome(

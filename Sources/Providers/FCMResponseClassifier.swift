@@ -48,7 +48,8 @@ enum FCMResponseClassifier {
             return (.delivered(providerMessageId: name), nil)
         }
         let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: body))?.error
-        let errorCode = error?.details?.first { $0.type?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?.errorCode
+        let errorCode = error?.details?.first { $0.type?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?
+            .errorCode
         let known = errorCode.flatMap { errorCodes[$0] }
         let reason = known != nil ? errorCode : error?.status
         let action = known ?? action(forStatus: response.status)

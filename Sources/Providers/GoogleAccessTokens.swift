@@ -87,8 +87,8 @@ actor GoogleAccessTokens {
     }
 
     private struct TokenResponse: Decodable {
-        var access_token: String
-        var expires_in: Double
+        var accessToken: String
+        var expiresIn: Double
     }
 
     /// Reads the token endpoint's answer: 200 with `access_token` and `expires_in`; 5xx and 429 are transient,
@@ -97,14 +97,16 @@ actor GoogleAccessTokens {
         let reason = "OAuth token endpoint answered HTTP \(response.status)"
         switch response.status {
         case 200:
-            guard let body = try? JSONDecoder().decode(TokenResponse.self, from: Data(response.body)),
-                !body.access_token.isEmpty, body.expires_in > 0
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            guard let body = try? decoder.decode(TokenResponse.self, from: Data(response.body)),
+                !body.accessToken.isEmpty, body.expiresIn > 0
             else {
                 return .failure(Failure(outcome: .credentials(status: 200, reason: "OAuth token response unreadable")))
             }
             return .success(
                 Token(
-                    value: body.access_token, expiresAt: now.addingTimeInterval(body.expires_in),
+                    value: body.accessToken, expiresAt: now.addingTimeInterval(body.expiresIn),
                     generation: generation))
         case 408, 429, 500...599:
             let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }

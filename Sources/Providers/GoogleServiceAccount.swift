@@ -13,18 +13,20 @@ public struct GoogleServiceAccount: Sendable {
     let key: RS256Key
 
     private struct File: Decodable {
-        var client_email: String?
-        var private_key: String?
-        var private_key_id: String?
-        var token_uri: String?
-        var project_id: String?
+        var clientEmail: String?
+        var privateKey: String?
+        var privateKeyId: String?
+        var tokenUri: String?
+        var projectId: String?
     }
 
     /// Parses the JSON text of the file; errors name the missing or bad field, never its value.
     public init(json: [UInt8]) throws(ProviderConfigurationError) {
         let file: File
         do {
-            file = try JSONDecoder().decode(File.self, from: Data(json))
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            file = try decoder.decode(File.self, from: Data(json))
         } catch {
             throw ProviderConfigurationError(field: "FCM_SERVICE_ACCOUNT_FILE", reason: "is not a JSON object")
         }
@@ -34,16 +36,16 @@ public struct GoogleServiceAccount: Sendable {
             }
             return value
         }
-        clientEmail = try required(file.client_email, "client_email")
-        tokenURI = try required(file.token_uri, "token_uri")
-        projectId = try required(file.project_id, "project_id")
+        clientEmail = try required(file.clientEmail, "client_email")
+        tokenURI = try required(file.tokenUri, "token_uri")
+        projectId = try required(file.projectId, "project_id")
         guard projectId.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":") || $0.isLowercaseOrDigit })
         else {
             throw ProviderConfigurationError(field: "project_id", reason: "has characters a project id cannot have")
         }
-        privateKeyId = file.private_key_id
+        privateKeyId = file.privateKeyId
         do {
-            key = try RS256Key(pem: try required(file.private_key, "private_key"), label: "private_key")
+            key = try RS256Key(pem: try required(file.privateKey, "private_key"), label: "private_key")
         } catch let error as SigningError {
             throw ProviderConfigurationError(field: "private_key", reason: error.message)
         } catch let error as ProviderConfigurationError {

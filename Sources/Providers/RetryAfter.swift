@@ -6,7 +6,7 @@ enum RetryAfter {
 
     /// The wait `value` asks for, measured from `now`; a date in the past is no wait; `nil` when unreadable.
     static func parse(_ value: String, now: Date) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         if let seconds = Int64(trimmed), seconds >= 0 {
             return .seconds(seconds)
         }

@@ -8,7 +8,8 @@ import Testing
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func successCarriesTheAPNsID() {
-        let response = HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")])
+        let response = HTTPResponse(
+            status: 200, headers: [HTTPHeader("apns-id", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")])
         #expect(
             APNsResponseClassifier.classify(response, now: Self.now).outcome
                 == .delivered(providerMessageId: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
@@ -53,7 +54,8 @@ import Testing
     }
 
     @Test func retryAfterIsHonouredInSecondsAndAsHTTPDate() {
-        let seconds = HTTPResponse.json(429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPHeader("Retry-After", "7")])
+        let seconds = HTTPResponse.json(
+            429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPHeader("Retry-After", "7")])
         #expect(
             APNsResponseClassifier.classify(seconds, now: Self.now).outcome
                 == .retry(after: .seconds(7), status: 429, reason: "TooManyRequests"))
@@ -103,8 +105,10 @@ import Testing
         (500, "INTERNAL", "INTERNAL", "retry"), (401, "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR", "rejected"),
     ])
     func everyFCMErrorCodeMapsToItsClass(status: Int, canonical: String, errorCode: String, expected: String) {
-        let outcome = FCMResponseClassifier.classify(Self.googleError(status, canonical, errorCode: errorCode), now: Self.now)
-            .outcome
+        let outcome = FCMResponseClassifier.classify(
+            Self.googleError(status, canonical, errorCode: errorCode), now: Self.now
+        )
+        .outcome
         #expect(outcome.className == expected)
         #expect(outcome.reason == errorCode)
     }

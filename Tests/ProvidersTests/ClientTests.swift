@@ -7,7 +7,9 @@ import Testing
 /// The clients against a scripted transport: auth caching, renewal and request shape.
 @Suite struct APNsClientTests {
     static let token = String(repeating: "ab", count: 32)
-    static let accepted: ScriptedTransport.Answer = { _ in HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "id-1")]) }
+    static let accepted: ScriptedTransport.Answer = { _ in
+        HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "id-1")])
+    }
 
     func client(_ transport: ScriptedTransport, clock: ManualClock) throws -> APNsClient {
         let key = try APNsSigningKey(pem: try TestKeys.p256.get(), keyId: "KEYID12345", teamId: "TEAMID1234")
@@ -21,11 +23,15 @@ import Testing
         let transport = ScriptedTransport(Self.accepted)
         let apns = try client(transport, clock: ManualClock())
         let headers = [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.chat")]
-        #expect(await apns.send(deviceToken: Self.token, sandbox: false, headers: headers, body: Array("{}".utf8))
-            == .delivered(providerMessageId: "id-1"))
+        #expect(
+            await apns.send(deviceToken: Self.token, sandbox: false, headers: headers, body: Array("{}".utf8))
+                == .delivered(providerMessageId: "id-1"))
         _ = await apns.send(deviceToken: Self.token, sandbox: true, headers: headers, body: [])
         let requests = transport.requests
-        #expect(requests.map(\.url) == ["https://prod.test/3/device/\(Self.token)", "https://sandbox.test/3/device/\(Self.token)"])
+        #expect(
+            requests.map(\.url) == [
+                "https://prod.test/3/device/\(Self.token)", "https://sandbox.test/3/device/\(Self.token)",
+            ])
         #expect(requests[0].method == "POST")
         #expect(requests[0].header("apns-topic") == "com.example.chat")
         #expect(requests[0].header("authorization")?.hasPrefix("bearer ey") == true)
@@ -54,8 +60,9 @@ import Testing
             return HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "id-2")])
         }
         let apns = try client(transport, clock: ManualClock())
-        #expect(await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
-            == .delivered(providerMessageId: "id-2"))
+        #expect(
+            await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
+                == .delivered(providerMessageId: "id-2"))
         #expect(apns.providerTokensIssued == 2)
         let authorizations = transport.requests.compactMap { $0.header("authorization") }
         #expect(authorizations.count == 2 && authorizations[0] != authorizations[1])
@@ -65,8 +72,9 @@ import Testing
         let transport = ScriptedTransport { _ in .json(403, #"{"reason":"ExpiredProviderToken"}"#) }
         let clock = ManualClock()
         let apns = try client(transport, clock: clock)
-        #expect(await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
-            == .credentials(status: 403, reason: "ExpiredProviderToken"))
+        #expect(
+            await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
+                == .credentials(status: 403, reason: "ExpiredProviderToken"))
         #expect(apns.providerTokensIssued == 2)
         clock.advance(by: .seconds(19 * 60))
         for _ in 0..<5 { _ = await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: []) }
@@ -79,8 +87,9 @@ import Testing
     @Test func tooManyProviderTokenUpdatesNeverRenews() async throws {
         let transport = ScriptedTransport { _ in .json(429, #"{"reason":"TooManyProviderTokenUpdates"}"#) }
         let apns = try client(transport, clock: ManualClock())
-        #expect(await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
-            == .retry(after: nil, status: 429, reason: "TooManyProviderTokenUpdates"))
+        #expect(
+            await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
+                == .retry(after: nil, status: 429, reason: "TooManyProviderTokenUpdates"))
         #expect(apns.providerTokensIssued == 1)
         #expect(transport.requests.count == 1)
     }
@@ -89,8 +98,9 @@ import Testing
     func malformedDeviceTokensNeverReachTheTransport(deviceToken: String) async throws {
         let transport = ScriptedTransport(Self.accepted)
         let apns = try client(transport, clock: ManualClock())
-        #expect(await apns.send(deviceToken: deviceToken, sandbox: false, headers: [], body: [])
-            == .invalidToken(reason: "BadDeviceToken", invalidSince: nil))
+        #expect(
+            await apns.send(deviceToken: deviceToken, sandbox: false, headers: [], body: [])
+                == .invalidToken(reason: "BadDeviceToken", invalidSince: nil))
         #expect(transport.requests.isEmpty)
     }
 
@@ -115,7 +125,8 @@ import Testing
             try APNsSigningKey(pem: try TestKeys.rsa.get(), keyId: "K", teamId: "T")
         }
         do {
-            _ = try APNsSigningKey(pem: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----", keyId: "K", teamId: "T")
+            _ = try APNsSigningKey(
+                pem: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----", keyId: "K", teamId: "T")
         } catch {
             #expect(error.field == "APNS_KEY_FILE")
             #expect(!error.description.contains("secret"))
@@ -147,7 +158,9 @@ import Testing
 
     @Test func concurrentSendsShareOneTokenRequest() async throws {
         let tokenRequests = Counter()
-        let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { _ in .json(200, #"{"name":"projects/demo-project/messages/1"}"#) }
+        let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { _ in
+            .json(200, #"{"name":"projects/demo-project/messages/1"}"#)
+        }
         let fcm = try client(transport)
         let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
             for _ in 0..<500 { group.addTask { await fcm.send(body: Array(#"{"message":{}}"#.utf8)) } }
@@ -175,7 +188,8 @@ import Testing
     @Test func tokenIsCachedUntilFiveMinutesBeforeExpiry() async throws {
         let tokenRequests = Counter()
         let clock = ManualClock()
-        let fcm = try client(Self.fakeGoogle(tokenRequests: tokenRequests) { _ in .json(200, #"{"name":"n"}"#) }, clock: clock)
+        let fcm = try client(
+            Self.fakeGoogle(tokenRequests: tokenRequests) { _ in .json(200, #"{"name":"n"}"#) }, clock: clock)
         _ = await fcm.send(body: [])
         clock.advance(by: .seconds(54 * 60))
         _ = await fcm.send(body: [])

@@ -101,7 +101,7 @@ async def serve_client(simulator: Simulator, reader: asyncio.StreamReader, write
             await writer.drain()
             if not keep_alive:
                 return
-    except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+    except (ConnectionError, asyncio.IncompleteReadError, ValueError, asyncio.CancelledError):
         return
     finally:
         writer.close()

@@ -48,7 +48,7 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import h2.settings
-from hyperframe.frame import GoAwayFrame
+from hyperframe.frame import GoAwayFrame, SettingsFrame
 
 from certs import CertificateFiles
 
@@ -183,6 +183,7 @@ class Stats:
     streams: int = 0
     max_concurrent_streams_seen: int = 0
     streams_reset_by_client: int = 0
+    streams_refused: int = 0
     goaways_sent: int = 0
     connections_reset: int = 0
     streams_per_connection: dict[int, int] = field(default_factory=dict)
@@ -267,7 +268,9 @@ class Simulator:
 
     async def serve(self, host: str, port: int) -> asyncio.Server:
         loop = asyncio.get_running_loop()
-        return await loop.create_server(lambda: Connection(self), host, port, ssl=self.ssl_context(), backlog=512)
+        return await loop.create_server(
+            lambda: Connection(self), host, port, ssl=self.ssl_context(), backlog=512, ssl_shutdown_timeout=2
+        )
 
 
 class _Stream:
@@ -293,6 +296,7 @@ class Connection(asyncio.Protocol):
         self.streams: dict[int, _Stream] = {}
         self.stream_count = 0
         self.goaway_last_stream: int | None = None
+        self.max_concurrent_streams = simulator.faults.max_concurrent_streams
         self.window_open = asyncio.Event()
         self.closed = False
 
@@ -308,12 +312,15 @@ class Connection(asyncio.Protocol):
         self.simulator.connections.add(self)
         self.simulator.stats.connections_opened += 1
         self.simulator.stats.connections_open += 1
+        # h2 would treat a client exceeding its advertised stream limit as a connection error; like APNs, the
+        # simulator refuses the extra stream instead (RFC 9113 §5.1.2 allows both). So h2's own limit stays
+        # high and the advertised one is written as a raw SETTINGS frame and enforced in request_received.
         self.h2.local_settings = h2.settings.Settings(
-            client=False,
-            initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: self.simulator.faults.max_concurrent_streams},
+            client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 2**31 - 1}
         )
         self.h2.initiate_connection()
         self.flush()
+        self.apply_max_concurrent_streams(self.simulator.faults.max_concurrent_streams)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self in self.simulator.connections:
@@ -340,7 +347,10 @@ class Connection(asyncio.Protocol):
                 stream = self.streams.get(event.stream_id)
                 if stream is not None:
                     stream.body.extend(event.data)
-                self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                try:
+                    self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                except h2.exceptions.StreamClosedError:
+                    pass
             elif isinstance(event, h2.events.StreamEnded):
                 stream = self.streams.get(event.stream_id)
                 if stream is not None and stream.task is None:
@@ -362,6 +372,10 @@ class Connection(asyncio.Protocol):
     def request_received(self, event: h2.events.RequestReceived) -> None:
         if self.goaway_last_stream is not None and event.stream_id > self.goaway_last_stream:
             return  # after our GOAWAY: not processed; the client must retry it elsewhere
+        if len(self.streams) >= self.max_concurrent_streams:
+            self.simulator.stats.streams_refused += 1
+            self.h2.reset_stream(event.stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
+            return
         self.stream_count += 1
         stats = self.simulator.stats
         stats.streams += 1
@@ -399,13 +413,13 @@ class Connection(asyncio.Protocol):
         self.transport.abort()
 
     def apply_max_concurrent_streams(self, value: int) -> None:
-        if self.closed:
+        self.max_concurrent_streams = value
+        if self.closed or self.transport is None:
             return
-        try:
-            self.h2.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: value})
-            self.flush()
-        except h2.exceptions.ProtocolError:
-            pass
+        self.flush()
+        frame = SettingsFrame(0)
+        frame.settings[SettingsFrame.MAX_CONCURRENT_STREAMS] = value
+        self.transport.write(frame.serialize())
 
     async def answer(self, stream_id: int, stream: _Stream) -> None:
         pseudo = dict(stream.headers)

@@ -135,6 +135,8 @@ public struct Stats: Decodable, Sendable {
     public let streams: Int
     public let maxConcurrentStreamsSeen: Int
     public let streamsResetByClient: Int
+    /// Streams refused with REFUSED_STREAM because they exceeded the advertised SETTINGS_MAX_CONCURRENT_STREAMS.
+    public let streamsRefused: Int
     public let goawaysSent: Int
     public let connectionsReset: Int
 }

@@ -28,7 +28,8 @@ import Testing
     @Test func apnsProviderTokenHasAppleHeaderAndClaimsAndVerifies() throws {
         let pem = try KeyFixtures.p256.get()
         let key = try ES256Key(pem: pem)
-        let jwt = try JSONWebToken.apnsProviderToken(key: key, keyId: "ABC123DEFG", teamId: "DEF123GHIJ", issuedAt: 1_700_000_000)
+        let jwt = try JSONWebToken.apnsProviderToken(
+            key: key, keyId: "ABC123DEFG", teamId: "DEF123GHIJ", issuedAt: 1_700_000_000)
         let parts = jwt.split(separator: ".").map(String.init)
         #expect(parts.count == 3)
         #expect(decode(parts[0]) == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
@@ -68,7 +69,7 @@ import Testing
 
     @Test func unreadableKeyErrorsNeverEchoTheKeyText() throws {
         let pem = try KeyFixtures.p256.get()
-        let damaged = pem.replacingOccurrences(of: "\n", with: "\nA", options: [], range: pem.range(of: "\n")) 
+        let damaged = pem.replacingOccurrences(of: "\n", with: "\nA", options: [], range: pem.range(of: "\n"))
         do {
             _ = try ES256Key(pem: damaged, label: "APNS_KEY_FILE")
             Issue.record("a damaged key loaded")
@@ -90,7 +91,9 @@ import Testing
             issuedAt: 100)
         let parts = jwt.split(separator: ".").map(String.init)
         #expect(decode(parts[0]) == #"{"alg":"RS256","kid":"k1","typ":"JWT"}"#)
-        #expect(decode(parts[1]) == #"{"aud":"https://t/token","exp":3700,"iat":100,"iss":"sa@p.iam.gserviceaccount.com","scope":"s"}"#)
+        #expect(
+            decode(parts[1])
+                == #"{"aud":"https://t/token","exp":3700,"iat":100,"iss":"sa@p.iam.gserviceaccount.com","scope":"s"}"#)
         #expect(try KeyFixtures.pythonVerifies(jwt: jwt, pem: pem))
     }
 

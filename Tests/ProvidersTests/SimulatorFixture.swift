@@ -1,0 +1,89 @@
+import Foundation
+import HTTP2
+import Providers
+import PushSimulatorSupport
+import Testing
+
+/// The end-to-end suites, run one test at a time: they share one simulator and its faults, clock and counters.
+@Suite(.serialized) enum EndToEndTests {}
+
+/// One push simulator (apns, fcm and oauth routes) shared by the end-to-end suites of this test process; it
+/// exits by itself when the process ends (`--exit-on-stdin-eof`). Suites using it are `.serialized` and reset
+/// what they touch first.
+enum SharedSimulator {
+    private static let started = Task { try await PushSimulator.start() }
+
+    static func get() async throws -> PushSimulator { try await started.value }
+}
+
+/// The APNs test key the simulator generated (`apns-credentials`).
+struct APNsCredentials: Decodable {
+    let keyFile: String
+    let keyId: String
+    let teamId: String
+    let topic: String
+}
+
+/// The service-account file the simulator wrote (`oauth-credentials`).
+struct ServiceAccountFile: Decodable {
+    let serviceAccountFile: String
+    let projectId: String
+}
+
+struct APNsStats: Decodable {
+    let accepted: Int
+    let providerTokensSeen: Int
+    let rejections: [String: Int]
+}
+
+struct OAuthStats: Decodable {
+    let tokenRequests: Int
+    let tokensIssued: Int
+}
+
+struct FCMStats: Decodable {
+    let accepted: Int
+    let rejections: [String: Int]
+}
+
+extension PushSimulator {
+    /// Moves the simulated clock (APNs token ages, OAuth expiry) forward.
+    func advanceClock(by duration: Duration) async throws {
+        _ = try await control("POST", "/control/clock", body: #"{"advance":\#(duration.components.seconds)}"#)
+    }
+
+    /// Sets the simulated clock back to real time.
+    func resetClock() async throws {
+        _ = try await control("POST", "/control/clock", body: #"{"reset":true}"#)
+    }
+
+    /// A libcurl HTTP/2 client trusting the simulator's CA.
+    func transport() throws -> HTTP2Client {
+        try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: endpoint.caFile))
+    }
+}
+
+/// Runs `operation` `count` times with at most `width` in flight, returning the results in completion order.
+func concurrently<T: Sendable>(
+    _ count: Int, width: Int, _ operation: @escaping @Sendable (Int) async -> T
+) async -> [T] {
+    await withTaskGroup(of: T.self) { group in
+        var results: [T] = []
+        results.reserveCapacity(count)
+        var next = 0
+        while next < min(width, count) {
+            let index = next
+            group.addTask { await operation(index) }
+            next += 1
+        }
+        while let result = await group.next() {
+            results.append(result)
+            if next < count {
+                let index = next
+                group.addTask { await operation(index) }
+                next += 1
+            }
+        }
+        return results
+    }
+}
