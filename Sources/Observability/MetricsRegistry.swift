@@ -9,8 +9,14 @@ import Synchronization
 /// and stops the process with a message naming it.
 public final class MetricsRegistry: Sendable {
     private let families = Mutex<[String: MetricFamily]>([:])
+    private let collectors = Mutex<[@Sendable () -> Void]>([])
 
     public init() {}
+
+    /// Runs `collect` before every rendering, to set metrics sampled only when scraped (e.g. process memory).
+    public func addCollector(_ collect: @escaping @Sendable () -> Void) {
+        collectors.withLock { $0.append(collect) }
+    }
 
     /// The counter `name` with these label values, created at zero on first use.
     public func counter(_ name: String, help: String, labels: KeyValuePairs<String, String> = [:]) -> Counter {
@@ -47,6 +53,7 @@ public final class MetricsRegistry: Sendable {
 
     /// Every metric in the Prometheus text exposition format 0.0.4, families sorted by name.
     public func prometheusText() -> String {
+        for collect in collectors.withLock({ $0 }) { collect() }
         let snapshot = families.withLock { Array($0.values) }
         var text = PrometheusText()
         for family in snapshot.sorted(by: { $0.name < $1.name }) {

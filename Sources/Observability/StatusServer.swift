@@ -29,7 +29,7 @@ public final class StatusServer: Sendable {
             host: configuration.host, port: configuration.port, backlog: configuration.backlog
         ).get()
         var wake: [Int32] = [-1, -1]
-        guard pipe(&wake) == 0, let port = SocketAddress.boundPort(of: listener) else {
+        guard let port = SocketAddress.boundPort(of: listener), pipe(&wake) == 0 else {
             let reason = SocketAddress.errnoText()
             close(listener)
             throw StatusServerError(address: "\(configuration.host):\(configuration.port)", reason: reason)
@@ -54,8 +54,9 @@ public final class StatusServer: Sendable {
         self.wakeWriter = wakeWriter
     }
 
-    /// Stops accepting, waits for the connection being answered (at most the connection timeout) and closes the
-    /// socket. Safe to call more than once. Blocks the caller briefly: call it at shutdown, not on a hot path.
+    /// Stops accepting, abandons a connection still being answered, joins the thread and closes the socket.
+    /// Safe to call more than once. Waits for the thread to notice (a scrape being rendered at most): call it at
+    /// shutdown, not on a hot path.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
@@ -96,7 +97,14 @@ private struct AcceptLoop: Sendable {
             if descriptors[1].revents != 0 { return }
             guard descriptors[0].revents & Int16(POLLIN) != 0 else { continue }
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
+            guard client >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN { continue }
+                // Out of descriptors or memory: back off instead of spinning on a listener that stays readable.
+                logger.warning("status endpoint accept failed", metadata: ["error": .string(SocketAddress.errnoText())])
+                var wake = pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
+                if poll(&wake, 1, 100) > 0 { return }
+                continue
+            }
             SocketAddress.setCloseOnExec(client)
             let connection = Connection(
                 descriptor: client, wakeReader: wakeReader,

@@ -42,6 +42,7 @@ struct DeploymentFilesTests {
         ("deployment.yaml", "memory: 256Mi", "memory: 100Mi", "memory limit"),
         ("deployment.yaml", "name: PUSH_HTTP_PORT", "name: PUSH_HTTP_PORTS", "PUSH_HTTP_PORT"),
         ("deployment.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"),
+        ("deployment.yaml", "terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 30", "grace 25 s"),
     ])
     func checkerRejectsABrokenManifest(file: String, original: String, broken: String, complaint: String) throws {
         let copy = try copyOfManifests(replacing: original, with: broken, in: file)

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// A minimal blocking HTTP client over a raw TCP socket to 127.0.0.1, with a receive timeout so no test hangs.
+/// A minimal blocking HTTP client over a raw TCP socket to a loopback address, with a receive timeout so no test hangs.
 enum LoopbackClient {
     struct Reply {
         var status: Int
@@ -10,8 +10,8 @@ enum LoopbackClient {
     }
 
     /// Sends `request` as it is and reads until the server closes the connection.
-    static func exchange(port: Int, request: String) throws -> Reply {
-        let raw = try send(port: port, bytes: Array(request.utf8))
+    static func exchange(host: String = "127.0.0.1", port: Int, request: String) throws -> Reply {
+        let raw = try send(host: host, port: port, bytes: Array(request.utf8))
         let text = String(decoding: raw, as: UTF8.self)
         guard let split = text.range(of: "\r\n\r\n") else {
             throw ClientError("no response head in \(text.debugDescription)")
@@ -29,13 +29,15 @@ enum LoopbackClient {
     }
 
     /// `GET path` with the headers a scraper or kubelet sends.
-    static func get(port: Int, _ path: String, method: String = "GET") throws -> Reply {
-        try exchange(port: port, request: "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: test\r\n\r\n")
+    static func get(host: String = "127.0.0.1", port: Int, _ path: String, method: String = "GET") throws -> Reply {
+        try exchange(
+            host: host, port: port, request: "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: test\r\n\r\n"
+        )
     }
 
     /// Connects, writes `bytes`, reads everything until end of stream (at most 5 s per read).
-    static func send(port: Int, bytes: [UInt8]) throws -> [UInt8] {
-        let descriptor = try connect(port: port)
+    static func send(host: String, port: Int, bytes: [UInt8]) throws -> [UInt8] {
+        let descriptor = try connect(host: host, port: port)
         defer { close(descriptor) }
         var remaining = bytes[...]
         while !remaining.isEmpty {
@@ -55,25 +57,24 @@ enum LoopbackClient {
         return received
     }
 
-    /// An open socket connected to 127.0.0.1:`port`, with 5 s receive and send timeouts.
-    static func connect(port: Int) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// An open socket connected to `host`:`port` (numeric, loopback only), with 5 s receive and send timeouts.
+    static func connect(host: String = "127.0.0.1", port: Int) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var results: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &results) == 0, let info = results else {
+            throw ClientError("cannot resolve \(host)")
+        }
+        defer { freeaddrinfo(results) }
+        let descriptor = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ClientError("socket failed") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
+        guard Glibc.connect(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             close(descriptor)
-            throw ClientError("connect to port \(port) failed: \(String(cString: strerror(errno)))")
+            throw ClientError("connect to \(host) port \(port) failed: \(String(cString: strerror(errno)))")
         }
         return descriptor
     }

@@ -143,3 +143,26 @@ struct MetricsTests {
         }
     }
 }
+
+@Suite("Process metrics")
+struct ProcessMetricsTests {
+    @Test func samplesResidentMemoryAndCPUTimeAtEveryRendering() throws {
+        let registry = MetricsRegistry()
+        ProcessMetrics.register(in: registry)
+        let text = registry.prometheusText()
+        let resident = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") })
+        let bytes = try #require(Double(resident.split(separator: " ")[1]))
+        #expect(bytes > 1_000_000)
+        #expect(text.contains("# TYPE process_cpu_seconds_total gauge\n"))
+        #expect(text.contains("# TYPE process_start_time_seconds gauge\n"))
+    }
+
+    @Test func runsCollectorsBeforeEachRendering() {
+        let registry = MetricsRegistry()
+        let scrapes = registry.counter("scrapes_total", help: "Scrapes.")
+        registry.addCollector { scrapes.increment() }
+        _ = registry.prometheusText()
+        #expect(registry.prometheusText().contains("scrapes_total 2\n"))
+    }
+}

@@ -108,6 +108,14 @@ struct StatusServerTests {
         #expect(throws: LoopbackClient.ClientError.self) { try LoopbackClient.connect(port: server.port) }
     }
 
+    @Test func listensOnIPv6Loopback() throws {
+        let server = try StatusServer.start(
+            configuration: StatusServerConfiguration(host: "::1", port: 0),
+            registry: registry, readiness: readiness, logger: logger)
+        defer { server.stop() }
+        #expect(try LoopbackClient.get(host: "::1", port: server.port, "/healthz").status == 200)
+    }
+
     @Test func namesTheAddressWhenThePortIsTaken() throws {
         let server = try startServer()
         defer { server.stop() }
