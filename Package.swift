@@ -48,7 +48,11 @@ let package = Package(
             dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "Kafka", "PushCore", "Providers"], swiftSettings: strict),
+        .testTarget(
+            name: "WorkerTests",
+            dependencies: ["Worker", "Kafka", "PushCore", "Providers", "PushSimulatorSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
