@@ -34,12 +34,14 @@ struct ServiceAccountCredentials: Decodable {
     @Test func eventsBecomeProviderRequestsReceiptsAndDeadLetters() async throws {
         let simulator = try await PushSimulator.start()
         defer { Task { await simulator.stop() } }
-        let apns = try await simulator.control("POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
+        let apns = try await simulator.control(
+            "POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
         let fcm = try await simulator.control(
             "POST", "/control/oauth-credentials", body: "{\"token_uri\": \"\(simulator.baseURL)/token\"}",
             as: ServiceAccountCredentials.self)
         _ = try await simulator.control(
-            "POST", "/control/apns-unregister", body: "{\"tokens\": [\"\(Self.unregistered)\"], \"timestamp\": 1700000000000}")
+            "POST", "/control/apns-unregister",
+            body: "{\"tokens\": [\"\(Self.unregistered)\"], \"timestamp\": 1700000000000}")
 
         let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
         #expect(await broker.waitFor { $0.stdout.contains("\n") })
