@@ -15,11 +15,48 @@ struct ServiceAccountCredentials: Decodable {
     let serviceAccountFile: String
 }
 
-/// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM, OAuth over TLS HTTP/2) and
-/// `push-worker run`; events produced into Kafka, receipts and dead letters read back.
-@Suite(.serialized) struct WorkerEndToEndTests {
-    static let unregistered = String(repeating: "0f", count: 32)
+struct DevBrokerNotReady: Error {}
 
+/// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM and OAuth over TLS HTTP/2) and
+/// `push-worker run`, with events produced into Kafka and the receipts, retry and dead-letter records read back.
+final class EndToEnd {
+    let simulator: PushSimulator
+    let broker: ChildProcess
+    let worker: ChildProcess
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+
+    init(workerEnvironment: [String: String] = [:], beforeStart: (PushSimulator) async throws -> Void = { _ in })
+        async throws
+    {
+        simulator = try await PushSimulator.start()
+        try await beforeStart(simulator)
+        let apns = try await simulator.control(
+            "POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
+        let fcm = try await simulator.control(
+            "POST", "/control/oauth-credentials", body: "{\"token_uri\": \"\(simulator.baseURL)/token\"}",
+            as: ServiceAccountCredentials.self)
+        broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
+        _ = await broker.waitFor { $0.stdout.contains("\n") }
+        guard let line = broker.stdout.split(separator: "\n").first, line.hasPrefix("bootstrap.servers=") else {
+            throw DevBrokerNotReady()
+        }
+        let bootstrap = String(line.dropFirst("bootstrap.servers=".count))
+        let environment = [
+            "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",
+            "APNS_URL": simulator.baseURL, "APNS_SANDBOX_URL": simulator.baseURL, "APNS_KEY_FILE": apns.keyFile,
+            "APNS_KEY_ID": apns.keyId, "APNS_TEAM_ID": apns.teamId, "APNS_TOPIC": apns.topic,
+            "FCM_URL": simulator.baseURL, "FCM_SERVICE_ACCOUNT_FILE": fcm.serviceAccountFile,
+            "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
+            "PUSH_WORKER_ID": "worker-e2e", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
+        ]
+        worker = try ChildProcess(["run"], environment: environment.merging(workerEnvironment) { $1 })
+        kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        producer = try KafkaProducer(configuration: kafka)
+    }
+
+    /// A text message to one user with an APNs and an FCM device, in room `r-(index % 3)`.
     static func event(_ index: Int, apnsToken: String) -> String {
         """
         {"id": "m-\(index)", "type": "text", "room": {"id": "r-\(index % 3)", "name": "Team"},
@@ -31,61 +68,58 @@ struct ServiceAccountCredentials: Decodable {
         """
     }
 
+    func produce(_ value: String, key: String) async throws {
+        _ = try await producer.send(
+            KafkaProducerRecord(topic: "chat.messages", key: Array(key.utf8), value: Array(value.utf8)))
+    }
+
+    /// Records of `topics` (both partitions, from the start) until `count` arrived or `limit` passed.
+    func read(_ topics: [String], count: Int, within limit: Duration = .seconds(90)) async throws -> [KafkaRecord] {
+        let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
+        var assignment: [Kafka.TopicPartition: KafkaOffset] = [:]
+        for topic in topics {
+            for partition in Int32(0)..<2 { assignment[Kafka.TopicPartition(topic, partition)] = .beginning }
+        }
+        try await reader.assign(assignment)
+        var records: [KafkaRecord] = []
+        let deadline = ContinuousClock.now + limit
+        while records.count < count, ContinuousClock.now < deadline {
+            records += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
+        }
+        _ = await reader.close(timeout: .seconds(5))
+        return records
+    }
+
+    /// Stops the worker with SIGTERM and returns its exit status; then stops the rest.
+    func stop() async -> Int32? {
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus()
+        _ = await producer.close(timeout: .seconds(5))
+        broker.signal(SIGTERM)
+        _ = await broker.exitStatus()
+        await simulator.stop()
+        return status
+    }
+}
+
+@Suite(.serialized) struct WorkerEndToEndTests {
+    static let unregistered = String(repeating: "0f", count: 32)
+
     @Test func eventsBecomeProviderRequestsReceiptsAndDeadLetters() async throws {
-        let simulator = try await PushSimulator.start()
-        defer { Task { await simulator.stop() } }
-        let apns = try await simulator.control(
-            "POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
-        let fcm = try await simulator.control(
-            "POST", "/control/oauth-credentials", body: "{\"token_uri\": \"\(simulator.baseURL)/token\"}",
-            as: ServiceAccountCredentials.self)
-        _ = try await simulator.control(
-            "POST", "/control/apns-unregister",
-            body: "{\"tokens\": [\"\(Self.unregistered)\"], \"timestamp\": 1700000000000}")
-
-        let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
-        #expect(await broker.waitFor { $0.stdout.contains("\n") })
-        let bootstrap = try #require(
-            broker.stdout.split(separator: "\n").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
-        let worker = try ChildProcess(
-            ["run"],
-            environment: [
-                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-                "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",
-                "APNS_URL": simulator.baseURL, "APNS_SANDBOX_URL": simulator.baseURL, "APNS_KEY_FILE": apns.keyFile,
-                "APNS_KEY_ID": apns.keyId, "APNS_TEAM_ID": apns.teamId, "APNS_TOPIC": apns.topic,
-                "FCM_URL": simulator.baseURL, "FCM_SERVICE_ACCOUNT_FILE": fcm.serviceAccountFile,
-                "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
-                "PUSH_WORKER_ID": "worker-e2e", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
-            ])
-
-        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
-        let producer = try KafkaProducer(configuration: kafka)
+        let run = try await EndToEnd { simulator in
+            _ = try await simulator.control(
+                "POST", "/control/apns-unregister",
+                body: "{\"tokens\": [\"\(Self.unregistered)\"], \"timestamp\": 1700000000000}")
+        }
         let count = 20
         for index in 0..<count {
             let token = index == 7 ? Self.unregistered : String(format: "%064x", index + 1)
-            _ = try await producer.send(
-                KafkaProducerRecord(
-                    topic: "chat.messages", key: Array("r-\(index % 3)".utf8),
-                    value: Array(Self.event(index, apnsToken: token).utf8)))
+            try await run.produce(EndToEnd.event(index, apnsToken: token), key: "r-\(index % 3)")
         }
-        _ = try await producer.send(
-            KafkaProducerRecord(topic: "chat.messages", key: Array("r-x".utf8), value: Array("{\"id\": 5".utf8)))
-
-        let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
-        var assignment: [Kafka.TopicPartition: KafkaOffset] = [:]
-        for partition in Int32(0)..<2 {
-            assignment[Kafka.TopicPartition("push.receipts", partition)] = .beginning
-            assignment[Kafka.TopicPartition("push.dlq", partition)] = .beginning
-        }
-        try await reader.assign(assignment)
-        var outputs: [KafkaRecord] = []
-        let deadline = ContinuousClock.now + .seconds(90)
-        while outputs.count < 2 * count + 1, ContinuousClock.now < deadline {
-            outputs += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
-        }
-        worker.signal(SIGTERM)
-        #expect(await worker.exitStatus() == 0)
+        try await run.produce("{\"id\": 5", key: "r-x")
+        let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count + 1)
+        let log = run.worker.stderr
+        #expect(await run.stop() == 0)
 
         let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
         #expect(receipts.count == 2 * count)
@@ -97,12 +131,45 @@ struct ServiceAccountCredentials: Decodable {
         let deadLetters = outputs.filter { $0.topic == "push.dlq" }
         #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\": 5"])
         #expect(deadLetters.first?.key == Array("r-x".utf8))
-        if worker.stderr.contains("\"level\":\"error\"") || receipts.count != 2 * count {
-            Issue.record("worker log: \(worker.stderr.suffix(3000))")
+        if receipts.count != 2 * count { Issue.record("worker log: \(log.suffix(3000))") }
+    }
+
+    @Test func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder() async throws {
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_RETRY_BUDGET_MS": "300", "PUSH_RETRY_BASE_MS": "50", "PUSH_RETRY_CAP_MS": "200",
+        ]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \"^/3/device/\", \"rate\": 0.3, \"status\": 503}")
+            try await simulator.addFaultRule(
+                "{\"path\": \"messages:send$\", \"times\": 4, \"status\": 429, \"retry_after\": 1}")
         }
-        _ = await reader.close(timeout: .seconds(5))
-        _ = await producer.close(timeout: .seconds(5))
-        broker.signal(SIGTERM)
-        _ = await broker.exitStatus()
+        let count = 30
+        for index in 0..<count {
+            try await run.produce(
+                EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)), key: "r-\(index % 3)")
+        }
+        let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count)
+        let retried = try await run.read(["push.retry"], count: 1, within: .seconds(10))
+        let requests = try await run.simulator.requests()
+        #expect(await run.stop() == 0)
+
+        let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
+        #expect(receipts.count == 2 * count)
+        #expect(receipts.allSatisfy { $0["status"] == .string("delivered") })
+        #expect(outputs.allSatisfy { $0.topic != "push.dlq" })
+        #expect(!retried.isEmpty)
+        #expect(requests.contains { $0.status == 503 } && requests.contains { $0.status == 429 })
+
+        // Per room, the first APNs request of each message goes out in event order.
+        var firstSeen: [String: [Int]] = [:]
+        for request in requests.sorted(by: { $0.seq < $1.seq }) where request.path.hasPrefix("/3/device/") {
+            guard let body = try? JSONParser.parse(Array(request.body.utf8)),
+                let room = body["aps"]?["thread-id"]?.stringValue,
+                let hello = request.body.range(of: #"Hello \d+"#, options: .regularExpression),
+                let index = Int(request.body[hello].dropFirst("Hello ".count))
+            else { continue }
+            if firstSeen[room]?.contains(index) != true { firstSeen[room, default: []].append(index) }
+        }
+        #expect(firstSeen.count == 3)
+        for (room, order) in firstSeen { #expect(order == order.sorted(), "room \(room)") }
     }
 }
