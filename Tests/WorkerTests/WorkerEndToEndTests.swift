@@ -22,7 +22,9 @@ struct DevBrokerNotReady: Error {}
 final class EndToEnd {
     let simulator: PushSimulator
     let broker: ChildProcess
-    let worker: ChildProcess
+    /// The first worker process; `startWorker()` starts more (or a replacement).
+    private(set) var worker: ChildProcess
+    private let workerEnvironment: [String: String]
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
 
@@ -51,9 +53,31 @@ final class EndToEnd {
             "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
             "PUSH_WORKER_ID": "worker-e2e", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
         ]
-        worker = try ChildProcess(["run"], environment: environment.merging(workerEnvironment) { $1 })
+        self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
+        worker = try ChildProcess(["run"], environment: self.workerEnvironment)
         kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
         producer = try KafkaProducer(configuration: kafka)
+    }
+
+    /// Starts another worker process in the same group; with `replacing`, it becomes `worker`.
+    @discardableResult
+    func startWorker(replacing: Bool = false, id: String = "worker-e2e") throws -> ChildProcess {
+        let started = try ChildProcess(
+            ["run"], environment: workerEnvironment.merging(["PUSH_WORKER_ID": id]) { $1 })
+        if replacing { worker = started }
+        return started
+    }
+
+    /// Writes every value (keyed by its room) and waits for all delivery reports.
+    func produce(_ values: [(key: String, value: String)]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (key, value) in values {
+                let record = KafkaProducerRecord(
+                    topic: "chat.messages", key: Array(key.utf8), value: Array(value.utf8))
+                group.addTask { [producer] in _ = try await producer.send(record) }
+            }
+            try await group.waitForAll()
+        }
     }
 
     /// A text message to one user with an APNs and an FCM device, in room `r-(index % 3)`.
@@ -75,6 +99,13 @@ final class EndToEnd {
 
     /// Records of `topics` (both partitions, from the start) until `count` arrived or `limit` passed.
     func read(_ topics: [String], count: Int, within limit: Duration = .seconds(90)) async throws -> [KafkaRecord] {
+        try await read(topics, within: limit) { $0.count >= count }
+    }
+
+    /// Records of `topics` (both partitions, from the start) until `done` says so or `limit` passed.
+    func read(_ topics: [String], within limit: Duration, until done: ([KafkaRecord]) -> Bool) async throws
+        -> [KafkaRecord]
+    {
         let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
         var assignment: [Kafka.TopicPartition: KafkaOffset] = [:]
         for topic in topics {
@@ -83,7 +114,7 @@ final class EndToEnd {
         try await reader.assign(assignment)
         var records: [KafkaRecord] = []
         let deadline = ContinuousClock.now + limit
-        while records.count < count, ContinuousClock.now < deadline {
+        while !done(records), ContinuousClock.now < deadline {
             records += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
         }
         _ = await reader.close(timeout: .seconds(5))
@@ -171,5 +202,81 @@ final class EndToEnd {
         }
         #expect(firstSeen.count == 3)
         for (room, order) in firstSeen { #expect(order == order.sorted(), "room \(room)") }
+    }
+}
+
+/// Receipts counted by device send (message, user, token): how many distinct sends have one, and the extras.
+struct ReceiptCount {
+    var distinct = 0
+    var duplicates = 0
+
+    init(_ records: [KafkaRecord]) {
+        var seen = Set<String>()
+        for record in records where record.topic == "push.receipts" {
+            guard let receipt = try? JSONParser.parse(record.value) else { continue }
+            let key = [receipt["messageId"], receipt["userId"], receipt["tokenHash"]]
+                .map { $0?.stringValue ?? "" }.joined(separator: "|")
+            if seen.insert(key).inserted { distinct += 1 } else { duplicates += 1 }
+        }
+    }
+}
+
+/// At least once across crashes and group changes, with real processes.
+@Suite(.serialized) struct WorkerCrashTests {
+    static func events(_ count: Int) -> [(key: String, value: String)] {
+        (0..<count).map { index in
+            (key: "r-\(index % 3)", value: EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)))
+        }
+    }
+
+    @Test func killedAtRandomMomentsAndRestartedItLosesNothing() async throws {
+        // 10 ms per provider answer and three rooms: the run lasts seconds, so every kill lands mid-run.
+        let run = try await EndToEnd(workerEnvironment: ["PUSH_MAX_IN_FLIGHT": "200"]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 10}")
+        }
+        let count = 1_500
+        try await run.produce(Self.events(count))
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3 {
+            // Kill while it works: once this worker has sent 100 requests, after a random part of a second.
+            let before = try await run.simulator.stats().streams
+            for _ in 0..<600 where try await run.simulator.stats().streams < before + 100 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...500, using: &generator)))
+            run.worker.signal(SIGKILL)
+            _ = await run.worker.exitStatus()
+            // The simulator refuses a new APNs provider token within 20 minutes of the last one (per key);
+            // the replacement process signs its own, so the simulator forgets the old one.
+            _ = try await run.simulator.control("POST", "/control/apns-reset", body: "{}")
+            try run.startWorker(replacing: true)
+        }
+        let outputs = try await run.read(["push.receipts"], within: .seconds(120)) {
+            ReceiptCount($0).distinct >= 2 * count
+        }
+        // Duplicates written after the last distinct receipt are not waited for: they would not change the result.
+        #expect(await run.stop() == 0)
+        let receipts = ReceiptCount(outputs)
+        print(
+            "kill -9 ×3 over \(count) events: lost \(2 * count - receipts.distinct), duplicates \(receipts.duplicates)")
+        #expect(receipts.distinct == 2 * count)
+        // Duplicates are expected after kill -9; bounded by what was in flight at each kill.
+        #expect(receipts.duplicates <= 3 * 2 * (200 + 500))
+    }
+
+    @Test func aWorkerLeavingTheGroupWithSigtermCausesNoLossAndNoDuplicates() async throws {
+        let run = try await EndToEnd()
+        let second = try run.startWorker(id: "worker-e2e-2")
+        _ = await second.waitFor { $0.stderr.contains("partitions assigned") }
+        let count = 1_000
+        try await run.produce(Self.events(count))
+        try await Task.sleep(for: .milliseconds(500))
+        second.signal(SIGTERM)
+        #expect(await second.exitStatus() == 0)
+        let outputs = try await run.read(["push.receipts"], count: 2 * count, within: .seconds(120))
+        #expect(await run.stop() == 0)
+        let receipts = ReceiptCount(outputs)
+        #expect(receipts.distinct == 2 * count)
+        #expect(receipts.duplicates == 0)
     }
 }
