@@ -161,6 +161,8 @@ final class FakeSink: RecordSink {
         var failuresLeft = 0
         var attempts = 0
         var flushed = false
+        /// Values larger than this are refused for good, like Kafka's `message.max.bytes`.
+        var maximumValueBytes = Int.max
     }
 
     let state = Mutex(State())
@@ -178,7 +180,9 @@ final class FakeSink: RecordSink {
                 state.failuresLeft -= 1
                 throw SinkFailure()
             }
-            state.records += records
+            let tooLarge = records.indices.filter { records[$0].value.count > state.maximumValueBytes }
+            state.records += records.indices.filter { !tooLarge.contains($0) }.map { records[$0] }
+            if !tooLarge.isEmpty { throw OutputRejected(indices: tooLarge, reason: "MSG_SIZE_TOO_LARGE") }
         }
     }
 

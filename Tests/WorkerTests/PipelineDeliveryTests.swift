@@ -112,4 +112,21 @@ import Testing
         #expect(harness.sink.state.withLock { $0.attempts } == 3)
         #expect(harness.sink.records(on: "receipts").count == 1)
     }
+
+    @Test func aDeadLetterTooLargeForKafkaGoesWithoutItsValueButWithItsReasonAndSource() async {
+        let harness = Harness()
+        harness.sink.state.withLock { $0.maximumValueBytes = 1_000 }
+        let huge = String(repeating: "x", count: 5_000)
+        harness.source.add([record(huge, offset: 0, key: "room-z"), record("m1;a", offset: 1)])
+        let running = harness.start()
+        #expect(await eventually { harness.stored() == 2 })
+        _ = await harness.stop(running)
+        let deadLetter = harness.sink.records(on: "dlq")
+        #expect(deadLetter.count == 1)
+        #expect(deadLetter.first?.value.isEmpty == true)
+        #expect(deadLetter.first?.key == Array("room-z".utf8))
+        #expect(deadLetter.first?.header("x-value-dropped") == "5000")
+        #expect(deadLetter.first?.header("x-dlq-reason") == "decode_error")
+        #expect(deadLetter.first?.header("x-source-offset") == "0")
+    }
 }

@@ -28,7 +28,10 @@ final class EndToEnd {
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
 
-    init(workerEnvironment: [String: String] = [:], beforeStart: (PushSimulator) async throws -> Void = { _ in })
+    init(
+        workerEnvironment: [String: String] = [:], producerProperties: [String: String] = [:],
+        beforeStart: (PushSimulator) async throws -> Void = { _ in }
+    )
         async throws
     {
         simulator = try await PushSimulator.start()
@@ -56,7 +59,7 @@ final class EndToEnd {
         self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
         worker = try ChildProcess(["run"], environment: self.workerEnvironment)
         kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
-        producer = try KafkaProducer(configuration: kafka)
+        producer = try KafkaProducer(configuration: kafka.merging(KafkaConfiguration(producerProperties)))
     }
 
     /// Starts another worker process in the same group; with `replacing`, it becomes `worker`.
@@ -163,6 +166,43 @@ final class EndToEnd {
         #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\": 5"])
         #expect(deadLetters.first?.key == Array("r-x".utf8))
         if receipts.count != 2 * count { Issue.record("worker log: \(log.suffix(3000))") }
+    }
+
+    @Test func poisonRecordsAreDeadLetteredWithTheirReasonAndThePartitionKeepsFlowing() async throws {
+        let run = try await EndToEnd(producerProperties: ["message.max.bytes": "4000000"])
+        let badToken = EndToEnd.event(100, apnsToken: "not-hex").replacingOccurrences(of: "m-100", with: "m-bad")
+        let poison = [
+            ("not json", "{\"id\": "),
+            ("missing fields", "{\"id\": \"m-x\", \"type\": \"text\"}"),
+            ("2 MiB", "{\"id\": \"m-big\", \"pad\": \"" + String(repeating: "a", count: 2 << 20) + "\"}"),
+            ("token syntax", badToken),
+        ]
+        var values: [(key: String, value: String)] = []
+        for (index, (_, value)) in poison.enumerated() {
+            values.append((key: "r-0", value: value))
+            values.append((key: "r-0", value: EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1))))
+        }
+        for value in values { try await run.produce(value.value, key: value.key) }
+        let outputs = try await run.read(["push.receipts", "push.dlq"], within: .seconds(90)) { records in
+            records.filter { $0.topic == "push.dlq" }.count >= 4 && ReceiptCount(records).distinct >= 2 * 4 + 1
+        }
+        #expect(await run.stop() == 0)
+        let deadLetters = outputs.filter { $0.topic == "push.dlq" }
+        let reasons = deadLetters.map { record in
+            record.headers.first { $0.name == "x-dlq-reason" }.flatMap { $0.value }.map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        #expect(deadLetters.count == 4)
+        #expect(reasons == ["decode_error", "decode_error", "record_too_large", "decode_error"])
+        #expect(deadLetters[2].value.isEmpty)
+        #expect(deadLetters[2].headers.contains { $0.name == "x-value-dropped" })
+        #expect(String(decoding: deadLetters[0].value, as: UTF8.self) == "{\"id\": ")
+        // The bad-token event still reaches its FCM device; the dead letter holds only the bad device.
+        let narrowed = try JSONParser.parse(deadLetters[3].value)
+        #expect(narrowed["recipients"]?.arrayCount == 1)
+        let receipts = ReceiptCount(outputs)
+        #expect(receipts.distinct == 2 * 4 + 2)
     }
 
     @Test func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder() async throws {
@@ -278,5 +318,13 @@ struct ReceiptCount {
         let receipts = ReceiptCount(outputs)
         #expect(receipts.distinct == 2 * count)
         #expect(receipts.duplicates == 0)
+    }
+}
+
+extension JSONValue {
+    /// The number of elements when this is an array.
+    fileprivate var arrayCount: Int? {
+        if case .array(let elements) = self { return elements.count }
+        return nil
     }
 }

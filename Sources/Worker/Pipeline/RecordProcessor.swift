@@ -114,14 +114,20 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    /// Produces `records` again and again (backing off up to 5 s) until Kafka acknowledges them all.
+    /// Produces `records` again and again (backing off up to 5 s) until Kafka acknowledges them all;
+    /// records refused for good as too large go again without their value.
     private func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
         guard !records.isEmpty else { return }
+        var pending = records
         var delay = Duration.milliseconds(100)
         while true {
             do {
-                try await sink.produce(records)
+                try await sink.produce(pending)
                 return
+            } catch let rejected as OutputRejected {
+                observer.observe(.produceFailed(rejected.reason))
+                pending = rejected.indices.filter(pending.indices.contains).map { pending[$0].droppingValue() }
+                if pending.isEmpty { return }
             } catch {
                 try Task.checkCancellation()
                 observer.observe(.produceFailed(String(describing: error)))
