@@ -15,8 +15,6 @@ struct ServiceAccountCredentials: Decodable {
     let serviceAccountFile: String
 }
 
-struct DevBrokerNotReady: Error {}
-
 /// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM and OAuth over TLS HTTP/2) and
 /// `push-worker run`, with events produced into Kafka and the receipts, retry and dead-letter records read back.
 final class EndToEnd {
@@ -41,12 +39,8 @@ final class EndToEnd {
         let fcm = try await simulator.control(
             "POST", "/control/oauth-credentials", body: "{\"token_uri\": \"\(simulator.baseURL)/token\"}",
             as: ServiceAccountCredentials.self)
-        broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
-        _ = await broker.waitFor { $0.stdout.contains("\n") }
-        guard let line = broker.stdout.split(separator: "\n").first, line.hasPrefix("bootstrap.servers=") else {
-            throw DevBrokerNotReady()
-        }
-        let bootstrap = String(line.dropFirst("bootstrap.servers=".count))
+        let bootstrap: String
+        (broker, bootstrap) = try await startDevBroker()
         let environment = [
             "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
             "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import Synchronization
 import Testing
 
@@ -79,10 +80,7 @@ final class OutputBuffer: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let account = try serviceAccount(in: directory)
 
-        let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
-        #expect(await broker.waitFor { $0.stdout.contains("\n") })
-        let bootstrap = try #require(
-            broker.stdout.split(separator: "\n").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        let (broker, bootstrap) = try await startDevBroker()
         let worker = try ChildProcess(
             ["run"],
             environment: [
@@ -100,8 +98,33 @@ final class OutputBuffer: Sendable {
         _ = await broker.exitStatus()
     }
 
+    @Test func aChangedRulesFileIsAppliedAndABadOneRefusedWithoutRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rules = directory.appendingPathComponent("rules.json")
+        try Data(RulesTable.standardJSON.utf8).write(to: rules)
+        let (broker, bootstrap) = try await startDevBroker()
+        let worker = try ChildProcess(
+            ["run"],
+            environment: [
+                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": try serviceAccount(in: directory),
+                "PUSH_RULES_FILE": rules.path, "PUSH_RULES_CHECK_MS": "100", "PUSH_HTTP_PORT": "0",
+                "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_SHUTDOWN_GRACE_SECONDS": "1",
+            ])
+        #expect(await worker.waitFor { $0.stderr.contains("\"starting\"") })
+        try Data("{\"types\": 7".utf8).write(to: rules)
+        #expect(await worker.waitFor { $0.stderr.contains("rules reload refused, previous table kept") })
+        try Data(RulesTable.standardJSON.utf8).write(to: rules)
+        #expect(await worker.waitFor { $0.stderr.contains("\"rules reloaded\"") })
+        worker.signal(SIGTERM)
+        #expect(await worker.exitStatus() == 0)
+        broker.signal(SIGTERM)
+        _ = await broker.exitStatus()
+    }
+
     /// A service-account file with a fresh RSA key (made by the openssl command line).
-    private func serviceAccount(in directory: URL) throws -> String {
+    func serviceAccount(in directory: URL) throws -> String {
         let keyPath = directory.appendingPathComponent("key.pem").path
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
@@ -119,3 +142,15 @@ final class OutputBuffer: Sendable {
         return path
     }
 }
+
+/// `push-worker dev-broker` with one broker and two partitions per topic, and its bootstrap servers.
+func startDevBroker() async throws -> (ChildProcess, String) {
+    let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
+    _ = await broker.waitFor { $0.stdout.contains("\n") }
+    guard let line = broker.stdout.split(separator: "\n").first, line.hasPrefix("bootstrap.servers=") else {
+        throw DevBrokerNotReady()
+    }
+    return (broker, String(line.dropFirst("bootstrap.servers=".count)))
+}
+
+struct DevBrokerNotReady: Error {}

@@ -29,6 +29,11 @@ public final class KafkaRecordSource: RecordSource {
     /// The fatal error that made the consumer unusable, if one was raised.
     public var fatalError: KafkaError? { consumer.fatalError }
 
+    /// Records not yet consumed per owned partition, from librdkafka's latest statistics.
+    public var lag: [(topic: String, partition: Int32, records: Int64)] {
+        consumer.lag.map { (topic: $0.key.topic, partition: $0.key.partition, records: $0.value) }
+    }
+
     /// Runs the listener for `event` and blocks the poll thread (never the cooperative pool) until it is done.
     private static func deliver(_ event: RebalanceEvent, to listener: any RebalanceListener) {
         let done = DispatchSemaphore(value: 0)

@@ -12,8 +12,12 @@ public struct ObservabilityObserver: PipelineObserver {
 
     public func observe(_ event: PipelineEvent) {
         switch event {
-        case .polled, .offsetStored:
+        case .offsetStored:
             break
+        case .polled(let topic, let count):
+            metrics.recordsConsumed(topic: topic).increment(by: UInt64(count))
+        case .inFlight(let records):
+            metrics.inflight.set(records)
         case .sent(let provider, let outcome, let latencyMillis):
             metrics.sends(provider: provider.rawValue, status: Self.status(of: outcome)).increment()
             metrics.sendLatency(provider: provider.rawValue).observe(latencyMillis / 1000)

@@ -96,7 +96,11 @@ public enum WorkerService {
                 exit(WorkerExitCode.stalled)
             },
             Task {
+                let metrics = PushMetrics(registry: registry)
                 while (try? await clock.sleep(for: .seconds(1))) != nil {
+                    for lag in stages.source.lag {
+                        metrics.consumerLag(topic: lag.topic, partition: lag.partition).set(lag.records)
+                    }
                     guard let fatal = stages.source.fatalError else { continue }
                     logger.critical("kafka consumer failed", metadata: ["error": .string(fatal.description)])
                     exitCode.set(WorkerExitCode.failure)

@@ -79,14 +79,22 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
                 let records = try await source.poll(
                     maxRecords: settings.batchSize, timeout: settings.pollTimeout, listener: self)
                 lastPoll.store(clock.nowMicros(), ordering: .relaxed)
-                if !records.isEmpty { observer.observe(.polled(records: records.count)) }
+                observePolled(records)
                 for record in records { admit(record) }
+                observer.observe(.inFlight(inFlight))
             } catch {
                 observer.observe(.pollFailed(String(describing: error)))
                 try? await clock.sleep(for: settings.pollTimeout)
             }
         }
         return await drainAndClose()
+    }
+
+    private func observePolled(_ records: [InputRecord]) {
+        guard !records.isEmpty else { return }
+        var counts: [String: Int] = [:]
+        for record in records { counts[record.topic, default: 0] += 1 }
+        for (topic, count) in counts { observer.observe(.polled(topic: topic, count: count)) }
     }
 
     // MARK: Admission

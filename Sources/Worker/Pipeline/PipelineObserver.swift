@@ -1,6 +1,9 @@
 /// Something the pipeline did, for logs and metrics.
 public enum PipelineEvent: Sendable, Equatable {
-    case polled(records: Int)
+    /// A poll returned `count` records of `topic`.
+    case polled(topic: String, count: Int)
+    /// Records consumed and not yet done, after each poll.
+    case inFlight(Int)
     case sent(PushProvider, SendOutcome, latencyMillis: Double)
     case receipt(ReceiptStatus)
     case retryScheduled(attempts: Int)
