@@ -20,6 +20,7 @@ let package = Package(
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "KafkaTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
@@ -41,7 +42,7 @@ let package = Package(
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"], swiftSettings: strict),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",

@@ -1,10 +1,11 @@
 internal import CRdKafka
+import Foundation
 import Synchronization
 
 /// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.
 ///
-/// librdkafka gets an unretained pointer to it as the handle's opaque; `KafkaConsumer` keeps it alive for
-/// as long as the handle exists. Every callback runs on the thread that polls the consumer.
+/// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
+/// keeps it alive until the handle is destroyed. Every callback runs on the thread that polls the consumer.
 final class ConsumerContext: Sendable {
     let state = Mutex(ConsumerState())
     /// Set by `subscribe`, dropped by `close` (it usually captures the consumer that owns this context).
@@ -22,7 +23,7 @@ final class ConsumerContext: Sendable {
 
     var callbacks: RDKafkaClient.Callbacks {
         RDKafkaClient.Callbacks(
-            opaque: Unmanaged.passUnretained(self).toOpaque(),
+            owner: self,
             error: { handle, code, reason, opaque in
                 guard let handle, let opaque else { return }
                 ConsumerContext.from(opaque).reportError(handle: handle, code: code, reason: reason)
@@ -53,6 +54,18 @@ final class ConsumerContext: Sendable {
         let error = RDKafkaClient.callbackError(handle: handle, code: code, reason: reason)
         if error.isFatal { state.withLock { $0.fatalError = $0.fatalError ?? error } }
         errorHandler?(error)
+    }
+
+    /// Reports an error the consumer queue handed out as a message; a `_FATAL` one makes the consumer unusable.
+    func reportConsumeError(handle: OpaquePointer, message: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let raw = message.pointee
+        if raw.err == RD_KAFKA_RESP_ERR__FATAL, let fatal = RDKafkaClient.fatalError(of: handle) {
+            state.withLock { $0.fatalError = $0.fatalError ?? fatal }
+            report(fatal)
+            return
+        }
+        let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "?"
+        report(KafkaError(raw.err, context: "consuming \(TopicPartition(topic, raw.partition))"))
     }
 
     func report(_ error: KafkaError) {
@@ -100,17 +113,28 @@ final class ConsumerContext: Sendable {
     }
 
     /// Commits, synchronously, the offsets the application stored for `partitions` before giving them up.
+    ///
+    /// A coordinator that is completing a rebalance answers `REBALANCE_IN_PROGRESS` for a moment (the mock
+    /// cluster for the whole rebalance): such a commit is tried again, a few times, 200 ms apart, before
+    /// the error is reported and the partitions are given up anyway.
     func commitStored(handle: OpaquePointer, partitions: [TopicPartition]) {
         let offsets = state.withLock { $0.takeStored(partitions) }
         guard !offsets.isEmpty else { return }
-        let list = RDKafkaTopicPartitionList(offsets)
-        let result = rd_kafka_commit(handle, list.pointer, 0)
-        if let error = KafkaError.from(result, context: "committing offsets of revoked partitions")
-            ?? list.firstError(context: "committing offset of")
-        {
-            report(error)
+        var failure: KafkaError?
+        for attempt in 1...Self.revokeCommitAttempts {
+            let list = RDKafkaTopicPartitionList(offsets)
+            let result = rd_kafka_commit(handle, list.pointer, 0)
+            failure =
+                KafkaError.from(result, context: "committing offsets of revoked partitions")
+                ?? list.firstError(context: "committing offset of")
+            guard let error = failure, error.code == .rebalanceInProgress, attempt < Self.revokeCommitAttempts
+            else { break }
+            usleep(200_000)  // the poll thread, not the cooperative pool: blocking is fine here
         }
+        if let failure { report(failure) }
     }
+
+    private static let revokeCommitAttempts = 5
 }
 
 extension KafkaError {

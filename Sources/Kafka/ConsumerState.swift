@@ -57,6 +57,13 @@ struct ConsumerState: Sendable {
         return toResume.sorted()
     }
 
+    /// Puts back offsets whose commit failed, unless the partition was lost or a newer offset was stored since.
+    mutating func restoreStored(_ offsets: [TopicPartition: Int64]) {
+        for (partition, offset) in offsets where assignment.contains(partition) && stored[partition] == nil {
+            stored[partition] = offset
+        }
+    }
+
     /// The stored offsets of `partitions`, removed from the pending set (they are about to be committed).
     mutating func takeStored(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
         var taken: [TopicPartition: Int64] = [:]

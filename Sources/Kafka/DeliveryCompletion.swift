@@ -15,11 +15,11 @@ final class DeliveryCompletion: Sendable {
             guard let message, let opaque = message.pointee._private else { return }
             let completion = Unmanaged<DeliveryCompletion>.fromOpaque(opaque).takeRetainedValue()
             let raw = message.pointee
+            let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
             guard raw.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                completion.complete(.failure(KafkaError(raw.err, context: "delivering a record")))
+                completion.complete(.failure(KafkaError(raw.err, context: "delivering a record to \(topic)")))
                 return
             }
-            let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
             completion.complete(
                 .success(KafkaDeliveryReport(topic: topic, partition: raw.partition, offset: raw.offset)))
         }

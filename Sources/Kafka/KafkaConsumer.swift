@@ -39,29 +39,47 @@ public final class KafkaConsumer: Sendable {
         self.properties = properties
     }
 
+    deinit {
+        // rd_kafka_destroy blocks: let the last references go on the poll queue, not on the caller's thread.
+        pollQueue.async { [client] in withExtendedLifetime(client) {} }
+    }
+
     /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances, each
     /// told to `onRebalance` (which may capture this consumer to store offsets: `close` releases it).
-    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) throws(KafkaError) {
+    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) async throws(KafkaError) {
         try checkUsable()
         context.rebalanceHandler.withLock { $0 = onRebalance }
-        let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
-        if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
-            throw error
+        let client = client
+        try await callQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
+            if let error = KafkaError.from(rd_kafka_subscribe(client.handle, list.pointer), context: "subscribing") {
+                throw error
+            }
         }
     }
 
     /// Replaces the assignment with exactly these partitions, each starting where its `KafkaOffset` says
     /// (no group rebalancing; for replay and tools).
     public func assign(_ offsets: [TopicPartition: KafkaOffset]) async throws(KafkaError) {
+        try await assign(offsets, skippingRecordsBefore: nil)
+    }
+
+    private func assign(_ offsets: [TopicPartition: KafkaOffset], skippingRecordsBefore timestamp: Int64?)
+        async throws(KafkaError)
+    {
         try checkUsable()
         let client = client
         let context = context
         try await callQueue.blocking { () throws(KafkaError) in
+            // The state first, so that no poll can see the new partitions without their timestamp floor.
+            context.state.withLock { state in
+                state.replaceAssignment(with: Array(offsets.keys))
+                for partition in offsets.keys { state.timestampFloor[partition] = timestamp }
+            }
             let list = RDKafkaTopicPartitionList(offsets.mapValues(\.rawValue))
             if let error = KafkaError.from(rd_kafka_assign(client.handle, list.pointer), context: "assigning") {
                 throw error
             }
-            context.state.withLock { $0.replaceAssignment(with: Array(offsets.keys)) }
         }
     }
 
@@ -79,10 +97,9 @@ public final class KafkaConsumer: Sendable {
     ) async throws(KafkaError) {
         let offsets = try await offsets(
             forTimestampMilliseconds: timestampMilliseconds, of: partitions, timeout: timeout)
-        try await assign(offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning })
-        context.state.withLock { state in
-            for partition in partitions { state.timestampFloor[partition] = timestampMilliseconds }
-        }
+        try await assign(
+            offsets.mapValues { $0.map(KafkaOffset.offset) ?? .beginning }, skippingRecordsBefore: timestampMilliseconds
+        )
     }
 
     /// The offset of the first record at or after `timestampMilliseconds`, per partition (`nil` where none).
@@ -126,7 +143,7 @@ public final class KafkaConsumer: Sendable {
                 if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                     records.append(KafkaRecord(message: message))
                 } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                    context.report(KafkaError(code, context: "consuming"))
+                    context.reportConsumeError(handle: client.handle, message: message)
                 }
             }
             let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
@@ -163,11 +180,11 @@ public final class KafkaConsumer: Sendable {
         let client = client
         let context = context
         try await callQueue.blocking { () throws(KafkaError) in
-            let owned = context.state.withLock { Array($0.assignment) }
-            _ = context.state.withLock { $0.takeStored(owned) }
+            let taken = context.state.withLock { $0.takeStored(Array($0.assignment)) }
             let result = rd_kafka_commit(client.handle, nil, 0)
             guard result != RD_KAFKA_RESP_ERR__NO_OFFSET, let error = KafkaError.from(result, context: "committing")
             else { return }
+            context.state.withLock { $0.restoreStored(taken) }
             throw error
         }
     }
@@ -210,6 +227,11 @@ public final class KafkaConsumer: Sendable {
 
     /// Records not yet consumed per owned partition, from the latest statistics (`statistics.interval.ms`).
     public var lag: [TopicPartition: Int64] { context.state.withLock { $0.lag } }
+
+    /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        client.raiseFatalErrorForTesting(code)
+    }
 
     /// The fatal error that made this consumer unusable, if one was raised.
     public var fatalError: KafkaError? { context.state.withLock { $0.fatalError } }

@@ -30,7 +30,7 @@ public final class KafkaProducer: Sendable {
     }
 
     deinit {
-        poller.stop()
+        poller.requestStop()
     }
 
     /// Writes `record` and waits for its delivery report: where it was stored, or why it was not.
@@ -93,6 +93,11 @@ public final class KafkaProducer: Sendable {
     /// Records queued or in flight that have no delivery report yet.
     public var pendingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
 
+    /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        client.raiseFatalErrorForTesting(code)
+    }
+
     /// The fatal error that made this producer unusable, if one was raised.
     public var fatalError: KafkaError? { context.fatalError }
 
@@ -102,7 +107,8 @@ public final class KafkaProducer: Sendable {
     public func close(timeout: Duration = .seconds(10)) async -> Bool {
         let flushed = (try? await flush(timeout: timeout)) != nil
         context.close()
-        poller.stop()
+        let poller = poller
+        try? await callQueue.blocking { () throws(KafkaError) in poller.stopAndWait() }
         return flushed
     }
 

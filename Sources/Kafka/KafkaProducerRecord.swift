@@ -28,4 +28,10 @@ public struct KafkaDeliveryReport: Sendable, Equatable {
     public let topic: String
     public let partition: Int32
     public let offset: Int64
+
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
 }

@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Dispatch
 
 /// An in-process Kafka cluster (librdkafka's mock cluster) listening on loopback TCP, with fault injection.
 ///
@@ -6,6 +7,11 @@ internal import CRdKafka
 /// from 1. The mock keeps only the newest records of each partition, so it suits tests and demos, not backlogs.
 public final class MockCluster: Sendable {
     private let cluster: MockClusterHandle
+
+    deinit {
+        // Destroying the cluster joins its thread: let the last reference go off the caller's thread.
+        DispatchQueue.global().async { [cluster] in withExtendedLifetime(cluster) {} }
+    }
 
     /// The cluster's brokers as `host:port,…`, for `bootstrap.servers`.
     public let bootstrapServers: String

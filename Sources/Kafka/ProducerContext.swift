@@ -3,8 +3,8 @@ import Synchronization
 
 /// The Swift side of a producer's librdkafka error callback: fatal error and closed state.
 ///
-/// librdkafka gets an unretained pointer to it as the handle's opaque; `KafkaProducer` keeps it alive for
-/// as long as the handle exists.
+/// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
+/// keeps it alive until the handle is destroyed.
 final class ProducerContext: Sendable {
     private struct State {
         var fatalError: KafkaError?
@@ -27,7 +27,7 @@ final class ProducerContext: Sendable {
 
     var callbacks: RDKafkaClient.Callbacks {
         RDKafkaClient.Callbacks(
-            opaque: Unmanaged.passUnretained(self).toOpaque(),
+            owner: self,
             error: { handle, code, reason, opaque in
                 guard let handle, let opaque else { return }
                 let context = Unmanaged<ProducerContext>.fromOpaque(opaque).takeUnretainedValue()

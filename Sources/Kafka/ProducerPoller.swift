@@ -4,10 +4,12 @@ import Synchronization
 
 /// The producer's own thread: serves delivery reports and errors (`rd_kafka_poll`) until stopped, then
 /// fails what is still pending so that no awaiting caller is left hanging.
+///
+/// The thread keeps the handle alive until it ends, so the handle is destroyed there (`rd_kafka_destroy`
+/// blocks) and never on the thread that dropped the last `KafkaProducer`.
 final class ProducerPoller: Sendable {
     private let stopped = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
-    private static let threadName = "kafka.producer.poll"
 
     init(client: RDKafkaClient) {
         let thread = Thread { [self] in
@@ -22,16 +24,19 @@ final class ProducerPoller: Sendable {
             }
             finished.signal()
         }
-        thread.name = Self.threadName
+        thread.name = "kafka.producer.poll"
         thread.start()
     }
 
-    /// Stops the thread and waits until it has failed every pending delivery report. Idempotent. Called on
-    /// the poll thread itself (a delivery callback dropping the last reference to the producer), it does not wait.
-    func stop() {
-        guard stopped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-        else { return }
-        guard Thread.current.name != Self.threadName else { return }
+    /// Asks the thread to stop; it fails the pending reports and ends on its own. Idempotent.
+    func requestStop() {
+        stopped.store(true, ordering: .releasing)
+    }
+
+    /// Stops the thread and waits (blocking: call it off the cooperative pool) until every pending delivery
+    /// report has been served.
+    func stopAndWait() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
     }
 }

@@ -8,10 +8,13 @@ internal import CRdKafka
 final class RDKafkaClient: @unchecked Sendable {
     let handle: OpaquePointer
     private let isConsumer: Bool
+    /// The object behind the callbacks' opaque pointer, kept alive until the handle is destroyed.
+    private let callbackOwner: (any AnyObject & Sendable)?
 
     /// Callback hooks installed on the configuration before the handle is created.
     struct Callbacks {
-        var opaque: UnsafeMutableRawPointer?
+        /// Passed unretained to librdkafka as the opaque; the client retains it until the handle is gone.
+        var owner: (any AnyObject & Sendable)?
         var error: (@convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?
         var statistics:
             (@convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32)?
@@ -44,7 +47,9 @@ final class RDKafkaClient: @unchecked Sendable {
                 )
             }
         }
-        if let opaque = callbacks.opaque { rd_kafka_conf_set_opaque(configuration, opaque) }
+        if let owner = callbacks.owner {
+            rd_kafka_conf_set_opaque(configuration, Unmanaged.passUnretained(owner).toOpaque())
+        }
         if let error = callbacks.error { rd_kafka_conf_set_error_cb(configuration, error) }
         if let statistics = callbacks.statistics { rd_kafka_conf_set_stats_cb(configuration, statistics) }
         if let rebalance = callbacks.rebalance { rd_kafka_conf_set_rebalance_cb(configuration, rebalance) }
@@ -60,12 +65,18 @@ final class RDKafkaClient: @unchecked Sendable {
         }
         self.handle = handle
         self.isConsumer = kind == .consumer
+        self.callbackOwner = callbacks.owner
     }
 
     deinit {
         // A consumer is closed explicitly (and boundedly) by KafkaConsumer.close; the implicit close inside
         // rd_kafka_destroy can hang for a cooperative consumer in librdkafka 2.0.2.
         rd_kafka_destroy_flags(handle, isConsumer ? pw_rd_kafka_destroy_no_consumer_close : 0)
+    }
+
+    /// Raises a fabricated fatal error (librdkafka's test hook), for tests of fatal-error handling.
+    func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
+        _ = rd_kafka_test_fatal_error(handle, code.resp, "raised by a test")
     }
 
     /// The fatal error raised on this handle, if any, with its underlying code and reason.

@@ -8,6 +8,8 @@ struct Ownership: Sendable {
     /// Offsets the revoke handlers stored for the partitions they gave up (the last one per partition).
     var storedOnRevoke: [TopicPartition: Int64] = [:]
     var revocations = 0
+    /// Errors the members' error handlers were told about.
+    var errors: [String] = []
 }
 
 /// One group member: a consumer with a poll loop that records what it processed, and a revoke handler
@@ -29,13 +31,15 @@ final class Member: Sendable {
         self.ownership = ownership
         self.storesWhileProcessing = storesWhileProcessing
         let configuration = test.consumerConfiguration(group: group).merging(KafkaConfiguration(properties))
-        consumer = try KafkaConsumer(configuration: configuration)
+        consumer = try KafkaConsumer(configuration: configuration) { error in
+            ownership.update { $0.errors.append("\(name): \(error)") }
+        }
     }
 
-    func start(topic: String) throws {
+    func start(topic: String) async throws {
         let storesWhileProcessing = storesWhileProcessing
         let (name, consumer, processed, ownership) = (name, consumer, processed, ownership)
-        try consumer.subscribe(topics: [topic]) { event in
+        try await consumer.subscribe(topics: [topic]) { event in
             switch event {
             case .assigned(let partitions):
                 ownership.update { state in
@@ -95,8 +99,8 @@ struct ConsumerGroupTests {
         let partitions = (0..<6).map { TopicPartition(test.topic, Int32($0)) }
 
         let members = try ["a", "b", "c"].map { try Member($0, test: test, group: group, ownership: ownership) }
-        try members[0].start(topic: test.topic)
-        try members[1].start(topic: test.topic)
+        try await members[0].start(topic: test.topic)
+        try await members[1].start(topic: test.topic)
         let twoOwnAll = try await waitUntil(within: .seconds(40)) {
             let owners = ownership.value.owner
             return Set(owners.keys) == Set(partitions) && Set(owners.values) == ["a", "b"]
@@ -109,7 +113,7 @@ struct ConsumerGroupTests {
 
         try await members[0].consumer.commit()
         try await members[1].consumer.commit()
-        try members[2].start(topic: test.topic)
+        try await members[2].start(topic: test.topic)
         let threeOwnAll = try await waitUntil(within: .seconds(40)) {
             let owners = ownership.value.owner
             return Set(owners.keys) == Set(partitions)
@@ -140,14 +144,14 @@ struct ConsumerGroupTests {
         let first = try Member(
             "a", test: test, group: "group-revoke", ownership: ownership, storesWhileProcessing: false,
             properties: ["enable.auto.commit": "false"])
-        try first.start(topic: test.topic)
+        try await first.start(topic: test.topic)
         let ownsAll = try await waitUntil(within: .seconds(30)) {
             first.processed.value.count == 6 && first.processed.value.values.reduce(0) { $0 + $1 + 1 } == 600
         }
         try #require(ownsAll)
 
         let second = try Member("b", test: test, group: "group-revoke", ownership: ownership)
-        try second.start(topic: test.topic)
+        try await second.start(topic: test.topic)
         let split = try await waitUntil(within: .seconds(40)) {
             let owners = ownership.value.owner
             return Set(owners.keys) == Set(partitions) && Set(owners.values) == ["a", "b"]
@@ -158,7 +162,7 @@ struct ConsumerGroupTests {
         #expect(state.storedOnRevoke.count == 3)
         let committed = try await second.consumer.committedOffsets(of: partitions)
         for (partition, offset) in state.storedOnRevoke {
-            #expect(committed[partition] == offset, "\(partition)")
+            #expect(committed[partition] == offset, "\(partition); errors: \(state.errors)")
         }
         // The new owner started where the revoke handler stored: nothing of those partitions came again.
         let redelivered = try await waitUntil(within: .seconds(2)) { !second.processed.value.isEmpty }

@@ -36,6 +36,17 @@ import Testing
         #expect(state.stored == [second: 9])
     }
 
+    @Test func failedCommitPutsBackOnlyOffsetsNotSupersededOrLost() {
+        var state = ConsumerState()
+        state.assign([first, second, TopicPartition("t", 2)])
+        state.stored = [first: 4, second: 9, TopicPartition("t", 2): 1]
+        let taken = state.takeStored([first, second, TopicPartition("t", 2)])
+        state.stored[second] = 12
+        state.unassign([TopicPartition("t", 2)])
+        state.restoreStored(taken)
+        #expect(state.stored == [first: 4, second: 12])
+    }
+
     @Test func timestampFloorDropsOnlyOlderRecordsOfItsPartition() {
         var state = ConsumerState()
         state.timestampFloor[first] = 1000

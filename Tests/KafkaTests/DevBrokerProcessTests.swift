@@ -1,65 +1,7 @@
 import Foundation
+import Kafka
+import KafkaTesting
 import Testing
-
-/// `push-worker dev-broker` run as a child process, as other processes (kcat, the worker's tests) use it.
-final class DevBrokerProcess: Sendable {
-    private let process: Process
-    private let input: FileHandle
-    private let lines = Shared<[String]>([])
-
-    init(arguments: [String] = []) throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("push-worker")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["dev-broker"] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        let lines = lines
-        let pending = Shared("")
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            let complete = pending.update { buffer -> [String] in
-                buffer += text
-                var parts = buffer.components(separatedBy: "\n")
-                buffer = parts.removeLast()
-                return parts
-            }
-            lines.update { $0 += complete }
-        }
-        try process.run()
-        self.process = process
-        self.input = stdin.fileHandleForWriting
-    }
-
-    /// The stdout line number `index` (from 0), waiting up to `limit` for it.
-    func line(_ index: Int, within limit: Duration = .seconds(20)) async throws -> String? {
-        _ = try await waitUntil(within: limit) { lines.value.count > index }
-        let current = lines.value
-        return index < current.count ? current[index] : nil
-    }
-
-    /// Sends one control command and returns its answer line.
-    func send(_ command: String) async throws -> String? {
-        let answerIndex = lines.value.count
-        input.write(Data((command + "\n").utf8))
-        return try await line(answerIndex)
-    }
-
-    /// Sends SIGTERM and returns the exit status (nil if it did not exit within 20 s).
-    func terminate() async throws -> Int32? {
-        process.terminate()
-        let exited = try await waitUntil(within: .seconds(20)) { !process.isRunning }
-        return exited ? process.terminationStatus : nil
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
 
 /// Runs `kcat` with `arguments`, feeding `input`, and returns its exit status and stdout.
 func kcat(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
@@ -85,9 +27,8 @@ struct DevBrokerProcessTests {
         let broker = try DevBrokerProcess(arguments: [
             "--brokers", "2", "--partitions", "2", "--topics", "chat.messages,push.dlq",
         ])
-        let ready = try #require(try await broker.line(0))
-        #expect(ready.hasPrefix("bootstrap.servers=127.0.0.1:"))
-        let servers = String(ready.dropFirst("bootstrap.servers=".count))
+        let servers = try await broker.bootstrapServers()
+        #expect(servers.hasPrefix("127.0.0.1:"))
         #expect(servers.split(separator: ",").count == 2)
 
         let events = ["{\"id\":\"m-1\",\"type\":\"text\"}", "{\"id\":\"m-2\",\"type\":\"image\"}"]
@@ -120,6 +61,37 @@ struct DevBrokerProcessTests {
 
         let accepted = try kcat(["-P", "-b", servers, "-t", "push.retry", "-p", "2"], input: "later\n")
         #expect(accepted.status == 0)
+        #expect(try await broker.terminate() == 0)
+    }
+
+    @Test func clientsRideOutControlledBrokerOutagesAndCommitErrors() async throws {
+        let broker = try DevBrokerProcess(arguments: ["--brokers", "1", "--partitions", "1", "--topics", "events"])
+        let configuration = KafkaConfiguration([
+            "bootstrap.servers": try await broker.bootstrapServers(), "group.id": "controlled",
+        ])
+        let producer = try KafkaProducer(configuration: configuration)
+        let partition = TopicPartition("events", 0)
+        _ = try await producer.send(KafkaProducerRecord(topic: "events", partition: 0, value: Array("before".utf8)))
+
+        try await broker.control("broker-down 1")
+        let delivery = Task {
+            try await producer.send(KafkaProducerRecord(topic: "events", value: Array("during".utf8)))
+        }
+        try await Task.sleep(for: .seconds(2))
+        try await broker.control("broker-up 1")
+        #expect(try await delivery.value.offset == 1)
+
+        let consumer = try KafkaConsumer(configuration: configuration)
+        try await consumer.assign([partition: .beginning])
+        let records = try await consume(consumer, count: 2)
+        #expect(records.map(\.text) == ["before", "during"])
+        try consumer.store(try #require(records.last))
+        try await broker.control("request-errors OffsetCommit 1 GROUP_AUTHORIZATION_FAILED")
+        await #expect(throws: KafkaError.self) { try await consumer.commit() }
+        try await consumer.commit()
+        #expect(try await consumer.committedOffsets(of: [partition]) == [partition: 2])
+        await consumer.close()
+        await producer.close()
         #expect(try await broker.terminate() == 0)
     }
 }

@@ -35,7 +35,7 @@ struct FaultToleranceTests {
         let test = try TestCluster(partitions: 3, brokers: 3)
         let producer = try test.producer()
         let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
-        try consumer.subscribe(topics: [test.topic])
+        try await consumer.subscribe(topics: [test.topic])
         try await test.produce(300, keys: 30, with: producer)
         var records = try await consume(consumer, count: 300)
 

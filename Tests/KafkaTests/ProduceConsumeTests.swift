@@ -22,7 +22,7 @@ struct ProduceConsumeTests {
         #expect(delivered.value == count)
 
         let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
-        try consumer.subscribe(topics: [test.topic])
+        try await consumer.subscribe(topics: [test.topic])
         let records = try await consume(consumer, count: count, within: .seconds(60))
         await consumer.close()
 
@@ -55,14 +55,14 @@ struct ProduceConsumeTests {
         let configuration = test.consumerConfiguration()
 
         let first = try KafkaConsumer(configuration: configuration)
-        try first.subscribe(topics: [test.topic])
+        try await first.subscribe(topics: [test.topic])
         let records = try await consume(first, count: 100)
         try #require(records.count == 100)
         try first.store(records[59])
         #expect(await first.close())
 
         let second = try KafkaConsumer(configuration: configuration)
-        try second.subscribe(topics: [test.topic])
+        try await second.subscribe(topics: [test.topic])
         let again = try await consume(second, count: 40)
         let extra = try await drain(second, for: .milliseconds(500))
         await second.close()

@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// `push-worker dev-broker` run as a child process, for integration tests that need a Kafka cluster in
+/// another process and want to inject faults into it through its control protocol.
+///
+/// ```swift
+/// let broker = try DevBrokerProcess(arguments: ["--partitions", "3"])
+/// let servers = try await broker.bootstrapServers()
+/// try await broker.control("broker-down 1")
+/// ```
+public final class DevBrokerProcess: Sendable {
+    /// Something the child process did not do as expected.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let process: Process
+    private let input: FileHandle
+    private let output = Mutex(OutputLines())
+
+    private struct OutputLines {
+        var complete: [String] = []
+        var partial = ""
+    }
+
+    /// Starts `push-worker dev-broker` with `arguments`; `executable` defaults to the `push-worker` built
+    /// beside the running test bundle.
+    public init(executable: URL? = nil, arguments: [String] = []) throws {
+        let process = Process()
+        process.executableURL = executable ?? Self.builtExecutable
+        process.arguments = ["dev-broker"] + arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        self.process = process
+        self.input = stdin.fileHandleForWriting
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            self?.append(String(decoding: handle.availableData, as: UTF8.self))
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// `push-worker` in the build directory of the running tests.
+    public static var builtExecutable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-worker")
+    }
+
+    /// The servers from the broker's first line (`bootstrap.servers=…`), waiting up to `limit` for it.
+    public func bootstrapServers(within limit: Duration = .seconds(20)) async throws -> String {
+        let prefix = "bootstrap.servers="
+        let first = try await line(0, within: limit)
+        guard first.hasPrefix(prefix) else { throw Failure(description: "unexpected first line '\(first)'") }
+        return String(first.dropFirst(prefix.count))
+    }
+
+    /// Sends one control command (see `push-worker dev-broker --help`) and returns its answer line.
+    public func send(_ command: String, within limit: Duration = .seconds(20)) async throws -> String {
+        let index = output.withLock { $0.complete.count }
+        input.write(Data((command + "\n").utf8))
+        return try await line(index, within: limit)
+    }
+
+    /// Sends one control command and throws unless it is answered `ok`.
+    public func control(_ command: String, within limit: Duration = .seconds(20)) async throws {
+        let answer = try await send(command, within: limit)
+        guard answer.hasPrefix("ok ") else { throw Failure(description: answer) }
+    }
+
+    /// Sends SIGTERM and returns the exit status once the process has exited.
+    public func terminate(within limit: Duration = .seconds(20)) async throws -> Int32 {
+        process.terminate()
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw Failure(description: "no exit within \(limit)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    private func append(_ text: String) {
+        output.withLock { lines in
+            var parts = (lines.partial + text).components(separatedBy: "\n")
+            lines.partial = parts.removeLast()
+            lines.complete += parts
+        }
+    }
+
+    private func line(_ index: Int, within limit: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            if let line = output.withLock({ index < $0.complete.count ? $0.complete[index] : nil }) { return line }
+            guard process.isRunning else {
+                throw Failure(description: "dev broker exited (\(process.terminationStatus))")
+            }
+            guard ContinuousClock.now < deadline else { throw Failure(description: "no output line within \(limit)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
