@@ -6,9 +6,23 @@ final class AdmissionGate: Sendable {
     private struct State {
         var admitted = 0
         var isClosed = false
-        var nextWaiter: UInt64 = 0
-        var waiters = RingBuffer<UInt64>()
-        var continuations: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var nextTicket: UInt64 = 0
+        var queue = RingBuffer<UInt64>()
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+
+        /// Takes a place if one is free and nobody waits for it.
+        mutating func admitIfFree(capacity: Int) -> Bool {
+            guard admitted < capacity && waiters.isEmpty else { return false }
+            admitted += 1
+            return true
+        }
+    }
+
+    /// What the first look at the gate decided.
+    private enum Entry {
+        case admitted
+        case closed
+        case wait(ticket: UInt64)
     }
 
     private let capacity: Int
@@ -20,44 +34,46 @@ final class AdmissionGate: Sendable {
 
     /// Takes a place, waiting for one if the gate is full; throws `.cancelled` if cancelled or closed meanwhile.
     func enter() async throws(HTTPError) {
-        let waiter: UInt64? = state.withLock { state in
-            guard !state.isClosed else { return nil }
-            if state.admitted < capacity && state.continuations.isEmpty {
-                state.admitted += 1
-                return nil
+        let entry: Entry = state.withLock { state in
+            if state.isClosed { return .closed }
+            if state.admitIfFree(capacity: capacity) { return .admitted }
+            state.nextTicket += 1
+            return .wait(ticket: state.nextTicket)
+        }
+        switch entry {
+        case .admitted: return
+        case .closed: throw HTTPError(.cancelled, "the HTTP/2 client is shut down")
+        case .wait(let ticket):
+            guard await wait(ticket) else {
+                throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
             }
-            state.nextWaiter += 1
-            return state.nextWaiter
         }
-        guard let waiter else {
-            if state.withLock({ $0.isClosed }) { throw HTTPError(.cancelled, "the HTTP/2 client is shut down") }
-            return
-        }
-        let admitted = await withTaskCancellationHandler {
+    }
+
+    /// Waits for a place handed over by `leave()`; false if cancelled or closed first. Checking cancellation
+    /// under the lock closes the race with the cancellation handler.
+    private func wait(_ ticket: UInt64) async -> Bool {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let admittedNow: Bool? = state.withLock { state in
+                let decided: Bool? = state.withLock { state in
                     if state.isClosed || Task.isCancelled { return false }
-                    if state.admitted < capacity && state.continuations.isEmpty {
-                        state.admitted += 1
-                        return true
-                    }
-                    state.waiters.append(waiter)
-                    state.continuations[waiter] = continuation
+                    if state.admitIfFree(capacity: capacity) { return true }
+                    state.queue.append(ticket)
+                    state.waiters[ticket] = continuation
                     return nil
                 }
-                if let admittedNow { continuation.resume(returning: admittedNow) }
+                if let decided { continuation.resume(returning: decided) }
             }
         } onCancel: {
-            state.withLock { $0.continuations.removeValue(forKey: waiter) }?.resume(returning: false)
+            state.withLock { $0.waiters.removeValue(forKey: ticket) }?.resume(returning: false)
         }
-        guard admitted else { throw HTTPError(.cancelled, "the request was cancelled while waiting for room") }
     }
 
     /// Gives a place back, handing it to the longest waiter if there is one.
     func leave() {
         let next: CheckedContinuation<Bool, Never>? = state.withLock { state in
-            while let waiter = state.waiters.popFirst() {
-                if let continuation = state.continuations.removeValue(forKey: waiter) { return continuation }
+            while let ticket = state.queue.popFirst() {
+                if let waiter = state.waiters.removeValue(forKey: ticket) { return waiter }
             }
             state.admitted -= 1
             return nil
@@ -69,10 +85,10 @@ final class AdmissionGate: Sendable {
     func close() {
         let waiting = state.withLock { state in
             state.isClosed = true
-            _ = state.waiters.removeAll()
-            defer { state.continuations = [:] }
-            return Array(state.continuations.values)
+            _ = state.queue.removeAll()
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
         }
-        for continuation in waiting { continuation.resume(returning: false) }
+        for waiter in waiting { waiter.resume(returning: false) }
     }
 }

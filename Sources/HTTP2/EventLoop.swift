@@ -26,6 +26,8 @@ final class EventLoop: @unchecked Sendable {
     private var waiting: [RequestOrigin: RingBuffer<Transfer>] = [:]
     private var inFlight: [RequestOrigin: Int] = [:]
     private var succeededOrigins: Set<RequestOrigin> = []
+    /// Origins that answered over HTTP/1.x (no ALPN h2): one request per connection.
+    private var http1Origins: Set<RequestOrigin> = []
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
     private var known: [UInt64: Transfer] = [:]
     private var idleHandles: [EasyHandle] = []
@@ -131,6 +133,7 @@ final class EventLoop: @unchecked Sendable {
     /// Requests of `origin` allowed in flight now.
     private func limit(for origin: RequestOrigin) -> Int {
         if configuration.singleStreamUntilFirstSuccess && !succeededOrigins.contains(origin) { return 1 }
+        if !origin.isTLS || http1Origins.contains(origin) { return max(1, configuration.maxConnectionsPerHost) }
         return configuration.maxInFlightPerOrigin
     }
 
@@ -149,21 +152,14 @@ final class EventLoop: @unchecked Sendable {
     private func start(_ transfer: Transfer) {
         let now = clock.now
         guard now < transfer.deadline else {
-            complete(transfer, with: .failure(TransferFailure.error(
-                kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin, certificateVerifyResult: 0)))
+            complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
             return
         }
         guard let handle = idleHandles.popLast() ?? EasyHandle() else {
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl could not create an easy handle")))
             return
         }
-        if let invalid = transfer.configure(
-            handle, configuration: configuration, certificates: certificates, now: now)
-        {
-            recycle(handle)
-            complete(transfer, with: .failure(invalid))
-            return
-        }
+        transfer.configure(handle, configuration: configuration, certificates: certificates, now: now)
         guard multi.add(handle) else {
             recycle(handle)
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl refused the transfer")))
@@ -180,9 +176,14 @@ final class EventLoop: @unchecked Sendable {
             guard let transfer = running[raw], let handle = transfer.handle else { continue }
             count += 1
             release(transfer, handle: handle)
-            if code == CURLE_OK {
-                let status = handle.info(CURLINFO_RESPONSE_CODE)
+            let status = handle.info(CURLINFO_RESPONSE_CODE)
+            // libcurl 7.88 can report a receive error for a stream whose whole response arrived just before the
+            // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.
+            if code == CURLE_OK || (status > 0 && transfer.hasCompleteResponse && isConnectionError(code)) {
                 if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
+                if handle.info(CURLINFO_HTTP_VERSION) != Int(CURL_HTTP_VERSION_2_0) {
+                    http1Origins.insert(transfer.origin)
+                }
                 let response = HTTPResponse(
                     status: status, headers: transfer.responseHeaders, body: transfer.responseBody)
                 recycle(handle)
@@ -200,10 +201,19 @@ final class EventLoop: @unchecked Sendable {
                 waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
                 continue
             }
-            complete(transfer, with: .failure(TransferFailure.error(
-                kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult)))
+            complete(
+                transfer,
+                with: .failure(
+                    TransferFailure.error(
+                        kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult))
+            )
         }
         return count
+    }
+
+    /// True for results that mean the connection broke (rather than a deadline, TLS or request problem).
+    private func isConnectionError(_ code: CURLcode) -> Bool {
+        TransferFailure(code: code, receivedResponseBytes: true, beforeDeadline: true).kind == .connectionLost
     }
 
     /// Removes an in-flight transfer's handle from libcurl and frees its stream slot.
@@ -235,8 +245,7 @@ final class EventLoop: @unchecked Sendable {
         guard now - lastExpirySweep >= .milliseconds(100), !waiting.isEmpty else { return }
         lastExpirySweep = now
         for transfer in known.values where transfer.handle == nil && transfer.deadline <= now {
-            complete(transfer, with: .failure(TransferFailure.error(
-                kind: .timeout, code: CURLE_OPERATION_TIMEDOUT, origin: transfer.origin, certificateVerifyResult: 0)))
+            complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
         }
     }
 

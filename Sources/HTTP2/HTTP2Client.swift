@@ -30,6 +30,9 @@ public final class HTTP2Client: HTTPTransport {
         guard let origin = RequestOrigin(url: request.url) else {
             throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
         }
+        guard let method = RequestMethod(validating: request) else {
+            throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
+        }
         try await admission.enter()
         defer { admission.leave() }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
@@ -37,7 +40,9 @@ public final class HTTP2Client: HTTPTransport {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 loop.submit(
-                    Transfer(id: id, request: request, origin: origin, now: .now, continuation: continuation))
+                    Transfer(
+                        id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
+                )
             }
         } onCancel: {
             loop.cancel(id)

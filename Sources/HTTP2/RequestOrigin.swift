@@ -3,6 +3,8 @@
 struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
     /// `scheme://host[:port]`, lowercased, without user information.
     let description: String
+    /// True for `https`; cleartext `http` is HTTP/1.1 here (libcurl 7.88 does not multiplex prior-knowledge h2).
+    let isTLS: Bool
 
     /// Parses the origin of an absolute `http` or `https` URL; nil if the URL is not one.
     init?(url: String) {
@@ -17,5 +19,6 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
         }
         guard !authority.isEmpty, !authority.contains(where: { $0.isWhitespace || $0.isNewline }) else { return nil }
         description = "\(scheme)://\(authority.lowercased())"
+        isTLS = scheme == "https"
     }
 }

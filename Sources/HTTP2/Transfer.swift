@@ -9,6 +9,7 @@ final class Transfer: @unchecked Sendable {
 
     let id: UInt64
     let request: HTTPRequest
+    let method: RequestMethod
     let origin: RequestOrigin
     let deadline: ContinuousClock.Instant
     private var continuation: Continuation?
@@ -22,15 +23,27 @@ final class Transfer: @unchecked Sendable {
     /// True once any byte of a response (status line, header or body) arrived in this attempt.
     private(set) var receivedResponseBytes = false
 
-    init(id: UInt64, request: HTTPRequest, origin: RequestOrigin, now: ContinuousClock.Instant, continuation: Continuation) {
+    init(
+        id: UInt64, request: HTTPRequest, method: RequestMethod, origin: RequestOrigin,
+        now: ContinuousClock.Instant, continuation: Continuation
+    ) {
         self.id = id
         self.request = request
+        self.method = method
         self.origin = origin
         self.deadline = now + request.deadline
         self.continuation = continuation
     }
 
     var isFinished: Bool { continuation == nil }
+
+    /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
+    var hasCompleteResponse: Bool {
+        guard let length = responseHeaders.last(where: { $0.name.lowercased() == "content-length" }) else {
+            return false
+        }
+        return Int(length.value) == responseBody.count
+    }
 
     /// Delivers the result to the waiting caller; later calls do nothing.
     func finish(_ result: Result<HTTPResponse, HTTPError>) {
@@ -40,22 +53,19 @@ final class Transfer: @unchecked Sendable {
         headerList = nil
     }
 
-    /// Sets up `handle` for this request's next attempt; returns nil or the reason the request cannot be sent.
+    /// Sets up `handle` for this request's next attempt.
     func configure(
         _ handle: EasyHandle,
         configuration: HTTP2ClientConfiguration,
         certificates: TrustedCertificates?,
         now: ContinuousClock.Instant
-    ) -> HTTPError? {
-        guard let methodOption = Transfer.validate(request) else {
-            return HTTPError(.invalidRequest, "request to \(origin) has an invalid method or header")
-        }
+    ) {
         responseHeaders = []
         responseBody = []
         receivedResponseBytes = false
         attempts += 1
         let remaining = (deadline - now).roundedUpMilliseconds
-        let headers = HeaderList(lines: request.headers.map { "\($0.name): \($0.value)" } + ["Expect:"])
+        let headers = HeaderList(lines: request.headers.map { "\($0.name): \($0.value)" } + suppressedDefaults)
         headerList = headers
         self.handle = handle
 
@@ -72,15 +82,20 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_MAXAGE_CONN, max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000))
         if let certificates { handle.set(CURLOPT_CAINFO_BLOB, blob: certificates.bytes) }
         handle.set(CURLOPT_HTTPHEADER, headers: headers)
-        switch methodOption {
+        switch method {
         case .get: handle.set(CURLOPT_HTTPGET, 1)
         case .head: handle.set(CURLOPT_NOBODY, 1)
         case .withBody(let custom):
             handle.set(CURLOPT_POSTFIELDSIZE_LARGE, size: request.body.count)
-            request.body.withUnsafeBytes { bytes in
-                _ = handle.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            if request.body.isEmpty {
+                handle.set(CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                // libcurl copies the body (POSTFIELDSIZE bytes), so the buffer need not outlive this call.
+                request.body.withUnsafeBytes { bytes in
+                    _ = handle.set(
+                        CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
             }
-            if request.body.isEmpty { handle.set(CURLOPT_COPYPOSTFIELDS, "") }
             if let custom { handle.set(CURLOPT_CUSTOMREQUEST, custom) }
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -88,33 +103,13 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_WRITEFUNCTION, callback: receiveBody)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
-        return nil
     }
 
-    /// How a method is expressed to libcurl.
-    private enum MethodOption {
-        case get
-        case head
-        /// A request with a body; the custom method name unless it is POST.
-        case withBody(custom: String?)
-    }
-
-    /// Nil if the method is not an HTTP token or a header could split a line (header injection).
-    private static func validate(_ request: HTTPRequest) -> MethodOption? {
-        let method = request.method
-        guard !method.isEmpty, method.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
-        for header in request.headers {
-            let bad: (UInt8) -> Bool = { $0 == 0x0A || $0 == 0x0D || $0 == 0 }
-            guard !header.name.isEmpty, !header.name.utf8.contains(where: { bad($0) || $0 == 0x3A || $0 == 0x20 }),
-                !header.value.utf8.contains(where: bad)
-            else { return nil }
-        }
-        switch method {
-        case "GET" where request.body.isEmpty: return .get
-        case "HEAD": return .head
-        case "POST": return .withBody(custom: nil)
-        default: return .withBody(custom: method)
-        }
+    /// libcurl's default headers that the request did not set itself, as "Name:" lines that remove them: no
+    /// `Expect: 100-continue`, no form-encoded content type for a body, no `Accept: */*`.
+    private var suppressedDefaults: [String] {
+        let own = Set(request.headers.map { $0.name.lowercased() })
+        return ["Expect", "Content-Type", "Accept"].filter { !own.contains($0.lowercased()) }.map { "\($0):" }
     }
 
     fileprivate func receive(headerLine bytes: UnsafeRawBufferPointer) {

@@ -54,11 +54,16 @@ struct TransferFailure: Equatable {
                 "TLS with \(origin) failed (\(reason))\(verdict); check the trusted CAs (PUSH_CA_FILE)"
             )
         case .connect: return HTTPError(.connect, "could not connect to \(origin): \(reason)")
-        case .timeout: return HTTPError(.timeout, "no complete response from \(origin) before the deadline")
+        case .timeout: return deadlinePassed(origin)
         case .connectionLost: return HTTPError(.connectionLost, "connection to \(origin) lost: \(reason)")
         case .cancelled: return HTTPError(.cancelled, "request to \(origin) cancelled")
         case .invalidRequest: return HTTPError(.invalidRequest, "request to \(origin) rejected by libcurl: \(reason)")
         }
+    }
+
+    /// The error for a request to `origin` whose deadline passed, in flight or still queued.
+    static func deadlinePassed(_ origin: RequestOrigin) -> HTTPError {
+        HTTPError(.timeout, "no complete response from \(origin) before the deadline")
     }
 
     /// OpenSSL's text for the commonest certificate verification results (`X509_V_ERR_*`).

@@ -11,13 +11,29 @@ struct HTTP2ClientTests {
     @Test func sendsOverTLSTrustingTheSimulatorCA() async throws {
         try await withSimulatorAndClient { simulator, client in
             let response = try await client.send(
-                request(simulator, "/echo/\(Self.token)", method: "POST", body: "hello", headers: [
-                    HTTPHeader("x-request-id", "1")
-                ]))
+                request(
+                    simulator, "/echo/\(Self.token)", method: "POST", body: "hello",
+                    headers: [
+                        HTTPHeader("x-request-id", "1")
+                    ]))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "hello")
             #expect(response.header("X-Echo-Method") == "POST")
-            #expect(try await simulator.requests().first?.headers["x-request-id"] == "1")
+            let recorded = try #require(try await simulator.requests().first)
+            #expect(recorded.headers == ["x-request-id": "1", "content-length": "5"])
+        }
+    }
+
+    @Test func bodiesLargerThanTheFlowControlWindowsGoBothWays() async throws {
+        try await withSimulatorAndClient { simulator, client in
+            let body = String(repeating: "0123456789abcdef", count: 20_000)
+            let responses = await sendAll(
+                client, (0..<4).map { _ in request(simulator, "/echo", method: "PUT", body: body) })
+            for response in responses {
+                let response = try response.get()
+                #expect(response.body.count == body.utf8.count)
+                #expect(response.header("x-echo-method") == "PUT")
+            }
         }
     }
 
@@ -41,6 +57,7 @@ struct HTTP2ClientTests {
                 request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-request-id", "\($0)")])
             }
             let results = await sendAll(client, requests)
+            #expect(results.compactMap(\.failure) == [])
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 2000)
             #expect(try await simulator.stats().goawaysSent >= 1)
             let answered = try await simulator.requests().filter { $0.status == 200 }
@@ -78,16 +95,41 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent() async throws {
+        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
+            let stalled = Task { await result(client, request(simulator, "/stall", deadline: .seconds(120))) }
+            try await waitUntil { try await simulator.requests().count == 1 }
+            let queued = await result(client, request(simulator, "/echo/\(Self.token)", deadline: .milliseconds(300)))
+            #expect(queued.failure?.kind == .timeout)
+            #expect(queued.failure?.description.contains(Self.token) == false)
+            stalled.cancel()
+            #expect(await stalled.value.failure?.kind == .cancelled)
+            #expect(try await simulator.requests().map(\.path) == ["/stall"])
+        }
+    }
+
+    @Test func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime() async throws {
+        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2)
+        try await withSimulatorAndClient(configuration) { simulator, client in
+            let url = "http://127.0.0.1:\(simulator.endpoint.controlPort)/health"
+            let requests = (0..<50).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(60)) }
+            let results = await sendAll(client, requests)
+            #expect(results.filter { (try? $0.get().status) == 200 }.count == 50)
+        }
+    }
+
     @Test func aCAThatDidNotSignTheServerFailsWithATLSError() async throws {
-        let simulator = try await PushSimulator.start(routes: "echo")
-        defer { Task { await simulator.stop() } }
-        for caFile in [simulator.endpoint.otherCAFile, nil] {
-            let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: caFile))
-            let error = try #require(await result(client, request(simulator, "/echo/\(Self.token)")).failure)
-            await client.shutdown()
-            #expect(error.kind == .tls)
-            #expect(error.message.contains("not trusted"))
-            #expect(!error.description.contains(Self.token))
+        try await withSimulator { simulator in
+            for caFile in [simulator.endpoint.otherCAFile, nil] {
+                let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: caFile))
+                let error = await result(client, request(simulator, "/echo/\(Self.token)")).failure
+                await client.shutdown()
+                #expect(error?.kind == .tls)
+                #expect(error?.message.contains("not trusted") == true)
+                #expect(error?.description.contains(Self.token) == false)
+            }
         }
     }
 
@@ -118,7 +160,10 @@ struct HTTP2ClientTests {
         try await withSimulatorAndClient(configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
             let results = await sendAll(client, (0..<40).map { _ in request(simulator, "/echo") })
-            #expect(results.compactMap { try? $0.get().status }.sorted() == Array(repeating: 200, count: 37) + [403, 403, 403])
+            #expect(
+                results.compactMap { try? $0.get().status }.sorted() == Array(repeating: 200, count: 37) + [
+                    403, 403, 403,
+                ])
             let recorded = try await simulator.requests().sorted { $0.seq < $1.seq }
             #expect(recorded.prefix(4).map(\.concurrent) == [1, 1, 1, 1])
             #expect(recorded.prefix(4).map(\.status) == [403, 403, 403, 200])
@@ -136,28 +181,27 @@ struct HTTP2ClientTests {
     }
 
     @Test func shutdownCancelsOutstandingRequestsAndRefusesNewOnes() async throws {
-        let simulator = try await PushSimulator.start(routes: "echo")
-        defer { Task { await simulator.stop() } }
-        try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
-        let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
-        let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
-        let tasks = (0..<5).map { _ in Task { await result(client, stalled) } }
-        try await waitUntil { try await simulator.requests().count == 5 }
-        await client.shutdown()
-        for task in tasks {
-            #expect(await task.value.failure?.kind == .cancelled)
+        try await withSimulatorAndClient { simulator, client in
+            try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
+            let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
+            let tasks = (0..<5).map { _ in Task { await result(client, stalled) } }
+            try await waitUntil { try await simulator.requests().count == 5 }
+            await client.shutdown()
+            for task in tasks {
+                #expect(await task.value.failure?.kind == .cancelled)
+            }
+            #expect(await result(client, stalled).failure?.kind == .cancelled)
         }
-        #expect(await result(client, stalled).failure?.kind == .cancelled)
     }
 
     @Test func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest() async throws {
         let client = try HTTP2Client()
-        defer { Task { await client.shutdown() } }
         for url in ["/3/device/\(Self.token)", "ftp://host/\(Self.token)", "https:///\(Self.token)"] {
             let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(1))).failure
             #expect(error?.kind == .invalidRequest)
             #expect(error?.description.contains(Self.token) == false)
         }
+        await client.shutdown()
     }
 
     @Test func aHeaderWithALineBreakIsAnInvalidRequest() async throws {

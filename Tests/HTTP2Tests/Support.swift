@@ -2,15 +2,26 @@ import HTTP2
 import PushSimulatorSupport
 import Testing
 
-/// Runs `body` with a fresh simulator (echo routes) and a client trusting its CA; stops both afterwards.
+/// Runs `body` with a fresh simulator (echo routes only) and stops it afterwards, whatever happens.
+func withSimulator(_ body: (PushSimulator) async throws -> Void) async throws {
+    let simulator = try await PushSimulator.start(routes: "echo")
+    do {
+        try await body(simulator)
+    } catch {
+        await simulator.stop()
+        throw error
+    }
+    await simulator.stop()
+}
+
+/// Runs `body` with a fresh simulator and a client trusting its CA; shuts both down afterwards.
 func withSimulatorAndClient(
     _ configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
     _ body: (PushSimulator, HTTP2Client) async throws -> Void
 ) async throws {
-    let simulator = try await PushSimulator.start(routes: "echo")
-    var configuration = configuration
-    configuration.extraCAFile = simulator.endpoint.caFile
-    do {
+    try await withSimulator { simulator in
+        var configuration = configuration
+        configuration.extraCAFile = simulator.endpoint.caFile
         let client = try HTTP2Client(configuration: configuration)
         do {
             try await body(simulator, client)
@@ -19,11 +30,7 @@ func withSimulatorAndClient(
             throw error
         }
         await client.shutdown()
-    } catch {
-        await simulator.stop()
-        throw error
     }
-    await simulator.stop()
 }
 
 /// A request to the simulator at `path` (which may carry a token) with a generous default deadline.
@@ -35,7 +42,8 @@ func request(
     headers: [HTTPHeader] = [],
     deadline: Duration = .seconds(60)
 ) -> HTTPRequest {
-    HTTPRequest(method: method, url: simulator.baseURL + path, headers: headers, body: Array(body.utf8), deadline: deadline)
+    HTTPRequest(
+        method: method, url: simulator.baseURL + path, headers: headers, body: Array(body.utf8), deadline: deadline)
 }
 
 /// The outcome of one send.

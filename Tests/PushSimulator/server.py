@@ -11,17 +11,20 @@ and, in it, adds routes and (optionally) control commands:
     simulator.route("POST", r"/3/device/(?P<token>[^/]+)", handler)
         `handler` is `async def handler(request: Request) -> Response` (a plain function returning a Response
         works too). The regex must match the whole path (query string excluded); its named groups are in
-        `request.match`. Routes are tried in the order they were added; the first whose method and path match
-        answers. No match: 404 {"reason": "NotFound"}.
+        `request.match`. Method "*" matches any method. Routes are tried in the order they were added; the first
+        whose method and path match answers. No match: 404 {"reason": "NotFound"}.
     simulator.control_command("unregister", command)
         `command` is `def command(arguments: dict) -> dict`, reachable as `POST /control/unregister` on the
         control port with a JSON body; its return value is the JSON answer.
+    simulator.on_reset(callback)
+        `callback()` runs on `POST /reset`, so a module can forget its state between tests.
     simulator.state   a dict where modules keep their state (e.g. simulator.state["apns"] = ...).
     simulator.certificates   the CertificateFiles (CA, server certificate and key paths).
 
-`Request` has: method, path (without query), query, headers (list of (name, value), names lowercased),
-body (bytes, complete: the simulator reads the whole body before calling the handler), match (re.Match),
-connection_id, stream_id, and helpers header(name) -> str | None and json() -> object (raises ValueError).
+`Request` has: method, path (without query), query, authority, headers (list of (name, value), names
+lowercased, pseudo-headers excluded), body (bytes, complete: the simulator reads the whole body before calling
+the handler), match (re.Match), connection_id, stream_id, and helpers header(name) -> str | None and
+json() -> object (raises ValueError).
 `Response(status, headers=[(name, value)], body=b"")` or `Response.json(status, obj, headers=[])`.
 A handler may raise `Reset(error_code)` to answer with RST_STREAM instead of a response.
 
@@ -72,6 +75,7 @@ class Request:
     body: bytes
     connection_id: int
     stream_id: int
+    authority: str = ""
     match: re.Match | None = None
 
     def header(self, name: str) -> str | None:
@@ -201,6 +205,7 @@ class Simulator:
         self.certificates = certificates
         self.routes: list[tuple[str, re.Pattern, Handler]] = []
         self.control_commands: dict[str, Callable[[dict], dict]] = {}
+        self.reset_hooks: list[Callable[[], None]] = []
         self.state: dict[str, Any] = {}
         self.records: list[dict] = []
         self.faults = Faults()
@@ -215,8 +220,13 @@ class Simulator:
     def control_command(self, name: str, command: Callable[[dict], dict]) -> None:
         self.control_commands[name] = command
 
+    def on_reset(self, callback: Callable[[], None]) -> None:
+        self.reset_hooks.append(callback)
+
     def reset(self) -> None:
-        """Forgets records, statistics and faults (open connections stay)."""
+        """Forgets records, statistics and faults, and runs the modules' reset hooks (open connections stay)."""
+        for hook in self.reset_hooks:
+            hook()
         self.records.clear()
         self.faults = Faults()
         open_now = len(self.connections)
@@ -433,6 +443,7 @@ class Connection(asyncio.Protocol):
             body=bytes(stream.body),
             connection_id=self.id,
             stream_id=stream_id,
+            authority=pseudo.get(":authority", ""),
         )
         entry = self.simulator.record({
             "connection": self.id,

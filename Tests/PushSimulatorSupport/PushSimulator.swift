@@ -68,6 +68,13 @@ public final class PushSimulator: Sendable {
         await control.shutdown()
         try? stdin.fileHandleForWriting.close()
         process.terminate()
+        let process = self.process
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
     }
 
     /// Calls the control API (`method path` with a JSON `body`) and decodes its JSON answer as `T`.
@@ -86,8 +93,9 @@ public final class PushSimulator: Sendable {
         )
         let response = try await control.send(request)
         guard response.status == 200 else {
-            throw SimulatorError("control \(method) \(path) answered \(response.status): "
-                + String(decoding: response.body, as: UTF8.self))
+            throw SimulatorError(
+                "control \(method) \(path) answered \(response.status): "
+                    + String(decoding: response.body, as: UTF8.self))
         }
         return try JSONDecoder.snakeCase.decode(T.self, from: Data(response.body))
     }

@@ -30,7 +30,7 @@ import Testing
                 "group.id": group, "session.timeout.ms": "6000", "heartbeat.interval.ms": "300",
                 "auto.commit.interval.ms": "200", "fetch.wait.max.ms": "50",
             ]))
-        let source = try KafkaRecordSource(configuration: consumerConfiguration, topics: ["chat", "retry"])
+        let source = try await KafkaRecordSource(configuration: consumerConfiguration, topics: ["chat", "retry"])
         let sender = FakeSender()
         var settings = PipelineSettings(
             inputTopics: ["chat"], retryTopic: "retry", receiptsTopic: "receipts", deadLetterTopic: "dlq", group: group,

@@ -16,11 +16,11 @@ public final class KafkaRecordSource: RecordSource {
     public init(
         configuration: KafkaConfiguration, topics: [String], closeTimeout: Duration = .seconds(10),
         errorHandler: KafkaConsumer.ErrorHandler? = nil
-    ) throws(KafkaError) {
+    ) async throws(KafkaError) {
         let listener = self.listener
         consumer = try KafkaConsumer(configuration: configuration, errorHandler: errorHandler)
         self.closeTimeout = closeTimeout
-        try consumer.subscribe(topics: topics) { event in
+        try await consumer.subscribe(topics: topics) { event in
             guard let target = listener.current else { return }
             Self.deliver(event, to: target)
         }

@@ -35,7 +35,7 @@ public enum WorkerService {
 
         let stages: Stages
         do {
-            stages = try Stages(configuration: configuration, files: files)
+            stages = try await Stages(configuration: configuration, files: files)
         } catch let error as InvalidSetting {
             return refuse(error)
         } catch {
@@ -163,7 +163,7 @@ private struct Stages {
     let producer: KafkaProducer
     let source: KafkaRecordSource
 
-    init(configuration: WorkerConfiguration, files: SystemFileReading) throws {
+    init(configuration: WorkerConfiguration, files: SystemFileReading) async throws {
         self.files = files
         var rules = RulesTable.standard
         if let path = configuration.rulesFile {
@@ -213,7 +213,7 @@ private struct Stages {
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         producer = try KafkaProducer(configuration: configuration.kafka)
         let pipeline = configuration.pipeline
-        source = try KafkaRecordSource(
+        source = try await KafkaRecordSource(
             configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic])
     }
 }

@@ -1,0 +1,94 @@
+import Testing
+
+@testable import HTTP2
+
+@Suite("HTTP/2 client parts")
+struct HTTP2PartsTests {
+    @Test(arguments: [
+        ("https://api.push.apple.com/3/device/abc", "https://api.push.apple.com"),
+        ("https://API.sandbox.push.apple.com:443/3/device/abc?x=1", "https://api.sandbox.push.apple.com:443"),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("https://user:secret@fcm.googleapis.com/v1/projects/p/messages:send", "https://fcm.googleapis.com"),
+        ("https://[::1]:4433/x#frag", "https://[::1]:4433"),
+    ])
+    func originKeepsSchemeHostAndPortOnly(url: String, origin: String) {
+        #expect(RequestOrigin(url: url)?.description == origin)
+    }
+
+    @Test(arguments: ["/3/device/abc", "ftp://host/x", "https:///x", "https://ho st/x", "api.push.apple.com/3"])
+    func originRejectsURLsThatAreNotAbsoluteHTTP(url: String) {
+        #expect(RequestOrigin(url: url) == nil)
+    }
+
+    @Test(arguments: [
+        ("GET", "", RequestMethod.get), ("GET", "x", .withBody(custom: "GET")), ("HEAD", "", .head),
+        ("POST", "", .withBody(custom: nil)), ("POST", "{}", .withBody(custom: nil)),
+        ("PUT", "{}", .withBody(custom: "PUT")), ("DELETE", "", .withBody(custom: "DELETE")),
+    ])
+    func methodsMapToLibcurlsWaysOfSendingABody(method: String, body: String, expected: RequestMethod) {
+        let request = HTTPRequest(method: method, url: "https://h/", body: Array(body.utf8), deadline: .seconds(1))
+        #expect(RequestMethod(validating: request) == expected)
+    }
+
+    @Test(arguments: [
+        ("get", HTTPHeader("a", "b")), ("PO ST", HTTPHeader("a", "b")), ("", HTTPHeader("a", "b")),
+        ("POST", HTTPHeader("a", "b\r\nc: d")), ("POST", HTTPHeader("a: b", "c")), ("POST", HTTPHeader("", "c")),
+        ("POST", HTTPHeader("a", "b\nc")),
+    ])
+    func badMethodsAndLineBreakingHeadersAreRejected(method: String, header: HTTPHeader) {
+        let request = HTTPRequest(method: method, url: "https://h/", headers: [header], deadline: .seconds(1))
+        #expect(RequestMethod(validating: request) == nil)
+    }
+
+    @Test(arguments: [
+        (Duration.zero, 0), (.nanoseconds(1), 1), (.milliseconds(1), 1), (.microseconds(1500), 2),
+        (.seconds(2), 2000),
+    ])
+    func durationsRoundUpToWholeMilliseconds(duration: Duration, milliseconds: Int) {
+        #expect(duration.roundedUpMilliseconds == milliseconds)
+    }
+
+    @Test func ringBufferIsAFIFOThatAcceptsUrgentItemsAtTheFront() {
+        var buffer = RingBuffer<Int>()
+        for value in 0..<40 { buffer.append(value) }
+        #expect(buffer.popFirst() == 0)
+        buffer.prepend(-1)
+        #expect(buffer.count == 40)
+        #expect(buffer.removeAll() == [-1] + Array(1..<40))
+        #expect(buffer.popFirst() == nil)
+    }
+
+    @Test(arguments: [2, 19, 20, 21, 62])
+    func untrustedOrMismatchedCertificatesHaveAVerdict(code: Int) {
+        #expect(TransferFailure.certificateVerdict(code) != nil)
+    }
+
+    @Test func admissionGateMakesTheNextCallerWaitUntilAPlaceIsFree() async throws {
+        let gate = AdmissionGate(capacity: 1)
+        try await gate.enter()
+        let waiter = Task { await entered(gate) }
+        gate.leave()
+        #expect(await waiter.value)
+        gate.leave()
+    }
+
+    @Test func admissionGateFailsACancelledWaiterAndAClosedGate() async throws {
+        let gate = AdmissionGate(capacity: 1)
+        try await gate.enter()
+        let cancelled = Task { await entered(gate) }
+        cancelled.cancel()
+        #expect(await cancelled.value == false)
+        gate.close()
+        #expect(await entered(gate) == false)
+    }
+
+    /// True if `enter()` admitted the caller, false if it threw.
+    private func entered(_ gate: AdmissionGate) async -> Bool {
+        do {
+            try await gate.enter()
+            return true
+        } catch {
+            return false
+        }
+    }
+}
