@@ -87,7 +87,7 @@ public enum WorkerService {
             clock: clock, observer: observer, settings: configuration.pipeline)
 
         let signals = SignalHandler(logger: logger) { pipeline.shutdown() }
-        let exitCode = ExitCodeBox()
+        let exitCode = SharedInt32()
         let helpers = [
             Task {
                 let watchdog = Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock)
@@ -215,33 +215,6 @@ private struct Stages {
         let pipeline = configuration.pipeline
         source = try await KafkaRecordSource(
             configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic])
-    }
-}
-
-/// SIGTERM and SIGINT: the first starts the graceful shutdown, a second one exits at once.
-private final class SignalHandler {
-    private let sources: [any DispatchSourceSignal]
-
-    init(logger: Logger, shutdown: @escaping @Sendable () -> Void) {
-        let received = ExitCodeBox()
-        sources = [SIGTERM, SIGINT].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                if received.increment() > 1 {
-                    logger.warning("second signal, exiting at once")
-                    exit(WorkerExitCode.forced)
-                }
-                logger.notice("signal received, shutting down", metadata: ["signal": .init(signalNumber)])
-                shutdown()
-            }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
     }
 }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// A small shared integer: the exit code chosen by a helper task, or a count of signals.
-final class ExitCodeBox: Sendable {
+/// An integer shared between threads: the exit code a helper task chose, or the signals received so far.
+final class SharedInt32: Sendable {
     private let stored = Atomic<Int32>(0)
 
     var value: Int32 { stored.load(ordering: .acquiring) }
