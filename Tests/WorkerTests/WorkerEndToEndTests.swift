@@ -199,6 +199,23 @@ final class EndToEnd {
         #expect(receipts.distinct == 2 * 4 + 2)
     }
 
+    @Test func aSecondSignalDuringShutdownExitsAtOnceWith130() async throws {
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_SHUTDOWN_GRACE_SECONDS": "60", "PUSH_REQUEST_TIMEOUT_MS": "60000",
+        ]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"stall\": true}")
+        }
+        try await run.produce(EndToEnd.event(0, apnsToken: String(format: "%064x", 1)), key: "r-0")
+        for _ in 0..<600 where try await run.simulator.stats().streams == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        run.worker.signal(SIGTERM)
+        #expect(await run.worker.waitFor { $0.stderr.contains("\"shutting down\"") })
+        run.worker.signal(SIGTERM)
+        #expect(await run.worker.exitStatus(within: .seconds(10)) == 130)
+        _ = await run.stop()
+    }
+
     @Test func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder() async throws {
         let run = try await EndToEnd(workerEnvironment: [
             "PUSH_RETRY_BUDGET_MS": "300", "PUSH_RETRY_BASE_MS": "50", "PUSH_RETRY_CAP_MS": "200",
