@@ -16,9 +16,10 @@ public struct ObservabilityObserver: PipelineObserver {
             break
         case .polled(let topic, let count):
             metrics.recordsConsumed(topic: topic).increment(by: UInt64(count))
-        case .inFlight(let records):
-            metrics.inflight.set(records)
+        case .sendStarted:
+            metrics.inflight.increment()
         case .sent(let provider, let outcome, let latencyMillis):
+            metrics.inflight.decrement()
             metrics.sends(provider: provider.rawValue, status: Self.status(of: outcome)).increment()
             metrics.sendLatency(provider: provider.rawValue).observe(latencyMillis / 1000)
             if case .retry = outcome { metrics.retries(provider: provider.rawValue).increment() }

@@ -38,6 +38,7 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         let providerLimit = providerLimits[provider]
         await globalLimit.acquire()
         await providerLimit?.acquire()
+        observer.observe(.sendStarted(provider))
         let start = clock.nowMicros()
         let outcome = await sender.send(request, to: provider)
         let end = clock.nowMicros()

@@ -81,7 +81,6 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
                 lastPoll.store(clock.nowMicros(), ordering: .relaxed)
                 observePolled(records)
                 for record in records { admit(record) }
-                observer.observe(.inFlight(inFlight))
             } catch {
                 observer.observe(.pollFailed(String(describing: error)))
                 try? await clock.sleep(for: settings.pollTimeout)

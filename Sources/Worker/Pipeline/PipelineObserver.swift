@@ -2,8 +2,8 @@
 public enum PipelineEvent: Sendable, Equatable {
     /// A poll returned `count` records of `topic`.
     case polled(topic: String, count: Int)
-    /// Records consumed and not yet done, after each poll.
-    case inFlight(Int)
+    /// A send to a provider started (it ends with `sent`).
+    case sendStarted(PushProvider)
     case sent(PushProvider, SendOutcome, latencyMillis: Double)
     case receipt(ReceiptStatus)
     case retryScheduled(attempts: Int)
