@@ -51,7 +51,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport"],
+            dependencies: [
+                "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),

@@ -280,6 +280,25 @@ struct ReceiptCount {
         }
     }
 
+    @Test func theBrokerDownForFiveSecondsAndFailedCommitsLoseNothing() async throws {
+        let run = try await EndToEnd { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 5}")
+        }
+        let count = 600
+        _ = await run.worker.waitFor { $0.stderr.contains("partitions assigned") }
+        try await run.produce(Self.events(count))
+        try await run.broker.control("request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
+        try await Task.sleep(for: .milliseconds(300))
+        try await run.broker.control("broker-down 1")
+        try await Task.sleep(for: .seconds(5))
+        try await run.broker.control("broker-up 1")
+        let outputs = try await run.read(["push.receipts"], within: .seconds(120)) {
+            ReceiptCount($0).distinct >= 2 * count
+        }
+        #expect(await run.stop() == 0)
+        #expect(ReceiptCount(outputs).distinct == 2 * count)
+    }
+
     @Test func killedAtRandomMomentsAndRestartedItLosesNothing() async throws {
         // 10 ms per provider answer and three rooms: the run lasts seconds, so every kill lands mid-run.
         let run = try await EndToEnd(workerEnvironment: ["PUSH_MAX_IN_FLIGHT": "200"]) { simulator in

@@ -4,8 +4,13 @@ import Synchronization
 import Testing
 
 /// A child process of the `push-worker` binary built beside the tests, with its output collected.
+///
+/// Output is read by blocking reads on threads of its own, not `FileHandle.readabilityHandler`: tearing
+/// those dispatch sources down races the descriptor close on Linux and can crash the test process
+/// (swift-corelibs-libdispatch issue 949).
 final class ChildProcess: Sendable {
     private let process: Process
+    private let input: FileHandle
     private let output = OutputBuffer()
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
@@ -14,22 +19,27 @@ final class ChildProcess: Sendable {
             .appendingPathComponent("push-worker")
         process.arguments = arguments
         process.environment = environment
-        process.standardInput = Pipe()
+        let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()
+        process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        let output = output
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.append(stdout: text)
-        }
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.append(stderr: text)
-        }
         try process.run()
         self.process = process
+        self.input = stdin.fileHandleForWriting
+        let output = output
+        Self.drain(stdout.fileHandleForReading) { output.append(stdout: $0) }
+        Self.drain(stderr.fileHandleForReading) { output.append(stderr: $0) }
+    }
+
+    /// Reads `handle` until end of file on a thread of its own.
+    private static func drain(_ handle: FileHandle, into append: @escaping @Sendable (String) -> Void) {
+        Thread {
+            while case let data = handle.availableData, !data.isEmpty {
+                append(String(decoding: data, as: UTF8.self))
+            }
+        }.start()
     }
 
     var stdout: String { output.text.stdout }
@@ -38,6 +48,14 @@ final class ChildProcess: Sendable {
     /// Waits up to `limit` for `condition` on the output.
     func waitFor(within limit: Duration = .seconds(30), _ condition: (ChildProcess) -> Bool) async -> Bool {
         await eventually(within: limit) { condition(self) }
+    }
+
+    /// Writes one line to the child's stdin and waits for the answer `ok LINE` (the dev broker's control protocol).
+    func control(_ line: String) async throws {
+        input.write(Data((line + "\n").utf8))
+        guard await waitFor(within: .seconds(20), { $0.stdout.contains("ok \(line)") }) else {
+            throw ControlFailed(command: line, output: stdout)
+        }
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -51,6 +69,21 @@ final class ChildProcess: Sendable {
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+}
+
+struct ControlFailed: Error {
+    let command: String
+    let output: String
+}
+
+/// `push-worker dev-broker` with one broker and two partitions per topic, and its bootstrap servers.
+func startDevBroker() async throws -> (ChildProcess, String) {
+    let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
+    _ = await broker.waitFor { $0.stdout.contains("\n") }
+    guard let line = broker.stdout.split(separator: "\n").first, line.hasPrefix("bootstrap.servers=") else {
+        throw ControlFailed(command: "start", output: broker.stdout)
+    }
+    return (broker, String(line.dropFirst("bootstrap.servers=".count)))
 }
 
 /// What a child wrote so far.
@@ -112,7 +145,8 @@ final class OutputBuffer: Sendable {
                 "PUSH_RULES_FILE": rules.path, "PUSH_RULES_CHECK_MS": "100", "PUSH_HTTP_PORT": "0",
                 "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_SHUTDOWN_GRACE_SECONDS": "1",
             ])
-        #expect(await worker.waitFor { $0.stderr.contains("\"starting\"") })
+        // Only once it runs: before that, a bad file would stop the start (exit 3).
+        #expect(await worker.waitFor { $0.stderr.contains("\"started\"") })
         try Data("{\"types\": 7".utf8).write(to: rules)
         #expect(await worker.waitFor { $0.stderr.contains("rules reload refused, previous table kept") })
         try Data(RulesTable.standardJSON.utf8).write(to: rules)
@@ -142,15 +176,3 @@ final class OutputBuffer: Sendable {
         return path
     }
 }
-
-/// `push-worker dev-broker` with one broker and two partitions per topic, and its bootstrap servers.
-func startDevBroker() async throws -> (ChildProcess, String) {
-    let broker = try ChildProcess(["dev-broker", "--brokers", "1", "--partitions", "2"])
-    _ = await broker.waitFor { $0.stdout.contains("\n") }
-    guard let line = broker.stdout.split(separator: "\n").first, line.hasPrefix("bootstrap.servers=") else {
-        throw DevBrokerNotReady()
-    }
-    return (broker, String(line.dropFirst("bootstrap.servers=".count)))
-}
-
-struct DevBrokerNotReady: Error {}

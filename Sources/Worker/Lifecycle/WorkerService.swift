@@ -114,6 +114,7 @@ public enum WorkerService {
             },
         ]
         readiness.set("pipeline.running", ready: true)
+        logger.info("started", metadata: ["http.port": .init(server.port)])
         let stop = await pipeline.run()
         readiness.set("pipeline.running", ready: false)
         for helper in helpers { helper.cancel() }
