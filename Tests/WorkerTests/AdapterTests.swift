@@ -52,6 +52,19 @@ import Testing
                 ]))
     }
 
+    @Test func anUnusableDeviceEntryIsDeadLetteredUnderThePlatformAndTokenTheEventGave() throws {
+        let value = Self.event.replacingOccurrences(of: Self.apnsToken, with: "not-hex")
+        let event = try planner.plan(Array(value.utf8), nowMillis: 1_795_953_600_000).get()
+        #expect(event.devices[0].target.platform == "apns")
+        #expect(event.devices[0].target.token == "not-hex")
+        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash("not-hex"))
+        guard case .deadLetter(let reason, _) = event.devices[0].decision else {
+            Issue.record("an unusable device was not dead-lettered")
+            return
+        }
+        #expect(reason == "decode_error")
+    }
+
     @Test func thePlannerAdapterReportsUndecodableValuesWithTheirReason() {
         guard case .failure(let problem) = planner.plan(Array("{\"id\": 1}".utf8), nowMillis: 0) else {
             Issue.record("decoded a bad event")

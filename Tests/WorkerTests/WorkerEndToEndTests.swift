@@ -159,6 +159,10 @@ final class EndToEnd {
         let deadLetters = outputs.filter { $0.topic == "push.dlq" }
         #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\": 5"])
         #expect(deadLetters.first?.key == Array("r-x".utf8))
+        #expect(
+            try schemaViolations(
+                outputs.filter { $0.topic == "push.receipts" }.map(\.value), schema: "receipt.schema.json") == nil)
+        #expect(try schemaViolations(deadLetters.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
         if receipts.count != 2 * count { Issue.record("worker log: \(log.suffix(3000))") }
     }
 
@@ -197,6 +201,10 @@ final class EndToEnd {
         #expect(narrowed["recipients"]?.arrayCount == 1)
         let receipts = ReceiptCount(outputs)
         #expect(receipts.distinct == 2 * 4 + 2)
+        #expect(
+            try schemaViolations(
+                outputs.filter { $0.topic == "push.receipts" }.map(\.value), schema: "receipt.schema.json") == nil)
+        #expect(try schemaViolations(deadLetters.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
     }
 
     @Test func aSecondSignalDuringShutdownExitsAtOnceWith130() async throws {
@@ -239,6 +247,8 @@ final class EndToEnd {
         #expect(receipts.allSatisfy { $0["status"] == .string("delivered") })
         #expect(outputs.allSatisfy { $0.topic != "push.dlq" })
         #expect(!retried.isEmpty)
+        #expect(try schemaViolations(retried.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
+        #expect(retried.allSatisfy { $0.headers.contains { $0.name == "x-retry-due" } })
         #expect(requests.contains { $0.status == 503 } && requests.contains { $0.status == 429 })
 
         // Per room, the first APNs request of each message goes out in event order.
@@ -253,6 +263,43 @@ final class EndToEnd {
         }
         #expect(firstSeen.count == 3)
         for (room, order) in firstSeen { #expect(order == order.sorted(), "room \(room)") }
+    }
+}
+
+/// Checks JSON documents against a schema of `schemas/` with `check-jsonschema` (from `.venv`); returns its
+/// output when they do not all validate, nil when they do.
+func schemaViolations(_ documents: [[UInt8]], schema: String) throws -> String? {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var files: [String] = []
+    for (index, document) in documents.enumerated() {
+        let file = directory.appendingPathComponent("\(index).json")
+        try Data(document).write(to: file)
+        files.append(file.path)
+    }
+    let checker = Process()
+    checker.executableURL = root.appendingPathComponent(".venv/bin/check-jsonschema")
+    checker.arguments = ["--schemafile", root.appendingPathComponent("schemas/\(schema)").path] + files
+    let output = Pipe()
+    checker.standardOutput = output
+    checker.standardError = output
+    try checker.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    checker.waitUntilExit()
+    return checker.terminationStatus == 0 ? nil : text
+}
+
+extension KafkaRecord {
+    /// The headers as one JSON object (name → UTF-8 value), the shape of `dead-letter-headers.schema.json`.
+    var headersJSON: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        for header in headers { writer.field(header.name, String(decoding: header.value ?? [], as: UTF8.self)) }
+        writer.endObject()
+        return writer.bytes
     }
 }
 

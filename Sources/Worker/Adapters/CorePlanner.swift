@@ -34,10 +34,13 @@ public final class CorePlanner: EventPlanner {
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
         let decisions = planner.withLock { $0 }.plan(event, now: now)
         let devices = decisions.map { decision in
-            let token = decision.device?.token ?? ""
+            // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names
+            // what the event said.
+            let entry = Self.entry(at: decision.address, in: event.original)
+            let token = decision.device?.token ?? entry?["token"]?.stringValue ?? ""
+            let platform = decision.device?.platform.rawValue ?? entry?["platform"]?.stringValue ?? "unknown"
             let target = DeviceTarget(
-                userId: decision.userID, platform: decision.device?.platform.rawValue ?? "unknown", token: token,
-                tokenHash: SHA256.tokenHash(token))
+                userId: decision.userID, platform: platform, token: token, tokenHash: SHA256.tokenHash(token))
             return PlannedDevice(target: target, decision: Self.action(for: decision.outcome, token: token))
         }
         let addresses = decisions.map(\.address)
@@ -47,6 +50,15 @@ public final class CorePlanner: EventPlanner {
                 eventTimeMillis: event.createdAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
                 devices: devices,
                 narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) }))
+    }
+
+    /// The raw device entry `recipients[r].devices[d]` of the event.
+    private static func entry(at address: DeviceAddress, in event: JSONValue) -> JSONValue? {
+        guard case .array(let recipients) = event["recipients"], recipients.indices.contains(address.recipient),
+            case .array(let devices) = recipients[address.recipient]["devices"],
+            devices.indices.contains(address.device)
+        else { return nil }
+        return devices[address.device]
     }
 
     private static func action(for outcome: DeviceDecision.Outcome, token: String) -> DeviceAction<ProviderSend> {
