@@ -18,19 +18,44 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
-        .target(name: "Observability", swiftSettings: strict),
-        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .target(name: "KafkaTesting", swiftSettings: strict),
+        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
+        .target(
+            name: "Worker",
+            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"],
+            swiftSettings: strict
+        ),
+        .target(name: "Observability", swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka"],
+            dependencies: ["CLI", "PushCore", "Kafka", "Worker"],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(
+            name: "PushCoreTests",
+            dependencies: ["PushCore"],
+            exclude: ["Goldens", "Validators"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
+        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WorkerTests",
+            dependencies: [
+                "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport",
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
@@ -41,18 +66,5 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushSimulatorSupport"], swiftSettings: strict),
-        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
-        .testTarget(
-            name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "PushCoreTests",
-            dependencies: ["PushCore"],
-            exclude: ["Goldens", "Validators"],
-            swiftSettings: strict
-        ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
     ]
 )

@@ -6,8 +6,9 @@ enum PushWorkerCommand {
         name: "push-worker",
         summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
         subcommands: [
-            DevBrokerCommand.subcommand,
+            RunCommand.subcommand,
             RenderCommand.subcommand,
+            DevBrokerCommand.subcommand,
         ]
     )
 }

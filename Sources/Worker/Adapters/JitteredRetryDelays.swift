@@ -1,0 +1,15 @@
+import Providers
+
+/// The retry-delay port over the providers' policy: full-jitter backoff, never below Retry-After.
+public struct JitteredRetryDelays: RetryDelayPolicy {
+    private let policy: RetryPolicy
+
+    public init(policy: RetryPolicy) {
+        self.policy = policy
+    }
+
+    public func delay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration {
+        var random = SystemRandomNumberGenerator()
+        return max(retryAfter ?? .zero, policy.backoff(attempt: attempts, using: &random))
+    }
+}

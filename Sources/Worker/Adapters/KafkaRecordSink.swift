@@ -1,0 +1,44 @@
+import Kafka
+
+/// The record-sink port over an idempotent `KafkaProducer`.
+public final class KafkaRecordSink: RecordSink {
+    private let producer: KafkaProducer
+
+    public init(producer: KafkaProducer) {
+        self.producer = producer
+    }
+
+    /// Queues every record at once, then waits for all delivery reports. Records too large for Kafka
+    /// are reported together as `OutputRejected`; any other failure is thrown.
+    public func produce(_ records: [OutputRecord]) async throws {
+        let producer = producer
+        let failures = await withTaskGroup(of: (Int, KafkaError?).self) { group in
+            for (index, record) in records.enumerated() {
+                let kafkaRecord = KafkaProducerRecord(
+                    topic: record.topic, key: record.key, value: record.value,
+                    headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) })
+                group.addTask {
+                    do throws(KafkaError) {
+                        _ = try await producer.send(kafkaRecord)
+                        return (index, nil)
+                    } catch {
+                        return (index, error)
+                    }
+                }
+            }
+            var failures: [(Int, KafkaError)] = []
+            for await (index, error) in group {
+                if let error { failures.append((index, error)) }
+            }
+            return failures.sorted { $0.0 < $1.0 }
+        }
+        if let other = failures.first(where: { $0.1.code != .messageSizeTooLarge }) { throw other.1 }
+        if let first = failures.first {
+            throw OutputRejected(indices: failures.map(\.0), reason: first.1.description)
+        }
+    }
+
+    public func flush(timeout: Duration) async {
+        try? await producer.flush(timeout: timeout)
+    }
+}

@@ -1,0 +1,248 @@
+import Kafka
+import Observability
+
+/// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
+/// table plus the tuning variables below) and validated before anything starts. Pure.
+public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible {
+    /// APNs token authentication (.p8 key) and endpoints.
+    public struct APNs: Sendable, Equatable {
+        public var url: String
+        public var sandboxURL: String
+        public var keyFile: String
+        public var keyID: String
+        public var teamID: String
+        /// The app's bundle id (`apns-topic`), unless a device names its own.
+        public var topic: String
+    }
+
+    /// FCM HTTP v1 endpoint and service account.
+    public struct FCM: Sendable, Equatable {
+        public var url: String
+        public var serviceAccountFile: String
+    }
+
+    /// librdkafka properties from `KAFKA_*` (bootstrap servers and group id included).
+    public var kafka: KafkaConfiguration
+    /// The pipeline's topics, identity and limits.
+    public var pipeline: PipelineSettings
+    /// The rules table file; `nil` for the built-in default table.
+    public var rulesFile: String?
+    /// How often the rules file is checked for changes.
+    public var rulesCheckInterval: Duration
+    public var apns: APNs?
+    public var fcm: FCM?
+    /// Extra CA bundle to trust for provider connections.
+    public var caFile: String?
+    /// The deadline of one provider request.
+    public var requestTimeout: Duration
+    /// Backoff of the first retry (doubling per attempt, with full jitter) and its ceiling.
+    public var retryBase: Duration
+    public var retryCap: Duration
+
+    /// Reads and validates the configuration; `file` holds the `--config` file's variables, which
+    /// the environment overrides. The error names the first bad variable.
+    public static func load(environment: [String: String], file: [String: String] = [:]) throws(InvalidSetting)
+        -> WorkerConfiguration
+    {
+        let reader = SettingReader(variables: file.merging(environment) { _, fromEnvironment in fromEnvironment })
+        return try reader.configuration()
+    }
+
+    /// The configuration as `name=value` lines for the start-up log, secrets redacted.
+    public var description: String {
+        var lines = ["kafka: \(kafka)"]
+        lines.append(
+            "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTopic) "
+                + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
+        lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
+        lines.append("rules: \(rulesFile ?? "<built-in>")")
+        if let apns {
+            lines.append(
+                "apns: url=\(apns.url) sandbox=\(apns.sandboxURL) key=\(apns.keyFile) keyID=\(apns.keyID) "
+                    + "team=\(apns.teamID) topic=\(apns.topic)")
+        }
+        if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Reads typed settings out of the merged variables, each error naming its variable.
+private struct SettingReader {
+    let variables: [String: String]
+
+    func configuration() throws(InvalidSetting) -> WorkerConfiguration {
+        var kafka = KafkaConfiguration.fromEnvironment(variables)
+        let bootstrap = try text("KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092")
+        let group = try text("KAFKA_GROUP_ID", default: "push-worker")
+        kafka.properties["bootstrap.servers"] = bootstrap
+        kafka.properties["group.id"] = group
+
+        let topics = try topicList("PUSH_TOPICS", default: ["chat.messages"])
+        let receipts = try topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
+        let deadLetters = try topic("PUSH_DLQ_TOPIC", default: "push.dlq")
+        let retry = try topic("PUSH_RETRY_TOPIC", default: "push.retry")
+        for (name, output) in [
+            ("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters), ("PUSH_RETRY_TOPIC", retry),
+        ]
+        where topics.contains(output) {
+            throw InvalidSetting(variable: name, reason: "'\(output)' is also an input topic in PUSH_TOPICS")
+        }
+        guard Set([receipts, deadLetters, retry]).count == 3 else {
+            throw InvalidSetting(
+                variable: "PUSH_RETRY_TOPIC",
+                reason: "receipts, dead-letter and retry topics must be three different topics")
+        }
+
+        let worker = try text(
+            "PUSH_WORKER_ID", default: variables["HOSTNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "push-worker")
+        var pipeline = PipelineSettings(
+            inputTopics: topics, retryTopic: retry, receiptsTopic: receipts, deadLetterTopic: deadLetters,
+            group: group, worker: worker)
+        pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
+        pipeline.maxInFlightRecords = try integer(
+            "PUSH_MAX_IN_FLIGHT", default: pipeline.maxInFlightRecords, in: 1...1_000_000)
+        pipeline.maxConcurrentSends = try integer(
+            "PUSH_MAX_CONCURRENT_SENDS", default: pipeline.maxConcurrentSends, in: 1...100_000)
+        pipeline.maxSendsPerProvider = try integer(
+            "PUSH_MAX_SENDS_PER_PROVIDER", default: pipeline.maxSendsPerProvider, in: 1...100_000)
+        pipeline.retryBudget = try milliseconds(
+            "PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
+        pipeline.maxAttempts = try integer("PUSH_MAX_ATTEMPTS", default: pipeline.maxAttempts, in: 1...100)
+        pipeline.providerFailureThreshold = try integer(
+            "PUSH_PROVIDER_FAILURE_THRESHOLD", default: pipeline.providerFailureThreshold, in: 1...1_000_000)
+        pipeline.probeInterval = try milliseconds(
+            "PUSH_PROBE_INTERVAL_MS", default: pipeline.probeInterval, in: 10...3_600_000)
+        pipeline.shutdownGracePeriod = .seconds(
+            try integer(
+                "PUSH_SHUTDOWN_GRACE_SECONDS", default: Int(pipeline.shutdownGracePeriod.components.seconds),
+                in: 0...3600))
+        pipeline.maxPollInterval = try milliseconds(
+            "KAFKA_MAX_POLL_INTERVAL_MS", default: pipeline.maxPollInterval, in: 1...86_400_000)
+        pipeline.revokeDrainTimeout = try milliseconds(
+            "PUSH_REVOKE_DRAIN_MS", default: min(pipeline.revokeDrainTimeout, pipeline.maxPollInterval / 2),
+            in: 0...86_400_000)
+        guard pipeline.revokeDrainTimeout < pipeline.maxPollInterval else {
+            throw InvalidSetting(
+                variable: "PUSH_REVOKE_DRAIN_MS", reason: "must be shorter than KAFKA_MAX_POLL_INTERVAL_MS")
+        }
+
+        let retryBase = try milliseconds("PUSH_RETRY_BASE_MS", default: .milliseconds(500), in: 1...3_600_000)
+        let retryCap = try milliseconds("PUSH_RETRY_CAP_MS", default: .seconds(300), in: 1...86_400_000)
+        guard retryCap >= retryBase else {
+            throw InvalidSetting(variable: "PUSH_RETRY_CAP_MS", reason: "must not be less than PUSH_RETRY_BASE_MS")
+        }
+
+        let apns = try apnsSettings()
+        let fcm = try fcmSettings()
+        guard apns != nil || fcm != nil else {
+            throw InvalidSetting(
+                variable: "APNS_KEY_FILE",
+                reason: "no provider configured: set APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and APNS_TOPIC, "
+                    + "or FCM_SERVICE_ACCOUNT_FILE")
+        }
+        return WorkerConfiguration(
+            kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
+            rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
+            apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
+            requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
+            retryBase: retryBase, retryCap: retryCap)
+    }
+
+    private func apnsSettings() throws(InvalidSetting) -> WorkerConfiguration.APNs? {
+        let names = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"]
+        guard names.contains(where: { optional($0) != nil }) else { return nil }
+        var values: [String] = []
+        for name in names {
+            guard let value = optional(name) else {
+                throw InvalidSetting(
+                    variable: name, reason: "required when any of \(names.joined(separator: ", ")) is set")
+            }
+            guard !value.contains(where: \.isWhitespace) else {
+                throw InvalidSetting(variable: name, reason: "must not contain spaces")
+            }
+            values.append(value)
+        }
+        return WorkerConfiguration.APNs(
+            url: try url("APNS_URL", default: "https://api.push.apple.com"),
+            sandboxURL: try url("APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com"),
+            keyFile: values[0], keyID: values[1], teamID: values[2], topic: values[3])
+    }
+
+    private func fcmSettings() throws(InvalidSetting) -> WorkerConfiguration.FCM? {
+        guard let file = optional("FCM_SERVICE_ACCOUNT_FILE") else { return nil }
+        return WorkerConfiguration.FCM(
+            url: try url("FCM_URL", default: "https://fcm.googleapis.com"), serviceAccountFile: file)
+    }
+
+    // MARK: Typed readers
+
+    /// The value, or `nil` when unset or empty.
+    func optional(_ name: String) -> String? {
+        guard let value = variables[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func text(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
+        guard let value = optional(name) else { return defaultValue }
+        guard !value.contains(where: \.isWhitespace) else {
+            throw InvalidSetting(variable: name, reason: "'\(value)' must not contain spaces")
+        }
+        return value
+    }
+
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(InvalidSetting) -> Int {
+        guard let text = optional(name) else { return defaultValue }
+        guard let number = Int(text), range.contains(number) else {
+            throw InvalidSetting(
+                variable: name,
+                reason: "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    func milliseconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Int>) throws(InvalidSetting)
+        -> Duration
+    {
+        guard optional(name) != nil else { return defaultValue }
+        return .milliseconds(try integer(name, default: 0, in: range))
+    }
+
+    func url(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
+        guard var value = optional(name) else { return defaultValue }
+        guard value.hasPrefix("https://") || value.hasPrefix("http://"),
+            value.split(separator: "/", omittingEmptySubsequences: true).count >= 2,
+            !value.contains(where: \.isWhitespace)
+        else {
+            throw InvalidSetting(variable: name, reason: "'\(value)' is not an http(s) URL like https://host:port")
+        }
+        while value.hasSuffix("/") { value.removeLast() }
+        return value
+    }
+
+    func topic(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
+        guard let value = optional(name) else { return defaultValue }
+        try checkTopicName(value, variable: name)
+        return value
+    }
+
+    func topicList(_ name: String, default defaultValue: [String]) throws(InvalidSetting) -> [String] {
+        guard let value = optional(name) else { return defaultValue }
+        let topics = value.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+        guard !topics.isEmpty else { throw InvalidSetting(variable: name, reason: "names no topic") }
+        for topic in topics { try checkTopicName(topic, variable: name) }
+        return topics
+    }
+
+    /// Kafka topic names: 1 to 249 of `a-z A-Z 0-9 . _ -`, not `.` or `..`.
+    private func checkTopicName(_ topic: String, variable: String) throws(InvalidSetting) {
+        let allowed = topic.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard allowed, (1...249).contains(topic.utf8.count), topic != ".", topic != ".." else {
+            throw InvalidSetting(variable: variable, reason: "'\(topic)' is not a valid Kafka topic name")
+        }
+    }
+}

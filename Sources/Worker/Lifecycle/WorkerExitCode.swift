@@ -1,0 +1,15 @@
+/// The exit codes of `push-worker run`, documented in the README.
+public enum WorkerExitCode {
+    /// Stopped by SIGTERM/SIGINT after draining, flushing and committing.
+    public static let success: Int32 = 0
+    /// A runtime failure: Kafka or the status server could not start, or the consumer became unusable.
+    public static let failure: Int32 = 1
+    /// The command line does not fit the usage.
+    public static let usage: Int32 = 2
+    /// A setting (environment, `--config` file, key or rules file) is missing or invalid.
+    public static let configuration: Int32 = 3
+    /// The watchdog found polling stalled past `max.poll.interval.ms`; exits without committing.
+    public static let stalled: Int32 = 4
+    /// A second SIGTERM/SIGINT during shutdown: exits at once, without committing (128 + SIGINT).
+    public static let forced: Int32 = 130
+}

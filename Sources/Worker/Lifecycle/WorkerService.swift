@@ -1,0 +1,227 @@
+import CLI
+import Dispatch
+import HTTP2
+import Kafka
+import Observability
+import Providers
+import PushCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `push-worker run`: reads the configuration, builds every stage, runs the pipeline until a signal,
+/// and shuts down in reverse order. Returns the process exit code (`WorkerExitCode`).
+public enum WorkerService {
+    /// Runs the worker with `environment` and the optional `--config` file.
+    public static func run(environment: [String: String], configFile: String?) async -> Int32 {
+        let files = SystemFileReading()
+        let variables: [String: String]
+        let configuration: WorkerConfiguration
+        let logger: Logger
+        let statusConfiguration: StatusServerConfiguration
+        do {
+            let fileVariables = try configFile.map { path throws(InvalidSetting) in
+                try EnvironmentFile.parse(try readText(path, variable: "--config", files: files), path: path)
+            }
+            variables = (fileVariables ?? [:]).merging(environment) { _, fromEnvironment in fromEnvironment }
+            logger = Logger(label: "push-worker", level: try LogLevel.fromEnvironment(variables))
+            configuration = try WorkerConfiguration.load(environment: variables)
+            statusConfiguration = try StatusServerConfiguration.fromEnvironment(variables)
+        } catch {
+            return refuse(error)
+        }
+        logger.info("starting", metadata: ["config": .string(configuration.description)])
+
+        let stages: Stages
+        do {
+            stages = try await Stages(configuration: configuration, files: files)
+        } catch let error as InvalidSetting {
+            return refuse(error)
+        } catch {
+            logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
+            return WorkerExitCode.failure
+        }
+        return await serve(stages, configuration: configuration, status: statusConfiguration, logger: logger)
+    }
+
+    /// Prints the one line that names the bad setting.
+    private static func refuse(_ error: any Error) -> Int32 {
+        StandardStreams.writeError("push-worker: \(error)")
+        return WorkerExitCode.configuration
+    }
+
+    private static func readText(_ path: String, variable: String, files: some FileReading) throws(InvalidSetting)
+        -> String
+    {
+        do {
+            return String(decoding: try files.contents(of: path), as: UTF8.self)
+        } catch {
+            throw InvalidSetting(variable: variable, reason: "cannot read \(error)")
+        }
+    }
+
+    /// Runs the pipeline with its status server, signals, watchdog and rules reloader.
+    private static func serve(
+        _ stages: Stages, configuration: WorkerConfiguration, status: StatusServerConfiguration, logger: Logger
+    ) async -> Int32 {
+        let registry = MetricsRegistry()
+        let readiness = Readiness(conditions: ["pipeline.running"])
+        let server: StatusServer
+        do {
+            server = try StatusServer.start(
+                configuration: status, registry: registry, readiness: readiness, logger: logger)
+        } catch {
+            logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
+            return WorkerExitCode.failure
+        }
+        let clock = SystemWorkerClock()
+        let observer = ObservabilityObserver(logger: logger, metrics: PushMetrics(registry: registry))
+        let pipeline = Pipeline(
+            source: stages.source, sink: KafkaRecordSink(producer: stages.producer), planner: stages.planner,
+            sender: stages.sender,
+            retryPolicy: JitteredRetryDelays(
+                policy: RetryPolicy(
+                    base: configuration.retryBase, cap: configuration.retryCap,
+                    maxAttempts: configuration.pipeline.maxAttempts)),
+            clock: clock, observer: observer, settings: configuration.pipeline)
+
+        let signals = SignalHandler(logger: logger) { pipeline.shutdown() }
+        let exitCode = SharedInt32()
+        let helpers = [
+            Task {
+                let watchdog = Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock)
+                guard let last = await watchdog.watch(lastPollMicros: { pipeline.lastPollMicros }) else { return }
+                observer.observe(.stalled(sinceMillis: last / 1000))
+                exit(WorkerExitCode.stalled)
+            },
+            Task {
+                let metrics = PushMetrics(registry: registry)
+                while (try? await clock.sleep(for: .seconds(1))) != nil {
+                    for lag in stages.source.lag {
+                        metrics.consumerLag(topic: lag.topic, partition: lag.partition).set(lag.records)
+                    }
+                    guard let fatal = stages.source.fatalError else { continue }
+                    logger.critical("kafka consumer failed", metadata: ["error": .string(fatal.description)])
+                    exitCode.set(WorkerExitCode.failure)
+                    pipeline.shutdown()
+                    return
+                }
+            },
+            Task {
+                await reloadRules(
+                    stages, configuration: configuration, clock: clock, registry: registry, logger: logger)
+            },
+        ]
+        readiness.set("pipeline.running", ready: true)
+        logger.info("started", metadata: ["http.port": .init(server.port)])
+        let stop = await pipeline.run()
+        readiness.set("pipeline.running", ready: false)
+        for helper in helpers { helper.cancel() }
+        if case .shutDown(let unfinished) = stop, unfinished > 0 {
+            logger.warning("records left for redelivery", metadata: ["push.unfinished": .init(unfinished)])
+        }
+        _ = await stages.producer.close(timeout: .seconds(10))
+        server.stop()
+        signals.cancel()
+        return exitCode.value
+    }
+
+    /// Checks the rules file every `rulesCheckInterval` and applies a valid new table.
+    private static func reloadRules(
+        _ stages: Stages, configuration: WorkerConfiguration, clock: some WorkerClock, registry: MetricsRegistry,
+        logger: Logger
+    ) async {
+        guard let path = configuration.rulesFile else { return }
+        let metrics = PushMetrics(registry: registry)
+        let planner = stages.planner
+        var reloader = RulesReloader(path: path, files: stages.files, initial: stages.rulesStamp) { bytes in
+            planner.replaceRules(with: try RulesTable.load(json: bytes))
+        }
+        while (try? await clock.sleep(for: configuration.rulesCheckInterval)) != nil {
+            switch reloader.check() {
+            case .unchanged:
+                break
+            case .applied:
+                metrics.rulesReloads(result: "applied").increment()
+                logger.notice("rules reloaded", metadata: ["push.rules_file": .string(path)])
+            case .refused(let reason):
+                metrics.rulesReloads(result: "rejected").increment()
+                logger.error(
+                    "rules reload refused, previous table kept",
+                    metadata: ["push.rules_file": .string(path), "error": .string(reason)])
+            }
+        }
+    }
+}
+
+/// Every stage that talks to the outside, built from the configuration before anything runs.
+private struct Stages {
+    let files: SystemFileReading
+    let planner: CorePlanner
+    let rulesStamp: FileStamp?
+    let sender: ProviderSender
+    let producer: KafkaProducer
+    let source: KafkaRecordSource
+
+    init(configuration: WorkerConfiguration, files: SystemFileReading) async throws {
+        self.files = files
+        var rules = RulesTable.standard
+        if let path = configuration.rulesFile {
+            rulesStamp = files.stamp(of: path)
+            do {
+                rules = try RulesTable.load(json: try files.contents(of: path))
+            } catch {
+                throw InvalidSetting(variable: "PUSH_RULES_FILE", reason: "\(path): \(error)")
+            }
+        } else {
+            rulesStamp = nil
+        }
+        let transport = try HTTP2Client(
+            configuration: HTTP2ClientConfiguration(
+                maxStreamsPerConnection: 100, maxOutstandingRequests: configuration.pipeline.maxConcurrentSends,
+                extraCAFile: configuration.caFile))
+        var apnsClient: APNsClient?
+        if let apns = configuration.apns {
+            let key: APNsSigningKey
+            do {
+                key = try APNsSigningKey(contentsOfFile: apns.keyFile, keyId: apns.keyID, teamId: apns.teamID)
+            } catch {
+                throw error.naming("APNS_KEY_FILE")
+            }
+            apnsClient = APNsClient(
+                configuration: APNsConfiguration(
+                    authentication: .token(key), productionURL: apns.url, sandboxURL: apns.sandboxURL,
+                    requestDeadline: configuration.requestTimeout),
+                transport: transport)
+        }
+        var fcmClient: FCMClient?
+        var projectID = ""
+        if let fcm = configuration.fcm {
+            let account: GoogleServiceAccount
+            do {
+                account = try GoogleServiceAccount(contentsOfFile: fcm.serviceAccountFile)
+            } catch {
+                throw error.naming("FCM_SERVICE_ACCOUNT_FILE")
+            }
+            projectID = account.projectId
+            fcmClient = FCMClient(
+                configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
+                serviceAccount: account, transport: transport)
+        }
+        planner = CorePlanner(
+            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID))
+        sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
+        producer = try KafkaProducer(configuration: configuration.kafka)
+        let pipeline = configuration.pipeline
+        source = try await KafkaRecordSource(
+            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic])
+    }
+}
+
+extension ProviderConfigurationError {
+    /// The error as a setting error for `variable`, without repeating the variable's name.
+    fileprivate func naming(_ variable: String) -> InvalidSetting {
+        InvalidSetting(variable: variable, reason: field == variable ? reason : description)
+    }
+}

@@ -1,0 +1,31 @@
+/// Something the pipeline did, for logs and metrics.
+public enum PipelineEvent: Sendable, Equatable {
+    /// A poll returned `count` records of `topic`.
+    case polled(topic: String, count: Int)
+    /// A send to a provider started (it ends with `sent`).
+    case sendStarted(PushProvider)
+    case sent(PushProvider, SendOutcome, latencyMillis: Double)
+    case receipt(ReceiptStatus)
+    case retryScheduled(attempts: Int)
+    case deadLettered(reason: String)
+    case breakerOpened(PushProvider)
+    case breakerClosed(PushProvider)
+    case paused([TopicPartition])
+    case resumed([TopicPartition])
+    case assigned([TopicPartition])
+    /// Revoked partitions let go; `unfinished` records were not done in time and will be redelivered.
+    case revoked([TopicPartition], unfinished: Int)
+    case offsetStored(TopicPartition, Int64)
+    case pollFailed(String)
+    case produceFailed(String)
+    case storeFailed(TopicPartition, String)
+    case commitFailed(String)
+    case stalled(sinceMillis: Int64)
+    case shutdownStarted(inFlight: Int)
+    case shutdownFinished(unfinished: Int)
+}
+
+/// Receives the pipeline's events; the service maps them to log lines and metrics.
+public protocol PipelineObserver: Sendable {
+    func observe(_ event: PipelineEvent)
+}

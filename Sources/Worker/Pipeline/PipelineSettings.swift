@@ -1,0 +1,48 @@
+/// What the pipeline needs to know besides its ports: topics, identity and limits.
+public struct PipelineSettings: Sendable, Equatable {
+    /// Topics of chat-message events.
+    public var inputTopics: [String]
+    public var retryTopic: String
+    public var receiptsTopic: String
+    public var deadLetterTopic: String
+    /// The consumer group, written to `x-source-group`.
+    public var group: String
+    /// This worker's name (the pod), written to receipts and `x-worker`.
+    public var worker: String
+    /// Records per poll.
+    public var batchSize: Int = 500
+    /// The longest one poll waits for records; also how often pauses and due retries are checked.
+    public var pollTimeout: Duration = .milliseconds(100)
+    /// Records consumed and not yet done; at this many, every partition is paused.
+    public var maxInFlightRecords: Int = 10_000
+    /// Sends in flight at once, over all providers.
+    public var maxConcurrentSends: Int = 1_000
+    /// Sends in flight at once to one provider.
+    public var maxSendsPerProvider: Int = 500
+    /// The total of in-process retry delays one device may spend before going to the retry topic.
+    public var retryBudget: Duration = .seconds(10)
+    /// Sends of one device, over all passes through the retry topic, before it is dead-lettered.
+    public var maxAttempts: Int = 8
+    /// Consecutive provider-wide failures that open a provider's breaker.
+    public var providerFailureThreshold: Int = 50
+    /// How often an open breaker lets one probe send through.
+    public var probeInterval: Duration = .seconds(5)
+    /// How long a revoked partition's in-flight records may take before it is let go anyway.
+    public var revokeDrainTimeout: Duration = .seconds(30)
+    /// How long in-flight work may take after SIGTERM.
+    public var shutdownGracePeriod: Duration = .seconds(25)
+    /// librdkafka's `max.poll.interval.ms`: the watchdog stops the worker when polling stalls this long.
+    public var maxPollInterval: Duration = .seconds(300)
+
+    public init(
+        inputTopics: [String], retryTopic: String, receiptsTopic: String, deadLetterTopic: String,
+        group: String, worker: String
+    ) {
+        self.inputTopics = inputTopics
+        self.retryTopic = retryTopic
+        self.receiptsTopic = receiptsTopic
+        self.deadLetterTopic = deadLetterTopic
+        self.group = group
+        self.worker = worker
+    }
+}

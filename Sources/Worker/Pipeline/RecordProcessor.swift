@@ -1,0 +1,139 @@
+/// A record after its first attempts: what is known per device, and what is left to do.
+struct StartedRecord<Request: Sendable>: Sendable {
+    enum Device: Sendable {
+        case done(DeviceResult)
+        case attempted(PushProvider, Request, Attempt)
+    }
+
+    enum Content: Sendable {
+        case undecodable(UndecodableEvent)
+        case event(PlannedEvent<Request>, [Device])
+    }
+
+    let record: InputRecord
+    let source: SourcePosition
+    let content: Content
+}
+
+/// Processes one record in two steps: `start` plans it and makes every device's first attempt
+/// (a room's next record waits for this); `finish` retries, writes the outputs and waits for Kafka.
+struct RecordProcessor<Request: Sendable>: Sendable {
+    let planner: any EventPlanner<Request>
+    let delivery: DeviceDelivery<Request>
+    let sink: any RecordSink
+    let clock: any WorkerClock
+    let observer: any PipelineObserver
+    let outputs: RecordOutputs
+
+    /// Plans `record` and makes the first attempt of each send, concurrently.
+    func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
+        let source = SourcePosition(of: record)
+        switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
+        case .failure(let undecodable):
+            return StartedRecord(record: record, source: source, content: .undecodable(undecodable))
+        case .success(let event):
+            let devices = try await withThrowingTaskGroup(of: (Int, StartedRecord<Request>.Device).self) { group in
+                var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
+                for (index, device) in event.devices.enumerated() {
+                    switch device.decision {
+                    case .send(let provider, let request):
+                        group.addTask {
+                            (index, .attempted(provider, request, try await delivery.attempt(request, to: provider)))
+                        }
+                    case .skipped(let reason):
+                        devices[index] = .done(
+                            .finished(.skipped, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
+                        )
+                    case .expired:
+                        devices[index] = .done(
+                            .finished(
+                                .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
+                                tokenInvalidSinceMillis: nil))
+                    case .deadLetter(let reason, let message):
+                        let failure = DeliveryFailure(
+                            reason: reason, message: message, firstFailureMillis: clock.nowMillis())
+                        devices[index] = .done(.deadLettered(failure))
+                    }
+                }
+                for try await (index, device) in group { devices[index] = device }
+                return devices.compactMap { $0 }
+            }
+            return StartedRecord(record: record, source: source, content: .event(event, devices))
+        }
+    }
+
+    /// Settles every device, then produces the receipts, retry and dead-letter records until Kafka
+    /// acknowledges them. Throws only when cancelled: the record is then not done.
+    func finish(_ started: StartedRecord<Request>) async throws {
+        let record = started.record
+        let produced: [OutputRecord]
+        switch started.content {
+        case .undecodable(let problem):
+            let failure = DeliveryFailure(
+                reason: problem.reason, message: problem.message, firstFailureMillis: clock.nowMillis())
+            observer.observe(.deadLettered(reason: problem.reason))
+            produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
+        case .event(let event, let devices):
+            let priorAttempts = record.headers.text(FailureHeaders.attempts).flatMap { Int($0) } ?? 0
+            let firstFailure = record.headers.text(FailureHeaders.firstFailure).flatMap { Int64($0) }
+            let results = try await withThrowingTaskGroup(of: (Int, DeviceResult).self) { group in
+                var results = [DeviceResult?](repeating: nil, count: devices.count)
+                for (index, device) in devices.enumerated() {
+                    switch device {
+                    case .done(let result):
+                        results[index] = result
+                    case .attempted(let provider, let request, let first):
+                        group.addTask {
+                            let result = try await delivery.settle(
+                                request, to: provider, first: first, priorAttempts: priorAttempts,
+                                firstFailureMillis: firstFailure)
+                            return (index, result)
+                        }
+                    }
+                }
+                for try await (index, result) in group { results[index] = result }
+                return results.compactMap { $0 }
+            }
+            for result in results { observe(result) }
+            produced = outputs.forEvent(
+                record: record, source: started.source, messageId: event.messageId, room: event.roomId,
+                type: event.type, eventTimeMillis: event.eventTimeMillis,
+                results: Array(zip(event.devices.map(\.target), results)),
+                narrow: event.narrowed)
+        }
+        try await produceUntilAcknowledged(produced)
+    }
+
+    private func observe(_ result: DeviceResult) {
+        switch result {
+        case .finished(let status, _, _, _, _): observer.observe(.receipt(status))
+        case .retryLater(let failure, _): observer.observe(.retryScheduled(attempts: failure.attempts))
+        case .deadLettered(let failure):
+            observer.observe(.deadLettered(reason: failure.reason))
+            observer.observe(.receipt(.deadLettered))
+        }
+    }
+
+    /// Produces `records` again and again (backing off up to 5 s) until Kafka acknowledges them all;
+    /// records refused for good as too large go again without their value.
+    private func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
+        guard !records.isEmpty else { return }
+        var pending = records
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                try await sink.produce(pending)
+                return
+            } catch let rejected as OutputRejected {
+                observer.observe(.produceFailed(rejected.reason))
+                pending = rejected.indices.filter(pending.indices.contains).map { pending[$0].droppingValue() }
+                if pending.isEmpty { return }
+            } catch {
+                try Task.checkCancellation()
+                observer.observe(.produceFailed(String(describing: error)))
+                try await clock.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+}

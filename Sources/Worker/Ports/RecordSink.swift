@@ -1,0 +1,37 @@
+/// Where receipts, retry records and dead-letter records go: an idempotent Kafka producer.
+public protocol RecordSink: Sendable {
+    /// Produces `records` and returns once Kafka acknowledged every one of them. Throws
+    /// `OutputRejected` when Kafka refused some for good (too large) and acknowledged all others;
+    /// any other error means some were not acknowledged (the caller produces them all again).
+    func produce(_ records: [OutputRecord]) async throws
+    /// Waits up to `timeout` for every produced record to be acknowledged.
+    func flush(timeout: Duration) async
+}
+
+/// Kafka refused some records for good (larger than the broker or producer allows) and
+/// acknowledged every other record of the call.
+public struct OutputRejected: Error, Sendable, Equatable {
+    /// Positions of the refused records in the call's array.
+    public var indices: [Int]
+    /// Why, as Kafka said.
+    public var reason: String
+
+    public init(indices: [Int], reason: String) {
+        self.indices = indices
+        self.reason = reason
+    }
+}
+
+extension OutputRecord {
+    /// Header on a record whose value Kafka would not take: the size of the value that was dropped.
+    public static let droppedValueHeader = "x-value-dropped"
+
+    /// This record with an empty value and `x-value-dropped` naming the original size, so that the
+    /// reason and the source position still reach the topic.
+    func droppingValue() -> OutputRecord {
+        var record = self
+        record.headers.append(RecordHeader(Self.droppedValueHeader, text: String(value.count)))
+        record.value = []
+        return record
+    }
+}

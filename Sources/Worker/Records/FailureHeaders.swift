@@ -1,0 +1,68 @@
+/// The headers of dead-letter and retry records, and how they are built. Pure.
+public enum FailureHeaders {
+    public static let reason = "x-dlq-reason"
+    public static let error = "x-dlq-error"
+    public static let status = "x-dlq-status"
+    public static let sourceTopic = "x-source-topic"
+    public static let sourcePartition = "x-source-partition"
+    public static let sourceOffset = "x-source-offset"
+    public static let sourceTimestamp = "x-source-timestamp"
+    public static let sourceGroup = "x-source-group"
+    public static let attempts = "x-attempts"
+    public static let firstFailure = "x-first-failure"
+    public static let worker = "x-worker"
+    public static let retryDue = "x-retry-due"
+    /// Carried from input to receipts when an operator replays a range.
+    public static let replayRunId = "x-replay-run-id"
+
+    /// The headers for a record that failed at `source`; `retryDueMillis` only on retry records.
+    static func make(
+        failure: DeliveryFailure, source: SourcePosition, group: String, worker: String, retryDueMillis: Int64? = nil
+    ) -> [RecordHeader] {
+        var headers = [
+            RecordHeader(reason, text: failure.reason),
+            RecordHeader(error, text: failure.message),
+        ]
+        if let status = failure.status { headers.append(RecordHeader(Self.status, text: String(status))) }
+        headers += [
+            RecordHeader(sourceTopic, text: source.topic),
+            RecordHeader(sourcePartition, text: String(source.partition)),
+            RecordHeader(sourceOffset, text: String(source.offset)),
+        ]
+        if let timestamp = source.timestampMillis {
+            headers.append(RecordHeader(sourceTimestamp, text: String(timestamp)))
+        }
+        headers += [
+            RecordHeader(sourceGroup, text: group),
+            RecordHeader(attempts, text: String(failure.attempts)),
+        ]
+        if let first = failure.firstFailureMillis {
+            headers.append(RecordHeader(firstFailure, text: String(first)))
+        }
+        headers.append(RecordHeader(Self.worker, text: worker))
+        if let retryDueMillis { headers.append(RecordHeader(retryDue, text: String(retryDueMillis))) }
+        return headers
+    }
+}
+
+/// Why a device (or a whole record) could not be delivered, for headers and receipts.
+public struct DeliveryFailure: Sendable, Equatable {
+    /// A stable code: `decode_error`, `payload_too_large`, `retries_exhausted`, `unknown_type`, …
+    public var reason: String
+    /// What went wrong, without tokens or secrets.
+    public var message: String
+    /// The provider's HTTP status, if one answered.
+    public var status: Int?
+    public var attempts: Int
+    public var firstFailureMillis: Int64?
+
+    public init(
+        reason: String, message: String, status: Int? = nil, attempts: Int = 0, firstFailureMillis: Int64? = nil
+    ) {
+        self.reason = reason
+        self.message = message
+        self.status = status
+        self.attempts = attempts
+        self.firstFailureMillis = firstFailureMillis
+    }
+}

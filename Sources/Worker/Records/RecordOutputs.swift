@@ -1,0 +1,81 @@
+/// The records one input record turns into: receipts, at most one retry record, and dead-letter
+/// records (one per reason, each the event narrowed to its devices). Pure.
+struct RecordOutputs {
+    let settings: PipelineSettings
+
+    /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
+    /// `narrow` gives the event cut down to some devices (indices into `results`).
+    func forEvent(
+        record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
+        eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
+        narrow: ([Int]) -> [UInt8]
+    ) -> [OutputRecord] {
+        let replayRunId = record.headers.text(FailureHeaders.replayRunId)
+        let receiptKey = Array(messageId.utf8)
+        var outputs: [OutputRecord] = []
+        var retrying: [(Int, DeliveryFailure, Int64)] = []
+        var deadLetters: [(Int, DeliveryFailure)] = []
+        for (index, (device, result)) in results.enumerated() {
+            var receipt = Receipt(
+                messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
+                providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
+                sentAtMicros: nil, latencyMillis: nil, replayRunId: replayRunId, worker: settings.worker,
+                tokenInvalidSinceMillis: nil)
+            switch result {
+            case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
+                receipt.status = status
+                receipt.reason = reason
+                receipt.attempts = attempts
+                receipt.sentAtMicros = attempt?.sentAtMicros
+                receipt.latencyMillis = attempt?.latencyMillis
+                receipt.tokenInvalidSinceMillis = invalidSince
+                if case .delivered(let id) = attempt?.outcome { receipt.providerMessageId = id }
+            case .retryLater(let failure, let due):
+                retrying.append((index, failure, due))
+                continue
+            case .deadLettered(let failure):
+                receipt.status = .deadLettered
+                receipt.reason = failure.reason
+                receipt.attempts = failure.attempts
+                deadLetters.append((index, failure))
+            }
+            outputs.append(OutputRecord(topic: settings.receiptsTopic, key: receiptKey, value: receipt.json()))
+        }
+        if !retrying.isEmpty {
+            let failure = retrying.max { $0.1.attempts < $1.1.attempts }?.1 ?? retrying[0].1
+            let due = retrying.map(\.2).max() ?? 0
+            outputs.append(
+                OutputRecord(
+                    topic: settings.retryTopic, key: record.key, value: narrow(retrying.map(\.0)),
+                    headers: headers(failure, source, retryDueMillis: due)))
+        }
+        var reasons: [String] = []
+        for (_, failure) in deadLetters where !reasons.contains(failure.reason) { reasons.append(failure.reason) }
+        for reason in reasons {
+            let group = deadLetters.filter { $0.1.reason == reason }
+            let failure = group.max { $0.1.attempts < $1.1.attempts }?.1 ?? group[0].1
+            outputs.append(
+                OutputRecord(
+                    topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.0)),
+                    headers: headers(failure, source)))
+        }
+        return outputs
+    }
+
+    /// The dead-letter record for a value that is not an event: original key and bytes.
+    func forUndecodable(record: InputRecord, source: SourcePosition, failure: DeliveryFailure) -> [OutputRecord] {
+        [
+            OutputRecord(
+                topic: settings.deadLetterTopic, key: record.key, value: record.value,
+                headers: headers(failure, source))
+        ]
+    }
+
+    private func headers(_ failure: DeliveryFailure, _ source: SourcePosition, retryDueMillis: Int64? = nil)
+        -> [RecordHeader]
+    {
+        FailureHeaders.make(
+            failure: failure, source: source, group: settings.group, worker: settings.worker,
+            retryDueMillis: retryDueMillis)
+    }
+}

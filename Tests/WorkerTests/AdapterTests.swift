@@ -1,0 +1,134 @@
+import Foundation
+import Observability
+import PushCore
+import Testing
+
+@testable import Providers
+@testable import Worker
+
+@Suite struct AdapterTests {
+    static let apnsToken = String(repeating: "ab", count: 32)
+    static let event = """
+        {"id": "m-1", "type": "text", "room": {"id": "r-42"}, "sender": {"id": "u-1", "nickname": "Alice"},
+         "content": "Hello", "createdAt": "2026-11-29T12:00:00Z",
+         "recipients": [
+           {"userId": "u-2", "devices": [{"platform": "apns", "token": "\(apnsToken)"},
+                                         {"platform": "fcm", "token": "fcm-token-1"}]},
+           {"userId": "u-3", "muted": true, "devices": [{"platform": "fcm", "token": "fcm-token-2"}]}
+         ]}
+        """
+
+    let planner = CorePlanner(
+        rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project"))
+
+    @Test func thePlannerAdapterMapsCoreDecisionsToDeviceActions() throws {
+        let nowMillis: Int64 = 1_795_953_600_000 + 1_000
+        let event = try planner.plan(Array(Self.event.utf8), nowMillis: nowMillis).get()
+        #expect(event.messageId == "m-1")
+        #expect(event.roomId == "r-42")
+        #expect(event.eventTimeMillis == 1_795_953_600_000)
+        #expect(event.devices.map(\.target.userId) == ["u-2", "u-2", "u-3"])
+        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash(Self.apnsToken))
+        #expect(event.devices[0].target.tokenHash.hasPrefix("sha256:"))
+        guard case .send(.apns, let apns) = event.devices[0].decision, case .send(.fcm, _) = event.devices[1].decision,
+            case .skipped(let reason) = event.devices[2].decision
+        else {
+            Issue.record("unexpected actions")
+            return
+        }
+        #expect(apns.deviceToken == Self.apnsToken)
+        #expect(apns.request.path == "/3/device/\(Self.apnsToken)")
+        #expect(reason == "muted")
+        let narrowed = try JSONParser.parse(event.narrowed([1]))
+        guard case .array(let recipients) = narrowed["recipients"] else {
+            Issue.record("no recipients")
+            return
+        }
+        #expect(recipients.count == 1)
+        #expect(
+            recipients.first?["devices"]
+                == .array([
+                    .object([JSONMember("platform", .string("fcm")), JSONMember("token", .string("fcm-token-1"))])
+                ]))
+    }
+
+    @Test func anUnusableDeviceEntryIsDeadLetteredUnderThePlatformAndTokenTheEventGave() throws {
+        let value = Self.event.replacingOccurrences(of: Self.apnsToken, with: "not-hex")
+        let event = try planner.plan(Array(value.utf8), nowMillis: 1_795_953_600_000).get()
+        #expect(event.devices[0].target.platform == "apns")
+        #expect(event.devices[0].target.token == "not-hex")
+        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash("not-hex"))
+        guard case .deadLetter(let reason, _) = event.devices[0].decision else {
+            Issue.record("an unusable device was not dead-lettered")
+            return
+        }
+        #expect(reason == "decode_error")
+    }
+
+    @Test func thePlannerAdapterReportsUndecodableValuesWithTheirReason() {
+        guard case .failure(let problem) = planner.plan(Array("{\"id\": 1}".utf8), nowMillis: 0) else {
+            Issue.record("decoded a bad event")
+            return
+        }
+        #expect(problem.reason == "decode_error")
+        #expect(!problem.message.isEmpty)
+    }
+
+    @Test(arguments: [
+        (DeliveryOutcome.delivered(providerMessageId: ""), SendOutcome.delivered(providerMessageId: "apns-id-1")),
+        (
+            .delivered(providerMessageId: "projects/p/messages/1"),
+            .delivered(providerMessageId: "projects/p/messages/1")
+        ),
+        (
+            .invalidToken(reason: "Unregistered", invalidSince: Date(timeIntervalSince1970: 1_700_000_000)),
+            .invalidToken(reason: "Unregistered", status: 410, timestampMillis: 1_700_000_000_000)
+        ),
+        (
+            .invalidToken(reason: "BadDeviceToken", invalidSince: nil),
+            .invalidToken(reason: "BadDeviceToken", status: 400, timestampMillis: nil)
+        ),
+        (.rejected(status: 400, reason: "BadTopic"), .rejected(reason: "BadTopic", status: 400)),
+        (
+            .retry(after: .seconds(30), status: 429, reason: "TooManyRequests"),
+            .retry(reason: "TooManyRequests", status: 429, after: .seconds(30))
+        ),
+        (.credentials(status: 403, reason: "InvalidProviderToken"), .credentials(reason: "InvalidProviderToken")),
+    ])
+    func theSenderAdapterMapsProviderOutcomes(outcome: DeliveryOutcome, expected: SendOutcome) {
+        #expect(ProviderSender.sendOutcome(outcome, apnsID: "apns-id-1") == expected)
+    }
+
+    @Test func retryDelaysNeverUndercutRetryAfter() {
+        let delays = JitteredRetryDelays(policy: RetryPolicy(base: .milliseconds(100), cap: .seconds(1)))
+        for attempts in 1...20 {
+            #expect(delays.delay(afterAttempts: attempts, retryAfter: .seconds(2)) >= .seconds(2))
+            #expect(delays.delay(afterAttempts: attempts, retryAfter: nil) <= .seconds(1))
+        }
+    }
+}
+
+@Suite struct ObservabilityObserverTests {
+    @Test func pipelineEventsBecomeTheDocumentedMetrics() {
+        let registry = MetricsRegistry()
+        let observer = ObservabilityObserver(
+            logger: Logger(label: "test", level: .critical), metrics: PushMetrics(registry: registry))
+        observer.observe(.polled(topic: "chat", count: 3))
+        observer.observe(.sendStarted(.apns))
+        observer.observe(.sendStarted(.fcm))
+        observer.observe(.sent(.apns, .delivered(providerMessageId: "x"), latencyMillis: 12))
+        observer.observe(.sent(.fcm, .retry(reason: "UNAVAILABLE", status: 503, after: nil), latencyMillis: 3))
+        observer.observe(.receipt(.delivered))
+        observer.observe(.deadLettered(reason: "decode_error"))
+        let text = registry.prometheusText()
+        for line in [
+            #"kafka_records_consumed_total{topic="chat"} 3"#, "push_inflight 0",
+            #"push_sends_total{provider="apns",status="delivered"} 1"#,
+            #"push_sends_total{provider="fcm",status="retry"} 1"#, #"push_retries_total{provider="fcm"} 1"#,
+            #"push_receipts_total{status="delivered"} 1"#, #"push_dlq_total{reason="decode_error"} 1"#,
+            #"push_send_latency_seconds_count{provider="apns"} 1"#,
+        ] {
+            #expect(text.contains(line), "\(line)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import PushCore
+import Synchronization
+
+@testable import Worker
+
+/// A pipeline over fakes, with helpers to feed records and read what came out.
+struct Harness {
+    let clock = TestClock()
+    let source: FakeSource
+    let sink = FakeSink()
+    let sender = FakeSender()
+    let observer = RecordingObserver()
+    var settings = PipelineSettings(
+        inputTopics: ["chat"], retryTopic: "retry", receiptsTopic: "receipts", deadLetterTopic: "dlq", group: "group-1",
+        worker: "worker-1")
+
+    init() {
+        source = FakeSource(clock: clock)
+        settings.retryBudget = .seconds(10)
+        settings.maxAttempts = 4
+    }
+
+    func start() -> (Pipeline<String>, Task<PipelineStop, Never>) {
+        let pipeline = Pipeline(
+            source: source, sink: sink, planner: FakePlanner(), sender: sender, retryPolicy: LinearDelays(),
+            clock: clock,
+            observer: observer, settings: settings)
+        return (pipeline, Task { await pipeline.run() })
+    }
+
+    /// Shuts the pipeline down and returns how it stopped.
+    func stop(_ running: (Pipeline<String>, Task<PipelineStop, Never>)) async -> PipelineStop {
+        running.0.shutdown()
+        return await running.1.value
+    }
+
+    func stored(_ topic: String = "chat", _ partition: Int32 = 0) -> Int64? {
+        source.snapshot.stored[TopicPartition(topic, partition)]
+    }
+
+    /// Receipts as parsed JSON objects.
+    func receipts() -> [JSONValue] {
+        sink.records(on: "receipts").compactMap { try? JSONParser.parse($0.value) }
+    }
+
+    func receiptStatuses() -> [String: String] {
+        var statuses: [String: String] = [:]
+        for receipt in receipts() {
+            if let user = receipt["userId"]?.stringValue, let status = receipt["status"]?.stringValue {
+                statuses[user] = status
+            }
+        }
+        return statuses
+    }
+}
+
+func record(
+    _ value: String, offset: Int64, key: String? = "room-a", topic: String = "chat", partition: Int32 = 0,
+    headers: [RecordHeader] = []
+) -> InputRecord {
+    InputRecord(
+        topic: topic, partition: partition, offset: offset, key: key.map { Array($0.utf8) }, value: Array(value.utf8),
+        headers: headers, timestampMillis: 1_800_000_000_500)
+}
+
+extension OutputRecord {
+    var text: String { String(decoding: value, as: UTF8.self) }
+
+    func header(_ name: String) -> String? { headers.text(name) }
+}

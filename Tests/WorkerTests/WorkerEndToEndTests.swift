@@ -1,0 +1,407 @@
+import Foundation
+import Kafka
+import PushCore
+import PushSimulatorSupport
+import Testing
+
+struct APNsCredentials: Decodable {
+    let keyFile: String
+    let keyId: String
+    let teamId: String
+    let topic: String
+}
+
+struct ServiceAccountCredentials: Decodable {
+    let serviceAccountFile: String
+}
+
+/// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM and OAuth over TLS HTTP/2) and
+/// `push-worker run`, with events produced into Kafka and the receipts, retry and dead-letter records read back.
+final class EndToEnd {
+    let simulator: PushSimulator
+    let broker: ChildProcess
+    /// The first worker process; `startWorker()` starts more (or a replacement).
+    private(set) var worker: ChildProcess
+    private let workerEnvironment: [String: String]
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+
+    init(
+        workerEnvironment: [String: String] = [:], producerProperties: [String: String] = [:],
+        beforeStart: (PushSimulator) async throws -> Void = { _ in }
+    )
+        async throws
+    {
+        simulator = try await PushSimulator.start()
+        try await beforeStart(simulator)
+        let apns = try await simulator.control(
+            "POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
+        let fcm = try await simulator.control(
+            "POST", "/control/oauth-credentials", body: "{\"token_uri\": \"\(simulator.baseURL)/token\"}",
+            as: ServiceAccountCredentials.self)
+        let bootstrap: String
+        (broker, bootstrap) = try await startDevBroker()
+        let environment = [
+            "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",
+            "APNS_URL": simulator.baseURL, "APNS_SANDBOX_URL": simulator.baseURL, "APNS_KEY_FILE": apns.keyFile,
+            "APNS_KEY_ID": apns.keyId, "APNS_TEAM_ID": apns.teamId, "APNS_TOPIC": apns.topic,
+            "FCM_URL": simulator.baseURL, "FCM_SERVICE_ACCOUNT_FILE": fcm.serviceAccountFile,
+            "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
+            "PUSH_WORKER_ID": "worker-e2e", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
+        ]
+        self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
+        worker = try ChildProcess(["run"], environment: self.workerEnvironment)
+        kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        producer = try KafkaProducer(configuration: kafka.merging(KafkaConfiguration(producerProperties)))
+    }
+
+    /// Starts another worker process in the same group; with `replacing`, it becomes `worker`.
+    @discardableResult
+    func startWorker(replacing: Bool = false, id: String = "worker-e2e") throws -> ChildProcess {
+        let started = try ChildProcess(
+            ["run"], environment: workerEnvironment.merging(["PUSH_WORKER_ID": id]) { $1 })
+        if replacing { worker = started }
+        return started
+    }
+
+    /// Writes every value (keyed by its room) and waits for all delivery reports.
+    func produce(_ values: [(key: String, value: String)]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (key, value) in values {
+                let record = KafkaProducerRecord(
+                    topic: "chat.messages", key: Array(key.utf8), value: Array(value.utf8))
+                group.addTask { [producer] in _ = try await producer.send(record) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// A text message to one user with an APNs and an FCM device, in room `r-(index % 3)`.
+    static func event(_ index: Int, apnsToken: String) -> String {
+        """
+        {"id": "m-\(index)", "type": "text", "room": {"id": "r-\(index % 3)", "name": "Team"},
+         "sender": {"id": "u-1", "nickname": "Alice"}, "content": "Hello \(index)",
+         "createdAt": \(Int64(Date().timeIntervalSince1970 * 1000)),
+         "recipients": [{"userId": "u-2", "badge": 1,
+           "devices": [{"platform": "apns", "token": "\(apnsToken)"},
+                       {"platform": "fcm", "token": "fcm-token-\(index)"}]}]}
+        """
+    }
+
+    func produce(_ value: String, key: String) async throws {
+        _ = try await producer.send(
+            KafkaProducerRecord(topic: "chat.messages", key: Array(key.utf8), value: Array(value.utf8)))
+    }
+
+    /// Records of `topics` (both partitions, from the start) until `count` arrived or `limit` passed.
+    func read(_ topics: [String], count: Int, within limit: Duration = .seconds(90)) async throws -> [KafkaRecord] {
+        try await read(topics, within: limit) { $0.count >= count }
+    }
+
+    /// Records of `topics` (both partitions, from the start) until `done` says so or `limit` passed.
+    func read(_ topics: [String], within limit: Duration, until done: ([KafkaRecord]) -> Bool) async throws
+        -> [KafkaRecord]
+    {
+        let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
+        var assignment: [Kafka.TopicPartition: KafkaOffset] = [:]
+        for topic in topics {
+            for partition in Int32(0)..<2 { assignment[Kafka.TopicPartition(topic, partition)] = .beginning }
+        }
+        try await reader.assign(assignment)
+        var records: [KafkaRecord] = []
+        let deadline = ContinuousClock.now + limit
+        while !done(records), ContinuousClock.now < deadline {
+            records += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
+        }
+        _ = await reader.close(timeout: .seconds(5))
+        return records
+    }
+
+    /// Stops the worker with SIGTERM and returns its exit status; then stops the rest.
+    func stop() async -> Int32? {
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus()
+        _ = await producer.close(timeout: .seconds(5))
+        broker.signal(SIGTERM)
+        _ = await broker.exitStatus()
+        await simulator.stop()
+        return status
+    }
+}
+
+@Suite(.serialized) struct WorkerEndToEndTests {
+    static let unregistered = String(repeating: "0f", count: 32)
+
+    @Test func eventsBecomeProviderRequestsReceiptsAndDeadLetters() async throws {
+        let run = try await EndToEnd { simulator in
+            _ = try await simulator.control(
+                "POST", "/control/apns-unregister",
+                body: "{\"tokens\": [\"\(Self.unregistered)\"], \"timestamp\": 1700000000000}")
+        }
+        let count = 20
+        for index in 0..<count {
+            let token = index == 7 ? Self.unregistered : String(format: "%064x", index + 1)
+            try await run.produce(EndToEnd.event(index, apnsToken: token), key: "r-\(index % 3)")
+        }
+        try await run.produce("{\"id\": 5", key: "r-x")
+        let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count + 1)
+        let log = run.worker.stderr
+        #expect(await run.stop() == 0)
+
+        let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
+        #expect(receipts.count == 2 * count)
+        let statuses = Dictionary(grouping: receipts) { $0["status"]?.stringValue ?? "?" }.mapValues(\.count)
+        #expect(statuses == ["delivered": 2 * count - 1, "invalid_token": 1])
+        let invalid = receipts.first { $0["status"] == .string("invalid_token") }
+        #expect(invalid?["token"] == .string(Self.unregistered))
+        #expect(invalid?["messageId"] == .string("m-7"))
+        let deadLetters = outputs.filter { $0.topic == "push.dlq" }
+        #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\": 5"])
+        #expect(deadLetters.first?.key == Array("r-x".utf8))
+        #expect(
+            try schemaViolations(
+                outputs.filter { $0.topic == "push.receipts" }.map(\.value), schema: "receipt.schema.json") == nil)
+        #expect(try schemaViolations(deadLetters.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
+        if receipts.count != 2 * count { Issue.record("worker log: \(log.suffix(3000))") }
+    }
+
+    @Test func poisonRecordsAreDeadLetteredWithTheirReasonAndThePartitionKeepsFlowing() async throws {
+        let run = try await EndToEnd(producerProperties: ["message.max.bytes": "4000000"])
+        let badToken = EndToEnd.event(100, apnsToken: "not-hex").replacingOccurrences(of: "m-100", with: "m-bad")
+        let poison = [
+            ("not json", "{\"id\": "),
+            ("missing fields", "{\"id\": \"m-x\", \"type\": \"text\"}"),
+            ("2 MiB", "{\"id\": \"m-big\", \"pad\": \"" + String(repeating: "a", count: 2 << 20) + "\"}"),
+            ("token syntax", badToken),
+        ]
+        var values: [(key: String, value: String)] = []
+        for (index, (_, value)) in poison.enumerated() {
+            values.append((key: "r-0", value: value))
+            values.append((key: "r-0", value: EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1))))
+        }
+        for value in values { try await run.produce(value.value, key: value.key) }
+        let outputs = try await run.read(["push.receipts", "push.dlq"], within: .seconds(90)) { records in
+            records.filter { $0.topic == "push.dlq" }.count >= 4 && ReceiptCount(records).distinct >= 2 * 4 + 1
+        }
+        #expect(await run.stop() == 0)
+        let deadLetters = outputs.filter { $0.topic == "push.dlq" }
+        let reasons = deadLetters.map { record in
+            record.headers.first { $0.name == "x-dlq-reason" }.flatMap { $0.value }.map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        #expect(deadLetters.count == 4)
+        #expect(reasons == ["decode_error", "decode_error", "record_too_large", "decode_error"])
+        #expect(deadLetters[2].value.isEmpty)
+        #expect(deadLetters[2].headers.contains { $0.name == "x-value-dropped" })
+        #expect(String(decoding: deadLetters[0].value, as: UTF8.self) == "{\"id\": ")
+        // The bad-token event still reaches its FCM device; the dead letter holds only the bad device.
+        let narrowed = try JSONParser.parse(deadLetters[3].value)
+        #expect(narrowed["recipients"]?.arrayCount == 1)
+        let receipts = ReceiptCount(outputs)
+        #expect(receipts.distinct == 2 * 4 + 2)
+        #expect(
+            try schemaViolations(
+                outputs.filter { $0.topic == "push.receipts" }.map(\.value), schema: "receipt.schema.json") == nil)
+        #expect(try schemaViolations(deadLetters.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
+    }
+
+    @Test func aSecondSignalDuringShutdownExitsAtOnceWith130() async throws {
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_SHUTDOWN_GRACE_SECONDS": "60", "PUSH_REQUEST_TIMEOUT_MS": "60000",
+        ]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"stall\": true}")
+        }
+        try await run.produce(EndToEnd.event(0, apnsToken: String(format: "%064x", 1)), key: "r-0")
+        for _ in 0..<600 where try await run.simulator.stats().streams == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        run.worker.signal(SIGTERM)
+        #expect(await run.worker.waitFor { $0.stderr.contains("\"shutting down\"") })
+        run.worker.signal(SIGTERM)
+        #expect(await run.worker.exitStatus(within: .seconds(10)) == 130)
+        _ = await run.stop()
+    }
+
+    @Test func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder() async throws {
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_RETRY_BUDGET_MS": "300", "PUSH_RETRY_BASE_MS": "50", "PUSH_RETRY_CAP_MS": "200",
+        ]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \"^/3/device/\", \"rate\": 0.3, \"status\": 503}")
+            try await simulator.addFaultRule(
+                "{\"path\": \"messages:send$\", \"times\": 4, \"status\": 429, \"retry_after\": 1}")
+        }
+        let count = 30
+        for index in 0..<count {
+            try await run.produce(
+                EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)), key: "r-\(index % 3)")
+        }
+        let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count)
+        let retried = try await run.read(["push.retry"], count: 1, within: .seconds(10))
+        let requests = try await run.simulator.requests()
+        #expect(await run.stop() == 0)
+
+        let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
+        #expect(receipts.count == 2 * count)
+        #expect(receipts.allSatisfy { $0["status"] == .string("delivered") })
+        #expect(outputs.allSatisfy { $0.topic != "push.dlq" })
+        #expect(!retried.isEmpty)
+        #expect(try schemaViolations(retried.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
+        #expect(retried.allSatisfy { $0.headers.contains { $0.name == "x-retry-due" } })
+        #expect(requests.contains { $0.status == 503 } && requests.contains { $0.status == 429 })
+
+        // Per room, the first APNs request of each message goes out in event order.
+        var firstSeen: [String: [Int]] = [:]
+        for request in requests.sorted(by: { $0.seq < $1.seq }) where request.path.hasPrefix("/3/device/") {
+            guard let body = try? JSONParser.parse(Array(request.body.utf8)),
+                let room = body["aps"]?["thread-id"]?.stringValue,
+                let hello = request.body.range(of: #"Hello \d+"#, options: .regularExpression),
+                let index = Int(request.body[hello].dropFirst("Hello ".count))
+            else { continue }
+            if firstSeen[room]?.contains(index) != true { firstSeen[room, default: []].append(index) }
+        }
+        #expect(firstSeen.count == 3)
+        for (room, order) in firstSeen { #expect(order == order.sorted(), "room \(room)") }
+    }
+}
+
+/// Checks JSON documents against a schema of `schemas/` with `check-jsonschema` (from `.venv`); returns its
+/// output when they do not all validate, nil when they do.
+func schemaViolations(_ documents: [[UInt8]], schema: String) throws -> String? {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var files: [String] = []
+    for (index, document) in documents.enumerated() {
+        let file = directory.appendingPathComponent("\(index).json")
+        try Data(document).write(to: file)
+        files.append(file.path)
+    }
+    let checker = Process()
+    checker.executableURL = root.appendingPathComponent(".venv/bin/check-jsonschema")
+    checker.arguments = ["--schemafile", root.appendingPathComponent("schemas/\(schema)").path] + files
+    let output = Pipe()
+    checker.standardOutput = output
+    checker.standardError = output
+    try checker.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    checker.waitUntilExit()
+    return checker.terminationStatus == 0 ? nil : text
+}
+
+extension KafkaRecord {
+    /// The headers as one JSON object (name → UTF-8 value), the shape of `dead-letter-headers.schema.json`.
+    var headersJSON: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        for header in headers { writer.field(header.name, String(decoding: header.value ?? [], as: UTF8.self)) }
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+/// Receipts counted by device send (message, user, token): how many distinct sends have one, and the extras.
+struct ReceiptCount {
+    var distinct = 0
+    var duplicates = 0
+
+    init(_ records: [KafkaRecord]) {
+        var seen = Set<String>()
+        for record in records where record.topic == "push.receipts" {
+            guard let receipt = try? JSONParser.parse(record.value) else { continue }
+            let key = [receipt["messageId"], receipt["userId"], receipt["tokenHash"]]
+                .map { $0?.stringValue ?? "" }.joined(separator: "|")
+            if seen.insert(key).inserted { distinct += 1 } else { duplicates += 1 }
+        }
+    }
+}
+
+/// At least once across crashes and group changes, with real processes.
+@Suite(.serialized) struct WorkerCrashTests {
+    static func events(_ count: Int) -> [(key: String, value: String)] {
+        (0..<count).map { index in
+            (key: "r-\(index % 3)", value: EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)))
+        }
+    }
+
+    @Test func theBrokerDownForFiveSecondsAndFailedCommitsLoseNothing() async throws {
+        let run = try await EndToEnd { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 5}")
+        }
+        let count = 600
+        _ = await run.worker.waitFor { $0.stderr.contains("partitions assigned") }
+        try await run.produce(Self.events(count))
+        try await run.broker.control("request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
+        try await Task.sleep(for: .milliseconds(300))
+        try await run.broker.control("broker-down 1")
+        try await Task.sleep(for: .seconds(5))
+        try await run.broker.control("broker-up 1")
+        let outputs = try await run.read(["push.receipts"], within: .seconds(120)) {
+            ReceiptCount($0).distinct >= 2 * count
+        }
+        #expect(await run.stop() == 0)
+        #expect(ReceiptCount(outputs).distinct == 2 * count)
+    }
+
+    @Test func killedAtRandomMomentsAndRestartedItLosesNothing() async throws {
+        // 10 ms per provider answer and three rooms: the run lasts seconds, so every kill lands mid-run.
+        let run = try await EndToEnd(workerEnvironment: ["PUSH_MAX_IN_FLIGHT": "200"]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 10}")
+        }
+        let count = 1_500
+        try await run.produce(Self.events(count))
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3 {
+            // Kill while it works: once this worker has sent 100 requests, after a random part of a second.
+            let before = try await run.simulator.stats().streams
+            for _ in 0..<600 where try await run.simulator.stats().streams < before + 100 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...500, using: &generator)))
+            run.worker.signal(SIGKILL)
+            _ = await run.worker.exitStatus()
+            // The simulator refuses a new APNs provider token within 20 minutes of the last one (per key);
+            // the replacement process signs its own, so the simulator forgets the old one.
+            _ = try await run.simulator.control("POST", "/control/apns-reset", body: "{}")
+            try run.startWorker(replacing: true)
+        }
+        let outputs = try await run.read(["push.receipts"], within: .seconds(120)) {
+            ReceiptCount($0).distinct >= 2 * count
+        }
+        // Duplicates written after the last distinct receipt are not waited for: they would not change the result.
+        #expect(await run.stop() == 0)
+        let receipts = ReceiptCount(outputs)
+        print(
+            "kill -9 ×3 over \(count) events: lost \(2 * count - receipts.distinct), duplicates \(receipts.duplicates)")
+        #expect(receipts.distinct == 2 * count)
+        // Duplicates are expected after kill -9; bounded by what was in flight at each kill.
+        #expect(receipts.duplicates <= 3 * 2 * (200 + 500))
+    }
+
+    @Test func aWorkerLeavingTheGroupWithSigtermCausesNoLossAndNoDuplicates() async throws {
+        let run = try await EndToEnd()
+        let second = try run.startWorker(id: "worker-e2e-2")
+        _ = await second.waitFor { $0.stderr.contains("partitions assigned") }
+        let count = 1_000
+        try await run.produce(Self.events(count))
+        try await Task.sleep(for: .milliseconds(500))
+        second.signal(SIGTERM)
+        #expect(await second.exitStatus() == 0)
+        let outputs = try await run.read(["push.receipts"], count: 2 * count, within: .seconds(120))
+        #expect(await run.stop() == 0)
+        let receipts = ReceiptCount(outputs)
+        #expect(receipts.distinct == 2 * count)
+        #expect(receipts.duplicates == 0)
+    }
+}
+
+extension JSONValue {
+    /// The number of elements when this is an array.
+    fileprivate var arrayCount: Int? {
+        if case .array(let elements) = self { return elements.count }
+        return nil
+    }
+}
