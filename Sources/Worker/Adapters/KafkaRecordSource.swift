@@ -15,10 +15,10 @@ public final class KafkaRecordSource: RecordSource {
     /// Creates the consumer and subscribes it to `topics`.
     public init(
         configuration: KafkaConfiguration, topics: [String], closeTimeout: Duration = .seconds(10),
-        errorHandler: KafkaConsumer.ErrorHandler? = nil
+        errorHandler: KafkaConsumer.ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
     ) async throws(KafkaError) {
         let listener = self.listener
-        consumer = try KafkaConsumer(configuration: configuration, errorHandler: errorHandler)
+        consumer = try KafkaConsumer(configuration: configuration, errorHandler: errorHandler, logHandler: logHandler)
         self.closeTimeout = closeTimeout
         try await consumer.subscribe(topics: topics) { event in
             guard let target = listener.current else { return }

@@ -35,7 +35,7 @@ public enum WorkerService {
 
         let stages: Stages
         do {
-            stages = try await Stages(configuration: configuration, files: files)
+            stages = try await Stages(configuration: configuration, files: files, logger: logger)
         } catch let error as InvalidSetting {
             return refuse(error)
         } catch {
@@ -164,7 +164,7 @@ private struct Stages {
     let producer: KafkaProducer
     let source: KafkaRecordSource
 
-    init(configuration: WorkerConfiguration, files: SystemFileReading) async throws {
+    init(configuration: WorkerConfiguration, files: SystemFileReading, logger: Logger) async throws {
         self.files = files
         var rules = RulesTable.standard
         if let path = configuration.rulesFile {
@@ -179,7 +179,8 @@ private struct Stages {
         }
         let transport = try HTTP2Client(
             configuration: HTTP2ClientConfiguration(
-                maxStreamsPerConnection: 100, maxOutstandingRequests: configuration.pipeline.maxConcurrentSends,
+                maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
+                maxOutstandingRequests: configuration.pipeline.maxConcurrentSends,
                 extraCAFile: configuration.caFile))
         var apnsClient: APNsClient?
         if let apns = configuration.apns {
@@ -212,10 +213,14 @@ private struct Stages {
         planner = CorePlanner(
             rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID))
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
-        producer = try KafkaProducer(configuration: configuration.kafka)
+        let kafkaLogger = logger.with(["component": "kafka"])
+        producer = try KafkaProducer(
+            configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
+            logHandler: kafkaLogger.kafkaLogHandler())
         let pipeline = configuration.pipeline
         source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic])
+            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic],
+            errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }
 
