@@ -9,7 +9,7 @@ enum RenderCommand {
 
     static let subcommand = Subcommand(
         name: "render",
-        summary: "Print the exact APNs / FCM requests an event would produce, per device.",
+        summary: "Prints the exact APNs / FCM requests an event would produce, per device.",
         synopsis: "--event FILE [--rules FILE] [--apns-topic TOPIC] [--fcm-project ID] [--now TIME]",
         discussion: """
             The rules table is --rules, else PUSH_RULES_FILE, else the built-in table. The APNs topic is \
