@@ -159,6 +159,19 @@ extension EndToEndTests {
             #expect(requests[1].connection == requests[0].connection)
             #expect(requests[2].connection != requests[1].connection)
             #expect(try await simulator.stats().connectionsOpened == 2)
+            // At its one-connection limit the client closed the idle old connection for the new one.
+            var stillOpen = true
+            for _ in 0..<50 where stillOpen {
+                let open = try await simulator.control("GET", "/stats", as: OpenConnections.self).openConnectionIds
+                stillOpen = open.contains(requests[1].connection)
+                if stillOpen { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(!stillOpen)
+        }
+
+        /// The ids of the simulator's open connections (`GET /stats`).
+        struct OpenConnections: Decodable {
+            let openConnectionIds: [Int]
         }
     }
 }
