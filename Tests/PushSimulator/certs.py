@@ -140,7 +140,9 @@ class ClientAuthority:
         encryption = (
             serialization.BestAvailableEncryption(password.encode()) if password else serialization.NoEncryption()
         )
-        key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption))
+        key_file.write_bytes(
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption)
+        )
         key_file.chmod(0o600)
         return certificate_file, key_file
 
