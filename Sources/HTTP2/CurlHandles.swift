@@ -8,18 +8,40 @@ let curlGlobalInitialization: Void = {
 /// Owns one libcurl easy handle (`CURL*`); reused across requests by the event loop.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
+    /// libcurl's detailed text for the last failure (`CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
 
     /// Nil if libcurl could not allocate a handle.
     init?() {
         curlGlobalInitialization
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        attachErrorBuffer()
     }
 
-    deinit { curl_easy_cleanup(raw) }
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
 
     /// Clears every option so the next request starts from libcurl's defaults (connections stay cached).
-    func reset() { curl_easy_reset(raw) }
+    func reset() {
+        curl_easy_reset(raw)
+        attachErrorBuffer()
+    }
+
+    /// libcurl's detailed text for the last failed transfer (e.g. the TLS alert a server sent), or nil.
+    var errorText: String? {
+        let text = String(cString: errorBuffer)
+        return text.isEmpty ? nil : text
+    }
+
+    private func attachErrorBuffer() {
+        errorBuffer[0] = 0
+        _ = pw_curl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+    }
 
     @discardableResult
     func set(_ option: CURLoption, _ value: Int) -> CURLcode { pw_curl_easy_setopt_long(raw, option, value) }

@@ -38,6 +38,7 @@ final class EventLoop: @unchecked Sendable {
         certificates = try configuration.extraCAFile.map { file throws(HTTPError) in
             try TrustedCertificates(extraFile: file)
         }
+        try configuration.clientCertificate?.validate()
         guard let multi = MultiHandle(configuration: configuration) else {
             throw HTTPError(.connect, "libcurl could not create a multi handle")
         }
@@ -191,8 +192,10 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             let beforeDeadline = clock.now < transfer.deadline - .milliseconds(50)
+            let detail = handle.errorText
             let failure = TransferFailure(
-                code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline)
+                code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline,
+                detail: detail)
             let verifyResult = failure.kind == .tls ? handle.info(CURLINFO_SSL_VERIFYRESULT) : 0
             recycle(handle)
             if failure.isRetriable && transfer.attempts < 2 && beforeDeadline {
@@ -205,7 +208,8 @@ final class EventLoop: @unchecked Sendable {
                 transfer,
                 with: .failure(
                     TransferFailure.error(
-                        kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult))
+                        kind: failure.kind, code: code, origin: transfer.origin, certificateVerifyResult: verifyResult,
+                        detail: detail, presentedClientCertificate: configuration.clientCertificate != nil))
             )
         }
         return count

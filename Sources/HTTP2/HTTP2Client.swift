@@ -12,7 +12,8 @@ public final class HTTP2Client: HTTPTransport {
     private let admission: AdmissionGate
     private let nextID = Atomic<UInt64>(0)
 
-    /// Creates a client and starts its event-loop thread; throws `.tls` if `extraCAFile` cannot be read.
+    /// Creates a client and starts its event-loop thread; throws `.tls` if `extraCAFile` or the client certificate
+    /// files cannot be read.
     public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTPError) {
         loop = try EventLoop(configuration: configuration)
         admission = AdmissionGate(capacity: configuration.maxOutstandingRequests)

@@ -14,6 +14,8 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var connectTimeout: Duration
     /// A PEM file of extra certificate authorities to trust in addition to the system's (`PUSH_CA_FILE`).
     public var extraCAFile: String?
+    /// The TLS client certificate presented on every connection (APNs certificate auth); nil for none.
+    public var clientCertificate: ClientCertificate?
     /// Idle time before TCP keepalive probes start, and the interval between probes.
     public var tcpKeepAlive: Duration
     /// A connection idle for longer than this is closed instead of reused.
@@ -26,6 +28,7 @@ public struct HTTP2ClientConfiguration: Sendable {
         maxOutstandingRequests: Int = 10_000,
         connectTimeout: Duration = .seconds(10),
         extraCAFile: String? = nil,
+        clientCertificate: ClientCertificate? = nil,
         tcpKeepAlive: Duration = .seconds(30),
         idleConnectionTimeout: Duration = .seconds(120)
     ) {
@@ -35,6 +38,7 @@ public struct HTTP2ClientConfiguration: Sendable {
         self.maxOutstandingRequests = maxOutstandingRequests
         self.connectTimeout = connectTimeout
         self.extraCAFile = extraCAFile
+        self.clientCertificate = clientCertificate
         self.tcpKeepAlive = tcpKeepAlive
         self.idleConnectionTimeout = idleConnectionTimeout
     }

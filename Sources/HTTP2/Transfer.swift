@@ -81,6 +81,15 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_TCP_KEEPINTVL, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
         handle.set(CURLOPT_MAXAGE_CONN, max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000))
         if let certificates { handle.set(CURLOPT_CAINFO_BLOB, blob: certificates.bytes) }
+        if let client = configuration.clientCertificate {
+            // libcurl copies the strings; connections are only reused by transfers with the same certificate.
+            handle.set(CURLOPT_SSLCERTTYPE, "PEM")
+            handle.set(CURLOPT_SSLCERT, client.certificateFile)
+            handle.set(CURLOPT_SSLKEYTYPE, "PEM")
+            handle.set(CURLOPT_SSLKEY, client.keyFile)
+            if let password = client.keyPassword { handle.set(CURLOPT_KEYPASSWD, password) }
+        }
+        if request.freshConnection { handle.set(CURLOPT_FRESH_CONNECT, 1) }
         handle.set(CURLOPT_HTTPHEADER, headers: headers)
         switch method {
         case .get: handle.set(CURLOPT_HTTPGET, 1)

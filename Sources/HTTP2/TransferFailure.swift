@@ -1,4 +1,5 @@
 internal import CCurl
+import Foundation
 
 /// How a failed libcurl transfer is reported and whether it may be sent once more.
 struct TransferFailure: Equatable {
@@ -8,8 +9,16 @@ struct TransferFailure: Equatable {
     var isRetriable: Bool
 
     /// Classifies libcurl's result `code` for a transfer that received `receivedResponseBytes` and failed
-    /// `beforeDeadline` (a timeout before the request's own deadline is a connect timeout).
-    init(code: CURLcode, receivedResponseBytes: Bool, beforeDeadline: Bool) {
+    /// `beforeDeadline` (a timeout before the request's own deadline is a connect timeout). `detail` is libcurl's
+    /// error text: a TLS alert in it before any response byte means the server refused the handshake (with TLS
+    /// 1.3 a rejected client certificate is only reported after the client's side of the handshake finished).
+    init(code: CURLcode, receivedResponseBytes: Bool, beforeDeadline: Bool, detail: String? = nil) {
+        if !receivedResponseBytes, Self.tlsAlert(in: detail) != nil,
+            code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR
+        {
+            self.init(kind: .tls, isRetriable: false)
+            return
+        }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             self.init(kind: .connect, isRetriable: false)
@@ -38,15 +47,37 @@ struct TransferFailure: Equatable {
     }
 
     /// The error for a transfer to `origin`: libcurl's generic text for `code` (never the URL or headers) plus,
-    /// for certificate failures, OpenSSL's verification verdict.
+    /// for certificate failures, OpenSSL's verification verdict or the TLS alert the server sent (from `detail`).
+    /// `presentedClientCertificate` says whether the handshake offered a client certificate.
     static func error(
         kind: HTTPError.Kind,
         code: CURLcode,
         origin: RequestOrigin,
-        certificateVerifyResult: Int
+        certificateVerifyResult: Int,
+        detail: String? = nil,
+        presentedClientCertificate: Bool = false
     ) -> HTTPError {
         let reason = String(cString: curl_easy_strerror(code))
         switch kind {
+        case .tls where code == CURLE_SSL_CERTPROBLEM:
+            return HTTPError(
+                .tls,
+                "TLS with \(origin) failed (\(reason)): the client certificate or key could not be used; "
+                    + "check the certificate and key files and the key password"
+            )
+        case .tls where tlsAlert(in: detail) != nil:
+            return HTTPError(
+                .tls,
+                "TLS with \(origin) failed: the server refused the handshake (\(tlsAlert(in: detail) ?? "")); "
+                    + "check the client certificate"
+            )
+        case .tls where presentedClientCertificate && (certificateVerifyResult == 0 || certificateVerifyResult == 1):
+            // 0: the server's certificate verified; 1: libcurl's "not verified yet" (the handshake ended first).
+            return HTTPError(
+                .tls,
+                "TLS with \(origin) failed (\(reason)) with no fault found in the server's certificate: the server "
+                    + "probably refused the client certificate; check that certificate, its key and its issuer"
+            )
         case .tls:
             let verdict = certificateVerdict(certificateVerifyResult).map { ": \($0)" } ?? ""
             return HTTPError(
@@ -64,6 +95,15 @@ struct TransferFailure: Equatable {
     /// The error for a request to `origin` whose deadline passed, in flight or still queued.
     static func deadlinePassed(_ origin: RequestOrigin) -> HTTPError {
         HTTPError(.timeout, "no complete response from \(origin) before the deadline")
+    }
+
+    /// The TLS alert named in libcurl's error text, e.g. "tlsv1 alert unknown ca" from
+    /// "OpenSSL SSL_read: error:0A000418:SSL routines::tlsv1 alert unknown ca, errno 0".
+    static func tlsAlert(in detail: String?) -> String? {
+        guard let detail, let alert = detail.range(of: " alert ") else { return nil }
+        let start = detail[..<alert.lowerBound].lastIndex { $0 == ":" || $0 == " " }.map { detail.index(after: $0) }
+        let text = detail[(start ?? alert.lowerBound)...]
+        return String(text.prefix { $0 != "," }).trimmingCharacters(in: .whitespaces)
     }
 
     /// OpenSSL's text for the commonest certificate verification results (`X509_V_ERR_*`).

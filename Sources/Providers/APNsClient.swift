@@ -5,8 +5,9 @@ import HTTP2
 public enum APNsAuthentication: Sendable {
     /// Token auth: an ES256 provider token from this key in every request's `authorization` header.
     case token(APNsSigningKey)
-    /// Certificate auth: the transport presents the client certificate during the TLS handshake (configure it
-    /// there); requests carry no `authorization` header.
+    /// Certificate auth: the transport presents the client certificate during the TLS handshake
+    /// (`HTTP2ClientConfiguration.clientCertificate`, one transport per certificate); requests carry no
+    /// `authorization` header, and APNs takes the topic from the certificate when `apns-topic` is absent.
     case certificate
 }
 
@@ -59,7 +60,7 @@ public final class APNsClient: Sendable {
 
     /// Sends one notification. `headers` are the `apns-*` headers (push type, topic, priority, …) and `body` the
     /// JSON payload, both already built; `sandbox` picks the development host. Never throws: every failure is an
-    /// outcome. An `ExpiredProviderToken` answer renews the token and resends once.
+    /// outcome. An `ExpiredProviderToken` answer renews the token and resends once, on a new connection.
     public func send(deviceToken: String, sandbox: Bool, headers: [HTTPHeader], body: [UInt8]) async -> DeliveryOutcome
     {
         guard Self.isWellFormed(deviceToken) else {
@@ -69,7 +70,8 @@ public final class APNsClient: Sendable {
         var renewed = false
         while true {
             var request = HTTPRequest(
-                method: "POST", url: url, headers: headers, body: body, deadline: configuration.requestDeadline)
+                method: "POST", url: url, headers: headers, body: body, deadline: configuration.requestDeadline,
+                freshConnection: renewed)
             var generation: Int?
             if let tokens {
                 do {

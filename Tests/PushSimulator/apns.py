@@ -8,10 +8,21 @@ new one gets 429 TooManyProviderTokenUpdates. Requests are checked as Apple docu
 duplicate headers, a JSON object body with `aps`, 4096 bytes (5120 for voip). A body that is not such an object
 gets 400 `BadPayload`, a reason of this simulator only. Success answers 200 with `apns-id`.
 
+Certificate auth (requests on the mutual-TLS listener, see simulator.py): the verified client certificate
+authenticates the connection, so no provider token is checked (Apple's requests on such connections carry none;
+Apple documents no rejection of one, so an `authorization` header there is ignored). The certificate's topic is
+its subject UID (Apple's provider certificates name the bundle id there); it may push to that topic and its
+`.voip` and `.complication` variants, anything else is 400 TopicDisallowed; without `apns-topic` the
+certificate's topic is used.
+
 Control commands:
   apns-credentials {}                   → {"key_file", "key_id", "team_id", "topic"} (the test key, PKCS#8 PEM
                                           written to a temporary directory at start; never committed)
   apns-unregister {"tokens": [...], "timestamp": ms?}  → those tokens answer 410 Unregistered with the timestamp
+  apns-client-certificate {"topic": bundle id?, "password": str?, "unrelated_ca": bool?}
+                                        → {"certificate_file", "key_file"}: a client certificate for the mutual-TLS
+                                          listener (issued by its client CA, or by an unrelated one), key
+                                          encrypted with `password` if given
   apns-config {"topics": [...]}         → the bundle ids accepted as apns-topic (each also with `.voip`);
                                           default com.example.chat and com.example.chat.beta
   apns-reset {}                         → forgets unregistered tokens and provider-token history
@@ -26,6 +37,7 @@ import re
 import tempfile
 import uuid
 from collections import Counter
+from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -69,6 +81,7 @@ class APNs:
                     serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
                 )
             )
+        self.key_directory = key_directory
         self.topics = set(DEFAULT_TOPICS)
         self.reset()
 
@@ -98,18 +111,15 @@ class APNs:
         names = [name for name, _ in request.headers if name.startswith("apns-") or name == "authorization"]
         if len(names) != len(set(names)):
             raise Rejection(400, "DuplicateHeaders")
-        self.check_provider_token(request.header("authorization"))
+        if not request.client_certificate:
+            self.check_provider_token(request.header("authorization"))
         token = request.match["token"]
         if not DEVICE_TOKEN_PATTERN.fullmatch(token):
             raise Rejection(400, "BadDeviceToken")
         push_type = request.header("apns-push-type")
         if push_type not in PUSH_TYPES:
             raise Rejection(400, "InvalidPushType")
-        topic = request.header("apns-topic")
-        if not topic:
-            raise Rejection(400, "MissingTopic")
-        if topic.removesuffix(".voip") not in self.topics:
-            raise Rejection(400, "TopicDisallowed")
+        topic = self.topic(request)
         if (push_type == "voip") != topic.endswith(".voip"):
             raise Rejection(400, "BadTopic")
         priority = request.header("apns-priority")
@@ -129,6 +139,24 @@ class APNs:
         self.check_body(request.body, push_type)
         if token in self.unregistered:
             raise Rejection(410, "Unregistered")
+
+    def topic(self, request: Request) -> str:
+        """The request's topic, allowed for its credentials: the team's topics for token auth, the certificate's
+        topic (and its .voip / .complication variants) for certificate auth."""
+        topic = request.header("apns-topic")
+        if request.client_certificate:
+            certified = request.certificate_topic
+            topic = topic or certified
+            if not topic:
+                raise Rejection(400, "MissingTopic")
+            if certified is None or topic not in {certified, f"{certified}.voip", f"{certified}.complication"}:
+                raise Rejection(400, "TopicDisallowed")
+            return topic
+        if not topic:
+            raise Rejection(400, "MissingTopic")
+        if topic.removesuffix(".voip") not in self.topics:
+            raise Rejection(400, "TopicDisallowed")
+        return topic
 
     def check_provider_token(self, authorization: str | None) -> None:
         if not authorization:
@@ -187,6 +215,15 @@ class APNs:
     def credentials(self, arguments: dict) -> dict:
         return {"key_file": self.key_file, "key_id": KEY_ID, "team_id": TEAM_ID, "topic": TOPIC}
 
+    def client_certificate(self, arguments: dict) -> dict:
+        topic = arguments.get("topic", TOPIC)
+        password = arguments.get("password")
+        if not isinstance(topic, str) or not topic or not (password is None or isinstance(password, str)):
+            raise ValueError("topic must be a bundle id and password a string")
+        issuer = self.simulator.client_authorities["unrelated" if arguments.get("unrelated_ca") else "simulator"]
+        certificate_file, key_file = issuer.issue(Path(self.key_directory), topic, password)
+        return {"certificate_file": str(certificate_file), "key_file": str(key_file)}
+
     def config(self, arguments: dict) -> dict:
         topics = arguments.get("topics")
         if not isinstance(topics, list) or not topics or not all(isinstance(topic, str) for topic in topics):
@@ -225,6 +262,7 @@ def register(simulator: Simulator) -> None:
         simulator.route(method, r"/3/device/[^/]*", lambda request: Response.json(405, {"reason": "MethodNotAllowed"}))
     simulator.route("POST", r"/3/.*", lambda request: Response.json(404, {"reason": "BadPath"}))
     simulator.control_command("apns-credentials", apns.credentials)
+    simulator.control_command("apns-client-certificate", apns.client_certificate)
     simulator.control_command("apns-config", apns.config)
     simulator.control_command("apns-unregister", apns.unregister)
     simulator.control_command("apns-stats", apns.stats)

@@ -99,3 +99,55 @@ def generate(directory: Path) -> CertificateFiles:
     )
     files.key_file.chmod(0o600)
     return files
+
+
+class ClientAuthority:
+    """A CA for TLS client certificates shaped like Apple's APNs provider certificates: the subject's UID is the
+    app's bundle id (the certificate's topic) and its CN "Apple Push Services: <bundle id>"."""
+
+    def __init__(self, common_name: str):
+        self.now = datetime.datetime.now(datetime.timezone.utc)
+        self.key, self.certificate = _self_signed_ca(common_name, self.now)
+
+    def write_ca(self, path: Path) -> Path:
+        path.write_bytes(_pem(self.certificate))
+        return path
+
+    def issue(self, directory: Path, topic: str, password: str | None) -> tuple[Path, Path]:
+        """Writes a client certificate for `topic` and its key (encrypted with `password` if given) into
+        `directory`; returns (certificate file, key file)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        key = ec.generate_private_key(ec.SECP256R1())
+        subject = x509.Name([
+            x509.NameAttribute(NameOID.USER_ID, topic),
+            x509.NameAttribute(NameOID.COMMON_NAME, f"Apple Push Services: {topic}"),
+        ])
+        certificate = (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(self.certificate.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(self.now - datetime.timedelta(minutes=5))
+            .not_valid_after(self.now + datetime.timedelta(days=30))
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+            .sign(self.key, hashes.SHA256())
+        )
+        serial = format(certificate.serial_number, "x")[:16]
+        certificate_file = directory / f"client-{serial}.pem"
+        key_file = directory / f"client-{serial}-key.pem"
+        certificate_file.write_bytes(_pem(certificate))
+        encryption = (
+            serialization.BestAvailableEncryption(password.encode()) if password else serialization.NoEncryption()
+        )
+        key_file.write_bytes(
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption)
+        )
+        key_file.chmod(0o600)
+        return certificate_file, key_file
+
+
+def certificate_topic(der: bytes) -> str | None:
+    """The topic (subject UID) of a DER client certificate, or None if it names none."""
+    names = x509.load_der_x509_certificate(der).subject.get_attributes_for_oid(NameOID.USER_ID)
+    return str(names[0].value) if names else None

@@ -1,7 +1,7 @@
 """The simulator's control API: plain HTTP/1.1 with JSON bodies on its own port, for tests and for curl.
 
     GET    /health              {"ok": true}
-    GET    /stats               connection and stream counters (Stats)
+    GET    /stats               connection and stream counters (Stats), and open_connection_ids
     GET    /requests[?since=N]  recorded requests with seq > N: {"requests": [...]}
     GET    /faults              the current Faults
     POST   /faults              replace all faults: {"rules": [...], "goaway_after_streams": N,
@@ -41,7 +41,8 @@ def handle(simulator: Simulator, method: str, target: str, body: bytes) -> tuple
     if method == "GET" and path == "/health":
         return 200, {"ok": True}
     if method == "GET" and path == "/stats":
-        return 200, simulator.stats.to_json()
+        open_ids = sorted(connection.id for connection in simulator.connections)
+        return 200, {**simulator.stats.to_json(), "open_connection_ids": open_ids}
     if method == "GET" and path == "/requests":
         since = int(parse_qs(url.query).get("since", ["0"])[0])
         return 200, {"requests": [record for record in simulator.records if record["seq"] > since]}

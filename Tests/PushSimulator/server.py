@@ -23,8 +23,9 @@ and, in it, adds routes and (optionally) control commands:
 
 `Request` has: method, path (without query), query, authority, headers (list of (name, value), names
 lowercased, pseudo-headers excluded), body (bytes, complete: the simulator reads the whole body before calling
-the handler), match (re.Match), connection_id, stream_id, and helpers header(name) -> str | None and
-json() -> object (raises ValueError).
+the handler), match (re.Match), connection_id, stream_id, client_certificate (True on a connection that
+presented a verified TLS client certificate: the mTLS listener), certificate_topic (that certificate's subject
+UID, or None), and helpers header(name) -> str | None and json() -> object (raises ValueError).
 `Response(status, headers=[(name, value)], body=b"")` or `Response.json(status, obj, headers=[])`.
 A handler may raise `Reset(error_code)` to answer with RST_STREAM instead of a response.
 
@@ -43,6 +44,7 @@ import ssl
 import struct
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import h2.config
@@ -53,7 +55,7 @@ import h2.exceptions
 import h2.settings
 from hyperframe.frame import GoAwayFrame, SettingsFrame
 
-from certs import CertificateFiles
+from certs import CertificateFiles, certificate_topic
 
 MAX_RECORDS = 200_000
 
@@ -77,6 +79,8 @@ class Request:
     stream_id: int
     authority: str = ""
     match: re.Match | None = None
+    client_certificate: bool = False
+    certificate_topic: str | None = None
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -213,6 +217,8 @@ class Simulator:
         self.random = random.Random(seed)
         self.connections: set["Connection"] = set()
         self._next_connection_id = 0
+        # Client-certificate authorities by name ("simulator": trusted by the mTLS listener, "unrelated": not).
+        self.client_authorities: dict[str, Any] = {}
 
     def route(self, method: str, path: str, handler: Handler) -> None:
         self.routes.append((method.upper(), re.compile(path), handler))
@@ -269,17 +275,32 @@ class Simulator:
             return result
         return Response.json(404, {"reason": "NotFound"})
 
-    def ssl_context(self) -> ssl.SSLContext:
+    def ssl_context(self, client_ca_file: Path | None = None) -> ssl.SSLContext:
+        """The server's TLS context; with `client_ca_file`, every client must present a certificate that CA
+        signed (mutual TLS, like APNs certificate-based connections), else the handshake fails."""
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         context.load_cert_chain(str(self.certificates.cert_file), str(self.certificates.key_file))
         context.set_alpn_protocols(["h2"])
+        if client_ca_file is not None:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(str(client_ca_file))
+            # With TLS 1.3 the server judges the client certificate after the client's side of the handshake is
+            # done, so a client sees the rejection only as an alert (or a broken pipe) on its first read or
+            # write; TLS 1.2 rejects it inside the handshake, which tests can tell apart from a lost connection.
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
         return context
 
-    async def serve(self, host: str, port: int) -> asyncio.Server:
+    async def serve(self, host: str, port: int, client_ca_file: Path | None = None) -> asyncio.Server:
+        """Listens for HTTP/2 over TLS; with `client_ca_file`, as the mutual-TLS listener (see ssl_context)."""
         loop = asyncio.get_running_loop()
         return await loop.create_server(
-            lambda: Connection(self), host, port, ssl=self.ssl_context(), backlog=512, ssl_shutdown_timeout=2
+            lambda: Connection(self),
+            host,
+            port,
+            ssl=self.ssl_context(client_ca_file),
+            backlog=512,
+            ssl_shutdown_timeout=2,
         )
 
 
@@ -309,6 +330,8 @@ class Connection(asyncio.Protocol):
         self.max_concurrent_streams = simulator.faults.max_concurrent_streams
         self.window_open = asyncio.Event()
         self.closed = False
+        self.client_certificate = False
+        self.certificate_topic: str | None = None
 
     # -- transport events ---------------------------------------------------------------------------------
 
@@ -319,6 +342,10 @@ class Connection(asyncio.Protocol):
             transport.close()
             self.closed = True
             return
+        der = ssl_object.getpeercert(binary_form=True)
+        if der:
+            self.client_certificate = True
+            self.certificate_topic = certificate_topic(der)
         self.simulator.connections.add(self)
         self.simulator.stats.connections_opened += 1
         self.simulator.stats.connections_open += 1
@@ -444,6 +471,8 @@ class Connection(asyncio.Protocol):
             connection_id=self.id,
             stream_id=stream_id,
             authority=pseudo.get(":authority", ""),
+            client_certificate=self.client_certificate,
+            certificate_topic=self.certificate_topic,
         )
         entry = self.simulator.record({
             "connection": self.id,
@@ -454,6 +483,7 @@ class Connection(asyncio.Protocol):
             "body": request.body.decode("utf-8", errors="replace"),
             "received_at": stream.received_at,
             "concurrent": len(self.streams),
+            "client_certificate": self.client_certificate,
             "status": None,
             "fault": None,
         })

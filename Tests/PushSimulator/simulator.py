@@ -5,7 +5,12 @@
 Generates a CA and a localhost server certificate into DIR, listens on 127.0.0.1, and prints one ready line
 on stdout:
 
-    {"port": 43210, "control_port": 43211, "ca_file": "DIR/ca.pem", "other_ca_file": "DIR/other-ca.pem"}
+    {"port": 43210, "control_port": 43211, "mtls_port": 43212, "ca_file": "DIR/ca.pem",
+     "other_ca_file": "DIR/other-ca.pem", "client_ca_file": "DIR/client-ca.pem"}
+
+`mtls_port` serves the same routes with mutual TLS: the handshake requires a client certificate signed by the
+simulator's client CA (client-ca.pem), like an APNs certificate-based connection; the apns-client-certificate
+control command (apns.py) issues such certificates.
 
 Route modules (echo.py, and apns.py, fcm.py, oauth.py where present) plug in through the interface described
 at the top of server.py; the control API is described in control.py. Runs until SIGTERM/SIGINT, or until
@@ -44,6 +49,7 @@ async def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="HTTP/2 TLS port (0: ephemeral)")
     parser.add_argument("--control-port", type=int, default=0, help="control API port (0: ephemeral)")
+    parser.add_argument("--mtls-port", type=int, default=0, help="mutual-TLS HTTP/2 port (0: ephemeral)")
     parser.add_argument("--routes", help="comma-separated route modules (default: echo + apns/fcm/oauth if present)")
     parser.add_argument("--seed", type=int, default=None, help="seed for random faults")
     parser.add_argument("--exit-on-stdin-eof", action="store_true", help="stop when stdin closes")
@@ -54,7 +60,14 @@ async def main() -> None:
     for name in route_modules(arguments.routes):
         importlib.import_module(name).register(simulator)
 
+    client_authority = certs.ClientAuthority("push-simulator client CA")
+    client_ca_file = client_authority.write_ca(arguments.cert_dir / "client-ca.pem")
+    simulator.client_authorities = {
+        "simulator": client_authority,
+        "unrelated": certs.ClientAuthority("push-simulator unrelated client CA"),
+    }
     server = await simulator.serve(arguments.host, arguments.port)
+    mtls_server = await simulator.serve(arguments.host, arguments.mtls_port, client_ca_file)
     control_server = await control.serve(simulator, arguments.host, arguments.control_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -66,11 +79,14 @@ async def main() -> None:
     print(json.dumps({
         "port": server.sockets[0].getsockname()[1],
         "control_port": control_server.sockets[0].getsockname()[1],
+        "mtls_port": mtls_server.sockets[0].getsockname()[1],
         "ca_file": str(files.ca_file.resolve()),
         "other_ca_file": str(files.other_ca_file.resolve()),
+        "client_ca_file": str(client_ca_file.resolve()),
     }), flush=True)
     await stop.wait()
     server.close()
+    mtls_server.close()
     control_server.close()
     for connection in list(simulator.connections):
         connection.close()

@@ -11,12 +11,18 @@ public final class PushSimulator: Sendable {
         public let caFile: String
         /// A CA unrelated to the simulator, for wrong-trust tests.
         public let otherCAFile: String
+        /// The mutual-TLS listener: the same routes, for clients presenting a certificate of the client CA.
+        public let mtlsPort: Int
+        /// The CA whose client certificates the mutual-TLS listener accepts.
+        public let clientCAFile: String
 
         enum CodingKeys: String, CodingKey {
             case port
             case controlPort = "control_port"
             case caFile = "ca_file"
             case otherCAFile = "other_ca_file"
+            case mtlsPort = "mtls_port"
+            case clientCAFile = "client_ca_file"
         }
     }
 
@@ -27,6 +33,9 @@ public final class PushSimulator: Sendable {
 
     /// `https://127.0.0.1:PORT`, the base URL to send provider requests to.
     public var baseURL: String { "https://127.0.0.1:\(endpoint.port)" }
+
+    /// `https://127.0.0.1:MTLS_PORT`, the base URL of the listener that requires a client certificate.
+    public var mutualTLSBaseURL: String { "https://127.0.0.1:\(endpoint.mtlsPort)" }
 
     private init(endpoint: Endpoint, process: Process, stdin: Pipe) throws(HTTPError) {
         self.endpoint = endpoint
@@ -160,6 +169,8 @@ public struct RecordedRequest: Decodable, Sendable {
     public let body: String
     /// Streams open on the connection when this one arrived, itself included.
     public let concurrent: Int
+    /// True if the request came over a connection that presented a verified client certificate.
+    public let clientCertificate: Bool
     /// The status answered; nil if the request got no response (stall, reset).
     public let status: Int?
     public let fault: String?

@@ -4,13 +4,19 @@ import Observability
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.
 public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible {
-    /// APNs token authentication (.p8 key) and endpoints.
+    /// APNs credentials and endpoints.
     public struct APNs: Sendable, Equatable {
+        /// How the worker authenticates to APNs: a `.p8` signing key, or a TLS client certificate.
+        public enum Credentials: Sendable, Equatable {
+            /// Token auth: `APNS_KEY_FILE`, `APNS_KEY_ID`, `APNS_TEAM_ID`.
+            case token(keyFile: String, keyID: String, teamID: String)
+            /// Certificate auth: `APNS_CERT_FILE`, `APNS_CERT_KEY_FILE`, optional `APNS_CERT_KEY_PASSWORD`.
+            case certificate(file: String, keyFile: String, keyPassword: Secret<String>?)
+        }
+
         public var url: String
         public var sandboxURL: String
-        public var keyFile: String
-        public var keyID: String
-        public var teamID: String
+        public var credentials: Credentials
         /// The app's bundle id (`apns-topic`), unless a device names its own.
         public var topic: String
     }
@@ -57,9 +63,13 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
         lines.append("rules: \(rulesFile ?? "<built-in>")")
         if let apns {
-            lines.append(
-                "apns: url=\(apns.url) sandbox=\(apns.sandboxURL) key=\(apns.keyFile) keyID=\(apns.keyID) "
-                    + "team=\(apns.teamID) topic=\(apns.topic)")
+            let credentials =
+                switch apns.credentials {
+                case .token(let keyFile, let keyID, let teamID): "key=\(keyFile) keyID=\(keyID) team=\(teamID)"
+                case .certificate(let file, let keyFile, let password):
+                    "cert=\(file) certKey=\(keyFile)\(password == nil ? "" : " certKeyPassword=<redacted>")"
+                }
+            lines.append("apns: url=\(apns.url) sandbox=\(apns.sandboxURL) \(credentials) topic=\(apns.topic)")
         }
         if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
         return lines.joined(separator: "\n")
@@ -137,8 +147,8 @@ private struct SettingReader {
         guard apns != nil || fcm != nil else {
             throw InvalidSetting(
                 variable: "APNS_KEY_FILE",
-                reason: "no provider configured: set APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID and APNS_TOPIC, "
-                    + "or FCM_SERVICE_ACCOUNT_FILE")
+                reason: "no provider configured: set APNS_TOPIC with APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID "
+                    + "(or APNS_CERT_FILE and APNS_CERT_KEY_FILE), or FCM_SERVICE_ACCOUNT_FILE")
         }
         return WorkerConfiguration(
             kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
@@ -148,24 +158,61 @@ private struct SettingReader {
             retryBase: retryBase, retryCap: retryCap)
     }
 
+    private static let apnsTokenVariables = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID"]
+    private static let apnsCertificateVariables = ["APNS_CERT_FILE", "APNS_CERT_KEY_FILE"]
+
+    /// APNs is configured when any of its credential variables or `APNS_TOPIC` is set; then exactly one kind of
+    /// credentials, complete, and the topic.
     private func apnsSettings() throws(InvalidSetting) -> WorkerConfiguration.APNs? {
-        let names = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC"]
-        guard names.contains(where: { optional($0) != nil }) else { return nil }
+        let usesToken = Self.apnsTokenVariables.contains { optional($0) != nil }
+        let usesCertificate = (Self.apnsCertificateVariables + ["APNS_CERT_KEY_PASSWORD"]).contains {
+            optional($0) != nil
+        }
+        guard usesToken || usesCertificate || optional("APNS_TOPIC") != nil else { return nil }
+        let credentials: WorkerConfiguration.APNs.Credentials
+        switch (usesToken, usesCertificate) {
+        case (true, true):
+            throw InvalidSetting(
+                variable: "APNS_CERT_FILE",
+                reason: "set either APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID (token auth) or APNS_CERT_FILE and "
+                    + "APNS_CERT_KEY_FILE (certificate auth), not both")
+        case (false, false):
+            throw InvalidSetting(
+                variable: "APNS_KEY_FILE",
+                reason: "APNS_TOPIC is set but no APNs credentials: set APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID "
+                    + "(token auth) or APNS_CERT_FILE and APNS_CERT_KEY_FILE (certificate auth)")
+        case (true, false):
+            let values = try required(Self.apnsTokenVariables)
+            credentials = .token(keyFile: values[0], keyID: values[1], teamID: values[2])
+        case (false, true):
+            let values = try required(Self.apnsCertificateVariables)
+            credentials = .certificate(
+                file: values[0], keyFile: values[1], keyPassword: optional("APNS_CERT_KEY_PASSWORD").map(Secret.init))
+        }
+        guard let topic = optional("APNS_TOPIC"), !topic.contains(where: \.isWhitespace) else {
+            throw InvalidSetting(
+                variable: "APNS_TOPIC", reason: "the app's bundle id is required with APNs credentials")
+        }
+        return WorkerConfiguration.APNs(
+            url: try url("APNS_URL", default: "https://api.push.apple.com"),
+            sandboxURL: try url("APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com"),
+            credentials: credentials, topic: topic)
+    }
+
+    /// The values of `names`, each required (as the set they belong to is in use) and without spaces.
+    private func required(_ names: [String]) throws(InvalidSetting) -> [String] {
         var values: [String] = []
         for name in names {
             guard let value = optional(name) else {
                 throw InvalidSetting(
-                    variable: name, reason: "required when any of \(names.joined(separator: ", ")) is set")
+                    variable: name, reason: "required with \(names.filter { $0 != name }.joined(separator: ", "))")
             }
             guard !value.contains(where: \.isWhitespace) else {
                 throw InvalidSetting(variable: name, reason: "must not contain spaces")
             }
             values.append(value)
         }
-        return WorkerConfiguration.APNs(
-            url: try url("APNS_URL", default: "https://api.push.apple.com"),
-            sandboxURL: try url("APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com"),
-            keyFile: values[0], keyID: values[1], teamID: values[2], topic: values[3])
+        return values
     }
 
     private func fcmSettings() throws(InvalidSetting) -> WorkerConfiguration.FCM? {

@@ -177,24 +177,14 @@ private struct Stages {
         } else {
             rulesStamp = nil
         }
-        let transport = try HTTP2Client(
-            configuration: HTTP2ClientConfiguration(
-                maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
-                maxOutstandingRequests: configuration.pipeline.maxConcurrentSends,
-                extraCAFile: configuration.caFile))
-        var apnsClient: APNsClient?
-        if let apns = configuration.apns {
-            let key: APNsSigningKey
-            do {
-                key = try APNsSigningKey(contentsOfFile: apns.keyFile, keyId: apns.keyID, teamId: apns.teamID)
-            } catch {
-                throw error.naming("APNS_KEY_FILE")
-            }
-            apnsClient = APNsClient(
-                configuration: APNsConfiguration(
-                    authentication: .token(key), productionURL: apns.url, sandboxURL: apns.sandboxURL,
-                    requestDeadline: configuration.requestTimeout),
-                transport: transport)
+        let transportConfiguration = HTTP2ClientConfiguration(
+            maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
+            maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
+        let transport = try HTTP2Client(configuration: transportConfiguration)
+        let apnsClient = try configuration.apns.map { apns in
+            try APNsClient(
+                apns, requestDeadline: configuration.requestTimeout, transportConfiguration: transportConfiguration,
+                sharedTransport: transport)
         }
         var fcmClient: FCMClient?
         var projectID = ""
@@ -221,6 +211,47 @@ private struct Stages {
         source = try await KafkaRecordSource(
             configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic],
             errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
+    }
+}
+
+extension APNsClient {
+    /// The APNs client for `settings`: token auth over `sharedTransport`, or certificate auth over a transport of
+    /// its own (a client certificate belongs to every connection of its transport).
+    fileprivate convenience init(
+        _ settings: WorkerConfiguration.APNs, requestDeadline: Duration,
+        transportConfiguration: HTTP2ClientConfiguration, sharedTransport: HTTP2Client
+    ) throws {
+        let authentication: APNsAuthentication
+        let transport: HTTP2Client
+        switch settings.credentials {
+        case .token(let keyFile, let keyID, let teamID):
+            do {
+                authentication = .token(try APNsSigningKey(contentsOfFile: keyFile, keyId: keyID, teamId: teamID))
+            } catch {
+                throw error.naming("APNS_KEY_FILE")
+            }
+            transport = sharedTransport
+        case .certificate(let file, let keyFile, let password):
+            var certified = transportConfiguration
+            certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
+            certified.clientCertificate = ClientCertificate(
+                certificateFile: file, keyFile: keyFile, keyPassword: password?.revealed)
+            do {
+                transport = try HTTP2Client(configuration: certified)
+            } catch {
+                // The message names the file that cannot be used, never the password.
+                throw InvalidSetting(
+                    variable: error.message.contains(keyFile) && keyFile != file
+                        ? "APNS_CERT_KEY_FILE" : "APNS_CERT_FILE",
+                    reason: error.message)
+            }
+            authentication = .certificate
+        }
+        self.init(
+            configuration: APNsConfiguration(
+                authentication: authentication, productionURL: settings.url, sandboxURL: settings.sandboxURL,
+                requestDeadline: requestDeadline),
+            transport: transport)
     }
 }
 

@@ -1,0 +1,177 @@
+import Foundation
+import HTTP2
+import PushSimulatorSupport
+import Testing
+
+@testable import Providers
+
+/// APNs certificate-based authentication over the libcurl transport against the simulator's mutual-TLS
+/// listener, and the fresh connection after `ExpiredProviderToken`.
+extension EndToEndTests {
+    @Suite struct APNsCertificates {
+        /// A client certificate the simulator issued (`apns-client-certificate`).
+        struct IssuedCertificate: Decodable {
+            let certificateFile: String
+            let keyFile: String
+        }
+
+        static let deviceToken = String(repeating: "0f", count: 32)
+        static let body = Array(#"{"aps":{"alert":{"loc-key":"im_loc_text","loc-args":["Alice","Hi"]}}}"#.utf8)
+
+        let simulator: PushSimulator
+
+        init() async throws {
+            simulator = try await SharedSimulator.get()
+            try await simulator.reset()
+            try await simulator.resetClock()
+            _ = try await simulator.control("POST", "/control/apns-reset")
+        }
+
+        func issue(topic: String = "com.example.chat", password: String? = nil, unrelatedCA: Bool = false)
+            async throws -> IssuedCertificate
+        {
+            let password = password.map { #","password":"\#($0)""# } ?? ""
+            return try await simulator.control(
+                "POST", "/control/apns-client-certificate",
+                body: #"{"topic":"\#(topic)","unrelated_ca":\#(unrelatedCA)\#(password)}"#,
+                as: IssuedCertificate.self)
+        }
+
+        /// An APNs client with certificate auth, sending to the mutual-TLS listener.
+        func client(presenting certificate: ClientCertificate?) throws -> APNsClient {
+            APNsClient(
+                configuration: APNsConfiguration(
+                    authentication: .certificate, productionURL: simulator.mutualTLSBaseURL,
+                    sandboxURL: simulator.mutualTLSBaseURL),
+                transport: try HTTP2Client(
+                    configuration: HTTP2ClientConfiguration(
+                        extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate)))
+        }
+
+        func send(_ apns: APNsClient, pushType: String = "alert", topic: String?) async -> DeliveryOutcome {
+            var headers = [HTTPHeader("apns-push-type", pushType), HTTPHeader("apns-priority", "10")]
+            if let topic { headers.append(HTTPHeader("apns-topic", topic)) }
+            return await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: headers, body: Self.body)
+        }
+
+        @Test func aClientCertificateWithAnEncryptedKeyDeliversWithoutAuthorizationHeader() async throws {
+            let issued = try await issue(password: "s3cret pass")
+            let apns = try client(
+                presenting: ClientCertificate(
+                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "s3cret pass"))
+            #expect(await send(apns, topic: "com.example.chat").className == "delivered")
+            #expect(await send(apns, topic: nil).className == "delivered")  // APNs takes the certificate's topic
+            let requests = try await simulator.requests()
+            #expect(requests.count == 2)
+            #expect(requests.allSatisfy { $0.clientCertificate && $0.headers["authorization"] == nil })
+        }
+
+        @Test func theCertificateAllowsOnlyItsOwnTopicAndItsVoipVariant() async throws {
+            let issued = try await issue(topic: "com.example.chat")
+            let apns = try client(
+                presenting: ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile))
+            #expect(await send(apns, pushType: "voip", topic: "com.example.chat.voip").className == "delivered")
+            #expect(
+                await send(apns, topic: "com.example.chat.beta") == .rejected(status: 400, reason: "TopicDisallowed"))
+        }
+
+        @Test func noClientCertificateIsACredentialsFailure() async throws {
+            let outcome = await send(try client(presenting: nil), topic: "com.example.chat")
+            #expect(outcome == .credentials(status: nil, reason: "transport: tls"))
+            let error = await transportError(presenting: nil)
+            #expect(error?.kind == .tls)
+        }
+
+        @Test func aCertificateFromAnotherCAIsACredentialsFailure() async throws {
+            let issued = try await issue(unrelatedCA: true)
+            let certificate = ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile)
+            #expect(
+                await send(try client(presenting: certificate), topic: "com.example.chat")
+                    == .credentials(status: nil, reason: "transport: tls"))
+            let error = await transportError(presenting: certificate)
+            #expect(error?.kind == .tls)
+            #expect(
+                error?.message.contains("probably refused the client certificate") == true,
+                "\(String(describing: error))")
+            #expect(try await simulator.requests().isEmpty)
+        }
+
+        @Test func aWrongKeyPasswordIsATLSErrorAboutTheKey() async throws {
+            let issued = try await issue(password: "right")
+            let error = await transportError(
+                presenting: ClientCertificate(
+                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "wrong"))
+            #expect(error?.kind == .tls)
+            #expect(error?.message.contains("key password") == true)
+            #expect(error?.message.contains("wrong") == false)
+        }
+
+        @Test func unreadableCertificateFilesFailWhenTheClientIsCreated() throws {
+            let missing = ClientCertificate(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
+            #expect(throws: HTTPError(.tls, "cannot read the client certificate file /nonexistent/cert.pem")) {
+                try HTTP2Client(configuration: HTTP2ClientConfiguration(clientCertificate: missing))
+            }
+        }
+
+        /// The transport's own error for one request to the mutual-TLS listener presenting `certificate`.
+        func transportError(presenting certificate: ClientCertificate?) async -> HTTPError? {
+            do {
+                let transport = try HTTP2Client(
+                    configuration: HTTP2ClientConfiguration(
+                        extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
+                _ = try await transport.send(
+                    HTTPRequest(
+                        method: "POST", url: "\(simulator.mutualTLSBaseURL)/3/device/\(Self.deviceToken)",
+                        body: Self.body, deadline: .seconds(10)))
+                return nil
+            } catch {
+                return error
+            }
+        }
+
+        @Test func afterExpiredProviderTokenTheRenewedRequestGoesOutOnANewConnection() async throws {
+            let credentials = try await simulator.control(
+                "POST", "/control/apns-credentials", as: APNsCredentials.self)
+            let clock = ManualClock(Date())
+            let apns = APNsClient(
+                configuration: APNsConfiguration(
+                    authentication: .token(
+                        try APNsSigningKey(
+                            contentsOfFile: credentials.keyFile, keyId: credentials.keyId, teamId: credentials.teamId)),
+                    productionURL: simulator.baseURL),
+                transport: try HTTP2Client(
+                    configuration: HTTP2ClientConfiguration(
+                        maxConnectionsPerHost: 1, extraCAFile: simulator.endpoint.caFile)),
+                clock: clock)
+            let alert = [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.chat")]
+            #expect(
+                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: alert, body: Self.body)
+                    .className == "delivered")
+            // APNs' clock runs ahead: it finds the token older than an hour while ours says 45 minutes.
+            clock.advance(by: .seconds(45 * 60))
+            try await simulator.advanceClock(by: .seconds(61 * 60))
+            #expect(
+                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: alert, body: Self.body)
+                    .className == "delivered")
+            let requests = try await simulator.requests()
+            #expect(requests.map(\.status) == [200, 403, 200])
+            guard requests.count == 3 else { return }
+            #expect(requests[1].connection == requests[0].connection)
+            #expect(requests[2].connection != requests[1].connection)
+            #expect(try await simulator.stats().connectionsOpened == 2)
+            // At its one-connection limit the client closed the idle old connection for the new one.
+            var stillOpen = true
+            for _ in 0..<50 where stillOpen {
+                let open = try await simulator.control("GET", "/stats", as: OpenConnections.self).openConnectionIds
+                stillOpen = open.contains(requests[1].connection)
+                if stillOpen { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(!stillOpen)
+        }
+
+        /// The ids of the simulator's open connections (`GET /stats`).
+        struct OpenConnections: Decodable {
+            let openConnectionIds: [Int]
+        }
+    }
+}
