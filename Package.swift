@@ -20,7 +20,9 @@ let package = Package(
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
-        .target(name: "KafkaTesting", swiftSettings: strict),
+        .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
+        // Reading a test's child processes (dev broker, push simulator) line by line.
+        .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
@@ -61,7 +63,7 @@ let package = Package(
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
         .target(
             name: "PushSimulatorSupport",
-            dependencies: ["HTTP2"],
+            dependencies: ["HTTP2", "ChildProcessTesting"],
             path: "Tests/PushSimulatorSupport",
             swiftSettings: strict
         ),
