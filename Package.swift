@@ -59,7 +59,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
-        .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
+        .testTarget(
+            name: "DeploymentTests",
+            dependencies: ["PushCore"],
+            exclude: ["check_manifests.py"],
+            swiftSettings: strict
+        ),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
         .target(
             name: "PushSimulatorSupport",

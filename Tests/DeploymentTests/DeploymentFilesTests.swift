@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import Testing
 
 /// The deployment files checked offline: Kubernetes JSON schemas (kubernetes-validate), the project's own
@@ -35,6 +36,15 @@ struct DeploymentFilesTests {
         let result = try Tool.run(
             "hadolint", ["--config", Self.root.appending(path: "deploy/hadolint.yaml").path, dockerfile])
         #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func rulesConfigMapHoldsTheBuiltInTable() throws {
+        let configMap = Self.manifests.appending(path: "configmap.yaml").path
+        let script = "import sys, yaml; sys.stdout.write(yaml.safe_load(open(sys.argv[1]))['data']['rules.json'])"
+        let result = try Tool.run("python", ["-c", script, configMap])
+        try #require(result.status == 0, "\(result.output)")
+        let table = try JSONParser.parse(Array(result.output.utf8))
+        #expect(table == (try JSONParser.parse(Array(RulesTable.standardJSON.utf8))))
     }
 
     @Test(arguments: [
