@@ -38,6 +38,28 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    @Test func dockerBuildContextHoldsALoadablePackage() throws {
+        let dockerfile = try String(contentsOf: Self.root.appending(path: "deploy/Dockerfile"), encoding: .utf8)
+        let ignore = try String(
+            contentsOf: Self.root.appending(path: "deploy/Dockerfile.dockerignore"), encoding: .utf8)
+        let admitted = Set(
+            ignore.split(separator: "\n").filter { $0.hasPrefix("!") }
+                .map { $0.dropFirst().trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
+        let copied = dockerfile.split(separator: "\n").filter { $0.hasPrefix("COPY ") && !$0.contains("--from") }
+            .map { String($0.split(separator: " ")[1]) }
+        #expect(copied.contains("Package.swift"))
+
+        let context = FileManager.default.temporaryDirectory.appending(path: "docker-context-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: context, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: context) }
+        for source in copied {
+            #expect(admitted.contains(source), "the Dockerfile copies \(source), which the .dockerignore leaves out")
+            try FileManager.default.copyItem(at: Self.root.appending(path: source), to: context.appending(path: source))
+        }
+        let result = try Tool.run("swift", ["package", "--package-path", context.path, "describe"])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
     @Test func rulesConfigMapHoldsTheBuiltInTable() throws {
         let configMap = Self.manifests.appending(path: "configmap.yaml").path
         let script = "import sys, yaml; sys.stdout.write(yaml.safe_load(open(sys.argv[1]))['data']['rules.json'])"
