@@ -40,12 +40,14 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore"],
+            dependencies: ["PushCore", "ChildProcessTesting"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
-        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
+        .testTarget(
+            name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting", "ChildProcessTesting"], swiftSettings: strict
+        ),
+        .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
             dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
@@ -61,7 +63,7 @@ let package = Package(
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(
             name: "DeploymentTests",
-            dependencies: ["PushCore"],
+            dependencies: ["PushCore", "ChildProcessTesting"],
             exclude: ["check_manifests.py"],
             swiftSettings: strict
         ),

@@ -1,3 +1,4 @@
+import ChildProcessTesting
 import Foundation
 import PushCore
 import Testing
@@ -114,22 +115,11 @@ enum Tool {
 
     static func run(_ name: String, _ arguments: [String]) throws -> Result {
         let venv = DeploymentFilesTests.root.appending(path: ".venv/bin/\(name)")
-        let process = Process()
-        if FileManager.default.isExecutableFile(atPath: venv.path) {
-            process.executableURL = venv
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(filePath: "/usr/bin/env")
-            process.arguments = [name] + arguments
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        let hint = process.terminationStatus == 127 ? "\n(\(name) not found: run deploy/local/setup.sh)" : ""
-        return Result(status: process.terminationStatus, output: text + hint)
+        let result =
+            FileManager.default.isExecutableFile(atPath: venv.path)
+            ? try ChildProcessResult.run(venv, arguments)
+            : try ChildProcessResult.run(URL(filePath: "/usr/bin/env"), [name] + arguments)
+        let hint = result.status == 127 ? "\n(\(name) not found: run deploy/local/setup.sh)" : ""
+        return Result(status: result.status, output: result.stdout + result.stderr + hint)
     }
 }
