@@ -20,7 +20,9 @@ let package = Package(
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
-        .target(name: "KafkaTesting", swiftSettings: strict),
+        .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
+        // Reading a test's child processes (dev broker, push simulator) line by line.
+        .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
@@ -38,12 +40,14 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore"],
+            dependencies: ["PushCore", "ChildProcessTesting"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting"], swiftSettings: strict),
-        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: strict),
+        .testTarget(
+            name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting", "ChildProcessTesting"], swiftSettings: strict
+        ),
+        .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
             dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
@@ -57,11 +61,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
-        .testTarget(name: "DeploymentTests", exclude: ["check_manifests.py"], swiftSettings: strict),
+        .testTarget(
+            name: "DeploymentTests",
+            dependencies: ["PushCore", "ChildProcessTesting"],
+            exclude: ["check_manifests.py"],
+            swiftSettings: strict
+        ),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
         .target(
             name: "PushSimulatorSupport",
-            dependencies: ["HTTP2"],
+            dependencies: ["HTTP2", "ChildProcessTesting"],
             path: "Tests/PushSimulatorSupport",
             swiftSettings: strict
         ),

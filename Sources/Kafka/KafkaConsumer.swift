@@ -195,27 +195,29 @@ public final class KafkaConsumer: Sendable {
     /// Stops fetching from these partitions (those assigned and not paused yet); their records already
     /// polled stay valid, nothing more arrives until `resume`.
     public func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
-        try context.state.withLock { state throws(KafkaError) in
-            let toPause = state.pause(partitions)
-            guard !toPause.isEmpty else { return }
-            let list = RDKafkaTopicPartitionList(toPause)
-            if let error = KafkaError.from(rd_kafka_pause_partitions(client.handle, list.pointer), context: "pausing")
-                ?? list.firstError(context: "pausing")
-            {
-                throw error
-            }
-        }
+        try changeFetching(partitions, select: { $0.pause($1) }, call: rd_kafka_pause_partitions, context: "pausing")
     }
 
     /// Resumes those of these partitions that are paused, from where they stopped. Partitions that are not
     /// paused are left alone: resuming them would rewind them in librdkafka 2.0.2.
     public func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try changeFetching(
+            partitions, select: { $0.resume($1) }, call: rd_kafka_resume_partitions, context: "resuming")
+    }
+
+    /// Pauses or resumes (`call`) the partitions that `select` picks from `partitions` and marks in the state.
+    private func changeFetching(
+        _ partitions: [TopicPartition],
+        select: (inout ConsumerState, [TopicPartition]) -> [TopicPartition],
+        call: (OpaquePointer?, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) -> rd_kafka_resp_err_t,
+        context description: String
+    ) throws(KafkaError) {
         try context.state.withLock { state throws(KafkaError) in
-            let toResume = state.resume(partitions)
-            guard !toResume.isEmpty else { return }
-            let list = RDKafkaTopicPartitionList(toResume)
-            if let error = KafkaError.from(rd_kafka_resume_partitions(client.handle, list.pointer), context: "resuming")
-                ?? list.firstError(context: "resuming")
+            let selected = select(&state, partitions)
+            guard !selected.isEmpty else { return }
+            let list = RDKafkaTopicPartitionList(selected)
+            if let error = KafkaError.from(call(client.handle, list.pointer), context: description)
+                ?? list.firstError(context: description)
             {
                 throw error
             }

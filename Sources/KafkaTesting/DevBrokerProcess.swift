@@ -1,5 +1,5 @@
+import ChildProcessTesting
 import Foundation
-import Synchronization
 
 /// `push-worker dev-broker` run as a child process, for integration tests that need a Kafka cluster in
 /// another process and want to inject faults into it through its control protocol.
@@ -17,12 +17,7 @@ public final class DevBrokerProcess: Sendable {
 
     private let process: Process
     private let input: FileHandle
-    private let output = Mutex(OutputLines())
-
-    private struct OutputLines {
-        var complete: [String] = []
-        var partial = ""
-    }
+    private let output: ChildOutputLines
 
     /// Starts `push-worker dev-broker` with `arguments`; `executable` defaults to the `push-worker` built
     /// beside the running test bundle.
@@ -37,10 +32,8 @@ public final class DevBrokerProcess: Sendable {
         process.standardError = FileHandle.nullDevice
         self.process = process
         self.input = stdin.fileHandleForWriting
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.append(String(decoding: handle.availableData, as: UTF8.self))
-        }
         try process.run()
+        self.output = ChildOutputLines(reading: stdout.fileHandleForReading)
     }
 
     deinit {
@@ -62,7 +55,7 @@ public final class DevBrokerProcess: Sendable {
 
     /// Sends one control command (see `push-worker dev-broker --help`) and returns its answer line.
     public func send(_ command: String, within limit: Duration = .seconds(20)) async throws -> String {
-        let index = output.withLock { $0.complete.count }
+        let index = output.count
         input.write(Data((command + "\n").utf8))
         return try await line(index, within: limit)
     }
@@ -84,23 +77,12 @@ public final class DevBrokerProcess: Sendable {
         return process.terminationStatus
     }
 
-    private func append(_ text: String) {
-        output.withLock { lines in
-            var parts = (lines.partial + text).components(separatedBy: "\n")
-            lines.partial = parts.removeLast()
-            lines.complete += parts
-        }
-    }
-
     private func line(_ index: Int, within limit: Duration) async throws -> String {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            if let line = output.withLock({ index < $0.complete.count ? $0.complete[index] : nil }) { return line }
-            guard process.isRunning else {
-                throw Failure(description: "dev broker exited (\(process.terminationStatus))")
-            }
-            guard ContinuousClock.now < deadline else { throw Failure(description: "no output line within \(limit)") }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            return try await output.line(index, within: limit)
+        } catch let missing as ChildOutputLines.Missing {
+            let exit = process.isRunning ? "" : " (exit status \(process.terminationStatus))"
+            throw Failure(description: "dev broker: \(missing)\(exit)")
         }
     }
 }

@@ -1,4 +1,6 @@
+import ChildProcessTesting
 import Foundation
+import PushCore
 import Testing
 
 /// The deployment files checked offline: Kubernetes JSON schemas (kubernetes-validate), the project's own
@@ -35,6 +37,37 @@ struct DeploymentFilesTests {
         let result = try Tool.run(
             "hadolint", ["--config", Self.root.appending(path: "deploy/hadolint.yaml").path, dockerfile])
         #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func dockerBuildContextHoldsALoadablePackage() throws {
+        let dockerfile = try String(contentsOf: Self.root.appending(path: "deploy/Dockerfile"), encoding: .utf8)
+        let ignore = try String(
+            contentsOf: Self.root.appending(path: "deploy/Dockerfile.dockerignore"), encoding: .utf8)
+        let admitted = Set(
+            ignore.split(separator: "\n").filter { $0.hasPrefix("!") }
+                .map { $0.dropFirst().trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
+        let copied = dockerfile.split(separator: "\n").filter { $0.hasPrefix("COPY ") && !$0.contains("--from") }
+            .map { String($0.split(separator: " ")[1]) }
+        #expect(copied.contains("Package.swift"))
+
+        let context = FileManager.default.temporaryDirectory.appending(path: "docker-context-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: context, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: context) }
+        for source in copied {
+            #expect(admitted.contains(source), "the Dockerfile copies \(source), which the .dockerignore leaves out")
+            try FileManager.default.copyItem(at: Self.root.appending(path: source), to: context.appending(path: source))
+        }
+        let result = try Tool.run("swift", ["package", "--package-path", context.path, "describe"])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func rulesConfigMapHoldsTheBuiltInTable() throws {
+        let configMap = Self.manifests.appending(path: "configmap.yaml").path
+        let script = "import sys, yaml; sys.stdout.write(yaml.safe_load(open(sys.argv[1]))['data']['rules.json'])"
+        let result = try Tool.run("python", ["-c", script, configMap])
+        try #require(result.status == 0, "\(result.output)")
+        let table = try JSONParser.parse(Array(result.output.utf8))
+        #expect(table == (try JSONParser.parse(Array(RulesTable.standardJSON.utf8))))
     }
 
     @Test(arguments: [
@@ -82,22 +115,11 @@ enum Tool {
 
     static func run(_ name: String, _ arguments: [String]) throws -> Result {
         let venv = DeploymentFilesTests.root.appending(path: ".venv/bin/\(name)")
-        let process = Process()
-        if FileManager.default.isExecutableFile(atPath: venv.path) {
-            process.executableURL = venv
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(filePath: "/usr/bin/env")
-            process.arguments = [name] + arguments
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        let hint = process.terminationStatus == 127 ? "\n(\(name) not found: run deploy/local/setup.sh)" : ""
-        return Result(status: process.terminationStatus, output: text + hint)
+        let result =
+            FileManager.default.isExecutableFile(atPath: venv.path)
+            ? try ChildProcessResult.run(venv, arguments)
+            : try ChildProcessResult.run(URL(filePath: "/usr/bin/env"), [name] + arguments)
+        let hint = result.status == 127 ? "\n(\(name) not found: run deploy/local/setup.sh)" : ""
+        return Result(status: result.status, output: result.stdout + result.stderr + hint)
     }
 }

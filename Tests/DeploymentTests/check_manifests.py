@@ -16,7 +16,7 @@ REQUIRED_ENV = [
     "KAFKA_BOOTSTRAP_SERVERS", "KAFKA_GROUP_ID", "PUSH_TOPICS", "PUSH_RECEIPTS_TOPIC", "PUSH_DLQ_TOPIC",
     "PUSH_RETRY_TOPIC", "PUSH_RULES_FILE", "APNS_URL", "APNS_SANDBOX_URL", "APNS_KEY_FILE", "APNS_KEY_ID",
     "APNS_TEAM_ID", "APNS_TOPIC", "FCM_URL", "FCM_SERVICE_ACCOUNT_FILE", "PUSH_CA_FILE", "PUSH_HTTP_PORT",
-    "PUSH_SHUTDOWN_GRACE_MS", "PUSH_WORKER_ID", "LOG_LEVEL",
+    "PUSH_SHUTDOWN_GRACE_SECONDS", "PUSH_WORKER_ID", "LOG_LEVEL",
 ]
 MINIMUM_MEMORY_LIMIT_MIB = 150
 # Seconds between the end of the worker's own grace period and SIGKILL: producer flush, commit, leaving the group.
@@ -107,7 +107,7 @@ def check(directory):
     if limit is None or limit < MINIMUM_MEMORY_LIMIT_MIB:
         failures.append(f"Deployment: memory limit must be at least {MINIMUM_MEMORY_LIMIT_MIB}Mi")
 
-    grace = int(env["PUSH_SHUTDOWN_GRACE_MS"]["value"]) / 1000
+    grace = int(env["PUSH_SHUTDOWN_GRACE_SECONDS"]["value"])
     termination = pod.get("terminationGracePeriodSeconds", 30)
     if termination < grace + MINIMUM_SHUTDOWN_MARGIN_SECONDS:
         failures.append(

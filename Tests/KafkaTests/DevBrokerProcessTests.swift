@@ -1,3 +1,4 @@
+import ChildProcessTesting
 import Foundation
 import Kafka
 import KafkaTesting
@@ -5,20 +6,8 @@ import Testing
 
 /// Runs `kcat` with `arguments`, feeding `input`, and returns its exit status and stdout.
 func kcat(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/kcat")
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    let result = try ChildProcessResult.run(URL(fileURLWithPath: "/usr/bin/kcat"), arguments, input: input)
+    return (result.status, result.stdout)
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2)))

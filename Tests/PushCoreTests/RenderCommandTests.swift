@@ -1,3 +1,4 @@
+import ChildProcessTesting
 import Foundation
 import PushCore
 import Testing
@@ -9,21 +10,8 @@ import Testing
     }
 
     func render(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["render"] + arguments
-        process.environment = [:]
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
-        )
+        let result = try ChildProcessResult.run(Self.executable, ["render"] + arguments, environment: [:])
+        return (result.status, result.stdout, result.stderr)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))

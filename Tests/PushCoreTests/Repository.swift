@@ -1,3 +1,4 @@
+import ChildProcessTesting
 import Foundation
 
 /// Files of the repository the tests read: examples, goldens, validators, the Python of `.venv`.
@@ -19,16 +20,8 @@ enum Repository {
 
     /// Runs a tool from `.venv/bin` (installed by `deploy/local/setup.sh`) and returns its status and stdout.
     static func runVenvTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/\(tool)")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcessResult.run(root.appendingPathComponent(".venv/bin/\(tool)"), arguments)
+        return (result.status, result.stdout + result.stderr)
     }
 
     /// A fresh file in the temporary directory holding `bytes`.

@@ -1,3 +1,4 @@
+import ChildProcessTesting
 import Foundation
 import HTTP2
 
@@ -64,10 +65,16 @@ public final class PushSimulator: Sendable {
         process.standardInput = stdin
         process.standardOutput = stdout
         try process.run()
-        let line = await readLine(from: stdout.fileHandleForReading)
-        guard let line, let endpoint = try? JSONDecoder().decode(Endpoint.self, from: Data(line.utf8)) else {
+        let line: String
+        do {
+            line = try await ChildOutputLines(reading: stdout.fileHandleForReading).line(0, within: .seconds(60))
+        } catch {
             process.terminate()
-            throw SimulatorError("the push simulator did not print its ready line (got \(line ?? "nothing"))")
+            throw SimulatorError("the push simulator did not print its ready line: \(error)")
+        }
+        guard let endpoint = try? JSONDecoder().decode(Endpoint.self, from: Data(line.utf8)) else {
+            process.terminate()
+            throw SimulatorError("the push simulator's ready line is not its endpoint: '\(line)'")
         }
         return try PushSimulator(endpoint: endpoint, process: process, stdin: stdin)
     }
@@ -125,21 +132,6 @@ public final class PushSimulator: Sendable {
 
     /// Clears records, statistics and faults.
     public func reset() async throws { _ = try await control("POST", "/reset") }
-
-    private static func readLine(from handle: FileHandle) async -> String? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes: [UInt8] = []
-                while true {
-                    let chunk = handle.readData(ofLength: 1)
-                    guard let byte = chunk.first else { return continuation.resume(returning: nil) }
-                    if byte == UInt8(ascii: "\n") { break }
-                    bytes.append(byte)
-                }
-                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-            }
-        }
-    }
 }
 
 /// Any JSON answer whose content does not matter.

@@ -1,3 +1,4 @@
+import ChildProcessTesting
 import Foundation
 
 /// Test keys made by the `openssl` command into a temporary directory, and signature checks by Python's
@@ -58,22 +59,10 @@ enum KeyFixtures {
     /// Runs a program, feeding `input`, and returns its standard output; throws when it exits non-zero.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], input: String = "") throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(command: "\(program) \(arguments.first ?? "")", status: process.terminationStatus)
+        let result = try ChildProcessResult.run(URL(fileURLWithPath: program), arguments, input: input)
+        guard result.status == 0 else {
+            throw CommandFailed(command: "\(program) \(arguments.first ?? "")", status: result.status)
         }
-        return String(decoding: output, as: UTF8.self)
+        return result.stdout
     }
 }

@@ -67,22 +67,39 @@ public struct JSONParser {
         return value
     }
 
+    /// Consumes the opening bracket of an object or array, one level deeper.
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
+        index += 1
+    }
+
+    /// Consumes `closing` and leaves the level when it is next; false otherwise.
+    private mutating func leave(at closing: Unicode.Scalar) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: closing) else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a member or element: consumes `,` (false, another one follows) or `closing` (true, the end).
+    private mutating func endsAfterItem(closing: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return false
+        }
+        guard leave(at: closing) else { throw error("expected ',' or '\(closing)'") }
+        return true
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
-        index += 1
         var members: [JSONMember] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
+        if leave(at: "}") { return .object(members) }
+        repeat {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let key = try parseString()
@@ -91,43 +108,20 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             members.append(JSONMember(key, try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
+        } while try !endsAfterItem(closing: "}")
+        return .object(members)
     }
 
     private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
         try enter()
-        index += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
+        if leave(at: "]") { return .array(elements) }
+        repeat {
             skipWhitespace()
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
+        } while try !endsAfterItem(closing: "]")
+        return .array(elements)
     }
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {

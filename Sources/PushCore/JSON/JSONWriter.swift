@@ -76,6 +76,12 @@ public struct JSONWriter: Sendable {
         integer(value)
     }
 
+    /// Writes `"key": value` for a parsed value (see `value(_:)`).
+    public mutating func field(_ name: String, _ value: JSONValue) {
+        key(name)
+        self.value(value)
+    }
+
     /// Writes an array of strings.
     public mutating func strings(_ values: [String]) {
         beginArray()

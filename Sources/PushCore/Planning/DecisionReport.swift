@@ -38,8 +38,8 @@ public enum DecisionReport {
             json.beginObject()
             for header in request.headers { json.field(header.name, header.value) }
             json.endObject()
-            json.key("body")
-            json.value((try? JSONParser.parse(request.body)) ?? .string(String(decoding: request.body, as: UTF8.self)))
+            json.field(
+                "body", (try? JSONParser.parse(request.body)) ?? .string(String(decoding: request.body, as: UTF8.self)))
             json.field("bodySize", request.body.count)
             json.endObject()
         case .skipped(let reason):

@@ -82,10 +82,7 @@ struct APNsRequestBuilder {
         json.endObject()
         customKeys(push, into: &json)
         if let badge { json.field("badge", badge) }
-        if let payload = push.payload {
-            json.key("payload")
-            json.value(payload)
-        }
+        if let payload = push.payload { json.field("payload", payload) }
         json.endObject()
         return json.bytes
     }
@@ -103,10 +100,7 @@ struct APNsRequestBuilder {
         json.field("id", push.senderID)
         json.field("name", push.senderNickname)
         json.endObject()
-        if let payload = push.payload {
-            json.key("payload")
-            json.value(payload)
-        }
+        if let payload = push.payload { json.field("payload", payload) }
         json.endObject()
         return json.bytes
     }

@@ -66,6 +66,7 @@ public enum WorkerService {
         _ stages: Stages, configuration: WorkerConfiguration, status: StatusServerConfiguration, logger: Logger
     ) async -> Int32 {
         let registry = MetricsRegistry()
+        ProcessMetrics.register(in: registry)
         let readiness = Readiness(conditions: ["pipeline.running"])
         let server: StatusServer
         do {

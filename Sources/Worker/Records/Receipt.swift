@@ -84,8 +84,7 @@ public struct Receipt: Sendable, Equatable {
         writer.endObject()
         writer.optional("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
         writer.optional("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
-        writer.key("latencyMs")
-        writer.value(latencyMillis.map { .number(Self.decimal($0)) } ?? .null)
+        writer.field("latencyMs", latencyMillis.map { .number(Self.decimal($0)) } ?? .null)
         writer.optional("replayRunId", replayRunId)
         writer.field("worker", worker)
         if status == .invalidToken {
