@@ -104,7 +104,6 @@ class Demo:
         self.worker_binary = worker_binary
         self.directory = directory
         self.children: list[Child] = []
-        self.simulator_files: list[Path] = []
 
     # Starting
 
@@ -127,7 +126,8 @@ class Demo:
         simulator = Child("the push simulator",
                           [str(python), "Tests/PushSimulator/simulator.py", "--cert-dir",
                            str(self.directory / "certs"), "--exit-on-stdin-eof"],
-                          self.directory / "simulator.log", stdout=self.directory / "simulator.out")
+                          self.directory / "simulator.log", {**os.environ, "TMPDIR": str(self.directory)},
+                          stdout=self.directory / "simulator.out")
         self.children.append(simulator)
         text = simulator.wait_for_output(lambda out: "\n" in out, "its ready line")
         ready = json.loads(text.splitlines()[0])
@@ -148,7 +148,6 @@ class Demo:
         """Credentials, unregistered tokens and fault rules; returns the worker's provider settings."""
         apns = self.control("POST", "/control/apns-credentials", {})
         fcm = self.control("POST", "/control/oauth-credentials", {"token_uri": f"{self.base_url}/token"})
-        self.simulator_files += [Path(apns["key_file"]).parent, Path(fcm["service_account_file"]).parent]
         self.control("POST", "/control/apns-unregister", {"tokens": [UNREGISTERED_APNS], "timestamp": 1_764_000_000_000})
         self.control("POST", "/control/fcm-unregister", {"tokens": [UNREGISTERED_FCM]})
         say(f"the simulator treats APNs token {short(UNREGISTERED_APNS)} (410 Unregistered) and FCM token "
@@ -214,11 +213,15 @@ class Demo:
                         and retries >= traffic.expected_retries:
                     break
                 if time.monotonic() - started > ARRIVAL_TIMEOUT:
-                    raise DemoFailed(
-                        f"timed out after {ARRIVAL_TIMEOUT} s: {len(missing)} of {len(wanted)} receipts missing "
-                        f"({', '.join(sorted(f'{m} {u}' for m, u, _ in missing)[:5])}…), "
-                        f"{dead_letters} of {traffic.expected_dead_letters} dead letters, "
-                        f"{retries} of {traffic.expected_retries} retry records; see {worker.log}")
+                    lacking = [f"{count} of {wanted_count} {what}" for count, wanted_count, what in (
+                        (len(wanted) - len(missing), len(wanted), "receipts"),
+                        (dead_letters, traffic.expected_dead_letters, "dead letters"),
+                        (retries, traffic.expected_retries, "retry records")) if count < wanted_count]
+                    devices = {device.token_hash: device for device in traffic.devices()}
+                    examples = ", ".join(sorted(f"{message} {devices[token].label}" for message, _, token in missing)[:3])
+                    raise DemoFailed(f"timed out after {ARRIVAL_TIMEOUT} s with only {'; '.join(lacking)}"
+                                     + (f" (no receipt yet for {examples}…)" if missing else "")
+                                     + f"; see {worker.log}")
                 if worker.process.poll() is not None:
                     raise DemoFailed(f"push-worker exited with status {worker.process.returncode} while working; "
                                      f"see {worker.log}")
@@ -246,9 +249,9 @@ class Demo:
         for child in reversed(self.children):
             statuses[child.name] = child.stop()
         self.children.clear()
-        for directory in self.simulator_files:
-            shutil.rmtree(directory, ignore_errors=True)
-        shutil.rmtree(self.directory / "certs", ignore_errors=True)
+        # The test keys and certificates go; the logs stay.
+        for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
+            shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
 
