@@ -165,8 +165,7 @@ class Demo:
         # A clean environment: the caller's KAFKA_* or PUSH_* variables must not change the demo.
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LOG_LEVEL": "info",
-            "KAFKA_BOOTSTRAP_SERVERS": servers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "PUSH_CA_FILE": ca_file, "PUSH_HTTP_HOST": "127.0.0.1",
+            "KAFKA_BOOTSTRAP_SERVERS": servers, "PUSH_CA_FILE": ca_file, "PUSH_HTTP_HOST": "127.0.0.1",
             "PUSH_HTTP_PORT": "0", "PUSH_WORKER_ID": "demo-worker", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
             "PUSH_RETRY_BUDGET_MS": str(RETRY_BUDGET_MS), **providers,
         }

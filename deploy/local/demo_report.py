@@ -5,6 +5,7 @@ and the worker's log, followed by the checks that make the demo pass or fail. De
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -54,12 +55,12 @@ def request_token(request: dict) -> str | None:
     return None
 
 
-COLUMNS = "   {:<8}{:<13}{:<5}{:<13}{:<20}{:<32}{:<44}{:<6}{}"
+COLUMNS = "   {:<8}{:<13}{:<5}{:<13}{:<20}{:<30}{:<40}{:<6}{}"
 
 
 def alert_columns(kind: str, loc_key, loc_args, title, body, badge, sound) -> list[str]:
-    return [kind, loc_key or "-", clip(json.dumps(loc_args or [], ensure_ascii=False), 30),
-            clip(f"{title or '-'} / {body or '-'}", 42), str(badge if badge is not None else "-"), sound or "-"]
+    return [kind, loc_key or "-", clip(json.dumps(loc_args or [], ensure_ascii=False), 28),
+            clip(f"{title or '-'} / {body or '-'}", 38), str(badge if badge is not None else "-"), sound or "-"]
 
 
 def describe_apns(headers: dict, body: dict) -> tuple[str, str, list[str]]:
@@ -68,7 +69,7 @@ def describe_apns(headers: dict, body: dict) -> tuple[str, str, list[str]]:
     push_type = headers.get("apns-push-type", "?")
     if push_type == "voip":
         caller = body.get("caller", {}).get("name", "?")
-        columns = ["voip", "-", "-", clip(f"call from {caller}: {json.dumps(body.get('payload'))}", 42), "-", "-"]
+        columns = ["voip", "-", "-", clip(f"call from {caller}: {json.dumps(body.get('payload'))}", 38), "-", "-"]
     elif push_type == "background":
         columns = ["background", "-", "-", "content-available: 1", str(body.get("badge", "-")), "-"]
     else:
@@ -86,7 +87,7 @@ def describe_fcm(body: dict) -> tuple[str, str, list[str]]:
     card = android.get("notification")
     if card is None:
         extra = {key: value for key, value in data.items() if key not in ("type", "room", "mid", "payload")}
-        columns = ["data", "-", "-", clip(f"{android.get('priority', '-')} priority, {json.dumps(extra)}", 42),
+        columns = ["data", "-", "-", clip(f"{android.get('priority', '-')} priority, {json.dumps(extra)}", 38),
                    data.get("badge", "-"), "-"]
     else:
         notification = message.get("notification", {})
@@ -132,7 +133,8 @@ def print_devices(traffic: Traffic, receipts: list[dict], requests: list[dict]) 
             if receipt["tokenHash"] == device.token_hash and receipt["status"] in ("skipped", "dead_lettered"):
                 not_sent[f"{receipt['status']}, {receipt['reason']}"].append(types[receipt["messageId"]])
         for why, kinds in not_sent.items():
-            print(f"   not sent ({why}): {', '.join(kinds)}")
+            print(textwrap.fill(f"not sent ({why}): {', '.join(kinds)}", 120, initial_indent="   ",
+                                subsequent_indent="      "))
 
 
 # Receipts
@@ -152,14 +154,15 @@ def print_receipts(receipts: list[dict]) -> None:
         who = f"{receipt['messageId']} {receipt['type']} {receipt['userId']} {receipt['platform']}"
         if receipt["status"] == "invalid_token":
             since = f", invalid since {receipt['tokenTimestamp']}" if receipt.get("tokenTimestamp") else ""
-            print(f"   invalid_token: {who} token {short(receipt['token'])} ({receipt['reason']}{since}); "
-                  f"the receipt carries the token so its owner can delete it")
+            print(f"   invalid_token: {who}, token {short(receipt['token'])} in the receipt for its owner to delete "
+                  f"({receipt['reason']}{since})")
         if receipt["status"] == "dead_lettered":
             print(f"   dead_lettered: {who} ({receipt['reason']})")
     retried = [receipt for receipt in receipts if receipt["attempts"] > 1]
-    print(f"   attempts > 1: {len(retried)}: " + "; ".join(
-        f"{r['messageId']} {r['type']} {r['userId']} {r['platform']} {r['status']} after {r['attempts']} attempts"
-        for r in retried))
+    print(f"   attempts > 1: {len(retried)}")
+    for receipt in retried:
+        print(f"      {receipt['messageId']} {receipt['type']} {receipt['userId']} {receipt['platform']}: "
+              f"{receipt['status']} after {receipt['attempts']} attempts")
 
 
 # Retry and dead-letter records
