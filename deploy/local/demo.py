@@ -11,6 +11,7 @@ gets SIGTERM and must exit 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -56,7 +57,9 @@ class Child:
         self.name = name
         self.log = log
         self.stdout = stdout or log
-        with open(log, "wb") as log_file, open(self.stdout, "ab") as out_file:
+        with contextlib.ExitStack() as files:
+            log_file = files.enter_context(open(log, "wb"))
+            out_file = files.enter_context(open(stdout, "wb")) if stdout else log_file
             self.process = subprocess.Popen(
                 ["setpriv", "--pdeathsig", "TERM", "--", *command], stdin=subprocess.PIPE, stdout=out_file,
                 stderr=log_file, env=environment, cwd=ROOT, start_new_session=True)
@@ -243,14 +246,21 @@ class Demo:
     # Stopping
 
     def stop(self) -> dict[str, int | None]:
-        """Stops the worker first (it must drain, commit and exit 0), then the simulator and the broker."""
+        """Stops the worker first (it must drain, commit and exit 0), then the simulator and the broker.
+        Interrupted meanwhile, it kills whatever still runs."""
         statuses = {}
-        for child in reversed(self.children):
-            statuses[child.name] = child.stop()
-        self.children.clear()
-        # The test keys and certificates go; the logs stay.
-        for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
-            shutil.rmtree(secrets, ignore_errors=True)
+        try:
+            for child in reversed(self.children):
+                statuses[child.name] = child.stop()
+        except Interrupted:
+            for child in self.children:
+                child.process.kill()
+            raise
+        finally:
+            self.children.clear()
+            # The test keys and certificates go; the logs stay.
+            for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
+                shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
 
@@ -315,4 +325,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Interrupted:
+        say("interrupted again while stopping: every process killed")
+        sys.exit(130)
