@@ -24,10 +24,11 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 import demo_report
-from demo_traffic import FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM, Traffic, short
+from demo_traffic import (FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
+                          UNREGISTERED_SINCE_MS, Traffic, short)
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 3
@@ -151,7 +152,9 @@ class Demo:
         """Credentials, unregistered tokens and fault rules; returns the worker's provider settings."""
         apns = self.control("POST", "/control/apns-credentials", {})
         fcm = self.control("POST", "/control/oauth-credentials", {"token_uri": f"{self.base_url}/token"})
-        self.control("POST", "/control/apns-unregister", {"tokens": [UNREGISTERED_APNS], "timestamp": 1_764_000_000_000})
+        # APNs says since when a token is invalid; the receipt carries that time.
+        self.control("POST", "/control/apns-unregister",
+                     {"tokens": [UNREGISTERED_APNS], "timestamp": UNREGISTERED_SINCE_MS})
         self.control("POST", "/control/fcm-unregister", {"tokens": [UNREGISTERED_FCM]})
         say(f"the simulator treats APNs token {short(UNREGISTERED_APNS)} (410 Unregistered) and FCM token "
             f"{short(UNREGISTERED_FCM)} (404 UNREGISTERED) as uninstalled apps")
@@ -215,15 +218,8 @@ class Demo:
                         and retries >= traffic.expected_retries:
                     break
                 if time.monotonic() - started > ARRIVAL_TIMEOUT:
-                    lacking = [f"{count} of {wanted_count} {what}" for count, wanted_count, what in (
-                        (len(wanted) - len(missing), len(wanted), "receipts"),
-                        (dead_letters, traffic.expected_dead_letters, "dead letters"),
-                        (retries, traffic.expected_retries, "retry records")) if count < wanted_count]
-                    devices = {device.token_hash: device for device in traffic.devices()}
-                    examples = ", ".join(sorted(f"{message} {devices[token].label}" for message, _, token in missing)[:3])
-                    raise DemoFailed(f"timed out after {ARRIVAL_TIMEOUT} s with only {'; '.join(lacking)}"
-                                     + (f" (no receipt yet for {examples}…)" if missing else "")
-                                     + f"; see {worker.log}")
+                    raise DemoFailed(f"timed out after {ARRIVAL_TIMEOUT} s with only "
+                                     f"{shortfall(traffic, missing, dead_letters, retries)}; see {worker.log}")
                 if worker.process.poll() is not None:
                     raise DemoFailed(f"push-worker exited with status {worker.process.returncode} while working; "
                                      f"see {worker.log}")
@@ -264,6 +260,20 @@ class Demo:
         return statuses
 
 
+def shortfall(traffic: Traffic, missing: set[tuple[str, str, str]], dead_letters: int, retries: int) -> str:
+    """What has arrived of what is still awaited, with a few of the device sends that have no receipt yet."""
+    wanted = len(traffic.receipt_keys())
+    counts = [(wanted - len(missing), wanted, "receipts"),
+              (dead_letters, traffic.expected_dead_letters, "dead letters"),
+              (retries, traffic.expected_retries, "retry records")]
+    text = "; ".join(f"{count} of {expected} {what}" for count, expected, what in counts if count < expected)
+    if missing:
+        devices = {device.token_hash: device for device in traffic.devices()}
+        examples = sorted(f"{message} {devices[token].label}" for message, _, token in missing)
+        text += f" (no receipt yet for {', '.join(examples[:3])}…)"
+    return text
+
+
 def receipt_keys(receipts: list[dict]) -> set[tuple[str, str, str]]:
     return {(receipt["messageId"], receipt["userId"], receipt["tokenHash"]) for receipt in receipts}
 
@@ -299,30 +309,29 @@ def main() -> int:
         outputs = demo.collect(servers, traffic, worker)
         requests = demo.control("GET", "/requests")["requests"]
         metrics = demo.metrics()
-        statuses = demo.stop()
+        worker_status = demo.stop()["push-worker run"]
     except Interrupted as interruption:
         demo.stop()
         say(f"interrupted by {interruption}; every process stopped (logs in {directory})")
         return 130
-    except (DemoFailed, KafkaException, OSError, ValueError) as error:
+    except Exception as error:  # whatever went wrong, nothing may be left running
         demo.stop()
-        say(f"FAILED: {error}")
+        say(f"FAILED: {error}" if isinstance(error, DemoFailed) else f"FAILED: {type(error).__name__}: {error}")
         return 1
     finally:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    say(f"worker stopped with SIGTERM: exit status {statuses['push-worker run']}; simulator and broker stopped")
+    say(f"worker stopped with SIGTERM: exit status {worker_status}; simulator and broker stopped")
     problems = demo_report.print_report(traffic, outputs, requests, metrics, directory / "worker.log")
-    if statuses["push-worker run"] != 0:
-        problems.append(f"push-worker exited with status {statuses['push-worker run']} after SIGTERM, not 0")
+    if worker_status != 0:
+        problems.append(f"push-worker exited with status {worker_status} after SIGTERM, not 0")
+    for problem in problems:
+        say(f"FAILED: {problem}")
     if problems:
-        for problem in problems:
-            say(f"FAILED: {problem}")
         return 1
     say(f"OK: every expected push, receipt and dead letter seen; {time.monotonic() - began:.0f} s "
         f"from start to stop")
     return 0
-
 
 if __name__ == "__main__":
     try:

@@ -9,7 +9,7 @@ import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from demo_traffic import POISON, Device, Traffic, short
+from demo_traffic import POISON, Traffic, short
 
 PLATFORMS = ("apns", "apns-voip", "fcm")
 STATUSES = ("delivered", "skipped", "invalid_token", "dead_lettered", "expired", "rejected")
@@ -241,7 +241,7 @@ def check(traffic: Traffic, receipts: list[dict], dead_letters: list, requests: 
                             f"{[(r['status'], r['reason'], r['attempts']) for r in found] or 'no receipt'}")
     for key, found in by_send.items():
         for receipt in found:
-            ordinary = receipt["status"] == "delivered" or receipt["status"] == "skipped" and receipt["reason"] == "platform"
+            ordinary = receipt["status"] == "delivered" or (receipt["status"], receipt["reason"]) == ("skipped", "platform")
             if key not in special and not ordinary:
                 problems.append(f"unexpected receipt {receipt['messageId']} {receipt['userId']} {receipt['platform']}:"
                                 f" {receipt['status']} ({receipt['reason']})")

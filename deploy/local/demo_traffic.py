@@ -9,7 +9,6 @@ is not a device token at all, gets the file message; and one record that is not 
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ TOPIC = "chat.messages"
 ROOM = "r-42"
 UNREGISTERED_APNS = "0f" * 32
 UNREGISTERED_FCM = "fcm-token-of-an-uninstalled-app"
+UNREGISTERED_SINCE_MS = 1_764_000_000_000  # 2025-11-24T16:00:00Z
 MALFORMED_TOKEN = "not-a-device-token"
 POISON = b'{"id": "m-poison", "type": "text", "room": {"id": "r-42"'
 # The poison record goes in after this message, so the room's later messages show the partition flowing on.
@@ -101,7 +101,7 @@ class Traffic:
     def devices(self) -> list[Device]:
         """Every device once, in the order of first appearance."""
         seen: dict[str, Device] = {}
-        for _, recipient, device in self.sends():
+        for _, _, device in self.sends():
             seen.setdefault(device.token_hash, device)
         return list(seen.values())
 
