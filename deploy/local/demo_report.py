@@ -107,6 +107,14 @@ def describe(request: dict) -> tuple[str, str, list[str]]:
     return describe_fcm(body)
 
 
+def answer(request: dict) -> str:
+    """What a request that did not succeed was answered, in a few words."""
+    status = request["status"]
+    if request["fault"] == "status":
+        return "injected fault" + (": the worker retries" if status == 429 or (status or 0) >= 500 else "")
+    return {410: "Unregistered: the app is gone", 404: "UNREGISTERED: the app is gone"}.get(status, "refused")
+
+
 def print_devices(traffic: Traffic, receipts: list[dict], requests: list[dict]) -> None:
     by_token: dict[str, list[dict]] = defaultdict(list)
     for request in sorted(requests, key=lambda request: request["seq"]):
@@ -123,9 +131,7 @@ def print_devices(traffic: Traffic, receipts: list[dict], requests: list[dict]) 
         for request in by_token.get(device.token, []):
             message, kind, columns = describe(request)
             if request["status"] != 200:
-                columns = ["injected fault: the worker retries" if request["fault"] == "status" else {
-                    410: "Unregistered: the app is gone", 404: "UNREGISTERED: the app is gone"
-                }.get(request["status"], "refused")]
+                columns = [answer(request)]
             print(COLUMNS.format(message, kind, request["status"] or "-", *columns, *[""] * (6 - len(columns)))
                   .rstrip())
         not_sent: dict[str, list[str]] = defaultdict(list)
@@ -241,7 +247,8 @@ def check(traffic: Traffic, receipts: list[dict], dead_letters: list, requests: 
                             f"{[(r['status'], r['reason'], r['attempts']) for r in found] or 'no receipt'}")
     for key, found in by_send.items():
         for receipt in found:
-            ordinary = receipt["status"] == "delivered" or (receipt["status"], receipt["reason"]) == ("skipped", "platform")
+            ordinary = receipt["status"] == "delivered" or (
+                receipt["status"], receipt["reason"]) == ("skipped", "platform")
             if key not in special and not ordinary:
                 problems.append(f"unexpected receipt {receipt['messageId']} {receipt['userId']} {receipt['platform']}:"
                                 f" {receipt['status']} ({receipt['reason']})")
