@@ -21,10 +21,6 @@ def clip(text: str, limit: int = 34) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def quoted(text: str | None, limit: int = 34) -> str:
-    return json.dumps(clip(text, limit), ensure_ascii=False) if text is not None else "-"
-
-
 def heading(title: str) -> None:
     print(f"\n== {title}")
 
