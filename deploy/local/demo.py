@@ -339,3 +339,6 @@ if __name__ == "__main__":
     except Interrupted:
         say("interrupted again while stopping: every process killed")
         sys.exit(130)
+    except BrokenPipeError:  # the reader of our output went away (`| head`); the children were stopped
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
