@@ -1,0 +1,344 @@
+"""The embedded demo: dev broker + push simulator + push-worker + sample chat traffic, then a report.
+
+    .venv/bin/python deploy/local/demo.py --worker .build/debug/push-worker
+
+(deploy/local/demo.sh installs, builds and runs this.) Everything runs on loopback in a fresh temporary
+directory, which is kept afterwards for the logs. Every child is started with a parent-death signal and in its
+own session, so Ctrl-C, a failure or even a killed driver leaves no process behind; on a normal stop the worker
+gets SIGTERM and must exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+
+import demo_report
+from demo_traffic import (FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
+                          UNREGISTERED_SINCE_MS, Traffic, short)
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTITIONS = 3
+OUTPUT_TOPICS = ("push.receipts", "push.dlq", "push.retry")
+START_TIMEOUT = 30
+ARRIVAL_TIMEOUT = 60
+STOP_TIMEOUT = 30
+
+
+class DemoFailed(Exception):
+    """The demo cannot go on or did not see what it expected; the message says what and where to look."""
+
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP reached the driver."""
+
+
+def say(line: str) -> None:
+    print(f"demo: {line}", flush=True)
+
+
+class Child:
+    """One child process with its output in a log file; dies with the driver (parent-death signal)."""
+
+    def __init__(self, name: str, command: list[str], log: Path, environment: dict[str, str] | None = None,
+                 stdout: Path | None = None):
+        self.name = name
+        self.log = log
+        self.stdout = stdout or log
+        with contextlib.ExitStack() as files:
+            log_file = files.enter_context(open(log, "wb"))
+            out_file = files.enter_context(open(stdout, "wb")) if stdout else log_file
+            self.process = subprocess.Popen(
+                ["setpriv", "--pdeathsig", "TERM", "--", *command], stdin=subprocess.PIPE, stdout=out_file,
+                stderr=log_file, env=environment, cwd=ROOT, start_new_session=True)
+
+    def wait_for_output(self, predicate, what: str, timeout: float = START_TIMEOUT) -> str:
+        """Polls the output file until `predicate(text)` returns something truthy; returns the text."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.stdout.read_text(errors="replace")
+            if predicate(text):
+                return text
+            if self.process.poll() is not None:
+                raise DemoFailed(f"{self.name} exited with status {self.process.returncode} before {what}; "
+                                 f"see {self.log}")
+            time.sleep(0.05)
+        raise DemoFailed(f"{self.name} did not report {what} within {timeout} s; see {self.log}")
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
+        """SIGTERM, then SIGKILL after `timeout`; returns the exit status (None if it had to be killed)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                return None
+        if self.process.stdin:
+            self.process.stdin.close()
+        return self.process.returncode
+
+
+@dataclass
+class Outputs:
+    """What the worker wrote to Kafka, as confluent_kafka messages by topic."""
+
+    records: dict[str, list] = field(default_factory=lambda: {topic: [] for topic in OUTPUT_TOPICS})
+
+    def receipts(self) -> list[dict]:
+        return [json.loads(message.value()) for message in self.records["push.receipts"]]
+
+
+class Demo:
+    def __init__(self, worker_binary: Path, directory: Path):
+        self.worker_binary = worker_binary
+        self.directory = directory
+        self.children: list[Child] = []
+
+    # Starting
+
+    def start_broker(self) -> str:
+        broker = Child("the dev broker", [str(self.worker_binary), "dev-broker", "--brokers", "1", "--partitions",
+                                          str(PARTITIONS)],
+                       self.directory / "broker.log", stdout=self.directory / "broker.out")
+        self.children.append(broker)
+        text = broker.wait_for_output(lambda out: "\n" in out, "its bootstrap servers")
+        line = text.splitlines()[0]
+        if not line.startswith("bootstrap.servers="):
+            raise DemoFailed(f"the dev broker printed {line!r} instead of its bootstrap servers")
+        servers = line.removeprefix("bootstrap.servers=")
+        say(f"dev broker ready at {servers} (topics chat.messages, push.receipts, push.dlq, push.retry; "
+            f"{PARTITIONS} partitions each)")
+        return servers
+
+    def start_simulator(self) -> dict:
+        python = ROOT / ".venv/bin/python"
+        simulator = Child("the push simulator",
+                          [str(python), "Tests/PushSimulator/simulator.py", "--cert-dir",
+                           str(self.directory / "certs"), "--exit-on-stdin-eof"],
+                          self.directory / "simulator.log", {**os.environ, "TMPDIR": str(self.directory)},
+                          stdout=self.directory / "simulator.out")
+        self.children.append(simulator)
+        text = simulator.wait_for_output(lambda out: "\n" in out, "its ready line")
+        ready = json.loads(text.splitlines()[0])
+        self.control_url = f"http://127.0.0.1:{ready['control_port']}"
+        self.base_url = f"https://127.0.0.1:{ready['port']}"
+        say(f"push simulator ready at {self.base_url} (APNs, FCM and Google OAuth over TLS HTTP/2; "
+            f"control API {self.control_url})")
+        return ready
+
+    def control(self, method: str, path: str, body: object | None = None) -> dict:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.control_url + path, data=data, method=method,
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    def prepare_simulator(self) -> dict[str, str]:
+        """Credentials, unregistered tokens and fault rules; returns the worker's provider settings."""
+        apns = self.control("POST", "/control/apns-credentials", {})
+        fcm = self.control("POST", "/control/oauth-credentials", {"token_uri": f"{self.base_url}/token"})
+        # APNs says since when a token is invalid; the receipt carries that time.
+        self.control("POST", "/control/apns-unregister",
+                     {"tokens": [UNREGISTERED_APNS], "timestamp": UNREGISTERED_SINCE_MS})
+        self.control("POST", "/control/fcm-unregister", {"tokens": [UNREGISTERED_FCM]})
+        say(f"the simulator treats APNs token {short(UNREGISTERED_APNS)} (410 Unregistered) and FCM token "
+            f"{short(UNREGISTERED_FCM)} (404 UNREGISTERED) as uninstalled apps")
+        for fault in FAULTS:
+            self.control("POST", "/faults/rules", fault.rule)
+            say(f"fault armed: {fault.description}")
+        return {
+            "APNS_URL": self.base_url, "APNS_SANDBOX_URL": self.base_url, "APNS_KEY_FILE": apns["key_file"],
+            "APNS_KEY_ID": apns["key_id"], "APNS_TEAM_ID": apns["team_id"], "APNS_TOPIC": apns["topic"],
+            "FCM_URL": self.base_url, "FCM_SERVICE_ACCOUNT_FILE": fcm["service_account_file"],
+        }
+
+    def start_worker(self, servers: str, providers: dict[str, str], ca_file: str) -> Child:
+        # A clean environment: the caller's KAFKA_* or PUSH_* variables must not change the demo.
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LOG_LEVEL": "info",
+            "KAFKA_BOOTSTRAP_SERVERS": servers, "PUSH_CA_FILE": ca_file, "PUSH_HTTP_HOST": "127.0.0.1",
+            "PUSH_HTTP_PORT": "0", "PUSH_WORKER_ID": "demo-worker", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
+            "PUSH_RETRY_BUDGET_MS": str(RETRY_BUDGET_MS), **providers,
+        }
+        worker = Child("push-worker run", [str(self.worker_binary), "run"], self.directory / "worker.log",
+                       environment)
+        self.children.append(worker)
+        worker.wait_for_output(lambda log: '"message":"started"' in log, "'started'")
+        self.metrics_port = started_port(worker.log.read_text())
+        say(f"push-worker run started (pid {worker.process.pid}, LOG_LEVEL info, status endpoints on "
+            f"127.0.0.1:{self.metrics_port})")
+        return worker
+
+    # Traffic and results
+
+    @staticmethod
+    def produce(servers: str, traffic: Traffic) -> None:
+        producer = Producer({"bootstrap.servers": servers, "enable.idempotence": True, "linger.ms": 5})
+        failures: list[str] = []
+        for key, value in traffic.records():
+            producer.produce(TOPIC, value=value, key=key.encode(), headers=[("source", b"demo")],
+                             on_delivery=lambda error, _: error and failures.append(str(error)))
+        if producer.flush(30) or failures:
+            raise DemoFailed(f"producing the sample traffic failed: {failures or 'delivery timed out'}")
+        say(f"produced {len(traffic.events)} chat events (every IMKIT type, unreadCount, call and an unknown "
+            f"type) and 1 poison record to {TOPIC}")
+
+    @staticmethod
+    def collect(servers: str, traffic: Traffic, worker: Child) -> Outputs:
+        """Reads the output topics until every receipt, dead letter and retry record arrived (bounded)."""
+        consumer = Consumer({"bootstrap.servers": servers, "group.id": "demo-reader", "enable.auto.commit": False})
+        consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)
+                         for topic in OUTPUT_TOPICS for partition in range(PARTITIONS)])
+        outputs = Outputs()
+        wanted = traffic.receipt_keys()
+        started = time.monotonic()
+        say(f"waiting for {len(wanted)} receipts, {traffic.expected_dead_letters} dead letters and "
+            f"{traffic.expected_retries} retry record (at most {ARRIVAL_TIMEOUT} s)")
+        try:
+            while True:
+                missing = wanted - receipt_keys(outputs.receipts())
+                dead_letters = len(outputs.records["push.dlq"])
+                retries = len(outputs.records["push.retry"])
+                if not missing and dead_letters >= traffic.expected_dead_letters \
+                        and retries >= traffic.expected_retries:
+                    break
+                if time.monotonic() - started > ARRIVAL_TIMEOUT:
+                    raise DemoFailed(f"timed out after {ARRIVAL_TIMEOUT} s with only "
+                                     f"{shortfall(traffic, missing, dead_letters, retries)}; see {worker.log}")
+                if worker.process.poll() is not None:
+                    raise DemoFailed(f"push-worker exited with status {worker.process.returncode} while working; "
+                                     f"see {worker.log}")
+                for message in consumer.consume(500, 0.2):
+                    if message.error():
+                        raise DemoFailed(f"reading {message.topic()} failed: {message.error()}")
+                    outputs.records[message.topic()].append(message)
+        finally:
+            consumer.close()
+        say(f"everything arrived {time.monotonic() - started:.1f} s after the traffic was produced")
+        return outputs
+
+    def metrics(self) -> str:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as response:
+                return response.read().decode()
+        except OSError as error:
+            raise DemoFailed(f"GET /metrics failed: {error}") from error
+
+    # Stopping
+
+    def stop(self) -> dict[str, int | None]:
+        """Stops the worker first (it must drain, commit and exit 0), then the simulator and the broker.
+        Interrupted meanwhile, it kills whatever still runs."""
+        statuses = {}
+        try:
+            for child in reversed(self.children):
+                statuses[child.name] = child.stop()
+        except Interrupted:
+            for child in self.children:
+                child.process.kill()
+            raise
+        finally:
+            self.children.clear()
+            # The test keys and certificates go; the logs stay.
+            for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
+                shutil.rmtree(secrets, ignore_errors=True)
+        return statuses
+
+
+def shortfall(traffic: Traffic, missing: set[tuple[str, str, str]], dead_letters: int, retries: int) -> str:
+    """What has arrived of what is still awaited, with a few of the device sends that have no receipt yet."""
+    wanted = len(traffic.receipt_keys())
+    counts = [(wanted - len(missing), wanted, "receipts"),
+              (dead_letters, traffic.expected_dead_letters, "dead letters"),
+              (retries, traffic.expected_retries, "retry records")]
+    text = "; ".join(f"{count} of {expected} {what}" for count, expected, what in counts if count < expected)
+    if missing:
+        devices = {device.token_hash: device for device in traffic.devices()}
+        examples = sorted(f"{message} {devices[token].label}" for message, _, token in missing)
+        text += f" (no receipt yet for {', '.join(examples[:3])}…)"
+    return text
+
+
+def receipt_keys(receipts: list[dict]) -> set[tuple[str, str, str]]:
+    return {(receipt["messageId"], receipt["userId"], receipt["tokenHash"]) for receipt in receipts}
+
+
+def started_port(log: str) -> int:
+    for line in log.splitlines():
+        if '"message":"started"' in line:
+            return int(json.loads(line)["metadata"]["http.port"])
+    raise DemoFailed("push-worker logged no 'started' line")
+
+
+def raise_interrupted(signal_number: int, _frame) -> None:
+    raise Interrupted(signal.Signals(signal_number).name)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", required=True, type=Path, help="the push-worker binary")
+    arguments = parser.parse_args()
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, raise_interrupted)
+
+    began = time.monotonic()
+    directory = Path(tempfile.mkdtemp(prefix="push-worker-demo-"))
+    demo = Demo(arguments.worker.resolve(), directory)
+    traffic = Traffic(ROOT / "schemas/examples/chat-message")
+    try:
+        servers = demo.start_broker()
+        ready = demo.start_simulator()
+        providers = demo.prepare_simulator()
+        worker = demo.start_worker(servers, providers, ready["ca_file"])
+        demo.produce(servers, traffic)
+        outputs = demo.collect(servers, traffic, worker)
+        requests = demo.control("GET", "/requests")["requests"]
+        metrics = demo.metrics()
+        worker_status = demo.stop()["push-worker run"]
+    except Interrupted as interruption:
+        demo.stop()
+        say(f"interrupted by {interruption}; every process stopped (logs in {directory})")
+        return 130
+    except Exception as error:  # whatever went wrong, nothing may be left running
+        demo.stop()
+        say(f"FAILED: {error}" if isinstance(error, DemoFailed) else f"FAILED: {type(error).__name__}: {error}")
+        return 1
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    say(f"worker stopped with SIGTERM: exit status {worker_status}; simulator and broker stopped")
+    problems = demo_report.print_report(traffic, outputs, requests, metrics, directory / "worker.log")
+    if worker_status != 0:
+        problems.append(f"push-worker exited with status {worker_status} after SIGTERM, not 0")
+    for problem in problems:
+        say(f"FAILED: {problem}")
+    if problems:
+        return 1
+    say(f"OK: every expected push, receipt and dead letter seen; {time.monotonic() - began:.0f} s "
+        f"from start to stop")
+    return 0
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Interrupted:
+        say("interrupted again while stopping: every process killed")
+        sys.exit(130)
+    except BrokenPipeError:  # the reader of our output went away (`| head`); the children were stopped
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
