@@ -20,7 +20,7 @@ public final class KafkaConsumer: Sendable {
     private let callQueue = DispatchQueue(label: "kafka.consumer.calls", attributes: .concurrent)
 
     /// The properties the consumer was created with: `KafkaConfiguration.consumerDefaults`, then
-    /// `configuration`, then `enable.auto.offset.store=false`.
+    /// `configuration` less its producer-only properties, then `enable.auto.offset.store=false`.
     public let properties: [String: String]
 
     /// Creates a consumer; nothing is fetched until `subscribe` or `assign`. librdkafka's log lines go to
@@ -28,7 +28,9 @@ public final class KafkaConsumer: Sendable {
     public init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
     ) throws(KafkaError) {
-        var properties = KafkaConfiguration.consumerDefaults.merging(configuration.properties) { _, new in new }
+        var properties = KafkaConfiguration.consumerDefaults.merging(
+            configuration.properties.filter { !PropertyScope.producerOnly.contains($0.key) }
+        ) { _, new in new }
         properties["enable.auto.offset.store"] = "false"
         let context = ConsumerContext(errorHandler: errorHandler, logHandler: logHandler)
         let client = try RDKafkaClient(.consumer, properties: properties, callbacks: context.callbacks)

@@ -16,14 +16,17 @@ public final class KafkaProducer: Sendable {
     private let poller: ProducerPoller
     private let callQueue = DispatchQueue(label: "kafka.producer.calls", attributes: .concurrent)
 
-    /// The properties the producer was created with: `KafkaConfiguration.producerDefaults`, then `configuration`.
+    /// The properties the producer was created with: `KafkaConfiguration.producerDefaults`, then `configuration`
+    /// less its consumer-only properties.
     public let properties: [String: String]
 
     /// Creates a producer. librdkafka's log lines go to `logHandler`, or are dropped without one.
     public init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
     ) throws(KafkaError) {
-        let properties = KafkaConfiguration.producerDefaults.merging(configuration.properties) { _, new in new }
+        let properties = KafkaConfiguration.producerDefaults.merging(
+            configuration.properties.filter { !PropertyScope.consumerOnly.contains($0.key) }
+        ) { _, new in new }
         let context = ProducerContext(errorHandler: errorHandler, logHandler: logHandler)
         let client = try RDKafkaClient(.producer, properties: properties, callbacks: context.callbacks)
         self.client = client
