@@ -24,7 +24,7 @@ extension EndToEndTests {
             try await simulator.reset()
             try await simulator.resetClock()
             _ = try await simulator.control("POST", "/control/apns-reset")
-            credentials = try await simulator.control("POST", "/control/apns-credentials", as: APNsCredentials.self)
+            credentials = try await simulator.apnsCredentials()
         }
 
         func client(clock: any WallClock = SystemWallClock(), key: APNsSigningKey? = nil) throws -> APNsClient {

@@ -33,9 +33,7 @@ extension EndToEndTests {
             try await simulator.resetClock()
             _ = try await simulator.control("POST", "/control/fcm-reset")
             _ = try await simulator.control("POST", "/control/oauth-config", body: #"{"expires_in":3599}"#)
-            let file = try await simulator.control(
-                "POST", "/control/oauth-credentials", body: #"{"token_uri":"\#(simulator.baseURL)/token"}"#,
-                as: ServiceAccountFile.self)
+            let file = try await simulator.serviceAccountFile()
             account = try GoogleServiceAccount(contentsOfFile: file.serviceAccountFile)
         }
 
@@ -142,11 +140,8 @@ extension EndToEndTests {
                 try JSONSerialization.jsonObject(
                     with: Data(
                         contentsOf: URL(
-                            fileURLWithPath: try await simulator.control(
-                                "POST", "/control/oauth-credentials",
-                                body: #"{"token_uri":"\#(simulator.baseURL)/token"}"#,
-                                as: ServiceAccountFile.self
-                            ).serviceAccountFile))) as? [String: String] ?? [:]
+                            fileURLWithPath: try await simulator.serviceAccountFile().serviceAccountFile)))
+                as? [String: String] ?? [:]
             json["project_id"] = "other-project"
             let other = try GoogleServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: json)))
             #expect(

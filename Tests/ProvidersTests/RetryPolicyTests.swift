@@ -1,3 +1,4 @@
+import PushSimulatorSupport
 import Testing
 
 @testable import Providers
@@ -10,12 +11,12 @@ import Testing
         .rejected(status: 400, reason: "BadTopic"),
     ])
     func finalOutcomesAreDone(outcome: DeliveryOutcome) {
-        var random = SeededRandom(state: 1)
+        var random = SeededGenerator(seed: 1)
         #expect(policy.decide(after: outcome, attempt: 1, using: &random) == .done)
     }
 
     @Test func backoffStaysWithinTheDoublingCeilingAndTheCap() {
-        var random = SeededRandom(state: 42)
+        var random = SeededGenerator(seed: 42)
         for attempt in 1...12 {
             let ceiling = min(30.0, Double(1 << (attempt - 1)))
             for _ in 0..<200 {
@@ -26,15 +27,15 @@ import Testing
     }
 
     @Test func jitterSpreadsOverTheWholeRange() {
-        var random = SeededRandom(state: 7)
+        var random = SeededGenerator(seed: 7)
         let delays = (0..<1000).map { _ in policy.backoff(attempt: 6, using: &random) }
         #expect(delays.contains { $0 < .seconds(3) })
         #expect(delays.contains { $0 > .seconds(27) })
     }
 
     @Test func seededRandomGivesReproducibleDelays() {
-        var first = SeededRandom(state: 99)
-        var second = SeededRandom(state: 99)
+        var first = SeededGenerator(seed: 99)
+        var second = SeededGenerator(seed: 99)
         let outcome = DeliveryOutcome.retry(after: nil, status: 503, reason: "Shutdown")
         let a = (1...4).map { policy.decide(after: outcome, attempt: $0, using: &first) }
         let b = (1...4).map { policy.decide(after: outcome, attempt: $0, using: &second) }
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func retryAfterIsAFloor() {
-        var random = SeededRandom(state: 3)
+        var random = SeededGenerator(seed: 3)
         let outcome = DeliveryOutcome.retry(after: .seconds(45), status: 429, reason: "TooManyRequests")
         for attempt in 1...4 {
             #expect(policy.decide(after: outcome, attempt: attempt, using: &random) == .retry(after: .seconds(45)))
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func transientFailuresStopAfterMaxAttempts() {
-        var random = SeededRandom(state: 5)
+        var random = SeededGenerator(seed: 5)
         let outcome = DeliveryOutcome.retry(after: nil, status: 500, reason: "InternalServerError")
         #expect(policy.decide(after: outcome, attempt: 4, using: &random) != .exhausted)
         #expect(policy.decide(after: outcome, attempt: 5, using: &random) == .exhausted)
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func hugeAttemptNumbersDoNotOverflow() {
-        var random = SeededRandom(state: 11)
+        var random = SeededGenerator(seed: 11)
         #expect(policy.backoff(attempt: 10_000, using: &random) <= .seconds(30))
     }
 }

@@ -16,20 +16,6 @@ enum SharedSimulator {
     static func get() async throws -> PushSimulator { try await started.value }
 }
 
-/// The APNs test key the simulator generated (`apns-credentials`).
-struct APNsCredentials: Decodable {
-    let keyFile: String
-    let keyId: String
-    let teamId: String
-    let topic: String
-}
-
-/// The service-account file the simulator wrote (`oauth-credentials`).
-struct ServiceAccountFile: Decodable {
-    let serviceAccountFile: String
-    let projectId: String
-}
-
 struct APNsStats: Decodable {
     let accepted: Int
     let providerTokensSeen: Int

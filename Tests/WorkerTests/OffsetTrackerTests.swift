@@ -1,3 +1,4 @@
+import PushSimulatorSupport
 import Testing
 
 @testable import Worker
@@ -57,20 +58,5 @@ import Testing
             }
         }
         #expect(tracker.watermark == 300)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for shuffles in tests.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushSimulatorSupport
 import Synchronization
 import Testing
 
@@ -157,22 +158,11 @@ final class OutputBuffer: Sendable {
         _ = await broker.exitStatus()
     }
 
-    /// A service-account file with a fresh RSA key (made by the openssl command line).
+    /// A service-account file (with the shared test RSA key) whose token endpoint nothing listens on.
     func serviceAccount(in directory: URL) throws -> String {
-        let keyPath = directory.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", keyPath]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        let pem = try String(contentsOfFile: keyPath, encoding: .utf8)
-        let json = try JSONSerialization.data(withJSONObject: [
-            "type": "service_account", "project_id": "demo-project", "private_key_id": "k1", "private_key": pem,
-            "client_email": "worker@demo-project.iam.gserviceaccount.com", "token_uri": "https://127.0.0.1:9/token",
-        ])
         let path = directory.appendingPathComponent("service-account.json").path
-        try json.write(to: URL(fileURLWithPath: path))
+        try Data(TestKeys.serviceAccountJSON(tokenURI: "https://127.0.0.1:9/token")).write(
+            to: URL(fileURLWithPath: path))
         return path
     }
 }

@@ -1,0 +1,29 @@
+/// The APNs test key the simulator generated (`POST /control/apns-credentials`).
+public struct APNsCredentials: Decodable, Sendable {
+    /// A `.p8` (PKCS#8 PEM) P-256 key file.
+    public let keyFile: String
+    public let keyId: String
+    public let teamId: String
+    /// The bundle id the simulator accepts as `apns-topic`.
+    public let topic: String
+}
+
+/// The Google service-account file the simulator wrote (`POST /control/oauth-credentials`).
+public struct ServiceAccountFile: Decodable, Sendable {
+    public let serviceAccountFile: String
+    public let projectId: String
+}
+
+extension PushSimulator {
+    /// Makes the simulator generate an APNs signing key and returns where it is and what it signs for.
+    public func apnsCredentials() async throws -> APNsCredentials {
+        try await control("POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
+    }
+
+    /// Makes the simulator write a service-account file whose `token_uri` is its own OAuth endpoint.
+    public func serviceAccountFile() async throws -> ServiceAccountFile {
+        try await control(
+            "POST", "/control/oauth-credentials", body: #"{"token_uri":"\#(baseURL)/token"}"#,
+            as: ServiceAccountFile.self)
+    }
+}
