@@ -20,7 +20,7 @@ struct RoomOrderTests {
                 "seq": seq + 1, "connection": 1, "stream": 2 * seq + 1, "method": "POST",
                 "path": apns ? "/3/device/\(id)" : "/v1/projects/p/messages:send", "headers": [String: String](),
                 "body": apns ? #"{"aps": {}, "mid": "\#(id)"}"# : #"{"message": {"data": {"mid": "\#(id)"}}}"#,
-                "concurrent": 1, "status": 200,
+                "concurrent": 1, "status": 200, "client_certificate": false,
             ]
         }
         let decoder = JSONDecoder()
