@@ -31,6 +31,8 @@ public final class PushSimulator: Sendable {
     private let process: Process
     private let stdin: Pipe
     private let control: HTTP2Client
+    /// The simulator's certificates and keys; removed by `stop()`.
+    private let directory: String
 
     /// `https://127.0.0.1:PORT`, the base URL to send provider requests to.
     public var baseURL: String { "https://127.0.0.1:\(endpoint.port)" }
@@ -38,14 +40,16 @@ public final class PushSimulator: Sendable {
     /// `https://127.0.0.1:MTLS_PORT`, the base URL of the listener that requires a client certificate.
     public var mutualTLSBaseURL: String { "https://127.0.0.1:\(endpoint.mtlsPort)" }
 
-    private init(endpoint: Endpoint, process: Process, stdin: Pipe) throws(HTTPError) {
+    private init(endpoint: Endpoint, process: Process, stdin: Pipe, directory: String) throws(HTTPError) {
         self.endpoint = endpoint
+        self.directory = directory
         self.process = process
         self.stdin = stdin
         self.control = try HTTP2Client()
     }
 
-    /// Starts the simulator with its certificates in a fresh temporary directory; `routes` is its `--routes`.
+    /// Starts the simulator with its certificates and keys in a fresh temporary directory (its `TMPDIR` too, so
+    /// that everything it writes goes there); `routes` is its `--routes`.
     public static func start(routes: String? = nil) async throws -> PushSimulator {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
@@ -53,8 +57,10 @@ public final class PushSimulator: Sendable {
         let python = FileManager.default.isExecutableFile(atPath: venvPython) ? venvPython : "/usr/bin/python3"
         let certDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-simulator-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: certDirectory, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": certDirectory]) { _, new in new }
         process.arguments =
             [
                 root.appendingPathComponent("Tests/PushSimulator/simulator.py").path, "--cert-dir", certDirectory,
@@ -76,10 +82,10 @@ public final class PushSimulator: Sendable {
             process.terminate()
             throw SimulatorError("the push simulator's ready line is not its endpoint: '\(line)'")
         }
-        return try PushSimulator(endpoint: endpoint, process: process, stdin: stdin)
+        return try PushSimulator(endpoint: endpoint, process: process, stdin: stdin, directory: certDirectory)
     }
 
-    /// Stops the simulator and its control client.
+    /// Stops the simulator and its control client, and removes its directory.
     public func stop() async {
         await control.shutdown()
         try? stdin.fileHandleForWriting.close()
@@ -91,6 +97,7 @@ public final class PushSimulator: Sendable {
                 continuation.resume()
             }
         }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Calls the control API (`method path` with a JSON `body`) and decodes its JSON answer as `T`.
