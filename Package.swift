@@ -56,7 +56,8 @@ let package = Package(
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport",
+                "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport", "KafkaTesting",
+                "ChildProcessTesting",
             ],
             swiftSettings: strict
         ),

@@ -15,34 +15,12 @@ public final class DevBrokerProcess: Sendable {
         public let description: String
     }
 
-    private let process: Process
-    private let input: FileHandle
-    private let output: ChildOutputLines
+    private let child: ChildProcess
 
     /// Starts `push-worker dev-broker` with `arguments`; `executable` defaults to the `push-worker` built
     /// beside the running test bundle.
     public init(executable: URL? = nil, arguments: [String] = []) throws {
-        let process = Process()
-        process.executableURL = executable ?? Self.builtExecutable
-        process.arguments = ["dev-broker"] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        self.process = process
-        self.input = stdin.fileHandleForWriting
-        try process.run()
-        self.output = ChildOutputLines(reading: stdout.fileHandleForReading)
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-
-    /// `push-worker` in the build directory of the running tests.
-    public static var builtExecutable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-worker")
+        child = try ChildProcess(executable ?? ChildProcess.built("push-worker"), ["dev-broker"] + arguments)
     }
 
     /// The servers from the broker's first line (`bootstrap.servers=…`), waiting up to `limit` for it.
@@ -55,8 +33,8 @@ public final class DevBrokerProcess: Sendable {
 
     /// Sends one control command (see `push-worker dev-broker --help`) and returns its answer line.
     public func send(_ command: String, within limit: Duration = .seconds(20)) async throws -> String {
-        let index = output.count
-        input.write(Data((command + "\n").utf8))
+        let index = child.stdout.count
+        child.write(line: command)
         return try await line(index, within: limit)
     }
 
@@ -68,20 +46,18 @@ public final class DevBrokerProcess: Sendable {
 
     /// Sends SIGTERM and returns the exit status once the process has exited.
     public func terminate(within limit: Duration = .seconds(20)) async throws -> Int32 {
-        process.terminate()
-        let deadline = ContinuousClock.now + limit
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { throw Failure(description: "no exit within \(limit)") }
-            try await Task.sleep(for: .milliseconds(20))
+        child.signal(SIGTERM)
+        guard let status = await child.exitStatus(within: limit) else {
+            throw Failure(description: "no exit within \(limit)")
         }
-        return process.terminationStatus
+        return status
     }
 
     private func line(_ index: Int, within limit: Duration) async throws -> String {
         do {
-            return try await output.line(index, within: limit)
+            return try await child.stdout.line(index, within: limit)
         } catch let missing as ChildOutputLines.Missing {
-            let exit = process.isRunning ? "" : " (exit status \(process.terminationStatus))"
+            let exit = child.terminationStatus.map { " (exit status \($0))" } ?? ""
             throw Failure(description: "dev broker: \(missing)\(exit)")
         }
     }

@@ -28,8 +28,7 @@ public final class PushSimulator: Sendable {
     }
 
     public let endpoint: Endpoint
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
     private let control: HTTP2Client
     /// The simulator's certificates and keys; removed by `stop()`.
     private let directory: String
@@ -40,11 +39,10 @@ public final class PushSimulator: Sendable {
     /// `https://127.0.0.1:MTLS_PORT`, the base URL of the listener that requires a client certificate.
     public var mutualTLSBaseURL: String { "https://127.0.0.1:\(endpoint.mtlsPort)" }
 
-    private init(endpoint: Endpoint, process: Process, stdin: Pipe, directory: String) throws(HTTPError) {
+    private init(endpoint: Endpoint, process: ChildProcess, directory: String) throws(HTTPError) {
         self.endpoint = endpoint
         self.directory = directory
         self.process = process
-        self.stdin = stdin
         self.control = try HTTP2Client()
     }
 
@@ -58,45 +56,35 @@ public final class PushSimulator: Sendable {
         let certDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-simulator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: certDirectory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": certDirectory]) { _, new in new }
-        process.arguments =
+        let process = try ChildProcess(
+            URL(fileURLWithPath: python),
             [
                 root.appendingPathComponent("Tests/PushSimulator/simulator.py").path, "--cert-dir", certDirectory,
                 "--exit-on-stdin-eof",
-            ] + (routes.map { ["--routes", $0] } ?? [])
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
+            ] + (routes.map { ["--routes", $0] } ?? []),
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": certDirectory]) { _, new in new })
         let line: String
         do {
-            line = try await ChildOutputLines(reading: stdout.fileHandleForReading).line(0, within: .seconds(60))
+            line = try await process.stdout.line(0, within: .seconds(60))
         } catch {
-            process.terminate()
-            throw SimulatorError("the push simulator did not print its ready line: \(error)")
+            process.signal(SIGTERM)
+            throw SimulatorError(
+                "the push simulator did not print its ready line: \(error); stderr: \(process.stderr.text.suffix(2000))"
+            )
         }
         guard let endpoint = try? JSONDecoder().decode(Endpoint.self, from: Data(line.utf8)) else {
-            process.terminate()
+            process.signal(SIGTERM)
             throw SimulatorError("the push simulator's ready line is not its endpoint: '\(line)'")
         }
-        return try PushSimulator(endpoint: endpoint, process: process, stdin: stdin, directory: certDirectory)
+        return try PushSimulator(endpoint: endpoint, process: process, directory: certDirectory)
     }
 
     /// Stops the simulator and its control client, and removes its directory.
     public func stop() async {
         await control.shutdown()
-        try? stdin.fileHandleForWriting.close()
-        process.terminate()
-        let process = self.process
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        process.closeInput()
+        process.signal(SIGTERM)
+        _ = await process.exitStatus(within: .seconds(30))
         try? FileManager.default.removeItem(atPath: directory)
     }
 

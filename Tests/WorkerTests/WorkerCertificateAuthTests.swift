@@ -16,14 +16,12 @@ import Testing
     static let password = "cert-key-passphrase-7"
 
     @Test func tokenAndCertificateVariablesTogetherStopTheStartWithOneLine() async throws {
-        let worker = try ChildProcess(
-            ["run"],
-            environment: [
-                "APNS_KEY_FILE": "/k.p8", "APNS_KEY_ID": "ABC123DEFG", "APNS_TEAM_ID": "TEAM123456",
-                "APNS_CERT_FILE": "/c.pem", "APNS_CERT_KEY_FILE": "/k.pem", "APNS_TOPIC": "com.example.chat",
-            ])
+        let worker = try workerProcess(environment: [
+            "APNS_KEY_FILE": "/k.p8", "APNS_KEY_ID": "ABC123DEFG", "APNS_TEAM_ID": "TEAM123456",
+            "APNS_CERT_FILE": "/c.pem", "APNS_CERT_KEY_FILE": "/k.pem", "APNS_TOPIC": "com.example.chat",
+        ])
         #expect(await worker.exitStatus() == 3)
-        let lines = worker.stderr.split(separator: "\n")
+        let lines = worker.stderr.lines
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("push-worker: invalid APNS_CERT_FILE: set either APNS_KEY_FILE") == true)
     }
@@ -32,16 +30,14 @@ import Testing
         let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("cert-\(UUID().uuidString).pem")
         try Data("-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n".utf8).write(to: certificate)
         defer { try? FileManager.default.removeItem(at: certificate) }
-        let worker = try ChildProcess(
-            ["run"],
-            environment: [
-                "APNS_CERT_FILE": certificate.path, "APNS_CERT_KEY_FILE": "/nonexistent/key.pem",
-                "APNS_CERT_KEY_PASSWORD": Self.password, "APNS_TOPIC": "com.example.chat",
-            ])
+        let worker = try workerProcess(environment: [
+            "APNS_CERT_FILE": certificate.path, "APNS_CERT_KEY_FILE": "/nonexistent/key.pem",
+            "APNS_CERT_KEY_PASSWORD": Self.password, "APNS_TOPIC": "com.example.chat",
+        ])
         #expect(await worker.exitStatus() == 3)
         // The start-up log line (configuration, password redacted) comes first; the refusal is the last line.
         #expect(
-            worker.stderr.split(separator: "\n").last
+            worker.stderr.lines.last
                 == "push-worker: invalid APNS_CERT_KEY_FILE: cannot read the client key file /nonexistent/key.pem")
         #expect(!worker.stderr.contains(Self.password))
     }
@@ -52,16 +48,14 @@ import Testing
             "POST", "/control/apns-client-certificate", body: #"{"password":"\#(Self.password)"}"#,
             as: IssuedCertificate.self)
         let (broker, bootstrap) = try await startDevBroker()
-        let worker = try ChildProcess(
-            ["run"],
-            environment: [
-                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-                "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "APNS_URL": simulator.mutualTLSBaseURL,
-                "APNS_SANDBOX_URL": simulator.mutualTLSBaseURL, "APNS_CERT_FILE": issued.certificateFile,
-                "APNS_CERT_KEY_FILE": issued.keyFile, "APNS_CERT_KEY_PASSWORD": Self.password,
-                "APNS_TOPIC": "com.example.chat", "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0",
-                "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_WORKER_ID": "worker-cert", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
-            ])
+        let worker = try workerProcess(environment: [
+            "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "APNS_URL": simulator.mutualTLSBaseURL,
+            "APNS_SANDBOX_URL": simulator.mutualTLSBaseURL, "APNS_CERT_FILE": issued.certificateFile,
+            "APNS_CERT_KEY_FILE": issued.keyFile, "APNS_CERT_KEY_PASSWORD": Self.password,
+            "APNS_TOPIC": "com.example.chat", "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0",
+            "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_WORKER_ID": "worker-cert", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
+        ])
         let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
         let producer = try KafkaProducer(configuration: kafka)
         let count = 3
@@ -75,8 +69,7 @@ import Testing
         worker.signal(SIGTERM)
         #expect(await worker.exitStatus() == 0)
         _ = await producer.close(timeout: .seconds(5))
-        broker.signal(SIGTERM)
-        _ = await broker.exitStatus()
+        _ = try? await broker.terminate()
         let requests = try await simulator.requests()
         await simulator.stop()
 
@@ -84,7 +77,7 @@ import Testing
         #expect(requests.count == count)
         #expect(requests.allSatisfy { $0.clientCertificate && $0.headers["authorization"] == nil })
         #expect(!worker.stderr.contains(Self.password))
-        if receipts.count != count { Issue.record("worker log: \(worker.stderr.suffix(3000))") }
+        if receipts.count != count { Issue.record("worker log: \(worker.stderr.text.suffix(3000))") }
     }
 
     /// A text message to one user with one APNs device.

@@ -1,5 +1,7 @@
+import ChildProcessTesting
 import Foundation
 import Kafka
+import KafkaTesting
 import PushCore
 import PushSimulatorSupport
 import Testing
@@ -11,7 +13,7 @@ final class EndToEnd {
     /// What the worker signs APNs and OAuth requests with.
     let apns: APNsCredentials
     let fcm: ServiceAccountFile
-    let broker: ChildProcess
+    let broker: DevBrokerProcess
     /// The first worker process; `startWorker()` starts more (or a replacement).
     private(set) var worker: ChildProcess
     private let workerEnvironment: [String: String]
@@ -40,7 +42,7 @@ final class EndToEnd {
             "PUSH_WORKER_ID": "worker-e2e", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
         ]
         self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
-        worker = try ChildProcess(["run"], environment: self.workerEnvironment)
+        worker = try workerProcess(environment: self.workerEnvironment)
         kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
         producer = try KafkaProducer(configuration: kafka.merging(KafkaConfiguration(producerProperties)))
     }
@@ -48,8 +50,7 @@ final class EndToEnd {
     /// Starts another worker process in the same group; with `replacing`, it becomes `worker`.
     @discardableResult
     func startWorker(replacing: Bool = false, id: String = "worker-e2e") throws -> ChildProcess {
-        let started = try ChildProcess(
-            ["run"], environment: workerEnvironment.merging(["PUSH_WORKER_ID": id]) { $1 })
+        let started = try workerProcess(environment: workerEnvironment.merging(["PUSH_WORKER_ID": id]) { $1 })
         if replacing { worker = started }
         return started
     }
@@ -124,8 +125,7 @@ final class EndToEnd {
         worker.signal(SIGTERM)
         let status = await worker.exitStatus()
         _ = await producer.close(timeout: .seconds(5))
-        broker.signal(SIGTERM)
-        _ = await broker.exitStatus()
+        _ = try? await broker.terminate()
         await simulator.stop()
         return status
     }
@@ -147,7 +147,7 @@ final class EndToEnd {
         }
         try await run.produce("{\"id\": 5", key: "r-x")
         let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count + 1)
-        let log = run.worker.stderr
+        let log = run.worker.stderr.text
         #expect(await run.stop() == 0)
 
         let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
@@ -219,7 +219,7 @@ final class EndToEnd {
             try await Task.sleep(for: .milliseconds(50))
         }
         run.worker.signal(SIGTERM)
-        #expect(await run.worker.waitFor { $0.stderr.contains("\"shutting down\"") })
+        #expect(await run.worker.stderr.waitForLine(containing: "\"shutting down\""))
         run.worker.signal(SIGTERM)
         #expect(await run.worker.exitStatus(within: .seconds(10)) == 130)
         _ = await run.stop()
@@ -326,7 +326,7 @@ struct ReceiptCount {
             try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 5}")
         }
         let count = 600
-        _ = await run.worker.waitFor { $0.stderr.contains("partitions assigned") }
+        _ = await run.worker.stderr.waitForLine(containing: "partitions assigned")
         try await run.produce(Self.events(count))
         try await run.broker.control("request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
         try await Task.sleep(for: .milliseconds(300))
@@ -396,7 +396,7 @@ struct ReceiptCount {
     @Test func aWorkerLeavingTheGroupWithSigtermCausesNoLossAndNoDuplicates() async throws {
         let run = try await EndToEnd()
         let second = try run.startWorker(id: "worker-e2e-2")
-        _ = await second.waitFor { $0.stderr.contains("partitions assigned") }
+        _ = await second.stderr.waitForLine(containing: "partitions assigned")
         let count = 1_000
         try await run.produce(Self.events(count))
         try await Task.sleep(for: .milliseconds(500))
