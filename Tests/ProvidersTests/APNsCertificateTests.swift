@@ -21,10 +21,7 @@ extension EndToEndTests {
         let simulator: PushSimulator
 
         init() async throws {
-            simulator = try await SharedSimulator.get()
-            try await simulator.reset()
-            try await simulator.resetClock()
-            _ = try await simulator.control("POST", "/control/apns-reset")
+            simulator = try await SharedSimulator.reset(clearing: "/control/apns-reset")
         }
 
         func issue(topic: String = "com.example.chat", password: String? = nil, unrelatedCA: Bool = false)

@@ -20,10 +20,7 @@ extension EndToEndTests {
         let credentials: APNsCredentials
 
         init() async throws {
-            simulator = try await SharedSimulator.get()
-            try await simulator.reset()
-            try await simulator.resetClock()
-            _ = try await simulator.control("POST", "/control/apns-reset")
+            simulator = try await SharedSimulator.reset(clearing: "/control/apns-reset")
             credentials = try await simulator.apnsCredentials()
         }
 
@@ -38,6 +35,24 @@ extension EndToEndTests {
                 transport: try simulator.transport(), clock: clock)
         }
 
+        /// One alert to `deviceToken`, production environment.
+        static func sendAlert(_ apns: APNsClient) async -> DeliveryOutcome {
+            await apns.send(deviceToken: deviceToken, sandbox: false, headers: alert, body: body)
+        }
+
+        /// A client on a manual clock that delivered one alert, then, with our clock moved by `ours` and the
+        /// simulator's by `simulators`, another one under a renewed provider token.
+        func clientRenewingItsToken(ours: Duration, simulators: Duration) async throws -> (APNsClient, ManualClock) {
+            let clock = ManualClock(Date())
+            let apns = try client(clock: clock)
+            #expect(await Self.sendAlert(apns).className == "delivered")
+            clock.advance(by: ours)
+            try await simulator.advanceClock(by: simulators)
+            #expect(await Self.sendAlert(apns).className == "delivered")
+            #expect(apns.providerTokensIssued == 2)
+            return (apns, clock)
+        }
+
         func stats() async throws -> APNsStats {
             try await simulator.control("POST", "/control/apns-stats", as: APNsStats.self)
         }
@@ -45,7 +60,7 @@ extension EndToEndTests {
         @Test func oneProviderTokenServesTenThousandRequests() async throws {
             let apns = try client()
             let outcomes = await concurrently(10_000, width: 400) { _ in
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
+                await Self.sendAlert(apns)
             }
             #expect(outcomes.count == 10_000)
             #expect(outcomes.allSatisfy { if case .delivered(let id) = $0 { id.count == 36 } else { false } })
@@ -129,63 +144,38 @@ extension EndToEndTests {
             try await simulator.addFaultRule(
                 #"{"path":"^/3/device/","times":1,"status":429,"retry_after":7,"body":{"reason":"TooManyRequests"}}"#)
             #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    == .retry(after: .seconds(7), status: 429, reason: "TooManyRequests"))
+                await Self.sendAlert(apns) == .retry(after: .seconds(7), status: 429, reason: "TooManyRequests"))
             try await simulator.addFaultRule(
                 #"{"path":"^/3/device/","times":1,"status":503,"body":{"reason":"Shutdown"}}"#)
             #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    == .retry(after: nil, status: 503, reason: "Shutdown"))
+                await Self.sendAlert(apns) == .retry(after: nil, status: 503, reason: "Shutdown"))
             try await simulator.addFaultRule(#"{"path":"^/3/device/","times":2,"reset_stream":2}"#)
             #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    .className == "retry")
+                await Self.sendAlert(apns).className == "retry")
         }
 
         @Test func aKeyApnsDoesNotKnowIsACredentialsFailure() async throws {
             let stranger = try APNsSigningKey(
                 pem: try TestKeys.p256.get(), keyId: credentials.keyId, teamId: credentials.teamId)
-            let outcome = try await client(key: stranger).send(
-                deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
+            let outcome = try await Self.sendAlert(client(key: stranger))
             #expect(outcome == .credentials(status: 403, reason: "InvalidProviderToken"))
         }
 
         @Test func tokenIsRenewedAfterFiftyMinutesAndAcceptedByApns() async throws {
-            let clock = ManualClock(Date())
-            let apns = try client(clock: clock)
-            #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    .className == "delivered")
-            clock.advance(by: .seconds(51 * 60))
-            try await simulator.advanceClock(by: .seconds(51 * 60))
-            #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    .className == "delivered")
-            #expect(apns.providerTokensIssued == 2)
+            _ = try await clientRenewingItsToken(ours: .seconds(51 * 60), simulators: .seconds(51 * 60))
             #expect(try await stats().providerTokensSeen == 2)
         }
 
         @Test func expiredProviderTokenIsRenewedOnceAtOnceAndNotAgainWithinTwentyMinutes() async throws {
-            let clock = ManualClock(Date())
-            let apns = try client(clock: clock)
-            #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    .className == "delivered")
             // APNs' clock runs ahead: it finds the token older than an hour while ours says 45 minutes.
-            clock.advance(by: .seconds(45 * 60))
-            try await simulator.advanceClock(by: .seconds(61 * 60))
-            #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    .className == "delivered")
-            #expect(apns.providerTokensIssued == 2)
+            let (apns, clock) = try await clientRenewingItsToken(ours: .seconds(45 * 60), simulators: .seconds(61 * 60))
             // Ten minutes later APNs calls the token expired again: no second renewal within 20 minutes.
             clock.advance(by: .seconds(10 * 60))
             try await simulator.advanceClock(by: .seconds(10 * 60))
             try await simulator.addFaultRule(
                 #"{"path":"^/3/device/","times":1,"status":403,"body":{"reason":"ExpiredProviderToken"}}"#)
             #expect(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    == .credentials(status: 403, reason: "ExpiredProviderToken"))
+                await Self.sendAlert(apns) == .credentials(status: 403, reason: "ExpiredProviderToken"))
             #expect(apns.providerTokensIssued == 2)
             let stats = try await stats()
             #expect(stats.providerTokensSeen == 2)
@@ -196,12 +186,10 @@ extension EndToEndTests {
         @Test func renewingTooOftenIsThrottledByApns() async throws {
             let first = try client()
             #expect(
-                await first.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    .className == "delivered")
+                await Self.sendAlert(first).className == "delivered")
             let second = try client(clock: ManualClock(Date().addingTimeInterval(60)))  // another `iat`: another token
             #expect(
-                await second.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body)
-                    == .retry(after: nil, status: 429, reason: "TooManyProviderTokenUpdates"))
+                await Self.sendAlert(second) == .retry(after: nil, status: 429, reason: "TooManyProviderTokenUpdates"))
         }
 
         @Test func outcomesAndErrorsNeverCarryTheDeviceTokenOrTheJWT() async throws {
@@ -209,7 +197,7 @@ extension EndToEndTests {
             try await simulator.addFaultRule(#"{"path":"^/3/device/","times":1,"reset_connection":true}"#)
             var outcomes: [DeliveryOutcome] = []
             outcomes.append(
-                await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body))
+                await Self.sendAlert(apns))
             outcomes.append(await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: [], body: []))
             let wrongTrust = APNsClient(
                 configuration: APNsConfiguration(
@@ -220,8 +208,7 @@ extension EndToEndTests {
                 transport: try HTTP2Client(
                     configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.otherCAFile)))
             outcomes.append(
-                await wrongTrust.send(
-                    deviceToken: Self.deviceToken, sandbox: false, headers: Self.alert, body: Self.body))
+                await Self.sendAlert(wrongTrust))
             #expect(outcomes.last?.className == "credentials")
             for outcome in outcomes {
                 let text = "\(outcome)"

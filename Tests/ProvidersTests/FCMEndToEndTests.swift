@@ -28,10 +28,7 @@ extension EndToEndTests {
         let account: GoogleServiceAccount
 
         init() async throws {
-            simulator = try await SharedSimulator.get()
-            try await simulator.reset()
-            try await simulator.resetClock()
-            _ = try await simulator.control("POST", "/control/fcm-reset")
+            simulator = try await SharedSimulator.reset(clearing: "/control/fcm-reset")
             _ = try await simulator.control("POST", "/control/oauth-config", body: #"{"expires_in":3599}"#)
             let file = try await simulator.serviceAccountFile()
             account = try GoogleServiceAccount(contentsOfFile: file.serviceAccountFile)

@@ -14,6 +14,16 @@ enum SharedSimulator {
     private static let started = Task { try await PushSimulator.start() }
 
     static func get() async throws -> PushSimulator { try await started.value }
+
+    /// The shared simulator with its faults and clock reset and the counters of `route` (its control path,
+    /// `/control/apns-reset` say) cleared: what each end-to-end test starts from.
+    static func reset(clearing route: String) async throws -> PushSimulator {
+        let simulator = try await get()
+        try await simulator.reset()
+        try await simulator.resetClock()
+        _ = try await simulator.control("POST", route)
+        return simulator
+    }
 }
 
 struct APNsStats: Decodable {
