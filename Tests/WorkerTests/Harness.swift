@@ -1,5 +1,6 @@
 import PushCore
 import Synchronization
+import Testing
 
 @testable import Worker
 
@@ -31,6 +32,28 @@ struct Harness {
     /// Shuts the pipeline down and returns how it stopped.
     func stop(_ running: (Pipeline<String>, Task<PipelineStop, Never>)) async -> PipelineStop {
         running.0.shutdown()
+        return await running.1.value
+    }
+
+    /// Runs the pipeline until the stored offset of `chat` partition 0 is `offset` (see `eventually`), then shuts
+    /// it down; whether the offset was reached.
+    func run(untilStored offset: Int64) async -> Bool {
+        let running = start()
+        let reached = await eventually { stored() == offset }
+        _ = await stop(running)
+        return reached
+    }
+
+    /// Starts the pipeline on the one record `m0;a` and asks it to shut down while that send is held in
+    /// flight, then lets the send finish; how the pipeline stopped.
+    func shutDownDuringTheOnlySend() async -> PipelineStop {
+        sender.hold("m0/a")
+        source.add([record("m0;a", offset: 0)])
+        let running = start()
+        #expect(await eventually { sender.sent.contains("m0/a") })
+        running.0.shutdown()
+        try? await Task.sleep(for: .milliseconds(20))
+        sender.release("m0/a")
         return await running.1.value
     }
 

@@ -7,9 +7,7 @@ import Testing
     @Test func writesOneReceiptPerDeviceThenStoresTheOffset() async {
         let harness = Harness()
         harness.source.add([record("m1;a,b", offset: 0), record("m2;fc", offset: 1, key: "room-b")])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 2 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 2))
         #expect(harness.receiptStatuses() == ["u-a": "delivered", "u-b": "delivered", "u-fc": "delivered"])
         #expect(
             harness.sink.records(on: "receipts").map(\.key) == [Array("m1".utf8), Array("m1".utf8), Array("m2".utf8)])
@@ -21,9 +19,7 @@ import Testing
         let harness = Harness()
         harness.sender.script("m1/a", [.delivered(providerMessageId: "apns-1")])
         harness.source.add([record("m1;a", offset: 7)])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 8 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 8))
         let receipt = try #require(harness.receipts().first)
         guard case .object(let members) = receipt else {
             Issue.record("receipt is not an object")
@@ -51,9 +47,7 @@ import Testing
         harness.sender.script(
             "m1/a", [.invalidToken(reason: "Unregistered", status: 410, timestampMillis: 1_800_000_000_000)])
         harness.source.add([record("m1;a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 1 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 1))
         let receipt = harness.receipts().first
         #expect(receipt?["status"] == .string("invalid_token"))
         #expect(receipt?["reason"] == .string("Unregistered"))
@@ -65,9 +59,7 @@ import Testing
     @Test func skippedExpiredAndUnsendableDevicesGetReceiptsWithoutBeingSent() async {
         let harness = Harness()
         harness.source.add([record("m1;skip1,old1,big1,a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 1 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 1))
         #expect(harness.sender.sent == ["m1/a"])
         #expect(
             harness.receiptStatuses() == [
@@ -82,9 +74,7 @@ import Testing
     @Test func undecodableRecordsGoToTheDeadLetterTopicWithOriginalBytesKeyAndHeaders() async {
         let harness = Harness()
         harness.source.add([record("{not json", offset: 4, key: "room-z"), record("m2;a", offset: 5)])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 6 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 6))
         let deadLetter = harness.sink.records(on: "dlq")
         #expect(deadLetter.count == 1)
         #expect(deadLetter.first?.text == "{not json")
@@ -106,9 +96,7 @@ import Testing
         let harness = Harness()
         harness.sink.failNext(2)
         harness.source.add([record("m1;a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 1 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 1))
         #expect(harness.sink.state.withLock { $0.attempts } == 3)
         #expect(harness.sink.records(on: "receipts").count == 1)
     }
@@ -118,9 +106,7 @@ import Testing
         harness.sink.state.withLock { $0.maximumValueBytes = 1_000 }
         let huge = String(repeating: "x", count: 5_000)
         harness.source.add([record(huge, offset: 0, key: "room-z"), record("m1;a", offset: 1)])
-        let running = harness.start()
-        #expect(await eventually { harness.stored() == 2 })
-        _ = await harness.stop(running)
+        #expect(await harness.run(untilStored: 2))
         let deadLetter = harness.sink.records(on: "dlq")
         #expect(deadLetter.count == 1)
         #expect(deadLetter.first?.value.isEmpty == true)

@@ -42,14 +42,7 @@ import Testing
 
     @Test func shutdownFinishesInFlightWorkThenFlushesCommitsAndCloses() async {
         let harness = Harness()
-        harness.sender.hold("m0/a")
-        harness.source.add([record("m0;a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        running.0.shutdown()
-        try? await Task.sleep(for: .milliseconds(20))
-        harness.sender.release("m0/a")
-        let stop = await running.1.value
+        let stop = await harness.shutDownDuringTheOnlySend()
         #expect(stop == .shutDown(unfinished: 0))
         #expect(harness.stored() == 1)
         let snapshot = harness.source.snapshot
@@ -73,15 +66,8 @@ import Testing
 
     @Test func shutdownHandsFailingSendsToTheRetryTopicInsteadOfWaiting() async {
         let harness = Harness()
-        harness.sender.hold("m0/a")
         harness.sender.script("m0/a", [.retry(reason: "ServiceUnavailable", status: 503, after: nil)])
-        harness.source.add([record("m0;a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        running.0.shutdown()
-        try? await Task.sleep(for: .milliseconds(20))
-        harness.sender.release("m0/a")
-        #expect(await running.1.value == .shutDown(unfinished: 0))
+        #expect(await harness.shutDownDuringTheOnlySend() == .shutDown(unfinished: 0))
         #expect(harness.sink.records(on: "retry").count == 1)
         #expect(harness.stored() == 1)
     }
