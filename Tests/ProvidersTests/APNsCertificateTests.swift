@@ -130,15 +130,9 @@ extension EndToEndTests {
             let credentials = try await simulator.control(
                 "POST", "/control/apns-credentials", as: APNsCredentials.self)
             let clock = ManualClock(Date())
-            let apns = APNsClient(
-                configuration: APNsConfiguration(
-                    authentication: .token(
-                        try APNsSigningKey(
-                            contentsOfFile: credentials.keyFile, keyId: credentials.keyId, teamId: credentials.teamId)),
-                    productionURL: simulator.baseURL),
-                transport: try HTTP2Client(
-                    configuration: HTTP2ClientConfiguration(
-                        maxConnectionsPerHost: 1, extraCAFile: simulator.endpoint.caFile)),
+            let apns = try simulator.apnsClient(
+                key: credentials.signingKey(),
+                transport: HTTP2ClientConfiguration(maxConnectionsPerHost: 1, extraCAFile: simulator.endpoint.caFile),
                 clock: clock)
             let alert = [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.chat")]
             #expect(

@@ -25,14 +25,7 @@ extension EndToEndTests {
         }
 
         func client(clock: any WallClock = SystemWallClock(), key: APNsSigningKey? = nil) throws -> APNsClient {
-            let signingKey =
-                try key
-                ?? APNsSigningKey(
-                    contentsOfFile: credentials.keyFile, keyId: credentials.keyId, teamId: credentials.teamId)
-            return APNsClient(
-                configuration: APNsConfiguration(
-                    authentication: .token(signingKey), productionURL: simulator.baseURL, sandboxURL: simulator.baseURL),
-                transport: try simulator.transport(), clock: clock)
+            try simulator.apnsClient(key: key ?? credentials.signingKey(), clock: clock)
         }
 
         /// One alert to `deviceToken`, production environment.
@@ -196,19 +189,12 @@ extension EndToEndTests {
             let apns = try client()
             try await simulator.addFaultRule(#"{"path":"^/3/device/","times":1,"reset_connection":true}"#)
             var outcomes: [DeliveryOutcome] = []
-            outcomes.append(
-                await Self.sendAlert(apns))
+            outcomes.append(await Self.sendAlert(apns))
             outcomes.append(await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: [], body: []))
-            let wrongTrust = APNsClient(
-                configuration: APNsConfiguration(
-                    authentication: .token(
-                        try APNsSigningKey(
-                            contentsOfFile: credentials.keyFile, keyId: credentials.keyId, teamId: credentials.teamId)),
-                    productionURL: simulator.baseURL),
-                transport: try HTTP2Client(
-                    configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.otherCAFile)))
-            outcomes.append(
-                await Self.sendAlert(wrongTrust))
+            let wrongTrust = try simulator.apnsClient(
+                key: credentials.signingKey(),
+                transport: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.otherCAFile))
+            outcomes.append(await Self.sendAlert(wrongTrust))
             #expect(outcomes.last?.className == "credentials")
             for outcome in outcomes {
                 let text = "\(outcome)"

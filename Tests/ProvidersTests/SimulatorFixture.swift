@@ -42,6 +42,13 @@ struct FCMStats: Decodable {
     let rejections: [String: Int]
 }
 
+extension APNsCredentials {
+    /// The provider-token signing key these credentials name.
+    func signingKey() throws -> APNsSigningKey {
+        try APNsSigningKey(contentsOfFile: keyFile, keyId: keyId, teamId: teamId)
+    }
+}
+
 extension PushSimulator {
     /// Moves the simulated clock (APNs token ages, OAuth expiry) forward.
     func advanceClock(by duration: Duration) async throws {
@@ -51,6 +58,18 @@ extension PushSimulator {
     /// Sets the simulated clock back to real time.
     func resetClock() async throws {
         _ = try await control("POST", "/control/clock", body: #"{"reset":true}"#)
+    }
+
+    /// An APNs client signing provider tokens with `key` and sending to the simulator (both environments) over
+    /// a transport with the `transport` settings, by default trusting the simulator's CA.
+    func apnsClient(
+        key: APNsSigningKey, transport: HTTP2ClientConfiguration? = nil, clock: any WallClock = SystemWallClock()
+    ) throws -> APNsClient {
+        APNsClient(
+            configuration: APNsConfiguration(authentication: .token(key), productionURL: baseURL, sandboxURL: baseURL),
+            transport: try HTTP2Client(
+                configuration: transport ?? HTTP2ClientConfiguration(extraCAFile: endpoint.caFile)),
+            clock: clock)
     }
 
     /// A libcurl HTTP/2 client trusting the simulator's CA.
