@@ -20,6 +20,8 @@ public final class ChildOutputLines: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Entered while the reading thread runs.
+    private let reading = DispatchGroup()
 
     private struct State {
         var complete: [String] = []
@@ -30,13 +32,18 @@ public final class ChildOutputLines: Sendable {
     /// Reads `handle` (the parent's end of a child's pipe) until end of file; the reading thread holds
     /// this object until then.
     public init(reading handle: FileHandle) {
+        reading.enter()
         Thread { [self] in
             while case let data = handle.availableData, !data.isEmpty {
                 append(data)
             }
             state.withLock { $0.ended = true }
+            reading.leave()
         }.start()
     }
+
+    /// Blocks until the pipe reaches end of file.
+    public func waitUntilEnded() { reading.wait() }
 
     /// How many complete lines have arrived so far.
     public var count: Int { state.withLock { $0.complete.count } }

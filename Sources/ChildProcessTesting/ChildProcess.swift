@@ -44,8 +44,8 @@ public final class ChildProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Writes `line` and a newline to the child's stdin.
-    public func write(line: String) { input.write(Data((line + "\n").utf8)) }
+    /// Writes `text` to the child's stdin.
+    public func write(_ text: String) { input.write(Data(text.utf8)) }
 
     /// Closes the child's stdin, so that it reads end of file.
     public func closeInput() { try? input.close() }
@@ -58,6 +58,14 @@ public final class ChildProcess: Sendable {
 
     /// The exit status, or nil while the child runs.
     public var terminationStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+
+    /// Blocks until the child has exited and both outputs are read to their end; its exit status.
+    public func waitUntilExit() -> Int32 {
+        process.waitUntilExit()
+        stdout.waitUntilEnded()
+        stderr.waitUntilEnded()
+        return process.terminationStatus
+    }
 
     /// The exit status once the child has exited and both outputs are read to their end, waiting up to
     /// `limit`; nil when it is still running then.

@@ -34,7 +34,7 @@ public final class DevBrokerProcess: Sendable {
     /// Sends one control command (see `push-worker dev-broker --help`) and returns its answer line.
     public func send(_ command: String, within limit: Duration = .seconds(20)) async throws -> String {
         let index = child.stdout.count
-        child.write(line: command)
+        child.write(command + "\n")
         return try await line(index, within: limit)
     }
 

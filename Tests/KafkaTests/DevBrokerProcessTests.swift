@@ -4,10 +4,9 @@ import Kafka
 import KafkaTesting
 import Testing
 
-/// Runs `kcat` with `arguments`, feeding `input`, and returns its exit status and stdout.
-func kcat(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
-    let result = try ChildProcessResult.run(URL(fileURLWithPath: "/usr/bin/kcat"), arguments, input: input)
-    return (result.status, result.stdout)
+/// Runs `kcat` with `arguments` to its end, feeding `input`.
+func kcat(_ arguments: [String], input: String = "") throws -> ChildProcessResult {
+    try ChildProcessResult.run(URL(fileURLWithPath: "/usr/bin/kcat"), arguments, input: input)
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2)))
@@ -27,7 +26,7 @@ struct DevBrokerProcessTests {
         #expect(produced.status == 0)
         let consumed = try kcat(["-C", "-b", servers, "-t", "chat.messages", "-e", "-q", "-f", "%k|%s|%h\\n"])
         #expect(consumed.status == 0)
-        #expect(consumed.output == events.map { "r-42|\($0)|trace=t-1\n" }.joined())
+        #expect(consumed.stdout == events.map { "r-42|\($0)|trace=t-1\n" }.joined())
 
         #expect(
             try await broker.send("request-errors Produce 1 TOPIC_AUTHORIZATION_FAILED")
