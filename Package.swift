@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore", "ChildProcessTesting"],
+            dependencies: ["PushCore", "ChildProcessTesting", "PushSimulatorSupport"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),

@@ -73,12 +73,8 @@ struct ProduceConsumeTests {
 
     @Test func committedOffsetsAndWatermarksReflectWhatWasStored() async throws {
         let test = try TestCluster(partitions: 2)
-        let producer = try test.producer()
-        try await test.produce(10, partition: 1, with: producer)
         let partition = TopicPartition(test.topic, 1)
-        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
-        try await consumer.assign([partition: .beginning])
-        let records = try await consume(consumer, count: 10)
+        let (consumer, records) = try await test.produceAndConsume(10, at: partition)
         try consumer.store(records[4])
         try await consumer.commit()
         #expect(try await consumer.committedOffsets(of: [partition]) == [partition: 5])
@@ -140,12 +136,8 @@ struct ProduceConsumeTests {
 
     @Test func lagIsReportedPerPartitionFromStatistics() async throws {
         let test = try TestCluster(partitions: 1)
-        let producer = try test.producer()
-        try await test.produce(50, partition: 0, with: producer)
         let partition = TopicPartition(test.topic, 0)
-        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
-        try await consumer.assign([partition: .beginning])
-        let records = try await consume(consumer, count: 50)
+        let (consumer, records) = try await test.produceAndConsume(50, at: partition)
         try #require(records.count == 50)
         try consumer.store(records[9])
         try await consumer.commit()

@@ -52,6 +52,17 @@ struct TestCluster {
     }
 }
 
+extension TestCluster {
+    /// Writes `count` records to `partition` and reads them back with a fresh consumer assigned there from the
+    /// beginning (at most 30 s); the consumer stays open for the test to go on with.
+    func produceAndConsume(_ count: Int, at partition: TopicPartition) async throws -> (KafkaConsumer, [KafkaRecord]) {
+        try await produce(count, partition: partition.partition, with: try producer())
+        let consumer = try KafkaConsumer(configuration: consumerConfiguration())
+        try await consumer.assign([partition: .beginning])
+        return (consumer, try await consume(consumer, count: count))
+    }
+}
+
 /// Polls `consumer` until `count` records arrived or `limit` passed (bounded in time and iterations).
 func consume(
     _ consumer: KafkaConsumer, count: Int, within limit: Duration = .seconds(30),

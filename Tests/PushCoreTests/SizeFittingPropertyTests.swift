@@ -1,23 +1,11 @@
 import Foundation
 import PushCore
+import PushSimulatorSupport
 import Testing
 
 /// Seeded random events (emoji ZWJ sequences, CJK, combining marks, RTL, 0 to 100 KB content, random nicknames):
 /// every request is valid JSON and UTF-8, within its limit, and cuts text only between grapheme clusters.
 @Suite struct SizeFittingPropertyTests {
-    /// SplitMix64: a small, seedable generator so failures reproduce.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-    }
-
     static let pieces = [
         "a", "Hello ", "👩‍👩‍👧‍👦", "🏳️‍🌈", "🇰🇷", "👍🏽", "漢字", "こんにちは", "안녕", "e\u{301}", "a\u{308}\u{323}",
         "مرحبا", "שלום", "\u{200F}", "\"", "\\", "\n", "\t", "\u{1}", "…", "ก\u{E49}",
@@ -36,7 +24,7 @@ import Testing
 
     @Test(arguments: 0..<8)
     func requestsFitWhateverTheText(seed: UInt64) throws {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<6 {
             let size = [0, 10, 500, 3_000, 20_000, 100_000].randomElement(using: &generator) ?? 0
             let content = Self.randomText(bytes: Int.random(in: 0...size, using: &generator), using: &generator)
