@@ -291,9 +291,11 @@ final class RecordingObserver: PipelineObserver {
     var all: [PipelineEvent] { events.withLock { $0 } }
 }
 
-/// Waits (at most about five seconds of real time) until `condition` holds; false if it never did.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<5000 {
+/// Waits until `condition` holds, checking every millisecond of real time for at most `limit`; false if it
+/// never did.
+func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(1))
     }

@@ -69,13 +69,3 @@ import Testing
         _ = await producer.close(timeout: .seconds(5))
     }
 }
-
-/// Waits until `condition` holds, checking every 10 ms of real time, at most `limit`.
-func eventually(within limit: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
