@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore", "ChildProcessTesting", "PushSimulatorSupport"],
+            dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
@@ -50,13 +50,14 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport"],
+            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport", "SeededRandomness"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
                 "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport", "KafkaTesting",
+                "SeededRandomness",
                 "ChildProcessTesting",
             ],
             swiftSettings: strict
@@ -69,6 +70,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
+        // A seeded random number generator, so tests that draw random input reproduce.
+        .target(name: "SeededRandomness", path: "Tests/SeededRandomness", swiftSettings: strict),
         .target(
             name: "PushSimulatorSupport",
             dependencies: ["HTTP2", "ChildProcessTesting"],

@@ -1,4 +1,5 @@
 import PushSimulatorSupport
+import SeededRandomness
 import Testing
 
 @testable import Providers

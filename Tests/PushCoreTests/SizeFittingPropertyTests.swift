@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-import PushSimulatorSupport
+import SeededRandomness
 import Testing
 
 /// Seeded random events (emoji ZWJ sequences, CJK, combining marks, RTL, 0 to 100 KB content, random nicknames):

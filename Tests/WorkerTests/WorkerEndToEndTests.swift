@@ -4,6 +4,7 @@ import Kafka
 import KafkaTesting
 import PushCore
 import PushSimulatorSupport
+import SeededRandomness
 import Testing
 
 /// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM and OAuth over TLS HTTP/2) and
