@@ -406,9 +406,11 @@ class Bench:
         sampler = MemorySampler(worker.pid)
         profiler = None
         if self.arguments.perf and case == "stream":
-            profiler = subprocess.Popen(["perf", "record", "-F", "499", "-g", "-p", str(worker.pid),
+            profiler = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-a",
                                          "-o", str(self.arguments.perf)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            print(f"bench: recording a system-wide profile into {self.arguments.perf}; worker pid {worker.pid} "
+                  f"(perf report -i {self.arguments.perf} --pid {worker.pid})", file=sys.stderr)
         if case == "stream":
             while factory.count < events:
                 if factory.sends - reader.count > self.arguments.max_lag_sends:
@@ -495,7 +497,7 @@ def main() -> int:
     parser.add_argument("--stall-timeout", type=float, default=30.0)
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000")
-    parser.add_argument("--perf", type=Path, help="record a perf profile of the worker in the stream case here")
+    parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
     arguments = parser.parse_args()
 
