@@ -390,12 +390,23 @@ class Bench:
             worker.kill()
             worker.wait()
 
+    def endpoint_ceiling(self, requests: int) -> str:
+        """What the endpoint alone takes from h2load (nghttp2-client): 4 connections x 100 streams, 600-byte POSTs."""
+        body = self.directory / "body.json"
+        body.write_text(json.dumps({"aps": {"alert": {"body": "x" * 560}}}))
+        output = subprocess.run(
+            ["h2load", "-n", str(requests), "-c", "4", "-m", "100", "-d", str(body),
+             f"https://127.0.0.1:{self.apns_port}/3/device/{'ab' * 32}"],
+            capture_output=True, text=True, timeout=300).stdout
+        return next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
+
     def run_case(self, case: str, events: int) -> Result:
         prefix = f"{case}-{int(time.time())}"
         factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix)
         created: dict[str, int] = {}
         reader = ReceiptReader(self.bootstrap, f"bench.{case}.receipts", prefix, created)
         others_before = {name: cpu_seconds(process.pid) for name, process in self.others().items()}
+        driver_before = time.process_time()
         producer = Producer(self.bootstrap, f"bench.{case}.events")
         if case == "backlog":
             while factory.count < events:
@@ -431,6 +442,7 @@ class Bench:
         memory = memory_kib(worker.pid)
         worker_cpu = cpu_seconds(worker.pid)
         others = {name: cpu_seconds(process.pid) - others_before[name] for name, process in self.others().items()}
+        others["bench driver (events, receipts)"] = time.process_time() - driver_before
         wall = time.monotonic() - started
         load = Path("/proc/loadavg").read_text().strip()
         self.stop_worker(worker)
@@ -498,6 +510,8 @@ def main() -> int:
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000")
     parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
+    parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
+                        help="first measure the endpoint alone with N h2load requests (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
     arguments = parser.parse_args()
 
@@ -505,6 +519,8 @@ def main() -> int:
     results = []
     try:
         bench.start_services()
+        if arguments.h2load:
+            print(f"bench: endpoint alone (h2load): {bench.endpoint_ceiling(arguments.h2load)}", file=sys.stderr)
         if arguments.backlog_events:
             results.append(bench.run_case("backlog", arguments.backlog_events))
         if arguments.events:

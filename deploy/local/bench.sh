@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh
 
-# The fast endpoint: nginx with the echo module (reads each request body before answering).
-bench_packages=(nginx libnginx-mod-http-echo)
+# The fast endpoint: nginx with the echo module (reads each request body before answering); h2load
+# (nghttp2-client) measures what the endpoint alone takes.
+bench_packages=(nginx libnginx-mod-http-echo nghttp2-client)
 missing=()
 for package in "${bench_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
