@@ -8,7 +8,8 @@ it reads every request body before answering; APNs-shaped answers carry `apns-id
 
 - backlog: events written before the worker starts (a size the mock cluster keeps), then drained;
 - stream: events written while the worker runs, as fast as it takes them (the writer keeps at most
-  `--max-lag-sends` device sends unanswered, so the mock cluster never drops unread input).
+  `--max-lag-sends` device sends unanswered, so the mock cluster never drops unread input), or at a fixed
+  `--rate` (events/s) to see the end-to-end latency below saturation.
 
 For each case it reads every receipt from `push.receipts` and prints pushes/s (first to last receipt, by the
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
@@ -180,6 +181,7 @@ class ReceiptReader:
         self.prefix = prefix + "-"
         self.created = created
         self.stats = ReceiptStats()
+        self.everything = 0  # receipts of any message, warm-up included
         self.lock = threading.Lock()
         self.process = subprocess.Popen(
             ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-q", "-u",
@@ -196,6 +198,8 @@ class ReceiptReader:
             except ValueError:
                 continue
             message_id = receipt.get("messageId", "")
+            with self.lock:
+                self.everything += 1
             if not message_id.startswith(self.prefix):
                 continue
             at = int(timestamp)
@@ -423,12 +427,16 @@ class Bench:
             print(f"bench: recording a system-wide profile into {self.arguments.perf}; worker pid {worker.pid} "
                   f"(perf report -i {self.arguments.perf} --pid {worker.pid})", file=sys.stderr)
         if case == "stream":
+            self.warm_up(producer, reader)
+            started = time.monotonic()
+            rate = self.arguments.rate
             while factory.count < events:
-                if factory.sends - reader.count > self.arguments.max_lag_sends:
-                    time.sleep(0.005)
+                behind = rate and factory.count >= rate * (time.monotonic() - started)
+                if behind or factory.sends - reader.count > self.arguments.max_lag_sends:
+                    time.sleep(0.002)
                     continue
                 batch = []
-                for _ in range(min(500, events - factory.count)):
+                for _ in range(min(100 if rate else 500, events - factory.count)):
                     key, value, message_id, created_ms = factory.next()
                     created[message_id] = created_ms
                     batch.append((key, value))
@@ -449,6 +457,20 @@ class Bench:
         reader.stop()
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
                       memory.get("VmHWM", 0), worker_cpu, others, wall, load)
+
+    @staticmethod
+    def warm_up(producer: Producer, reader: ReceiptReader) -> None:
+        """Waits until the worker has joined its group and answers (so the stream's latency leaves start-up out)."""
+        warm = EventFactory(seed=0, rooms=100, prefix="warm-up")
+        producer.write([warm.next()[:2] for _ in range(100)])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with reader.lock:
+                # Half: kcat holds its last input line back until the next one comes.
+                if reader.everything >= warm.sends // 2:
+                    return
+            time.sleep(0.05)
+        raise RuntimeError("the worker did not answer the warm-up events within 60 s")
 
     def others(self) -> dict[str, subprocess.Popen]:
         return {"dev-broker": self.broker, "nginx": self.nginx}
@@ -504,6 +526,8 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--rooms", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=0,
+                        help="stream case: events per second to write (0: as fast as the worker takes them)")
     parser.add_argument("--max-lag-sends", type=int, default=40_000,
                         help="stream case: device sends written but not yet answered by a receipt, at most")
     parser.add_argument("--stall-timeout", type=float, default=30.0)
