@@ -171,7 +171,6 @@ class ReceiptStats:
     last_ms: int | None = None
     provider_latency_ms: list = field(default_factory=list)
     end_to_end_ms: list = field(default_factory=list)
-    event_created_ms: dict = field(default_factory=dict)
 
 
 class ReceiptReader:
