@@ -101,18 +101,27 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     private func admit(_ record: InputRecord) {
         guard !stopFlag.isSet else { return }
         let partition = record.topicPartition
-        var state = partitions[partition] ?? newState()
-        guard !state.revoking else { return }
-        state.tracker.begin(record.offset)
+        if partitions[partition] == nil { partitions[partition] = newState() }
+        guard partitions[partition]?.revoking == false else { return }
+        let waitsForDueTime =
+            record.topic == settings.retryTopic
+            && (partitions[partition]?.waiting.isEmpty == false || dueMillis(record) > clock.nowMillis())
         inFlight += 1
-        if record.topic == settings.retryTopic, !state.waiting.isEmpty || dueMillis(record) > clock.nowMillis() {
-            state.waiting.append(record)
-            partitions[partition] = state
-            return
+        let generation = modifyState(of: partition) { state in
+            state.tracker.begin(record.offset)
+            if waitsForDueTime { state.waiting.append(record) } else { state.running += 1 }
+            return state.generation
         }
-        state.running += 1
-        partitions[partition] = state
-        dispatch(record, generation: state.generation)
+        if !waitsForDueTime, let generation { dispatch(record, generation: generation) }
+    }
+
+    /// Changes the state of `partition` in place. (A copy read out of the dictionary and written back
+    /// would copy the offset tracker's window, thousands of entries, for every record.)
+    private func modifyState<Result>(
+        of partition: TopicPartition, _ change: (inout PartitionState) -> Result
+    ) -> Result? {
+        guard let index = partitions.index(forKey: partition) else { return nil }
+        return change(&partitions.values[index])
     }
 
     private func newState() -> PartitionState {
@@ -175,12 +184,11 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     }
 
     private func nextInLane(_ key: [UInt8]) -> (InputRecord, Int)? {
-        guard let queue = lanes[key], !queue.isEmpty else {
+        guard lanes[key]?.isEmpty == false else {
             lanes[key] = nil
             return nil
         }
-        lanes[key]?.removeFirst()
-        return queue[0]
+        return lanes[key]?.removeFirst()
     }
 
     private func spawn(_ record: InputRecord, _ generation: Int, _ work: @escaping @Sendable () async throws -> Void) {
@@ -203,11 +211,12 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         if let taskId { tasks[taskId] = nil }
         inFlight -= 1
         let partition = record.topicPartition
-        guard var state = partitions[partition], state.generation == generation else { return }
-        state.running -= 1
-        let mark = done ? state.tracker.complete(record.offset) : nil
-        partitions[partition] = state
-        if let mark { store(mark, for: partition) }
+        guard partitions[partition]?.generation == generation else { return }
+        let mark = modifyState(of: partition) { state in
+            state.running -= 1
+            return done ? state.tracker.complete(record.offset) : nil
+        }
+        if let mark = mark ?? nil { store(mark, for: partition) }
         resumeDrainedWaiters()
     }
 
