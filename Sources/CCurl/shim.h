@@ -33,12 +33,6 @@ static inline CURLcode pw_curl_easy_setopt_data_callback(CURL *handle, CURLoptio
     return curl_easy_setopt(handle, option, value);
 }
 
-/// Sets a blob option (e.g. CURLOPT_CAINFO_BLOB) without copying: `data` must outlive every use of `handle`.
-static inline CURLcode pw_curl_easy_setopt_blob_nocopy(CURL *handle, CURLoption option, void *data, size_t length) {
-    struct curl_blob blob = {data, length, CURL_BLOB_NOCOPY};
-    return curl_easy_setopt(handle, option, &blob);
-}
-
 static inline CURLMcode pw_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

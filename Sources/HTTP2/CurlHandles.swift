@@ -72,12 +72,6 @@ final class EasyHandle {
         pw_curl_easy_setopt_data_callback(raw, option, callback)
     }
 
-    /// Points a blob option at `bytes` without copying; the caller keeps `bytes` alive for the handle's life.
-    @discardableResult
-    func set(_ option: CURLoption, blob bytes: UnsafeMutableRawBufferPointer) -> CURLcode {
-        pw_curl_easy_setopt_blob_nocopy(raw, option, bytes.baseAddress, bytes.count)
-    }
-
     func info(_ info: CURLINFO) -> Int {
         var value = 0
         _ = pw_curl_easy_getinfo_long(raw, info, &value)

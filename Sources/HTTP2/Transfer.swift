@@ -80,7 +80,7 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_TCP_KEEPIDLE, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
         handle.set(CURLOPT_TCP_KEEPINTVL, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
         handle.set(CURLOPT_MAXAGE_CONN, max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000))
-        if let certificates { handle.set(CURLOPT_CAINFO_BLOB, blob: certificates.bytes) }
+        if let certificates { handle.set(CURLOPT_CAINFO, certificates.path) }
         if let client = configuration.clientCertificate {
             // libcurl copies the strings; connections are only reused by transfers with the same certificate.
             handle.set(CURLOPT_SSLCERTTYPE, "PEM")
