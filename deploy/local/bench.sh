@@ -4,21 +4,9 @@
 # of the worker. Arguments go to deploy/local/bench.py (--help lists them), e.g. --events 300000.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bash deploy/local/setup.sh
-
-# The fast endpoint: nginx with the echo module (reads each request body before answering); h2load
-# (nghttp2-client) measures what the endpoint alone takes.
-bench_packages=(nginx libnginx-mod-http-echo nghttp2-client)
-missing=()
-for package in "${bench_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]})); then
-    echo "bench: installing ${missing[*]}" >&2
-    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# Beyond the usual setup, the fast endpoint: nginx with the echo module (reads each request body before
+# answering); and h2load (nghttp2-client), which measures what the endpoint alone takes.
+bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client
 
 swift build -c release --product push-worker
 bin="$(swift build -c release --show-bin-path)/push-worker"

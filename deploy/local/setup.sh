@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything push-worker needs to build, test and run its demo on a fresh Debian machine
 # with the Swift toolchain: Debian's C libraries and tools, and the Python test doubles in .venv.
-# Idempotent: packages already present are not fetched again.
+# Idempotent: packages already present are not fetched again. Arguments name further Debian packages that
+# the caller needs too (the benchmark's endpoint, say).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-apt_packages=(pkg-config librdkafka-dev libcurl4-openssl-dev libssl-dev kcat)
+apt_packages=(pkg-config librdkafka-dev libcurl4-openssl-dev libssl-dev kcat "$@")
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
