@@ -119,7 +119,8 @@ class FaultRule:
     """A per-request fault: applies to requests whose path matches `path`, `times` times (None: always),
     each time with probability `rate`. Actions, in order: `latency_ms` delay; then one of `stall` (never
     answer), `reset_stream` (RST_STREAM with that error code), `reset_connection` (TCP reset of the
-    connection), `status` (answer it, with `retry_after` seconds and `body` if given); else the handler."""
+    connection), `status` (answer it, with `retry_after` (any text) and `body` (JSON, text or bytes) if given);
+    else the handler. `hostile`: instead of these, a seeded hostile answer of hostile.py (fuzzing)."""
 
     path: str | None = None
     times: int | None = None
@@ -129,8 +130,9 @@ class FaultRule:
     reset_stream: int | None = None
     reset_connection: bool = False
     status: int | None = None
-    retry_after: int | None = None
+    retry_after: int | str | None = None
     body: Any = None
+    hostile: bool = False
 
     @staticmethod
     def from_json(value: dict) -> "FaultRule":
@@ -507,6 +509,8 @@ class Connection(asyncio.Protocol):
         rule = self.simulator.find_rule(request.path)
         if rule is None:
             return await self.simulator.dispatch(request)
+        if rule.hostile:
+            entry["hostile"], rule = self.simulator.state["hostile"].answer(request.path, self.simulator.random)
         if rule.latency_ms:
             entry["fault"] = "latency"
             await asyncio.sleep(rule.latency_ms / 1000)
@@ -526,7 +530,7 @@ class Connection(asyncio.Protocol):
             body = rule.body if rule.body is not None else {"reason": "InjectedFault"}
             if isinstance(body, (dict, list)):
                 return Response.json(rule.status, body, headers)
-            return Response(rule.status, headers, str(body).encode())
+            return Response(rule.status, headers, body if isinstance(body, bytes) else str(body).encode())
         return await self.simulator.dispatch(request)
 
     def reset_stream(self, stream_id: int, error_code: int) -> None:

@@ -12,7 +12,7 @@ on stdout:
 simulator's client CA (client-ca.pem), like an APNs certificate-based connection; the apns-client-certificate
 control command (apns.py) issues such certificates.
 
-Route modules (echo.py, and apns.py, fcm.py, oauth.py where present) plug in through the interface described
+Route modules (echo.py, and apns.py, fcm.py, oauth.py, hostile.py where present) plug in through the interface described
 at the top of server.py; the control API is described in control.py. Runs until SIGTERM/SIGINT, or until
 stdin closes with --exit-on-stdin-eof (so a test's child never outlives the test).
 """
@@ -33,7 +33,7 @@ import certs  # noqa: E402
 import control  # noqa: E402
 from server import Simulator  # noqa: E402
 
-OPTIONAL_ROUTE_MODULES = ("apns", "fcm", "oauth")
+OPTIONAL_ROUTE_MODULES = ("apns", "fcm", "oauth", "hostile")
 
 
 def route_modules(requested: str | None) -> list[str]:

@@ -35,10 +35,11 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from processes import cpu_seconds, memory_kib
+
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
 ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 CASES = ("backlog", "stream")
 
 NGINX_CONF = """\
@@ -97,20 +98,6 @@ def wait_for_line(process: subprocess.Popen, predicate, what: str, timeout: floa
         if predicate(line):
             return line
     raise RuntimeError(f"{what} was not ready within {timeout:.0f} s")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def memory_kib(pid: int) -> dict[str, int]:
-    values = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, rest = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            values[name] = int(rest.split()[0])
-    return values
 
 
 def percentile(values: list[float], fraction: float) -> float | None:

@@ -11,12 +11,10 @@ gets SIGTERM and must exit 0.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,16 +27,14 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 import demo_report
 from demo_traffic import (FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
                           UNREGISTERED_SINCE_MS, Traffic, short)
+from processes import ROOT, Child, ProcessFailed, Simulator, start_dev_broker, start_worker
 
-ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 3
 OUTPUT_TOPICS = ("push.receipts", "push.dlq", "push.retry")
-START_TIMEOUT = 30
 ARRIVAL_TIMEOUT = 60
-STOP_TIMEOUT = 30
 
 
-class DemoFailed(Exception):
+class DemoFailed(ProcessFailed):
     """The demo cannot go on or did not see what it expected; the message says what and where to look."""
 
 
@@ -48,49 +44,6 @@ class Interrupted(Exception):
 
 def say(line: str) -> None:
     print(f"demo: {line}", flush=True)
-
-
-class Child:
-    """One child process with its output in a log file; dies with the driver (parent-death signal)."""
-
-    def __init__(self, name: str, command: list[str], log: Path, environment: dict[str, str] | None = None,
-                 stdout: Path | None = None):
-        self.name = name
-        self.log = log
-        self.stdout = stdout or log
-        with contextlib.ExitStack() as files:
-            log_file = files.enter_context(open(log, "wb"))
-            out_file = files.enter_context(open(stdout, "wb")) if stdout else log_file
-            self.process = subprocess.Popen(
-                ["setpriv", "--pdeathsig", "TERM", "--", *command], stdin=subprocess.PIPE, stdout=out_file,
-                stderr=log_file, env=environment, cwd=ROOT, start_new_session=True)
-
-    def wait_for_output(self, predicate, what: str, timeout: float = START_TIMEOUT) -> str:
-        """Polls the output file until `predicate(text)` returns something truthy; returns the text."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            text = self.stdout.read_text(errors="replace")
-            if predicate(text):
-                return text
-            if self.process.poll() is not None:
-                raise DemoFailed(f"{self.name} exited with status {self.process.returncode} before {what}; "
-                                 f"see {self.log}")
-            time.sleep(0.05)
-        raise DemoFailed(f"{self.name} did not report {what} within {timeout} s; see {self.log}")
-
-    def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
-        """SIGTERM, then SIGKILL after `timeout`; returns the exit status (None if it had to be killed)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                return None
-        if self.process.stdin:
-            self.process.stdin.close()
-        return self.process.returncode
 
 
 @dataclass
@@ -112,46 +65,25 @@ class Demo:
     # Starting
 
     def start_broker(self) -> str:
-        broker = Child("the dev broker", [str(self.worker_binary), "dev-broker", "--brokers", "1", "--partitions",
-                                          str(PARTITIONS)],
-                       self.directory / "broker.log", stdout=self.directory / "broker.out")
+        broker, servers = start_dev_broker(self.worker_binary, self.directory, PARTITIONS)
         self.children.append(broker)
-        text = broker.wait_for_output(lambda out: "\n" in out, "its bootstrap servers")
-        line = text.splitlines()[0]
-        if not line.startswith("bootstrap.servers="):
-            raise DemoFailed(f"the dev broker printed {line!r} instead of its bootstrap servers")
-        servers = line.removeprefix("bootstrap.servers=")
         say(f"dev broker ready at {servers} (topics chat.messages, push.receipts, push.dlq, push.retry; "
             f"{PARTITIONS} partitions each)")
         return servers
 
-    def start_simulator(self) -> dict:
-        python = ROOT / ".venv/bin/python"
-        simulator = Child("the push simulator",
-                          [str(python), "Tests/PushSimulator/simulator.py", "--cert-dir",
-                           str(self.directory / "certs"), "--exit-on-stdin-eof"],
-                          self.directory / "simulator.log", {**os.environ, "TMPDIR": str(self.directory)},
-                          stdout=self.directory / "simulator.out")
-        self.children.append(simulator)
-        text = simulator.wait_for_output(lambda out: "\n" in out, "its ready line")
-        ready = json.loads(text.splitlines()[0])
-        self.control_url = f"http://127.0.0.1:{ready['control_port']}"
-        self.base_url = f"https://127.0.0.1:{ready['port']}"
-        say(f"push simulator ready at {self.base_url} (APNs, FCM and Google OAuth over TLS HTTP/2; "
-            f"control API {self.control_url})")
-        return ready
+    def start_simulator(self) -> Simulator:
+        self.simulator = Simulator(self.directory)
+        self.children.append(self.simulator.child)
+        say(f"push simulator ready at {self.simulator.base_url} (APNs, FCM and Google OAuth over TLS HTTP/2; "
+            f"control API {self.simulator.control_url})")
+        return self.simulator
 
     def control(self, method: str, path: str, body: object | None = None) -> dict:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.control_url + path, data=data, method=method,
-                                         headers={"content-type": "application/json"})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)
+        return self.simulator.control(method, path, body)
 
     def prepare_simulator(self) -> dict[str, str]:
         """Credentials, unregistered tokens and fault rules; returns the worker's provider settings."""
-        apns = self.control("POST", "/control/apns-credentials", {})
-        fcm = self.control("POST", "/control/oauth-credentials", {"token_uri": f"{self.base_url}/token"})
+        settings = self.simulator.provider_settings()
         # APNs says since when a token is invalid; the receipt carries that time.
         self.control("POST", "/control/apns-unregister",
                      {"tokens": [UNREGISTERED_APNS], "timestamp": UNREGISTERED_SINCE_MS})
@@ -161,25 +93,14 @@ class Demo:
         for fault in FAULTS:
             self.control("POST", "/faults/rules", fault.rule)
             say(f"fault armed: {fault.description}")
-        return {
-            "APNS_URL": self.base_url, "APNS_SANDBOX_URL": self.base_url, "APNS_KEY_FILE": apns["key_file"],
-            "APNS_KEY_ID": apns["key_id"], "APNS_TEAM_ID": apns["team_id"], "APNS_TOPIC": apns["topic"],
-            "FCM_URL": self.base_url, "FCM_SERVICE_ACCOUNT_FILE": fcm["service_account_file"],
-        }
+        return settings
 
-    def start_worker(self, servers: str, providers: dict[str, str], ca_file: str) -> Child:
-        # A clean environment: the caller's KAFKA_* or PUSH_* variables must not change the demo.
-        environment = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LOG_LEVEL": "info",
-            "KAFKA_BOOTSTRAP_SERVERS": servers, "PUSH_CA_FILE": ca_file, "PUSH_HTTP_HOST": "127.0.0.1",
-            "PUSH_HTTP_PORT": "0", "PUSH_WORKER_ID": "demo-worker", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
-            "PUSH_RETRY_BUDGET_MS": str(RETRY_BUDGET_MS), **providers,
-        }
-        worker = Child("push-worker run", [str(self.worker_binary), "run"], self.directory / "worker.log",
-                       environment)
+    def start_worker(self, servers: str, settings: dict[str, str]) -> Child:
+        worker, self.metrics_port = start_worker(self.worker_binary, self.directory, {
+            "KAFKA_BOOTSTRAP_SERVERS": servers, "PUSH_WORKER_ID": "demo-worker", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
+            "PUSH_RETRY_BUDGET_MS": str(RETRY_BUDGET_MS), **settings,
+        })
         self.children.append(worker)
-        worker.wait_for_output(lambda log: '"message":"started"' in log, "'started'")
-        self.metrics_port = started_port(worker.log.read_text())
         say(f"push-worker run started (pid {worker.process.pid}, LOG_LEVEL info, status endpoints on "
             f"127.0.0.1:{self.metrics_port})")
         return worker
@@ -278,13 +199,6 @@ def receipt_keys(receipts: list[dict]) -> set[tuple[str, str, str]]:
     return {(receipt["messageId"], receipt["userId"], receipt["tokenHash"]) for receipt in receipts}
 
 
-def started_port(log: str) -> int:
-    for line in log.splitlines():
-        if '"message":"started"' in line:
-            return int(json.loads(line)["metadata"]["http.port"])
-    raise DemoFailed("push-worker logged no 'started' line")
-
-
 def raise_interrupted(signal_number: int, _frame) -> None:
     raise Interrupted(signal.Signals(signal_number).name)
 
@@ -302,9 +216,9 @@ def main() -> int:
     traffic = Traffic(ROOT / "schemas/examples/chat-message")
     try:
         servers = demo.start_broker()
-        ready = demo.start_simulator()
-        providers = demo.prepare_simulator()
-        worker = demo.start_worker(servers, providers, ready["ca_file"])
+        demo.start_simulator()
+        settings = demo.prepare_simulator()
+        worker = demo.start_worker(servers, settings)
         demo.produce(servers, traffic)
         outputs = demo.collect(servers, traffic, worker)
         requests = demo.control("GET", "/requests")["requests"]
@@ -316,7 +230,7 @@ def main() -> int:
         return 130
     except Exception as error:  # whatever went wrong, nothing may be left running
         demo.stop()
-        say(f"FAILED: {error}" if isinstance(error, DemoFailed) else f"FAILED: {type(error).__name__}: {error}")
+        say(f"FAILED: {error}" if isinstance(error, ProcessFailed) else f"FAILED: {type(error).__name__}: {error}")
         return 1
     finally:
         signal.signal(signal.SIGINT, signal.SIG_DFL)

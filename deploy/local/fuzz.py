@@ -1,0 +1,420 @@
+"""Fuzzes the real `push-worker run` with hostile records and a hostile provider (README: "Fuzzing").
+
+    .venv/bin/python deploy/local/fuzz.py --worker .build/debug/push-worker --records 300 --provider-answers 100 --seed 7
+
+(deploy/local/fuzz.sh builds the worker and runs this.) Starts the dev broker, the push simulator in hostile mode
+(`hostile.py`: a share of the push requests get absurd answers) and the worker; produces seeded hostile records
+(fuzz_records.py) to the input and retry topics, paced so that the dev broker (which keeps only about 5 MB per
+partition) never drops one before the worker read it; reads every output (fuzz_accounting.py). Then asserts:
+the worker never died and still runs, every record is accounted for, the group's committed offsets reached the
+end of every input partition, retries the worker wrote resolved, peak RSS and the CPU once idle stayed bounded,
+and SIGTERM still stops it with exit status 0. Prints one summary line, and exits 1 with the reasons (seed,
+record index, what was missing) on any failure. `--only 17,42` replays just those records of the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+from fuzz_accounting import Ledger, OutputReader
+from fuzz_records import Generator, FuzzRecord, devices_of
+from processes import ROOT, Child, ProcessFailed, Simulator, cpu_seconds, memory_kib, start_dev_broker, start_worker
+
+INPUT_TOPIC = "chat.messages"
+RECEIPTS_TOPIC = "push.receipts"
+DEAD_LETTER_TOPIC = "push.dlq"
+RETRY_TOPIC = "push.retry"
+GROUP = "fuzz"
+# What may wait unconsumed in the dev broker: it keeps about 5 MB per partition and drops older records.
+BACKLOG_BYTES = 3_000_000
+BACKLOG_RECORDS = 1_000
+# A retry record due this long before the end must have resolved.
+RETRY_GRACE_MS = 60_000
+PUSH_PATHS = "^/(3/device|v1/projects)/"
+
+
+def say(line: str) -> None:
+    print(f"fuzz: {line}", flush=True)
+
+
+class FuzzFailed(Exception):
+    """The worker died or the run could not go on; the message says why."""
+
+
+class ResourceSampler:
+    """Samples the worker's CPU time and resident memory twice a second (/proc)."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.samples: list[tuple[float, float, int]] = []  # (monotonic time, CPU seconds, VmRSS KiB)
+        self.running = True
+        self.thread = threading.Thread(target=self.run, name="fuzz-sampler", daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while self.running:
+            try:
+                self.samples.append((time.monotonic(), cpu_seconds(self.pid), memory_kib(self.pid).get("VmRSS", 0)))
+            except (OSError, IndexError, ValueError):
+                return
+            time.sleep(0.5)
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return max((rss for _, _, rss in self.samples), default=0) / 1024
+
+    def peak_cpu_percent(self, window: float = 5.0) -> float:
+        peak, start = 0.0, 0
+        for end in range(len(self.samples)):
+            while self.samples[end][0] - self.samples[start][0] > window:
+                start += 1
+            elapsed = self.samples[end][0] - self.samples[start][0]
+            if elapsed >= window / 2:
+                peak = max(peak, 100 * (self.samples[end][1] - self.samples[start][1]) / elapsed)
+        return peak
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(timeout=5)
+
+
+@dataclass
+class Backlog:
+    """Produced input records per partition (offset, size) against the group's committed offsets."""
+
+    produced: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    committed: dict[int, int] = field(default_factory=dict)
+    changed_at: float = field(default_factory=time.monotonic)
+
+    def add(self, partition: int, offset: int, size: int) -> None:
+        self.produced.setdefault(partition, []).append((offset, size))
+
+    def commit(self, offsets: dict[int, int]) -> None:
+        if offsets != self.committed:
+            self.changed_at = time.monotonic()
+        self.committed = offsets
+
+    def waiting(self) -> tuple[int, int]:
+        """Records and bytes produced but not yet committed."""
+        records = size = 0
+        for partition, entries in self.produced.items():
+            done = self.committed.get(partition, 0)
+            for offset, length in reversed(entries):
+                if offset < done:
+                    break
+                records += 1
+                size += length
+        return records, size
+
+    def first_waiting(self) -> tuple[int, int] | None:
+        """(partition, offset) of the oldest uncommitted record."""
+        for partition, entries in sorted(self.produced.items()):
+            done = self.committed.get(partition, 0)
+            if entries and entries[-1][0] >= done:
+                return partition, max(done, entries[0][0])
+        return None
+
+
+class Fuzz:
+    def __init__(self, arguments: argparse.Namespace, directory: Path):
+        self.arguments = arguments
+        self.directory = directory
+        self.children: list[Child] = []
+        self.problems: list[str] = []
+        self.refused: list[tuple[FuzzRecord, str]] = []
+        self.records: dict[tuple[str, int, int], FuzzRecord] = {}
+
+    # Starting
+
+    def start(self) -> None:
+        arguments = self.arguments
+        broker, self.servers = start_dev_broker(arguments.worker, self.directory, arguments.partitions)
+        self.children.append(broker)
+        self.simulator = Simulator(self.directory, ["--seed", str(arguments.seed)])
+        self.children.append(self.simulator.child)
+        settings = self.simulator.provider_settings()
+        worker, self.status_port = start_worker(arguments.worker, self.directory, {
+            **settings, "KAFKA_BOOTSTRAP_SERVERS": self.servers, "KAFKA_GROUP_ID": GROUP,
+            "KAFKA_AUTO_COMMIT_INTERVAL_MS": "1000", "PUSH_WORKER_ID": "fuzz-worker",
+            "PUSH_RULES_FILE": str(ROOT / "schemas/examples/rules/custom.json"), "PUSH_RETRY_BUDGET_MS": "2000",
+            "PUSH_REQUEST_TIMEOUT_MS": "3000", "PUSH_SHUTDOWN_GRACE_SECONDS": "10",
+            **dict(setting.split("=", 1) for setting in arguments.worker_env),
+        })
+        self.worker = worker
+        self.children.append(worker)
+        self.sampler = ResourceSampler(worker.process.pid)
+        say(f"seed {arguments.seed}; dev broker {self.servers}, push simulator {self.simulator.base_url}, "
+            f"push-worker pid {worker.process.pid}; logs in {self.directory}")
+
+    def arm_hostile_provider(self, expected_sends: int) -> None:
+        answers = self.arguments.provider_answers
+        if answers <= 0:
+            return
+        # Many devices are never sent to (skipped, muted, dead-lettered records): ask for more than needed.
+        rate = min(1.0, 5 * answers / max(1, expected_sends))
+        self.simulator.control("POST", "/faults/rules",
+                               {"path": PUSH_PATHS, "rate": rate, "times": answers, "hostile": True})
+
+    # Producing
+
+    def produce(self, indexes: list[int], generator: Generator, ledger: Ledger, backlog: Backlog) -> None:
+        producer = Producer({"bootstrap.servers": self.servers, "message.max.bytes": 2_000_000, "linger.ms": 5,
+                             "enable.idempotence": True})
+        groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
+        partitions = [TopicPartition(INPUT_TOPIC, partition) for partition in range(self.arguments.partitions)]
+        last_check = 0.0
+
+        def delivered(record: FuzzRecord, size: int):
+            def callback(error, message) -> None:
+                if error is not None:
+                    self.refused.append((record, str(error)))
+                    return
+                position = (message.topic(), message.partition(), message.offset())
+                self.records[position] = record
+                ledger.produced(record, position)
+                if message.topic() == INPUT_TOPIC:
+                    backlog.add(message.partition(), message.offset(), size)
+            return callback
+
+        try:
+            for count, index in enumerate(indexes, 1):
+                record = generator.record(index)
+                size = len(record.value or b"") + len(record.key or b"")
+                while True:
+                    producer.poll(0)
+                    if time.monotonic() - last_check > 0.5:
+                        last_check = time.monotonic()
+                        self.check_alive()
+                        backlog.commit(committed(groups, partitions))
+                        self.check_progress(backlog)
+                    waiting_records, waiting_bytes = backlog.waiting()
+                    waiting_records += len(producer)
+                    if waiting_records < BACKLOG_RECORDS and waiting_bytes + size <= BACKLOG_BYTES or \
+                            waiting_records == 0:
+                        break
+                    time.sleep(0.02)
+                try:
+                    producer.produce(record.topic, value=record.value, key=record.key, headers=record.headers,
+                                     on_delivery=delivered(record, size))
+                except (KafkaException, BufferError) as error:
+                    self.refused.append((record, str(error)))
+                if count % 1000 == 0:
+                    say(f"produced {count} of {len(indexes)} records")
+                producer.poll(0)
+            if producer.flush(60):
+                raise FuzzFailed("the fuzzer's producer could not deliver every record within 60 s")
+        finally:
+            groups.close()
+
+    # Watching
+
+    def check_alive(self) -> None:
+        status = self.worker.process.poll()
+        if status is not None:
+            how = f"signal {signal.Signals(-status).name}" if status < 0 else f"exit status {status}"
+            raise FuzzFailed(f"push-worker died ({how})")
+
+    def check_progress(self, backlog: Backlog) -> None:
+        waiting, _ = backlog.waiting()
+        if waiting and time.monotonic() - backlog.changed_at > self.arguments.stall_seconds:
+            partition, offset = backlog.first_waiting() or (0, 0)
+            record = self.records.get((INPUT_TOPIC, partition, offset))
+            raise FuzzFailed(f"stall: the committed offset of {INPUT_TOPIC}/{partition} stayed at {offset} for "
+                             f"{self.arguments.stall_seconds} s; there: "
+                             f"{record.describe() if record else 'a record without delivery report'}")
+
+    def settle(self, ledger: Ledger, backlog: Backlog) -> tuple[list[str], float]:
+        """Waits until every input record is committed and accounted for (or the deadline); returns what is still
+        missing and the time it took."""
+        groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
+        partitions = [TopicPartition(INPUT_TOPIC, partition) for partition in range(self.arguments.partitions)]
+        started = time.monotonic()
+        try:
+            while True:
+                self.check_alive()
+                backlog.commit(committed(groups, partitions))
+                ends = {partition.partition: groups.get_watermark_offsets(partition, timeout=5)[1]
+                        for partition in partitions}
+                behind = {partition: end for partition, end in ends.items() if backlog.committed.get(partition, 0) < end}
+                missing = self.unaccounted(ledger)
+                if not behind and not missing:
+                    return [], time.monotonic() - started
+                if time.monotonic() - started > self.arguments.deadline:
+                    lines = [f"stall: {INPUT_TOPIC}/{partition} committed {backlog.committed.get(partition)} of "
+                             f"{end} after {self.arguments.deadline} s" for partition, end in sorted(behind.items())]
+                    return lines + missing, time.monotonic() - started
+                self.check_progress(backlog)
+                time.sleep(0.5)
+        finally:
+            groups.close()
+
+    def unaccounted(self, ledger: Ledger) -> list[str]:
+        parked = ledger.parked_from(int(time.time() * 1000))
+        return [f"unaccounted: seed {self.arguments.seed}, {record.describe()} at {position[0]}/{position[1]}@"
+                f"{position[2]}: {missing}"
+                for position, record in sorted(self.records.items())
+                if (missing := ledger.missing(position, parked))]
+
+    def idle_cpu_percent(self, seconds: float = 5.0) -> float:
+        pid = self.worker.process.pid
+        before, started = cpu_seconds(pid), time.monotonic()
+        time.sleep(seconds)
+        return 100 * (cpu_seconds(pid) - before) / (time.monotonic() - started)
+
+    # Stopping
+
+    def stop(self) -> dict[str, int | None]:
+        statuses = {}
+        for child in reversed(self.children):
+            statuses[child.name] = child.stop()
+        self.children.clear()
+        for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
+            shutil.rmtree(secrets, ignore_errors=True)
+        return statuses
+
+    def crash_report(self, backlog: Backlog) -> list[str]:
+        """The records the worker had not committed when it died (the culprit is among them), and its last words."""
+        lines = []
+        candidates = [(position, record) for position, record in sorted(self.records.items())
+                      if position[0] == INPUT_TOPIC and position[2] >= backlog.committed.get(position[1], 0)
+                      or position[0] == RETRY_TOPIC]
+        indexes = ",".join(str(record.index) for _, record in candidates[:40])
+        lines.append(f"{len(candidates)} records were not committed; replay them alone with "
+                     f"--seed {self.arguments.seed} --only {indexes}")
+        for position, record in candidates[:8]:
+            lines.append(f"  {position[0]}/{position[1]}@{position[2]}: {record.describe()}")
+        answers = [request for request in self.simulator.control("GET", "/requests")["requests"]
+                   if request.get("hostile")]
+        lines += [f"  last hostile answer: {request['hostile']}" for request in answers[-3:]]
+        lines += [f"  worker: {line.strip()[:300]}" for line in crash_lines(self.worker.log)]
+        return lines
+
+
+def crash_lines(log: Path) -> list[str]:
+    """The worker's last words: Swift's fatal error line and the first frames of the crashed thread in its code."""
+    lines = log.read_text(errors="replace").splitlines()
+    fatal = [line for line in lines if "Fatal error" in line or "Program crashed" in line]
+    start = next((number for number, line in enumerate(lines) if line.rstrip().endswith("crashed:")), len(lines))
+    frames = [line for line in lines[start:] if " in push-worker at " in line][:4]
+    return fatal + frames or lines[-6:]
+
+
+def committed(consumer: Consumer, partitions: list[TopicPartition]) -> dict[int, int]:
+    try:
+        return {partition.partition: max(0, partition.offset)
+                for partition in consumer.committed(partitions, timeout=5)}
+    except KafkaException:
+        return {}
+
+
+def parse_indexes(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", required=True, type=Path, help="the push-worker binary")
+    parser.add_argument("--records", type=int, default=1000, help="hostile records to produce (default 1000)")
+    parser.add_argument("--provider-answers", type=int, default=100,
+                        help="hostile provider answers the simulator gives at most (default 100)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of records and answers (default: random)")
+    parser.add_argument("--only", type=parse_indexes, default=None, help="comma-separated record indexes to replay")
+    parser.add_argument("--partitions", type=int, default=3, help="partitions per topic (default 3)")
+    parser.add_argument("--deadline", type=float, default=180, help="seconds for everything to settle after the "
+                        "last record (default 180)")
+    parser.add_argument("--stall-seconds", type=float, default=120,
+                        help="seconds without any committed progress that count as a stall (default 120)")
+    parser.add_argument("--max-rss-mb", type=float, default=1024, help="peak resident memory allowed (default 1024)")
+    parser.add_argument("--max-idle-cpu", type=float, default=50,
+                        help="CPU %% of one core allowed once everything settled (default 50)")
+    parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an extra setting for push-worker run (repeatable)")
+    arguments = parser.parse_args()
+    arguments.worker = arguments.worker.resolve()
+    if arguments.seed is None:
+        arguments.seed = random.SystemRandom().randrange(1_000_000)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    began = time.monotonic()
+    directory = Path(tempfile.mkdtemp(prefix="push-worker-fuzz-"))
+    fuzz = Fuzz(arguments, directory)
+    generator = Generator(arguments.seed, int(time.time() * 1000), ROOT / "schemas/examples/chat-message",
+                          INPUT_TOPIC, RETRY_TOPIC)
+    indexes = arguments.only if arguments.only is not None else list(range(arguments.records))
+    ledger = Ledger(RECEIPTS_TOPIC, DEAD_LETTER_TOPIC, RETRY_TOPIC)
+    backlog = Backlog()
+    crashes = stalls = 0
+    problems: list[str] = []
+    idle_cpu = 0.0
+    try:
+        fuzz.start()
+        reader = OutputReader(fuzz.servers, ledger, arguments.partitions)
+        expected_sends = sum(len(devices_of(generator.record(index).value)[1] or ()) for index in indexes[:200])
+        fuzz.arm_hostile_provider(expected_sends * len(indexes) // max(1, min(200, len(indexes))))
+        fuzz.produce(indexes, generator, ledger, backlog)
+        say(f"produced {len(fuzz.records)} records ({len(fuzz.refused)} refused by Kafka) in "
+            f"{time.monotonic() - began:.0f} s; waiting for the worker to settle")
+        missing, took = fuzz.settle(ledger, backlog)
+        problems += missing
+        stalls += sum(line.startswith("stall") for line in missing)
+        now = int(time.time() * 1000)
+        unresolved = ledger.unresolved_retries(now - RETRY_GRACE_MS, ledger.parked_from(now))
+        if unresolved:
+            stalls += 1
+            first = unresolved[0]
+            problems.append(f"stall: {len(unresolved)} retry records the worker wrote were due over "
+                            f"{RETRY_GRACE_MS // 1000} s ago and never resolved (first: {first.position}, source "
+                            f"{first.source}, due {first.due_ms})")
+        idle_cpu = fuzz.idle_cpu_percent()
+    except FuzzFailed as failure:
+        crashes += "died" in str(failure)
+        stalls += str(failure).startswith("stall")
+        problems.append(str(failure))
+        if "died" in str(failure):
+            problems += fuzz.crash_report(backlog)
+    except ProcessFailed as failure:
+        problems.append(str(failure))
+    finally:
+        fuzz.sampler.stop() if hasattr(fuzz, "sampler") else None
+        hostile = fuzz.simulator.control("POST", "/control/hostile-stats", {}) if hasattr(fuzz, "simulator") and \
+            fuzz.simulator.child.process.poll() is None else {"answers": 0, "kinds": {}}
+        worker_status = fuzz.stop().get("push-worker run")
+    if hasattr(fuzz, "worker") and not crashes and worker_status != 0:
+        problems.append(f"push-worker exited with status {worker_status} after SIGTERM, not 0")
+    peak_rss = fuzz.sampler.peak_rss_mb if hasattr(fuzz, "sampler") else 0.0
+    if peak_rss > arguments.max_rss_mb:
+        problems.append(f"peak RSS {peak_rss:.0f} MB above {arguments.max_rss_mb:.0f} MB")
+    if idle_cpu > arguments.max_idle_cpu:
+        problems.append(f"hot loop: {idle_cpu:.0f} % CPU once everything settled (limit {arguments.max_idle_cpu:.0f})")
+    if ledger.lost_outputs:
+        problems.append(f"the dev broker dropped {ledger.lost_outputs} outputs before the fuzzer read them "
+                        "(the fuzzer's reader fell behind; the figures are incomplete)")
+    unaccounted = sum(line.startswith("unaccounted") for line in problems)
+    for problem in problems[:30]:
+        say(f"FAILED: {problem}")
+    if len(problems) > 30:
+        say(f"FAILED: … and {len(problems) - 30} more")
+    say(f"records {len(fuzz.records)}, provider answers {hostile['answers']}, crashes {crashes}, stalls {stalls}, "
+        f"unaccounted {unaccounted}, peak RSS {peak_rss:.0f} MB, peak CPU "
+        f"{fuzz.sampler.peak_cpu_percent() if hasattr(fuzz, 'sampler') else 0:.0f} %, idle CPU {idle_cpu:.0f} %, "
+        f"refused by Kafka {len(fuzz.refused)}, outputs naming no record {ledger.strays()}, seed {arguments.seed}, "
+        f"{time.monotonic() - began:.0f} s")
+    say(f"hostile answers by kind: {json.dumps(hostile['kinds'], sort_keys=True)}")
+    reader.stop() if "reader" in locals() else None
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
