@@ -127,14 +127,93 @@ class Backlog:
         return None
 
 
+@dataclass
+class Findings:
+    """What a run found; `problems` are the reasons it failed."""
+
+    problems: list[str] = field(default_factory=list)
+    crashes: int = 0
+    stalls: int = 0
+    idle_cpu: float = 0.0
+    worker_status: int | None = None
+    hostile: dict = field(default_factory=lambda: {"answers": 0, "kinds": {}})
+
+
 class Fuzz:
     def __init__(self, arguments: argparse.Namespace, directory: Path):
         self.arguments = arguments
         self.directory = directory
         self.children: list[Child] = []
-        self.problems: list[str] = []
         self.refused: list[tuple[FuzzRecord, str]] = []
         self.records: dict[tuple[str, int, int], FuzzRecord] = {}
+        self.simulator: Simulator | None = None
+        self.worker: Child | None = None
+        self.sampler: ResourceSampler | None = None
+        self.ledger = Ledger(RECEIPTS_TOPIC, DEAD_LETTER_TOPIC, RETRY_TOPIC)
+        self.backlog = Backlog()
+        self.generator = Generator(arguments.seed, int(time.time() * 1000), ROOT / "schemas/examples/chat-message",
+                                   INPUT_TOPIC, RETRY_TOPIC)
+
+    def run(self, indexes: list[int]) -> Findings:
+        """Starts everything, produces the records at `indexes`, waits for the worker to settle and stops it."""
+        findings = Findings()
+        began = time.monotonic()
+        reader = None
+        try:
+            self.start()
+            reader = OutputReader(self.servers, self.ledger, self.arguments.partitions)
+            sample = indexes[:200]
+            sends = sum(len(devices_of(self.generator.record(index).value)[1] or ()) for index in sample)
+            self.arm_hostile_provider(sends * len(indexes) // max(1, len(sample)))
+            self.produce(indexes)
+            say(f"produced {len(self.records)} records ({len(self.refused)} refused by Kafka) in "
+                f"{time.monotonic() - began:.0f} s; waiting for the worker to settle")
+            findings.problems += self.settle()
+            now = int(time.time() * 1000)
+            unresolved = self.ledger.unresolved_retries(now - RETRY_GRACE_MS, self.ledger.parked_from(now))
+            if unresolved:
+                first = unresolved[0]
+                findings.problems.append(
+                    f"stall: {len(unresolved)} retry records the worker wrote were due over {RETRY_GRACE_MS // 1000} s "
+                    f"ago and never resolved (first: {first.position}, source {first.source}, due {first.due_ms})")
+            findings.idle_cpu = self.idle_cpu_percent()
+            if reader.error:
+                findings.problems.append(f"the fuzzer's output reader failed: {reader.error}")
+        except FuzzFailed as failure:
+            findings.problems.append(str(failure))
+            if self.worker is not None and self.worker.process.poll() is not None:
+                findings.crashes += 1
+                findings.problems += self.crash_report()
+        except ProcessFailed as failure:
+            findings.problems.append(str(failure))
+        finally:
+            if self.sampler is not None:
+                self.sampler.stop()
+            if self.simulator is not None and self.simulator.child.process.poll() is None:
+                findings.hostile = self.simulator.control("POST", "/control/hostile-stats", {})
+            findings.worker_status = self.stop().get("push-worker run")
+            if reader is not None:
+                reader.stop()
+        if self.worker is not None and not findings.crashes and findings.worker_status != 0:
+            findings.problems.append(f"push-worker exited with status {findings.worker_status} after SIGTERM, not 0")
+        if self.peak_rss_mb > self.arguments.max_rss_mb:
+            findings.problems.append(f"peak RSS {self.peak_rss_mb:.0f} MB above {self.arguments.max_rss_mb:.0f} MB")
+        if findings.idle_cpu > self.arguments.max_idle_cpu:
+            findings.problems.append(f"hot loop: {findings.idle_cpu:.0f} % CPU once everything settled (limit "
+                                     f"{self.arguments.max_idle_cpu:.0f} %)")
+        if self.ledger.lost_outputs:
+            findings.problems.append(f"the dev broker dropped {self.ledger.lost_outputs} outputs before the fuzzer "
+                                     "read them (its reader fell behind; the accounting is incomplete)")
+        findings.stalls = sum(problem.startswith("stall") for problem in findings.problems)
+        return findings
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return self.sampler.peak_rss_mb if self.sampler else 0.0
+
+    @property
+    def peak_cpu_percent(self) -> float:
+        return self.sampler.peak_cpu_percent() if self.sampler else 0.0
 
     # Starting
 
@@ -169,7 +248,8 @@ class Fuzz:
 
     # Producing
 
-    def produce(self, indexes: list[int], generator: Generator, ledger: Ledger, backlog: Backlog) -> None:
+    def produce(self, indexes: list[int]) -> None:
+        generator, ledger, backlog = self.generator, self.ledger, self.backlog
         producer = Producer({"bootstrap.servers": self.servers, "message.max.bytes": 2_000_000, "linger.ms": 5,
                              "enable.idempotence": True})
         groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
@@ -198,7 +278,7 @@ class Fuzz:
                         last_check = time.monotonic()
                         self.check_alive()
                         backlog.commit(committed(groups, partitions))
-                        self.check_progress(backlog)
+                        self.check_progress()
                     waiting_records, waiting_bytes = backlog.waiting()
                     waiting_records += len(producer)
                     if waiting_records < BACKLOG_RECORDS and waiting_bytes + size <= BACKLOG_BYTES or \
@@ -226,7 +306,8 @@ class Fuzz:
             how = f"signal {signal.Signals(-status).name}" if status < 0 else f"exit status {status}"
             raise FuzzFailed(f"push-worker died ({how})")
 
-    def check_progress(self, backlog: Backlog) -> None:
+    def check_progress(self) -> None:
+        backlog = self.backlog
         waiting, _ = backlog.waiting()
         if waiting and time.monotonic() - backlog.changed_at > self.arguments.stall_seconds:
             partition, offset = backlog.first_waiting() or (0, 0)
@@ -235,9 +316,10 @@ class Fuzz:
                              f"{self.arguments.stall_seconds} s; there: "
                              f"{record.describe() if record else 'a record without delivery report'}")
 
-    def settle(self, ledger: Ledger, backlog: Backlog) -> tuple[list[str], float]:
+    def settle(self) -> list[str]:
         """Waits until every input record is committed and accounted for (or the deadline); returns what is still
-        missing and the time it took."""
+        missing."""
+        ledger, backlog = self.ledger, self.backlog
         groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
         partitions = [TopicPartition(INPUT_TOPIC, partition) for partition in range(self.arguments.partitions)]
         started = time.monotonic()
@@ -248,19 +330,21 @@ class Fuzz:
                 ends = {partition.partition: groups.get_watermark_offsets(partition, timeout=5)[1]
                         for partition in partitions}
                 behind = {partition: end for partition, end in ends.items() if backlog.committed.get(partition, 0) < end}
-                missing = self.unaccounted(ledger)
+                missing = self.unaccounted()
                 if not behind and not missing:
-                    return [], time.monotonic() - started
+                    say(f"settled {time.monotonic() - started:.0f} s after the last record")
+                    return []
                 if time.monotonic() - started > self.arguments.deadline:
                     lines = [f"stall: {INPUT_TOPIC}/{partition} committed {backlog.committed.get(partition)} of "
                              f"{end} after {self.arguments.deadline} s" for partition, end in sorted(behind.items())]
-                    return lines + missing, time.monotonic() - started
-                self.check_progress(backlog)
+                    return lines + missing
+                self.check_progress()
                 time.sleep(0.5)
         finally:
             groups.close()
 
-    def unaccounted(self, ledger: Ledger) -> list[str]:
+    def unaccounted(self) -> list[str]:
+        ledger = self.ledger
         parked = ledger.parked_from(int(time.time() * 1000))
         return [f"unaccounted: seed {self.arguments.seed}, {record.describe()} at {position[0]}/{position[1]}@"
                 f"{position[2]}: {missing}"
@@ -284,11 +368,11 @@ class Fuzz:
             shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
-    def crash_report(self, backlog: Backlog) -> list[str]:
+    def crash_report(self) -> list[str]:
         """The records the worker had not committed when it died (the culprit is among them), and its last words."""
         lines = []
         candidates = [(position, record) for position, record in sorted(self.records.items())
-                      if position[0] == INPUT_TOPIC and position[2] >= backlog.committed.get(position[1], 0)
+                      if position[0] == INPUT_TOPIC and position[2] >= self.backlog.committed.get(position[1], 0)
                       or position[0] == RETRY_TOPIC]
         indexes = ",".join(str(record.index) for _, record in candidates[:40])
         lines.append(f"{len(candidates)} records were not committed; replay them alone with "
@@ -348,71 +432,19 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     began = time.monotonic()
-    directory = Path(tempfile.mkdtemp(prefix="push-worker-fuzz-"))
-    fuzz = Fuzz(arguments, directory)
-    generator = Generator(arguments.seed, int(time.time() * 1000), ROOT / "schemas/examples/chat-message",
-                          INPUT_TOPIC, RETRY_TOPIC)
-    indexes = arguments.only if arguments.only is not None else list(range(arguments.records))
-    ledger = Ledger(RECEIPTS_TOPIC, DEAD_LETTER_TOPIC, RETRY_TOPIC)
-    backlog = Backlog()
-    crashes = stalls = 0
-    problems: list[str] = []
-    idle_cpu = 0.0
-    try:
-        fuzz.start()
-        reader = OutputReader(fuzz.servers, ledger, arguments.partitions)
-        expected_sends = sum(len(devices_of(generator.record(index).value)[1] or ()) for index in indexes[:200])
-        fuzz.arm_hostile_provider(expected_sends * len(indexes) // max(1, min(200, len(indexes))))
-        fuzz.produce(indexes, generator, ledger, backlog)
-        say(f"produced {len(fuzz.records)} records ({len(fuzz.refused)} refused by Kafka) in "
-            f"{time.monotonic() - began:.0f} s; waiting for the worker to settle")
-        missing, took = fuzz.settle(ledger, backlog)
-        problems += missing
-        stalls += sum(line.startswith("stall") for line in missing)
-        now = int(time.time() * 1000)
-        unresolved = ledger.unresolved_retries(now - RETRY_GRACE_MS, ledger.parked_from(now))
-        if unresolved:
-            stalls += 1
-            first = unresolved[0]
-            problems.append(f"stall: {len(unresolved)} retry records the worker wrote were due over "
-                            f"{RETRY_GRACE_MS // 1000} s ago and never resolved (first: {first.position}, source "
-                            f"{first.source}, due {first.due_ms})")
-        idle_cpu = fuzz.idle_cpu_percent()
-    except FuzzFailed as failure:
-        crashes += "died" in str(failure)
-        stalls += str(failure).startswith("stall")
-        problems.append(str(failure))
-        if "died" in str(failure):
-            problems += fuzz.crash_report(backlog)
-    except ProcessFailed as failure:
-        problems.append(str(failure))
-    finally:
-        fuzz.sampler.stop() if hasattr(fuzz, "sampler") else None
-        hostile = fuzz.simulator.control("POST", "/control/hostile-stats", {}) if hasattr(fuzz, "simulator") and \
-            fuzz.simulator.child.process.poll() is None else {"answers": 0, "kinds": {}}
-        worker_status = fuzz.stop().get("push-worker run")
-    if hasattr(fuzz, "worker") and not crashes and worker_status != 0:
-        problems.append(f"push-worker exited with status {worker_status} after SIGTERM, not 0")
-    peak_rss = fuzz.sampler.peak_rss_mb if hasattr(fuzz, "sampler") else 0.0
-    if peak_rss > arguments.max_rss_mb:
-        problems.append(f"peak RSS {peak_rss:.0f} MB above {arguments.max_rss_mb:.0f} MB")
-    if idle_cpu > arguments.max_idle_cpu:
-        problems.append(f"hot loop: {idle_cpu:.0f} % CPU once everything settled (limit {arguments.max_idle_cpu:.0f})")
-    if ledger.lost_outputs:
-        problems.append(f"the dev broker dropped {ledger.lost_outputs} outputs before the fuzzer read them "
-                        "(the fuzzer's reader fell behind; the figures are incomplete)")
-    unaccounted = sum(line.startswith("unaccounted") for line in problems)
+    fuzz = Fuzz(arguments, Path(tempfile.mkdtemp(prefix="push-worker-fuzz-")))
+    findings = fuzz.run(arguments.only if arguments.only is not None else list(range(arguments.records)))
+    problems = findings.problems
     for problem in problems[:30]:
         say(f"FAILED: {problem}")
     if len(problems) > 30:
         say(f"FAILED: … and {len(problems) - 30} more")
-    say(f"records {len(fuzz.records)}, provider answers {hostile['answers']}, crashes {crashes}, stalls {stalls}, "
-        f"unaccounted {unaccounted}, peak RSS {peak_rss:.0f} MB, peak CPU "
-        f"{fuzz.sampler.peak_cpu_percent() if hasattr(fuzz, 'sampler') else 0:.0f} %, idle CPU {idle_cpu:.0f} %, "
-        f"refused by Kafka {len(fuzz.refused)}, outputs naming no record {ledger.strays()}, seed {arguments.seed}, "
-        f"{time.monotonic() - began:.0f} s")
-    say(f"hostile answers by kind: {json.dumps(hostile['kinds'], sort_keys=True)}")
-    reader.stop() if "reader" in locals() else None
+    unaccounted = sum(problem.startswith("unaccounted") for problem in problems)
+    say(f"records {len(fuzz.records)}, provider answers {findings.hostile['answers']}, crashes {findings.crashes}, "
+        f"stalls {findings.stalls}, unaccounted {unaccounted}, peak RSS {fuzz.peak_rss_mb:.0f} MB, peak CPU "
+        f"{fuzz.peak_cpu_percent:.0f} %, idle CPU {findings.idle_cpu:.0f} %, refused by Kafka {len(fuzz.refused)}, "
+        f"outputs naming no record {fuzz.ledger.strays()}, seed {arguments.seed}, {time.monotonic() - began:.0f} s")
+    say(f"hostile answers by kind: {json.dumps(findings.hostile['kinds'], sort_keys=True)}")
     return 1 if problems else 0
 
 

@@ -1,0 +1,24 @@
+import ChildProcessTesting
+import Foundation
+import Testing
+
+/// The fuzzing harness (`deploy/local/fuzz.py`, README "Fuzzing") in a short seeded run against the `push-worker`
+/// built beside the tests: the dev broker, the push simulator in hostile mode and `push-worker run` as processes.
+@Suite struct FuzzSmokeTests {
+    @Test(.timeLimit(.minutes(3)))
+    func threeHundredHostileRecordsAndAHundredHostileAnswersLeaveTheWorkerAliveWithEveryRecordAccountedFor() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let result = try ChildProcessResult.run(
+            root.appendingPathComponent(".venv/bin/python"),
+            [
+                root.appendingPathComponent("deploy/local/fuzz.py").path,
+                "--worker", ChildProcess.built("push-worker").path,
+                "--records", "300", "--provider-answers", "100", "--seed", "7", "--deadline", "60",
+            ])
+        let summary = result.stdout.split(separator: "\n").first { $0.hasPrefix("fuzz: records ") } ?? ""
+        #expect(result.status == 0, "fuzz.py failed:\n\(result.stdout)\(result.stderr.suffix(2000))")
+        #expect(summary.contains("crashes 0, stalls 0, unaccounted 0"), "\(summary)")
+        #expect(summary.hasPrefix("fuzz: records 300, provider answers 100,"), "\(summary)")
+    }
+}

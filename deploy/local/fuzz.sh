@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Fuzzes push-worker with hostile records and a hostile provider (README: "Fuzzing"): installs what is missing,
+# builds push-worker (debug; `--release` first for an optimized build), then deploy/local/fuzz.py starts the dev
+# broker, the push simulator in hostile mode and `push-worker run`, and checks that every record is accounted for.
+# Other arguments go to fuzz.py (--help lists them), e.g. deploy/local/fuzz.sh --records 100000 --provider-answers
+# 10000 --seed 1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash deploy/local/setup.sh
+configuration=debug
+if [ "${1:-}" = "--release" ]; then
+    configuration=release
+    shift
+fi
+swift build -c "$configuration" --product push-worker
+exec .venv/bin/python deploy/local/fuzz.py --worker "$(swift build -c "$configuration" --show-bin-path)/push-worker" "$@"
