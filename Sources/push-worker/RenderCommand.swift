@@ -48,9 +48,10 @@ enum RenderCommand {
             throw Failure(message: error.message)
         }
         let bytes = try read(eventPath)
+        let givenTime = try time(arguments.value("--now"))
         let event: ChatMessageEvent
         do {
-            event = try EventDecoder().decode(bytes)
+            event = try EventDecoder().decode(bytes, now: givenTime ?? Date())
         } catch {
             throw Failure(message: "\(eventPath): \(error.reason): \(error)")
         }
@@ -65,7 +66,7 @@ enum RenderCommand {
             apnsTopic: arguments.value("--apns-topic") ?? environment["APNS_TOPIC"] ?? defaultAPNsTopic,
             fcmProjectID: fcmProjectID
         )
-        let now = try planningTime(arguments.value("--now"), event: event)
+        let now = givenTime ?? event.createdAt ?? Date()
         let decisions = PushPlanner(rules: rules, context: context).plan(event, now: now)
         return DecisionReport.json(event: event, decisions: decisions, now: now)
     }
@@ -95,8 +96,9 @@ enum RenderCommand {
         return project
     }
 
-    static func planningTime(_ text: String?, event: ChatMessageEvent) throws(Failure) -> Date {
-        guard let text else { return event.createdAt ?? Date() }
+    /// The `--now` time, if given.
+    static func time(_ text: String?) throws(Failure) -> Date? {
+        guard let text else { return nil }
         if let milliseconds = Int64(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
         guard let date = RFC3339.parse(text) else {
             throw Failure(message: "--now: '\(text)' is neither RFC 3339 nor epoch milliseconds")
