@@ -26,10 +26,11 @@ public struct SourcePosition: Sendable, Equatable {
         self.timestampMillis = timestampMillis
     }
 
-    /// The original position of `record`: its `x-source-*` headers when it carries them, else its own.
-    public init(of record: InputRecord) {
+    /// The original position of `record`: its `x-source-*` headers when they are trusted (a retry topic's
+    /// record, written by the worker) and complete, else its own.
+    public init(of record: InputRecord, trustingHeaders: Bool) {
         let headers = record.headers
-        if let topic = headers.text(FailureHeaders.sourceTopic),
+        if trustingHeaders, let topic = headers.text(FailureHeaders.sourceTopic),
             let partition = headers.text(FailureHeaders.sourcePartition).flatMap({ Int32($0) }),
             let offset = headers.text(FailureHeaders.sourceOffset).flatMap({ Int64($0) })
         {
