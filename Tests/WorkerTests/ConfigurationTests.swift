@@ -94,10 +94,65 @@ import Testing
         }
     }
 
+    /// librdkafka counts the SASL user name as sensitive too, and the OAuth bearer configuration.
     @Test func printingTheConfigurationRedactsSecrets() throws {
         let configuration = try WorkerConfiguration.load(
-            environment: Self.fcmOnly.merging(["KAFKA_SASL_PASSWORD": "hunter2", "KAFKA_SASL_USERNAME": "svc"]) { $1 })
-        #expect(!configuration.description.contains("hunter2"))
-        #expect(configuration.description.contains("svc"))
+            environment: Self.fcmOnly.merging([
+                "KAFKA_SASL_PASSWORD": "hunter2", "KAFKA_SASL_USERNAME": "svc-user",
+                "KAFKA_SASL_OAUTHBEARER_CONFIG": "principal=admin scope=s3cr3t", "KAFKA_SASL_MECHANISM": "PLAIN",
+            ]) { $1 })
+        for secret in ["hunter2", "svc-user", "s3cr3t"] { #expect(!configuration.description.contains(secret)) }
+        #expect(configuration.description.contains("sasl.mechanism=PLAIN"))
+    }
+
+    @Test func kubernetesServiceLinksAreIgnoredAndListedForOneWarning() throws {
+        let configuration = try WorkerConfiguration.load(
+            environment: Self.fcmOnly.merging([
+                "KAFKA_PORT": "tcp://10.0.0.7:9092", "KAFKA_SERVICE_HOST": "10.0.0.7",
+                "KAFKA_PORT_9092_TCP_ADDR": "10.0.0.7", "KAFKA_SOCKET_TIMEOUT_MS": "7000",
+            ]) { $1 })
+        #expect(configuration.ignoredKafkaVariables == ["KAFKA_PORT", "KAFKA_PORT_9092_TCP_ADDR", "KAFKA_SERVICE_HOST"])
+        #expect(configuration.kafka["socket.timeout.ms"] == "7000")
+        #expect(configuration.kafka["port"] == nil)
+        #expect(configuration.kafka["service.host"] == nil)
+    }
+
+    @Test(arguments: [
+        (["KAFKA_LINGER_MS": "soon"], "KAFKA_LINGER_MS"),
+        (["KAFKA_MESSAGE_MAX_BYTES": "99999999999999999999"], "KAFKA_MESSAGE_MAX_BYTES"),
+        (["PUSH_MAX_ATTEMPTS": "9223372036854775808"], "PUSH_MAX_ATTEMPTS"),
+        (["PUSH_RETRY_CAP_MS": "-9223372036854775809"], "PUSH_RETRY_CAP_MS"),
+        (["FCM_URL": "http://fcm.example"], "FCM_URL"),
+        (["APNS_URL": "http://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_URL"),
+        (["APNS_SANDBOX_URL": "HTTP://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_SANDBOX_URL"),
+        (["PUSH_ALLOW_INSECURE_HTTP": "yes"], "PUSH_ALLOW_INSECURE_HTTP"),
+    ])
+    func hostileNumbersAndCleartextURLsAreRefusedNamingTheVariable(overrides: [String: String], variable: String) {
+        #expect {
+            try WorkerConfiguration.load(environment: Self.fcmOnly.merging(overrides) { $1 })
+        } throws: { error in
+            (error as? InvalidSetting)?.variable == variable
+        }
+    }
+
+    @Test func cleartextProviderURLsNeedTheExplicitDevelopmentSetting() throws {
+        let configuration = try WorkerConfiguration.load(
+            environment: Self.fcmOnly.merging(["FCM_URL": "http://127.0.0.1:8080", "PUSH_ALLOW_INSECURE_HTTP": "true"]) {
+                $1
+            })
+        #expect(configuration.fcm?.url == "http://127.0.0.1:8080")
+        #expect(configuration.description.contains("PUSH_ALLOW_INSECURE_HTTP"))
+        #expect(throws: Never.self) {
+            try WorkerConfiguration.checkTransport(of: "http://oauth/token", variable: "token_uri", allowsHTTP: true)
+        }
+        #expect(throws: InvalidSetting.self) {
+            try WorkerConfiguration.checkTransport(of: "http://oauth/token", variable: "token_uri", allowsHTTP: false)
+        }
+    }
+
+    @Test(arguments: [(nil, 1_000_000 - 32_768), ("100000", 100_000 - 32_768), ("2000", 1024)])
+    func theEventSizeLimitLeavesRoomForTheDeadLetterUnderMessageMaxBytes(setting: String?, expected: Int) throws {
+        let environment = Self.fcmOnly.merging(setting.map { ["KAFKA_MESSAGE_MAX_BYTES": $0] } ?? [:]) { $1 }
+        #expect(try WorkerConfiguration.load(environment: environment).maximumEventBytes == expected)
     }
 }
