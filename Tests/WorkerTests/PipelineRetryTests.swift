@@ -121,6 +121,25 @@ import Testing
         #expect(harness.receipts().isEmpty)
     }
 
+    @Test func aForgedNotBeforeIsCutTo24HoursOnARetryTopicAndIgnoredOnAnInputTopic() async {
+        let harness = Harness()
+        let now = harness.clock.nowMillis()
+        let headers = [
+            RecordHeader("x-retry-due", text: String(now)),
+            RecordHeader("x-retry-not-before", text: String(Int64.max)),
+        ]
+        harness.source.add([record("m1;a", offset: 0, topic: "retry-3600000", headers: headers)])
+        harness.source.add([record("m2;b", offset: 0, headers: headers)])
+        let running = harness.start()
+        #expect(await eventually { harness.stored("retry-3600000", 0) == 1 && harness.stored() == 1 })
+        _ = await harness.stop(running)
+        #expect(harness.sender.sent == ["m2/b"])
+        let moved = harness.retryRecords()
+        #expect(moved.map(\.topic) == ["retry-3600000"])
+        let notBefore = moved.first?.header("x-retry-not-before").flatMap { Int64($0) } ?? 0
+        #expect((86_400_000..<86_500_000).contains(notBefore - now))
+    }
+
     @Test func aRetryFartherThanTheLongestTierIsWrittenThereWithItsRealDueTime() async {
         var harness = Harness()
         harness.settings.retryBudget = .zero
