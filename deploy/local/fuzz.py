@@ -29,13 +29,14 @@ from pathlib import Path
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from fuzz_accounting import Ledger, OutputReader
-from fuzz_records import Generator, FuzzRecord, devices_of
+from fuzz_records import FuzzRecord, Generator
 from processes import ROOT, Child, ProcessFailed, Simulator, cpu_seconds, memory_kib, start_dev_broker, start_worker
 
 INPUT_TOPIC = "chat.messages"
 RECEIPTS_TOPIC = "push.receipts"
 DEAD_LETTER_TOPIC = "push.dlq"
-RETRY_TOPIC = "push.retry"
+# The worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h), which the dev broker creates.
+RETRY_TOPICS = [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
 GROUP = "fuzz"
 # What may wait unconsumed in the dev broker: it keeps about 5 MB per partition and drops older records.
 BACKLOG_BYTES = 3_000_000
@@ -137,6 +138,7 @@ class Findings:
     idle_cpu: float = 0.0
     worker_status: int | None = None
     hostile: dict = field(default_factory=lambda: {"answers": 0, "kinds": {}})
+    requests: int = 0  # HTTP/2 requests the push simulator received
 
 
 class Fuzz:
@@ -149,10 +151,12 @@ class Fuzz:
         self.simulator: Simulator | None = None
         self.worker: Child | None = None
         self.sampler: ResourceSampler | None = None
-        self.ledger = Ledger(RECEIPTS_TOPIC, DEAD_LETTER_TOPIC, RETRY_TOPIC)
+        self.tuned_at = 0.0
+        self.total = 0  # records to produce
+        self.ledger = Ledger(RECEIPTS_TOPIC, DEAD_LETTER_TOPIC, RETRY_TOPICS)
         self.backlog = Backlog()
         self.generator = Generator(arguments.seed, int(time.time() * 1000), ROOT / "schemas/examples/chat-message",
-                                   INPUT_TOPIC, RETRY_TOPIC)
+                                   INPUT_TOPIC, RETRY_TOPICS)
 
     def run(self, indexes: list[int]) -> Findings:
         """Starts everything, produces the records at `indexes`, waits for the worker to settle and stops it."""
@@ -162,9 +166,6 @@ class Fuzz:
         try:
             self.start()
             reader = OutputReader(self.servers, self.ledger, self.arguments.partitions)
-            sample = indexes[:200]
-            sends = sum(len(devices_of(self.generator.record(index).value)[1] or ()) for index in sample)
-            self.arm_hostile_provider(sends * len(indexes) // max(1, len(sample)))
             self.produce(indexes)
             say(f"produced {len(self.records)} records ({len(self.refused)} refused by Kafka) in "
                 f"{time.monotonic() - began:.0f} s; waiting for the worker to settle")
@@ -191,6 +192,7 @@ class Fuzz:
                 self.sampler.stop()
             if self.simulator is not None and self.simulator.child.process.poll() is None:
                 findings.hostile = self.simulator.control("POST", "/control/hostile-stats", {})
+                findings.requests = self.simulator.control("GET", "/stats")["streams"]
             findings.worker_status = self.stop().get("push-worker run")
             if reader is not None:
                 reader.stop()
@@ -227,7 +229,7 @@ class Fuzz:
         worker, self.status_port = start_worker(arguments.worker, self.directory, {
             **settings, "KAFKA_BOOTSTRAP_SERVERS": self.servers, "KAFKA_GROUP_ID": GROUP,
             "KAFKA_AUTO_COMMIT_INTERVAL_MS": "1000", "PUSH_WORKER_ID": "fuzz-worker",
-            "PUSH_RULES_FILE": str(ROOT / "schemas/examples/rules/custom.json"), "PUSH_RETRY_BUDGET_MS": "2000",
+            "PUSH_RULES_FILE": str(rules_file(self.directory)), "PUSH_RETRY_BUDGET_MS": "2000",
             "PUSH_REQUEST_TIMEOUT_MS": "3000", "PUSH_SHUTDOWN_GRACE_SECONDS": "10",
             **dict(setting.split("=", 1) for setting in arguments.worker_env),
         })
@@ -237,19 +239,28 @@ class Fuzz:
         say(f"seed {arguments.seed}; dev broker {self.servers}, push simulator {self.simulator.base_url}, "
             f"push-worker pid {worker.process.pid}; logs in {self.directory}")
 
-    def arm_hostile_provider(self, expected_sends: int) -> None:
+    def tune_hostile_provider(self, records: int) -> None:
+        """Sets the share of push requests that get a hostile answer so that the answers still to give spread over
+        the requests still to come: estimated from the requests per record so far (at most every 2 s)."""
         answers = self.arguments.provider_answers
-        if answers <= 0:
+        if answers <= 0 or time.monotonic() - self.tuned_at < 2:
             return
-        # Many devices are never sent to (skipped, muted, dead-lettered records): ask for more than needed.
-        rate = min(1.0, 5 * answers / max(1, expected_sends))
-        self.simulator.control("POST", "/faults/rules",
-                               {"path": PUSH_PATHS, "rate": rate, "times": answers, "hostile": True})
+        self.tuned_at = time.monotonic()
+        given = self.simulator.control("POST", "/control/hostile-stats", {})["answers"]
+        done = sum(self.backlog.committed.values())
+        requests = self.simulator.control("GET", "/stats")["streams"]
+        if given >= answers:
+            return
+        per_record = requests / done if done and requests else 3.0
+        rate = min(1.0, 2.5 * (answers - given) / max(1.0, per_record * (records - done)))
+        self.simulator.control("POST", "/faults", {"rules": [
+            {"path": PUSH_PATHS, "rate": rate, "times": answers - given, "hostile": True}]})
 
     # Producing
 
     def produce(self, indexes: list[int]) -> None:
         generator, ledger, backlog = self.generator, self.ledger, self.backlog
+        self.total = len(indexes)
         producer = Producer({"bootstrap.servers": self.servers, "message.max.bytes": 2_000_000, "linger.ms": 5,
                              "enable.idempotence": True})
         groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
@@ -307,7 +318,9 @@ class Fuzz:
             raise FuzzFailed(f"push-worker died ({how})")
 
     def check_progress(self) -> None:
+        """Fails on a stall; meanwhile keeps the hostile answers spread over the run."""
         backlog = self.backlog
+        self.tune_hostile_provider(self.total)
         waiting, _ = backlog.waiting()
         if waiting and time.monotonic() - backlog.changed_at > self.arguments.stall_seconds:
             partition, offset = backlog.first_waiting() or (0, 0)
@@ -373,7 +386,7 @@ class Fuzz:
         lines = []
         candidates = [(position, record) for position, record in sorted(self.records.items())
                       if position[0] == INPUT_TOPIC and position[2] >= self.backlog.committed.get(position[1], 0)
-                      or position[0] == RETRY_TOPIC]
+                      or position[0] in RETRY_TOPICS]
         indexes = ",".join(str(record.index) for _, record in candidates[:40])
         lines.append(f"{len(candidates)} records were not committed; replay them alone with "
                      f"--seed {self.arguments.seed} --only {indexes}")
@@ -384,6 +397,22 @@ class Fuzz:
         lines += [f"  last hostile answer: {request['hostile']}" for request in answers[-3:]]
         lines += [f"  worker: {line.strip()[:300]}" for line in crash_lines(self.worker.log)]
         return lines
+
+
+def rules_file(directory: Path) -> Path:
+    """The built-in rules table (the ConfigMap's copy of it) with `unknownType: deadLetter`, so that a hostile type
+    is quoted in a dead letter's headers; written into `directory`."""
+    block = (ROOT / "deploy/kubernetes/configmap.yaml").read_text().split("rules.json: |\n", 1)[1]
+    lines = []
+    for line in block.splitlines():
+        if line.strip() and not line.startswith("    "):
+            break
+        lines.append(line[4:])
+    rules = json.loads("\n".join(lines))
+    rules["unknownType"] = {"policy": "deadLetter"}
+    path = directory / "rules.json"
+    path.write_text(json.dumps(rules, ensure_ascii=False, indent=2))
+    return path
 
 
 def crash_lines(log: Path) -> list[str]:
@@ -444,7 +473,8 @@ def main() -> int:
         f"stalls {findings.stalls}, unaccounted {unaccounted}, peak RSS {fuzz.peak_rss_mb:.0f} MB, peak CPU "
         f"{fuzz.peak_cpu_percent:.0f} %, idle CPU {findings.idle_cpu:.0f} %, refused by Kafka {len(fuzz.refused)}, "
         f"outputs naming no record {fuzz.ledger.strays()}, seed {arguments.seed}, {time.monotonic() - began:.0f} s")
-    say(f"hostile answers by kind: {json.dumps(findings.hostile['kinds'], sort_keys=True)}")
+    say(f"{findings.requests} provider requests; hostile answers by kind: "
+        f"{json.dumps(findings.hostile['kinds'], sort_keys=True)}")
     return 1 if problems else 0
 
 

@@ -4,10 +4,11 @@ A record is accounted for when the worker dead-lettered it whole (a dead letter 
 when every device Python reads in it has a receipt, a narrowed dead letter or a retry record at the record's
 source position (its own, or the well-formed `x-source-*` position it forged). A record Python cannot read as a
 JSON object, or with a device whose token is not a text, must have at least one output. A record with no devices
-needs none. The worker consumes a retry partition in order, pausing it until its next record is due, so a
-retry-topic record due after the run, and every later record of its partition, may still wait there. Retry records
-the worker wrote itself must resolve (a receipt or dead letter for each of their devices) when they were due long
-enough before the end and wait behind no such record.
+needs none. The worker consumes a retry tier's partition in order, pausing it until its first record is due, so
+a retry record due after the run (by `x-retry-due` or `x-retry-not-before`), and every later record of its
+partition, may still wait there; one of the fuzzer's retry records that the worker moved on to a longer tier is
+accounted for by the moved copy. Retry records the worker wrote itself must resolve (a receipt or dead letter for
+each of their devices) when they were due long enough before the end and wait behind no such record.
 """
 
 from __future__ import annotations
@@ -57,19 +58,21 @@ class WorkerRetry:
     position: Position
     source: Position | None
     devices: set[str]
-    due_ms: int | None
+    due_ms: int | None  # the latest of x-retry-due and x-retry-not-before
+    moved: bool  # one of the fuzzer's records, moved on unsent to a longer tier
 
 
 class Ledger:
     """Produced records and the outputs read so far; thread-safe (the reader thread adds, the runner asks).
     Outputs are kept by the source position they name, so they may arrive before the record's delivery report."""
 
-    def __init__(self, receipts_topic: str, dead_letter_topic: str, retry_topic: str):
+    def __init__(self, receipts_topic: str, dead_letter_topic: str, retry_topics: list[str]):
         self.receipts_topic = receipts_topic
         self.dead_letter_topic = dead_letter_topic
-        self.retry_topic = retry_topic
+        self.retry_topics = frozenset(retry_topics)
         self.lock = threading.Lock()
         self.expectations: dict[Position, Expectation] = {}
+        self.retry_values: dict[str, Position] = {}  # value hash → position of a record produced to a retry tier
         self.outputs: dict[Position, Outputs] = defaultdict(Outputs)
         self.worker_retries: list[WorkerRetry] = []
         self.unnamed_sources = 0  # outputs naming no readable source position
@@ -82,6 +85,8 @@ class Ledger:
         expectation = Expectation(record, position, is_object, devices, hashlib.sha256(record.value or b"").hexdigest())
         with self.lock:
             self.expectations[position] = expectation
+            if position[0] in self.retry_topics:
+                self.retry_values[expectation.value_hash] = position
 
     def read(self, message) -> None:
         topic, headers = message.topic(), dict(message.headers() or [])
@@ -97,14 +102,21 @@ class Ledger:
                 self.output(source, devices or set(), final=True)
                 if source is not None:
                     self.outputs[source].dead_letter_hashes.add(hashlib.sha256(message.value() or b"").hexdigest())
-            elif topic == self.retry_topic and headers.get("x-worker") is not None and \
-                    (topic, message.partition(), message.offset()) not in self.expectations:
-                source = header_position(headers)
-                _, devices = devices_of(message.value())
-                due = headers.get("x-retry-due")
-                self.worker_retries.append(WorkerRetry((topic, message.partition(), message.offset()), source,
-                                                       devices or set(), int(due) if due and due.isdigit() else None))
-                self.output(source, devices or set(), final=False)
+            elif topic in self.retry_topics and (topic, message.partition(), message.offset()) not in \
+                    self.expectations:
+                self.retry(message, headers)
+
+    def retry(self, message, headers: dict) -> None:
+        """A record the worker wrote to a retry tier: its own retry, or one of ours moved on to a longer tier
+        (same value; an `x-retry-not-before` ahead)."""
+        _, devices = devices_of(message.value())
+        moved = self.retry_values.get(hashlib.sha256(message.value() or b"").hexdigest())
+        source = moved if moved is not None else header_position(headers)
+        dues = [int(value) for name in ("x-retry-due", "x-retry-not-before")
+                if (value := headers.get(name)) is not None and value.isdigit()]
+        self.worker_retries.append(WorkerRetry((message.topic(), message.partition(), message.offset()), source,
+                                               devices or set(), max(dues, default=None), moved is not None))
+        self.output(source, devices or set(), final=False)
 
     def output(self, source: Position | None, devices: set[str], final: bool) -> None:
         if source is None:
@@ -126,23 +138,23 @@ class Ledger:
         return outputs
 
     def parked_from(self, parked_after_ms: int) -> dict[int, int]:
-        """Per retry partition, the first offset of a record due after `parked_after_ms`: the worker consumes a
-        retry partition in order, so that record and every later one may still wait there."""
+        """Per retry-tier partition, the first offset of a record due after `parked_after_ms`: the worker consumes a
+        tier partition in order, so that record and every later one may still wait there."""
         with self.lock:
             dues = [(position, expectation.record.retry_due_ms) for position, expectation in self.expectations.items()
-                    if position[0] == self.retry_topic]
+                    if position[0] in self.retry_topics]
             dues += [(retry.position, retry.due_ms) for retry in self.worker_retries]
-        parked: dict[int, int] = {}
-        for (_, partition, offset), due in dues:
-            if due is not None and due > parked_after_ms and offset < parked.get(partition, offset + 1):
-                parked[partition] = offset
+        parked: dict[tuple[str, int], int] = {}
+        for (topic, partition, offset), due in dues:
+            if due is not None and due > parked_after_ms and offset < parked.get((topic, partition), offset + 1):
+                parked[(topic, partition)] = offset
         return parked
 
-    def waits(self, position: Position, parked: dict[int, int]) -> bool:
-        """Whether the retry-topic record at `position` may still wait behind (or as) a record due after the run."""
-        return position[0] == self.retry_topic and position[2] >= parked.get(position[1], position[2] + 1)
+    def waits(self, position: Position, parked: dict[tuple[str, int], int]) -> bool:
+        """Whether the retry-tier record at `position` may still wait behind (or as) a record due after the run."""
+        return position[2] >= parked.get(position[:2], position[2] + 1)
 
-    def missing(self, record_position: Position, parked: dict[int, int]) -> str | None:
+    def missing(self, record_position: Position, parked: dict[tuple[str, int], int]) -> str | None:
         """What is missing for the record at `record_position`, or None when it is accounted for (`parked`: from
         `parked_from`)."""
         with self.lock:
@@ -160,13 +172,13 @@ class Ledger:
         return (f"{len(absent)} of {len(expectation.devices)} devices have no receipt, dead letter or retry record "
                 f"(e.g. {sorted(absent)[0]})")
 
-    def unresolved_retries(self, due_before_ms: int, parked: dict[int, int]) -> list[WorkerRetry]:
+    def unresolved_retries(self, due_before_ms: int, parked: dict[tuple[str, int], int]) -> list[WorkerRetry]:
         """Retry records of the worker due before `due_before_ms`, not waiting behind a record due after the run,
         with a device that has no receipt or dead letter at its source (counted only through the retry record)."""
         with self.lock:
             retries = [retry for retry in self.worker_retries
                        if retry.due_ms is not None and retry.due_ms < due_before_ms and retry.source is not None
-                       and not self.waits(retry.position, parked)]
+                       and not retry.moved and not self.waits(retry.position, parked)]
             return [retry for retry in retries if not retry.devices <= self.outputs[retry.source].final_devices
                     and not self.outputs[retry.source].dead_letter_hashes]
 
@@ -200,7 +212,7 @@ class OutputReader:
         self.ledger = ledger
         self.consumer = Consumer({"bootstrap.servers": servers, "group.id": "fuzz-reader",
                                   "enable.auto.commit": False, "receive.message.max.bytes": 200_000_000})
-        topics = (ledger.receipts_topic, ledger.dead_letter_topic, ledger.retry_topic)
+        topics = (ledger.receipts_topic, ledger.dead_letter_topic, *sorted(ledger.retry_topics))
         self.consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)
                               for topic in topics for partition in range(partitions)])
         self.next_offsets: dict[tuple[str, int], int] = {}

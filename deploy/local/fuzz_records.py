@@ -4,7 +4,8 @@ Each record starts from an example of schemas/examples/chat-message/ with a fres
 gets one or more mutations drawn from a seeded random source: extreme numbers, huge strings, invalid UTF-8,
 duplicate keys, control characters in room ids, far-future and far-past times, wrong types, deep nesting, byte
 damage, oversize values near 1 MB, hostile keys and hostile failure headers. About one record in twenty goes to
-the retry topic instead of the input topic, with hostile `x-retry-due`, `x-attempts` and `x-source-*` headers.
+a retry tier instead of the input topic, with hostile `x-retry-due`, `x-retry-not-before`, `x-attempts` and
+`x-source-*` headers.
 The same seed always gives the same records (times are relative to the `now` given).
 """
 
@@ -47,7 +48,7 @@ HOSTILE_STRINGS = ["", "\u0000", "\t\n\r", "\u202e\u202d", "\U0001F469\u200d\U00
                    "$1$2$3", "\ud800", "\udfff\ud800", "\ufffe\uffff"]
 INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc3",
                 b"\xe2\x82", b"\x80", b"\xf8\x88\x80\x80\x80"]
-FAILURE_HEADERS = ["x-attempts", "x-retry-due", "x-first-failure", "x-source-topic", "x-source-partition",
+FAILURE_HEADERS = ["x-attempts", "x-retry-due", "x-retry-not-before", "x-first-failure", "x-source-topic", "x-source-partition",
                    "x-source-offset", "x-source-timestamp", "x-dlq-reason", "x-replay-run-id", "x-worker"]
 
 
@@ -62,7 +63,7 @@ class FuzzRecord:
     headers: list[tuple[str, bytes | None]]
     mutations: tuple[str, ...]
     forged_offset: int | None  # x-source-offset of well-formed forged x-source-* headers (topic FORGED_TOPIC)
-    retry_due_ms: int | None  # the x-retry-due of a retry-topic record, when it is a whole number
+    retry_due_ms: int | None  # the latest whole-number x-retry-due or x-retry-not-before of a retry record
 
     @property
     def value_hash(self) -> str:
@@ -121,11 +122,12 @@ def first_recipient(event: dict) -> dict:
 class Generator:
     """Seeded hostile records; `record(index)` is the same for the same seed, index and `now_ms`."""
 
-    def __init__(self, seed: int, now_ms: int, examples: Path, input_topic: str, retry_topic: str, rooms: int = 64):
+    def __init__(self, seed: int, now_ms: int, examples: Path, input_topic: str, retry_topics: list[str],
+                 rooms: int = 64):
         self.seed = seed
         self.now_ms = now_ms
         self.input_topic = input_topic
-        self.retry_topic = retry_topic
+        self.retry_topics = retry_topics
         self.rooms = rooms
         self.examples = [json.loads(path.read_text()) for path in sorted(examples.glob("*.json"))]
         self.value_mutations = [
@@ -143,7 +145,7 @@ class Generator:
         on_retry_topic = rng.random() < 0.05
         draw = rng.random()
         if draw >= 0.2:  # one in five stays well-formed, so deliveries keep flowing beside the hostile ones
-            big = rng.random() < BIG_SHARE
+            big = rng.random() < BIG_SHARE and not on_retry_topic  # a paused retry partition must not fill up
             for mutation in rng.sample(self.value_mutations, rng.choice([1, 1, 1, 2, 3])):
                 mutations.append(mutation(rng, event, big))
         value: bytes | None = self.encode(event, ascii_only=rng.random() < 0.5)
@@ -157,10 +159,11 @@ class Generator:
             value = mutation(rng, value)
         key = self.key(rng, event, mutations)
         headers, forged_offset = self.headers(rng, index, mutations, on_retry_topic)
-        due = next((int(text) for name, text in headers if name == "x-retry-due" and text is not None
-                    and text.removeprefix(b"-").isdigit()), None)
-        return FuzzRecord(index, self.retry_topic if on_retry_topic else self.input_topic, key, value, headers,
-                          tuple(mutations), forged_offset, due)
+        dues = [int(text) for name, text in headers if name in ("x-retry-due", "x-retry-not-before")
+                and text is not None and text.removeprefix(b"-").isdigit()]
+        topic = rng.choice(self.retry_topics) if on_retry_topic else self.input_topic
+        return FuzzRecord(index, topic, key, value, headers, tuple(mutations), forged_offset,
+                          max(dues) if on_retry_topic and dues else None)
 
     @staticmethod
     def encode(event: dict, ascii_only: bool) -> bytes:
@@ -433,6 +436,8 @@ class Generator:
         if on_retry_topic:
             headers.append(("x-retry-due", self.hostile_due(rng).encode()))
             headers.append(("x-attempts", rng.choice(HEADER_NUMBERS + ["1", "7", "8", "9"]).encode()))
+            if rng.random() < 0.3:
+                headers.append(("x-retry-not-before", self.hostile_due(rng).encode()))
             mutations.append("retry headers " + ", ".join(value.decode() for _, value in headers)[:60])
         if rng.random() < (0.6 if on_retry_topic else 0.15):
             if rng.random() < 0.5:

@@ -59,16 +59,8 @@ public struct PipelineSettings: Sendable, Equatable {
         self.worker = worker
     }
 
-    /// Whether records of `topic` were written by the worker itself for a later pass (the retry topic): only
+    /// Whether records of `topic` were written by the worker itself for a later pass (a retry tier): only
     /// there are the failure headers (`x-attempts`, `x-retry-due`, `x-first-failure`, `x-source-*`) believed.
-    public func isRetryTopic(_ topic: String) -> Bool {
-        topic == retryTopic
-    }
-}
-
-extension PipelineSettings {
-    /// Whether `topic` is one of the retry topics: only there do failure headers (`x-attempts`,
-    /// `x-retry-due`, `x-first-failure`) come from the worker.
     public func isRetryTopic(_ topic: String) -> Bool { retryTiers.contains(topic) }
 }
 
