@@ -1,8 +1,9 @@
 """The fuzzer's accounting: what the worker wrote for each hostile record, and what is missing.
 
-A record is accounted for when the worker dead-lettered it whole (a dead letter carrying its original bytes), or
-when every device Python reads in it has a receipt, a narrowed dead letter or a retry record at the record's
-source position (its own, or the well-formed `x-source-*` position it forged). A record Python cannot read as a
+A record is accounted for when the worker dead-lettered it whole (a dead letter carrying its original bytes, or no
+value at all when that was too large for Kafka), or when every device Python reads in it has a receipt, a narrowed
+dead letter or a retry record at the record's source position (its own, or the well-formed `x-source-*` position
+it forged). A record Python cannot read as a
 JSON object, or with a device whose token is not a text, must have at least one output. A record with no devices
 needs none. The worker consumes a retry tier's partition in order, pausing it until its first record is due, so
 a retry record due after the run (by `x-retry-due` or `x-retry-not-before`), and every later record of its
@@ -24,6 +25,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from fuzz_records import FORGED_TOPIC, FuzzRecord, devices_of
 
 Position = tuple[str, int, int]
+# Stands for the value of a dead letter that went out without it (too large for Kafka, so its devices are unknown).
+VALUE_DROPPED = "value dropped"
 
 
 @dataclass
@@ -101,7 +104,8 @@ class Ledger:
                 _, devices = devices_of(message.value())
                 self.output(source, devices or set(), final=True)
                 if source is not None:
-                    self.outputs[source].dead_letter_hashes.add(hashlib.sha256(message.value() or b"").hexdigest())
+                    self.outputs[source].dead_letter_hashes.add(
+                        hashlib.sha256(message.value()).hexdigest() if message.value() else VALUE_DROPPED)
             elif topic in self.retry_topics and (topic, message.partition(), message.offset()) not in \
                     self.expectations:
                 self.retry(message, headers)
@@ -160,8 +164,8 @@ class Ledger:
         with self.lock:
             expectation = self.expectations[record_position]
             outputs = self.outputs_of(expectation)
-        if expectation.value_hash in outputs.dead_letter_hashes:
-            return None  # dead-lettered whole, with its original bytes
+        if expectation.value_hash in outputs.dead_letter_hashes or VALUE_DROPPED in outputs.dead_letter_hashes:
+            return None  # dead-lettered whole, with its original bytes or (too large for Kafka) without
         if self.waits(record_position, parked) and not outputs.count:
             return None
         if not expectation.is_object or expectation.devices is None:
