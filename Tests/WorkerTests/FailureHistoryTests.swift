@@ -5,7 +5,8 @@ import Testing
 @Suite struct FailureHistoryTests {
     static let settings: PipelineSettings = {
         var settings = PipelineSettings(
-            inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts", deadLetterTopic: "dlq",
+            inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts",
+            deadLetterTopic: "dlq",
             group: "g", worker: "w")
         settings.maxAttempts = 8
         return settings

@@ -139,6 +139,7 @@ class Findings:
     worker_status: int | None = None
     hostile: dict = field(default_factory=lambda: {"answers": 0, "kinds": {}})
     requests: int = 0  # HTTP/2 requests the push simulator received
+    candidates: list[int] = field(default_factory=list)  # indexes of the records not committed at a crash
 
 
 class Fuzz:
@@ -184,7 +185,7 @@ class Fuzz:
             findings.problems.append(str(failure))
             if self.worker is not None and self.worker.process.poll() is not None:
                 findings.crashes += 1
-                findings.problems += self.crash_report()
+                findings.problems += self.crash_report(findings)
         except ProcessFailed as failure:
             findings.problems.append(str(failure))
         finally:
@@ -251,7 +252,7 @@ class Fuzz:
         requests = self.simulator.control("GET", "/stats")["streams"]
         if given >= answers:
             return
-        per_record = requests / done if done and requests else 3.0
+        per_record = requests / done if done and requests else 1.0
         rate = min(1.0, 2.5 * (answers - given) / max(1.0, per_record * (records - done)))
         self.simulator.control("POST", "/faults", {"rules": [
             {"path": PUSH_PATHS, "rate": rate, "times": answers - given, "hostile": True}]})
@@ -381,15 +382,21 @@ class Fuzz:
             shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
-    def crash_report(self) -> list[str]:
-        """The records the worker had not committed when it died (the culprit is among them), and its last words."""
-        lines = []
-        candidates = [(position, record) for position, record in sorted(self.records.items())
-                      if position[0] == INPUT_TOPIC and position[2] >= self.backlog.committed.get(position[1], 0)
-                      or position[0] in RETRY_TOPICS]
-        indexes = ",".join(str(record.index) for _, record in candidates[:40])
-        lines.append(f"{len(candidates)} records were not committed; replay them alone with "
-                     f"--seed {self.arguments.seed} --only {indexes}")
+    def crash_candidates(self) -> list[tuple[tuple[str, int, int], FuzzRecord]]:
+        """The records the worker had not committed when it died: the culprit, if a record, is among them."""
+        return [(position, record) for position, record in sorted(self.records.items())
+                if position[0] == INPUT_TOPIC and position[2] >= self.backlog.committed.get(position[1], 0)
+                or position[0] in RETRY_TOPICS]
+
+    def crash_report(self, findings: Findings) -> list[str]:
+        """The records not committed (written to crash-candidates.txt for `--only`), the last hostile answers and
+        the worker's last words."""
+        candidates = self.crash_candidates()
+        findings.candidates = [record.index for _, record in candidates]
+        listing = self.directory / "crash-candidates.txt"
+        listing.write_text(",".join(map(str, findings.candidates)) + "\n")
+        lines = [f"{len(candidates)} records were not committed; replay them alone with --seed {self.arguments.seed} "
+                 f"--provider-answers 0 --only $(cat {listing}), or find the one with --bisect"]
         for position, record in candidates[:8]:
             lines.append(f"  {position[0]}/{position[1]}@{position[2]}: {record.describe()}")
         answers = [request for request in self.simulator.control("GET", "/requests")["requests"]
@@ -397,6 +404,30 @@ class Fuzz:
         lines += [f"  last hostile answer: {request['hostile']}" for request in answers[-3:]]
         lines += [f"  worker: {line.strip()[:300]}" for line in crash_lines(self.worker.log)]
         return lines
+
+
+def crashes_with(arguments: argparse.Namespace, indexes: list[int]) -> bool:
+    """Whether the worker dies on the records at `indexes` alone, with no hostile provider answer."""
+    trial = argparse.Namespace(**{**vars(arguments), "provider_answers": 0, "deadline": 60.0})
+    findings = Fuzz(trial, Path(tempfile.mkdtemp(prefix="push-worker-fuzz-bisect-"))).run(indexes)
+    say(f"bisect: {len(indexes)} records {'crash' if findings.crashes else 'do not crash'} the worker")
+    return findings.crashes > 0
+
+
+def bisect(arguments: argparse.Namespace, candidates: list[int]) -> str:
+    """Halves `candidates` while one half alone still crashes the worker; says what it found."""
+    if not crashes_with(arguments, candidates):
+        return "the records alone do not crash the worker: look at the hostile answers above"
+    while len(candidates) > 1:
+        half = len(candidates) // 2
+        if crashes_with(arguments, candidates[:half]):
+            candidates = candidates[:half]
+        elif crashes_with(arguments, candidates[half:]):
+            candidates = candidates[half:]
+        else:
+            break  # it takes records of both halves together
+    listed = ",".join(map(str, candidates))
+    return f"the worker dies on record(s) {listed} of seed {arguments.seed} alone (--only {listed})"
 
 
 def rules_file(directory: Path) -> Path:
@@ -452,6 +483,8 @@ def main() -> int:
     parser.add_argument("--max-rss-mb", type=float, default=1024, help="peak resident memory allowed (default 1024)")
     parser.add_argument("--max-idle-cpu", type=float, default=50,
                         help="CPU %% of one core allowed once everything settled (default 50)")
+    parser.add_argument("--bisect", action="store_true",
+                        help="after a crash, replay halves of the records not committed until one record is left")
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="an extra setting for push-worker run (repeatable)")
     arguments = parser.parse_args()
@@ -464,6 +497,8 @@ def main() -> int:
     fuzz = Fuzz(arguments, Path(tempfile.mkdtemp(prefix="push-worker-fuzz-")))
     findings = fuzz.run(arguments.only if arguments.only is not None else list(range(arguments.records)))
     problems = findings.problems
+    if findings.crashes and arguments.bisect and findings.candidates:
+        problems.insert(0, f"bisect: {bisect(arguments, findings.candidates)}")
     for problem in problems[:30]:
         say(f"FAILED: {problem}")
     if len(problems) > 30:
