@@ -25,7 +25,7 @@ struct SizeFitting {
         contentLength = renderer.visibleContent.graphemeCount(upTo: limit)
     }
 
-    /// The rendering cut as `trim`, made once.
+    /// The rendering cut as `trim`, made once and kept for the other devices that get it.
     mutating func rendering(_ trim: Trim) -> RenderedPush {
         if let rendering = renderings[trim] { return rendering }
         let rendering = renderer.render(trim)
@@ -78,7 +78,9 @@ struct SizeFitting {
 
     private mutating func fits(_ trim: Trim, _ budget: Int) -> Bool {
         if let size = referenceSizes[trim] { return size <= budget }
-        let size = body(rendering(trim), "", nil).count
+        // Measured without keeping the rendering: only the cuts devices get are kept (`rendering(_:)`), so memory
+        // stays near one body per distinct budget however many cuts the searches try.
+        let size = body(renderer.render(trim), "", nil).count
         referenceSizes[trim] = size
         return size <= budget
     }
