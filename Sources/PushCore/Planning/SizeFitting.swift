@@ -5,7 +5,7 @@
 /// FCM body carries the token, both carry the badge), and the two never shape each other, so a body's size is the
 /// size for a reference device (empty token, no badge) plus the device's own bytes. Sizes are measured once per
 /// `Trim` with the reference device, and the search runs once per distinct byte budget: the content is rendered
-/// and encoded in full at most twice per platform, never per device.
+/// and encoded in full at most three times per platform, never per device.
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer
