@@ -111,7 +111,8 @@ import Testing
                 "KAFKA_PORT": "tcp://10.0.0.7:9092", "KAFKA_SERVICE_HOST": "10.0.0.7",
                 "KAFKA_PORT_9092_TCP_ADDR": "10.0.0.7", "KAFKA_SOCKET_TIMEOUT_MS": "7000",
             ]) { $1 })
-        #expect(configuration.ignoredKafkaVariables == ["KAFKA_PORT", "KAFKA_PORT_9092_TCP_ADDR", "KAFKA_SERVICE_HOST"])
+        #expect(
+            configuration.ignoredKafkaVariables == ["KAFKA_PORT", "KAFKA_PORT_9092_TCP_ADDR", "KAFKA_SERVICE_HOST"])
         #expect(configuration.kafka["socket.timeout.ms"] == "7000")
         #expect(configuration.kafka["port"] == nil)
         #expect(configuration.kafka["service.host"] == nil)
@@ -137,7 +138,8 @@ import Testing
 
     @Test func cleartextProviderURLsNeedTheExplicitDevelopmentSetting() throws {
         let configuration = try WorkerConfiguration.load(
-            environment: Self.fcmOnly.merging(["FCM_URL": "http://127.0.0.1:8080", "PUSH_ALLOW_INSECURE_HTTP": "true"]) {
+            environment: Self.fcmOnly.merging(["FCM_URL": "http://127.0.0.1:8080", "PUSH_ALLOW_INSECURE_HTTP": "true"])
+            {
                 $1
             })
         #expect(configuration.fcm?.url == "http://127.0.0.1:8080")

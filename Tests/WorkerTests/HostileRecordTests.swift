@@ -144,7 +144,8 @@ import Testing
         observer.observe(.produceRetrying(topics: ["push.dlq"], reason: "message_too_large"))
         let text = registry.prometheusText()
         #expect(text.contains(#"push_worker_produce_retries_total{reason="message_too_large",topic="push.dlq"} 2"#))
-        #expect(text.contains(#"push_worker_produce_retries_total{reason="message_too_large",topic="push.receipts"} 1"#))
+        #expect(
+            text.contains(#"push_worker_produce_retries_total{reason="message_too_large",topic="push.receipts"} 1"#))
         observer.observe(.produceRecovered)
         #expect(readiness.isReady)
     }
