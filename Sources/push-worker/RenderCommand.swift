@@ -15,7 +15,8 @@ enum RenderCommand {
             The rules table is --rules, else PUSH_RULES_FILE, else the built-in table. The APNs topic is \
             --apns-topic, else APNS_TOPIC, else \(defaultAPNsTopic); the FCM project is --fcm-project, else the \
             project_id of FCM_SERVICE_ACCOUNT_FILE, else \(defaultFCMProject). TIME (RFC 3339 or epoch \
-            milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once.
+            milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once. The \
+            event's createdAt must lie within 100 years of TIME, else of the clock.
             """,
         options: [
             .value("--event", "FILE", "The chat-message event (JSON)."),

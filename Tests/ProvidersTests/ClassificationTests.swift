@@ -239,6 +239,24 @@ extension DeliveryOutcome {
     }
 }
 
+@Suite struct HostileFCMAnswerTests {
+    @Test func hostileNumbersInAnErrorBodyDoNotHideItsErrorCode() {
+        let body =
+            #"{"error": {"code": 1e400, "status": "NOT_FOUND", "details": [{"@type": "#
+            + #""type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
+        let outcome = FCMResponseClassifier.classify(.json(404, body), now: Date()).outcome
+        #expect(outcome == .invalidToken(reason: "UNREGISTERED", invalidSince: nil))
+    }
+
+    @Test(arguments: [0, 99, 999, 1_000_000, -1])
+    func anyStatusComesToAClassNeverATrap(status: Int) {
+        let outcome = FCMResponseClassifier.classify(.json(status, "garbage"), now: Date()).outcome
+        #expect(outcome.className == "rejected")
+        let apns = APNsResponseClassifier.classify(.json(status, #"{"reason": 7}"#), now: Date()).outcome
+        #expect(["rejected", "retry", "credentials"].contains(apns.className))
+    }
+}
+
 @Suite struct OAuthTokenAnswerTests {
     @Test func aHostileLifetimeIsCutToADay() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -67,6 +67,9 @@ import Testing
         #expect(Int64.max.addingClamped(1) == .max)
         #expect(Int64.min.addingClamped(-1) == .min)
         #expect(Int64(5).addingClamped(-7) == -2)
+        #expect(Duration.seconds(Int64.max).wholeMilliseconds == .max)
+        #expect(Duration.seconds(Int64.min).wholeMilliseconds == .min)
+        #expect(Duration.milliseconds(-1500).wholeMilliseconds == -1500)
     }
 }
 
