@@ -1,6 +1,7 @@
 """Fuzzes the real `push-worker run` with hostile records and a hostile provider (README: "Fuzzing").
 
-    .venv/bin/python deploy/local/fuzz.py --worker .build/debug/push-worker --records 300 --provider-answers 100 --seed 7
+    .venv/bin/python deploy/local/fuzz.py --worker .build/debug/push-worker --records 300 --provider-answers 100 \
+        --seed 7
 
 (deploy/local/fuzz.sh builds the worker and runs this.) Starts the dev broker, the push simulator in hostile mode
 (`hostile.py`: a share of the push requests get absurd answers) and the worker; produces seeded hostile records
@@ -343,7 +344,8 @@ class Fuzz:
                 backlog.commit(committed(groups, partitions))
                 ends = {partition.partition: groups.get_watermark_offsets(partition, timeout=5)[1]
                         for partition in partitions}
-                behind = {partition: end for partition, end in ends.items() if backlog.committed.get(partition, 0) < end}
+                behind = {partition: end for partition, end in ends.items()
+                          if backlog.committed.get(partition, 0) < end}
                 missing = self.unaccounted()
                 if not behind and not missing:
                     say(f"settled {time.monotonic() - started:.0f} s after the last record")

@@ -48,8 +48,9 @@ HOSTILE_STRINGS = ["", "\u0000", "\t\n\r", "\u202e\u202d", "\U0001F469\u200d\U00
                    "$1$2$3", "\ud800", "\udfff\ud800", "\ufffe\uffff"]
 INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc3",
                 b"\xe2\x82", b"\x80", b"\xf8\x88\x80\x80\x80"]
-FAILURE_HEADERS = ["x-attempts", "x-retry-due", "x-retry-not-before", "x-first-failure", "x-source-topic", "x-source-partition",
-                   "x-source-offset", "x-source-timestamp", "x-dlq-reason", "x-replay-run-id", "x-worker"]
+FAILURE_HEADERS = ["x-attempts", "x-retry-due", "x-retry-not-before", "x-first-failure", "x-source-topic",
+                   "x-source-partition", "x-source-offset", "x-source-timestamp", "x-dlq-reason", "x-replay-run-id",
+                   "x-worker"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,23 @@ def first_recipient(event: dict) -> dict:
     if not isinstance(event["recipients"][0], dict):
         event["recipients"][0] = {"userId": "u-0", "devices": []}
     return event["recipients"][0]
+
+
+def put(event: dict, field: str, value: object) -> None:
+    """Sets `field` of `event`: a top-level member, one of `room.*`, `sender.*` and `target.*`, a first recipient's
+    `badge`, `userId`, `muted` or `locale`, or `devices.sandbox` (every device of the first recipient)."""
+    owner, _, name = field.rpartition(".")
+    if field in ("badge", "userId", "muted", "locale"):
+        first_recipient(event)[field] = value
+    elif field == "devices.sandbox":
+        devices = first_recipient(event).get("devices")
+        for device in devices if isinstance(devices, list) else []:
+            if isinstance(device, dict):
+                device["sandbox"] = value
+    elif owner:
+        section(event, owner)[name] = value
+    else:
+        event[field] = value
 
 
 class Generator:
@@ -215,31 +233,12 @@ class Generator:
         event["createdAt"] = choice
         return f"createdAt={choice!r}"[:60]
 
-    def extreme_numbers(self, rng: random.Random, event: dict, big: bool) -> str:
+    @staticmethod
+    def extreme_numbers(rng: random.Random, event: dict, big: bool) -> str:
         number = rng.choice(EXTREME_NUMBERS)
-        where = rng.choice(["badge", "id", "room.id", "sender.id", "content", "recipients.userId", "muted",
-                            "devices.sandbox"])
-        recipients = [first_recipient(event)]
-        if where == "badge":
-            recipients[0]["badge"] = number
-        elif where == "id":
-            event["id"] = number
-        elif where == "room.id":
-            section(event, "room")["id"] = number
-        elif where == "sender.id":
-            section(event, "sender")["id"] = number
-        elif where == "content":
-            event["content"] = number
-        elif where == "recipients.userId":
-            recipients[0]["userId"] = number
-        elif where == "muted":
-            recipients[0]["muted"] = number
-        else:
-            devices = recipients[0].get("devices")
-            for device in devices if isinstance(devices, list) else []:
-                if isinstance(device, dict):
-                    device["sandbox"] = number
-        return f"{where}={number!r}"[:60]
+        field = rng.choice(["badge", "id", "room.id", "sender.id", "content", "userId", "muted", "devices.sandbox"])
+        put(event, field, number)
+        return f"{field}={number!r}"[:60]
 
     @staticmethod
     def huge_type(rng: random.Random, event: dict, big: bool) -> str:
@@ -251,22 +250,7 @@ class Generator:
     def long_ids(rng: random.Random, event: dict, big: bool) -> str:
         size = rng.choice([70_000, 500_000] if big else [256, 4_096])
         field = rng.choice(["id", "room.id", "sender.id", "sender.nickname", "room.name", "userId", "locale"])
-        text = "i" * size
-        recipients = [first_recipient(event)]
-        if field == "id":
-            event["id"] = f"{event.get('id')}{text}"
-        elif field == "room.id":
-            section(event, "room")["id"] = text
-        elif field == "sender.id":
-            section(event, "sender")["id"] = text
-        elif field == "sender.nickname":
-            section(event, "sender")["nickname"] = text
-        elif field == "room.name":
-            section(event, "room")["name"] = text
-        elif field == "userId":
-            recipients[0]["userId"] = text
-        else:
-            recipients[0]["locale"] = text
+        put(event, field, f"{event.get('id')}{'i' * size}" if field == "id" else "i" * size)
         return f"{field} of {size} characters"
 
     @staticmethod
@@ -274,10 +258,10 @@ class Generator:
         size = rng.choice([50_000, 200_000] if big else [300, 5_000])
         event["content"] = "".join(rng.choice(["a", "\u00e9", "\u4e2d", "\U0001F600", "e\u0301", " "])
                                    for _ in range(size // 50)) * 50
-        recipients = [first_recipient(event)]
         if rng.random() < 0.5:
-            devices = [{"platform": "fcm", "token": Generator.token(rng, "fcm")} for _ in range(rng.choice([200, 1_000] if big else [2, 10]))]
-            recipients[0]["devices"] = devices
+            count = rng.choice([200, 1_000] if big else [2, 10])
+            first_recipient(event)["devices"] = [{"platform": "fcm", "token": Generator.token(rng, "fcm")}
+                                                 for _ in range(count)]
         return f"content of {size} characters"
 
     @staticmethod
@@ -290,18 +274,7 @@ class Generator:
     def hostile_strings(rng: random.Random, event: dict, big: bool) -> str:
         text = rng.choice(HOSTILE_STRINGS)
         field = rng.choice(["content", "sender.nickname", "room.name", "target.nickname", "type", "locale"])
-        if field == "content":
-            event["content"] = text
-        elif field == "sender.nickname":
-            section(event, "sender")["nickname"] = text
-        elif field == "room.name":
-            section(event, "room")["name"] = text
-        elif field == "target.nickname":
-            event["target"] = {"id": "u-9", "nickname": text}
-        elif field == "type":
-            event["type"] = text
-        else:
-            first_recipient(event)["locale"] = text
+        put(event, field, text)
         return f"{field}={text[:12]!r}"
 
     @staticmethod
@@ -390,7 +363,8 @@ class Generator:
 
     @staticmethod
     def lone_surrogate_escape(rng: random.Random, value: bytes) -> bytes:
-        return value.replace(b'"content": "', b'"content": "\\ud83d', 1).replace(b'"nickname": "', b'"nickname": "\\udc00', 1)
+        high = value.replace(b'"content": "', b'"content": "\\ud83d', 1)
+        return high.replace(b'"nickname": "', b'"nickname": "\\udc00', 1)
 
     # Damage to the bytes
 
