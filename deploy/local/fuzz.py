@@ -30,7 +30,7 @@ from pathlib import Path
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from fuzz_accounting import Ledger, OutputReader
-from fuzz_records import FuzzRecord, Generator
+from fuzz_records import FuzzRecord, Generator, RecordSummary
 from processes import ROOT, Child, ProcessFailed, Simulator, cpu_seconds, memory_kib, start_dev_broker, start_worker
 
 INPUT_TOPIC = "chat.messages"
@@ -148,8 +148,8 @@ class Fuzz:
         self.arguments = arguments
         self.directory = directory
         self.children: list[Child] = []
-        self.refused: list[tuple[FuzzRecord, str]] = []
-        self.records: dict[tuple[str, int, int], FuzzRecord] = {}
+        self.refused: list[tuple[RecordSummary, str]] = []
+        self.records: dict[tuple[str, int, int], RecordSummary] = {}  # by position, without their bytes
         self.simulator: Simulator | None = None
         self.worker: Child | None = None
         self.sampler: ResourceSampler | None = None
@@ -272,11 +272,11 @@ class Fuzz:
         def delivered(record: FuzzRecord, size: int):
             def callback(error, message) -> None:
                 if error is not None:
-                    self.refused.append((record, str(error)))
+                    self.refused.append((record.summary(), str(error)))
                     return
                 position = (message.topic(), message.partition(), message.offset())
-                self.records[position] = record
-                ledger.produced(record, position)
+                self.records[position] = record.summary()
+                ledger.produced(record, self.records[position], position)
                 if message.topic() == INPUT_TOPIC:
                     backlog.add(message.partition(), message.offset(), size)
             return callback
@@ -302,7 +302,7 @@ class Fuzz:
                     producer.produce(record.topic, value=record.value, key=record.key, headers=record.headers,
                                      on_delivery=delivered(record, size))
                 except (KafkaException, BufferError) as error:
-                    self.refused.append((record, str(error)))
+                    self.refused.append((record.summary(), str(error)))
                 if count % 1000 == 0:
                     say(f"produced {count} of {len(indexes)} records")
                 producer.poll(0)
@@ -384,7 +384,7 @@ class Fuzz:
             shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
-    def crash_candidates(self) -> list[tuple[tuple[str, int, int], FuzzRecord]]:
+    def crash_candidates(self) -> list[tuple[tuple[str, int, int], RecordSummary]]:
         """The records the worker had not committed when it died: the culprit, if a record, is among them."""
         return [(position, record) for position, record in sorted(self.records.items())
                 if position[0] == INPUT_TOPIC and position[2] >= self.backlog.committed.get(position[1], 0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-from fuzz_records import FORGED_TOPIC, FuzzRecord, devices_of
+from fuzz_records import FORGED_TOPIC, FuzzRecord, RecordSummary, devices_of
 
 Position = tuple[str, int, int]
 # Stands for the value of a dead letter that went out without it (too large for Kafka, so its devices are unknown).
@@ -33,11 +33,10 @@ VALUE_DROPPED = "value dropped"
 class Expectation:
     """What the accounting keeps of one produced record (not its bytes)."""
 
-    record: FuzzRecord
+    record: RecordSummary
     position: Position
     is_object: bool
     devices: set[str] | None
-    value_hash: str
 
 
 @dataclass
@@ -83,13 +82,12 @@ class Ledger:
 
     # Filled by the producer and the reader
 
-    def produced(self, record: FuzzRecord, position: Position) -> None:
+    def produced(self, record: FuzzRecord, summary: RecordSummary, position: Position) -> None:
         is_object, devices = devices_of(record.value)
-        expectation = Expectation(record, position, is_object, devices, hashlib.sha256(record.value or b"").hexdigest())
         with self.lock:
-            self.expectations[position] = expectation
+            self.expectations[position] = Expectation(summary, position, is_object, devices)
             if position[0] in self.retry_topics:
-                self.retry_values[expectation.value_hash] = position
+                self.retry_values[summary.value_hash] = position
 
     def read(self, message) -> None:
         topic, headers = message.topic(), dict(message.headers() or [])
@@ -164,7 +162,7 @@ class Ledger:
         with self.lock:
             expectation = self.expectations[record_position]
             outputs = self.outputs_of(expectation)
-        if expectation.value_hash in outputs.dead_letter_hashes or VALUE_DROPPED in outputs.dead_letter_hashes:
+        if expectation.record.value_hash in outputs.dead_letter_hashes or VALUE_DROPPED in outputs.dead_letter_hashes:
             return None  # dead-lettered whole, with its original bytes or (too large for Kafka) without
         if self.waits(record_position, parked) and not outputs.count:
             return None

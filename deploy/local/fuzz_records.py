@@ -55,7 +55,7 @@ FAILURE_HEADERS = ["x-attempts", "x-retry-due", "x-retry-not-before", "x-first-f
 
 @dataclass(frozen=True)
 class FuzzRecord:
-    """One hostile record and what the accounting needs to know about it."""
+    """One hostile record, as produced."""
 
     index: int
     topic: str
@@ -66,12 +66,26 @@ class FuzzRecord:
     forged_offset: int | None  # x-source-offset of well-formed forged x-source-* headers (topic FORGED_TOPIC)
     retry_due_ms: int | None  # the latest whole-number x-retry-due or x-retry-not-before of a retry record
 
-    @property
-    def value_hash(self) -> str:
-        return hashlib.sha256(self.value or b"").hexdigest()
+    def summary(self) -> "RecordSummary":
+        return RecordSummary(self.index, self.topic, len(self.value) if self.value is not None else None,
+                             self.mutations, self.forged_offset, self.retry_due_ms,
+                             hashlib.sha256(self.value or b"").hexdigest())
+
+
+@dataclass(frozen=True)
+class RecordSummary:
+    """What the runner and the accounting keep of a produced record: everything but its bytes."""
+
+    index: int
+    topic: str
+    size: int | None  # None: a null value
+    mutations: tuple[str, ...]
+    forged_offset: int | None
+    retry_due_ms: int | None
+    value_hash: str  # SHA-256 of the value (of nothing for a null value)
 
     def describe(self) -> str:
-        size = len(self.value) if self.value is not None else "null"
+        size = "null" if self.size is None else self.size
         return f"record {self.index} ({self.topic}, {size} bytes, mutations: {', '.join(self.mutations) or 'none'})"
 
 
