@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,9 +40,9 @@ DEAD_LETTER_TOPIC = "push.dlq"
 # The worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h), which the dev broker creates.
 RETRY_TOPICS = [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
 GROUP = "fuzz"
-# What may wait unconsumed in the dev broker: it keeps about 5 MB per partition and drops older records.
+# What may wait uncommitted per input partition: the dev broker keeps about 5 MB per partition and drops older records.
 BACKLOG_BYTES = 3_000_000
-BACKLOG_RECORDS = 1_000
+BACKLOG_RECORDS = 2_000
 # A retry record due this long before the end must have resolved.
 RETRY_GRACE_MS = 60_000
 PUSH_PATHS = "^/(3/device|v1/projects)/"
@@ -108,17 +109,29 @@ class Backlog:
             self.changed_at = time.monotonic()
         self.committed = offsets
 
-    def waiting(self) -> tuple[int, int]:
-        """Records and bytes produced but not yet committed."""
-        records = size = 0
+    def waiting(self) -> dict[int, tuple[int, int]]:
+        """Records and bytes produced but not yet committed, by partition."""
+        waiting = {}
         for partition, entries in self.produced.items():
             done = self.committed.get(partition, 0)
+            records = size = 0
             for offset, length in reversed(entries):
                 if offset < done:
                     break
                 records += 1
                 size += length
-        return records, size
+            waiting[partition] = (records, size)
+        return waiting
+
+    def room_for(self, size: int, partitions: list[int], in_transit: tuple[int, int]) -> bool:
+        """Whether a record of `size` bytes bound for one of `partitions` keeps their backlog within the limits,
+        counting what is on its way to the broker (`in_transit`: records and bytes) against each of them."""
+        waiting = self.waiting()
+        if not any(records for records, _ in waiting.values()) and not in_transit[0]:
+            return True  # an empty backlog takes even a record above the limits
+        return all(waiting.get(partition, (0, 0))[0] + in_transit[0] < BACKLOG_RECORDS
+                   and waiting.get(partition, (0, 0))[1] + in_transit[1] + size <= BACKLOG_BYTES
+                   for partition in partitions)
 
     def first_waiting(self) -> tuple[int, int] | None:
         """(partition, offset) of the oldest uncommitted record."""
@@ -195,9 +208,9 @@ class Fuzz:
             if self.simulator is not None and self.simulator.child.process.poll() is None:
                 findings.hostile = self.simulator.control("POST", "/control/hostile-stats", {})
                 findings.requests = self.simulator.control("GET", "/stats")["streams"]
-            findings.worker_status = self.stop().get("push-worker run")
             if reader is not None:
-                reader.stop()
+                reader.stop()  # before the broker goes
+            findings.worker_status = self.stop().get("push-worker run")
         if self.worker is not None and not findings.crashes and findings.worker_status != 0:
             findings.problems.append(f"push-worker exited with status {findings.worker_status} after SIGTERM, not 0")
         if self.peak_rss_mb > self.arguments.max_rss_mb:
@@ -264,13 +277,17 @@ class Fuzz:
         generator, ledger, backlog = self.generator, self.ledger, self.backlog
         self.total = len(indexes)
         producer = Producer({"bootstrap.servers": self.servers, "message.max.bytes": 2_000_000, "linger.ms": 5,
-                             "enable.idempotence": True})
-        groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
+                             "enable.idempotence": True, "log.connection.close": False})
+        groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False,
+                           "log.connection.close": False})
         partitions = [TopicPartition(INPUT_TOPIC, partition) for partition in range(self.arguments.partitions)]
         last_check = 0.0
+        in_transit = [0, 0]  # records and bytes handed to the producer, not yet delivered
 
         def delivered(record: FuzzRecord, size: int):
             def callback(error, message) -> None:
+                in_transit[0] -= 1
+                in_transit[1] -= size
                 if error is not None:
                     self.refused.append((record.summary(), str(error)))
                     return
@@ -292,15 +309,17 @@ class Fuzz:
                         self.check_alive()
                         backlog.commit(committed(groups, partitions))
                         self.check_progress()
-                    waiting_records, waiting_bytes = backlog.waiting()
-                    waiting_records += len(producer)
-                    if waiting_records < BACKLOG_RECORDS and waiting_bytes + size <= BACKLOG_BYTES or \
-                            waiting_records == 0:
+                    bound = partition_of(record.key, self.arguments.partitions)
+                    if record.topic != INPUT_TOPIC or backlog.room_for(
+                            size, list(range(self.arguments.partitions)) if bound is None else [bound],
+                            (in_transit[0], in_transit[1])):
                         break
                     time.sleep(0.02)
                 try:
                     producer.produce(record.topic, value=record.value, key=record.key, headers=record.headers,
                                      on_delivery=delivered(record, size))
+                    in_transit[0] += 1
+                    in_transit[1] += size
                 except (KafkaException, BufferError) as error:
                     self.refused.append((record.summary(), str(error)))
                 if count % 1000 == 0:
@@ -323,7 +342,7 @@ class Fuzz:
         """Fails on a stall; meanwhile keeps the hostile answers spread over the run."""
         backlog = self.backlog
         self.tune_hostile_provider(self.total)
-        waiting, _ = backlog.waiting()
+        waiting = any(records for records, _ in backlog.waiting().values())
         if waiting and time.monotonic() - backlog.changed_at > self.arguments.stall_seconds:
             partition, offset = backlog.first_waiting() or (0, 0)
             record = self.records.get((INPUT_TOPIC, partition, offset))
@@ -335,7 +354,8 @@ class Fuzz:
         """Waits until every input record is committed and accounted for (or the deadline); returns what is still
         missing."""
         ledger, backlog = self.ledger, self.backlog
-        groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False})
+        groups = Consumer({"bootstrap.servers": self.servers, "group.id": GROUP, "enable.auto.commit": False,
+                           "log.connection.close": False})
         partitions = [TopicPartition(INPUT_TOPIC, partition) for partition in range(self.arguments.partitions)]
         started = time.monotonic()
         try:
@@ -455,6 +475,12 @@ def crash_lines(log: Path) -> list[str]:
     start = next((number for number, line in enumerate(lines) if line.rstrip().endswith("crashed:")), len(lines))
     frames = [line for line in lines[start:] if " in push-worker at " in line][:4]
     return fatal + frames or lines[-6:]
+
+
+def partition_of(key: bytes | None, partitions: int) -> int | None:
+    """The partition the producer's default partitioner (consistent_random) picks for `key`: CRC-32 of the key;
+    None for a null or empty key (a random partition)."""
+    return zlib.crc32(key) % partitions if key else None
 
 
 def committed(consumer: Consumer, partitions: list[TopicPartition]) -> dict[int, int]:

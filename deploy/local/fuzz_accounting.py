@@ -213,7 +213,8 @@ class OutputReader:
     def __init__(self, servers: str, ledger: Ledger, partitions: int):
         self.ledger = ledger
         self.consumer = Consumer({"bootstrap.servers": servers, "group.id": "fuzz-reader",
-                                  "enable.auto.commit": False, "receive.message.max.bytes": 200_000_000})
+                                  "enable.auto.commit": False, "receive.message.max.bytes": 200_000_000,
+                                  "log.connection.close": False})
         topics = (ledger.receipts_topic, ledger.dead_letter_topic, *sorted(ledger.retry_topics))
         self.consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)
                               for topic in topics for partition in range(partitions)])
