@@ -50,7 +50,7 @@ import Testing
         (#"{}"#, "types: required"),
         (
             #"{"types": [], "extra": 1}"#,
-            "extra: unknown key (allowed: anonymousName, defaults, types, unknownType); types: must be an object, not array"
+            "extra: unknown key (allowed: anonymousName, defaultLocale, defaults, types, unknownType); types: must be an object, not array"
         ),
         (
             #"{"types": {"a": {"ttlSeconds": 1.5}}}"#,

@@ -109,6 +109,7 @@ public struct EventDecoder: Sendable {
             userID: try recipient.requiredString("userId"),
             badge: badge,
             muted: try recipient.optionalBool("muted") ?? false,
+            locale: try recipient.optionalString("locale").flatMap { LanguageTag(lenient: $0) },
             devices: devices
         )
     }

@@ -29,6 +29,7 @@ public enum DecisionReport {
         switch decision.outcome {
         case .send(let request):
             json.field("decision", "send")
+            if let locale = decision.locale { json.field("locale", locale.description) }
             json.key("request")
             json.beginObject()
             json.field("method", request.method)
