@@ -135,6 +135,7 @@ private struct RulesLoader {
     mutating func localizedTemplate(_ value: JSONValue, at path: String) -> LocalizedTemplate? {
         guard case .object(let members) = value else { return template(value, at: path).map { .universal($0) } }
         var templates: [LanguageTag: Template] = [:]
+        let earlierProblems = problems.count
         for member in members {
             let at = join(path, member.key)
             guard let tag = LanguageTag(member.key) else {
@@ -144,6 +145,8 @@ private struct RulesLoader {
             if templates[tag] != nil { problem(at, "a second text for \(tag)") }
             templates[tag] = template(member.value, at: at)
         }
+        // A broken entry is reported as itself, not also as a missing default.
+        guard problems.count == earlierProblems else { return nil }
         let localized = LocalizedTemplate.localized(templates)
         guard localized.template(preferring: [defaultLocale]) != nil else {
             problem(path, "no text for the default locale \(defaultLocale) (defaultLocale)")

@@ -202,7 +202,8 @@ private struct Stages {
                 serviceAccount: account, transport: transport)
         }
         planner = CorePlanner(
-            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID))
+            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            defaultLocale: configuration.defaultLocale)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
