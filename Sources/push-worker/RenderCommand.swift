@@ -45,9 +45,10 @@ enum RenderCommand {
             throw CommandFailure(message: error.message)
         }
         let bytes = try CommandInput.read(eventPath)
+        let givenTime = try time(arguments.value("--now"))
         let event: ChatMessageEvent
         do {
-            event = try EventDecoder().decode(bytes)
+            event = try EventDecoder().decode(bytes, now: givenTime ?? Date())
         } catch {
             throw CommandFailure(message: "\(eventPath): \(error.reason): \(error)")
         }
@@ -63,7 +64,7 @@ enum RenderCommand {
             apnsTopic: arguments.value("--apns-topic") ?? environment["APNS_TOPIC"] ?? defaultAPNsTopic,
             fcmProjectID: fcmProjectID
         )
-        let now = try planningTime(arguments.value("--now"), event: event)
+        let now = givenTime ?? event.createdAt ?? Date()
         let decisions = PushPlanner(rules: rules, context: context, defaultLocale: defaultLocale).plan(
             event, now: now)
         return DecisionReport.json(event: event, decisions: decisions, now: now)
@@ -77,8 +78,9 @@ enum RenderCommand {
         return project
     }
 
-    static func planningTime(_ text: String?, event: ChatMessageEvent) throws(CommandFailure) -> Date {
-        guard let text else { return event.createdAt ?? Date() }
+    /// The `--now` time, if given.
+    static func time(_ text: String?) throws(CommandFailure) -> Date? {
+        guard let text else { return nil }
         if let milliseconds = Int64(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
         guard let date = RFC3339.parse(text) else {
             throw CommandFailure(message: "--now: '\(text)' is neither RFC 3339 nor epoch milliseconds")

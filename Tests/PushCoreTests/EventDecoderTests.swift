@@ -5,19 +5,31 @@ import Testing
 @Suite struct EventDecoderTests {
     static let apnsToken = String(repeating: "ab", count: 32)
 
+    /// The test event with the members of `overrides` (`, "name": value, …`) replacing or added to its own.
     static func event(_ overrides: String = "") -> [UInt8] {
-        Array(
+        let base = Array(
             """
             {"id": "m-1", "type": "text", "room": {"id": "r-1", "name": "Team"},
              "sender": {"id": "u-1", "nickname": "Alice"}, "content": "Hi", "createdAt": "2026-11-29T12:00:00Z",
              "recipients": [{"userId": "u-2", "badge": 3, "devices": [
                 {"platform": "apns", "token": "\(apnsToken)"}, {"platform": "fcm", "token": "fcm:token-1"}]}],
-             "extra": {"kept": [1, 2.50]}\(overrides)}
+             "extra": {"kept": [1, 2.50]}}
             """.utf8)
+        guard case .object(var members)? = try? JSONParser.parse(base),
+            case .object(let replacements)? = try? JSONParser.parse(Array("{\(overrides.dropFirst())}".utf8))
+        else { return base }
+        for replacement in replacements {
+            if let index = members.firstIndex(where: { $0.key == replacement.key }) {
+                members[index] = replacement
+            } else {
+                members.append(replacement)
+            }
+        }
+        return JSONWriter.encode(.object(members))
     }
 
     @Test func decodesEveryField() throws {
-        let event = try EventDecoder().decode(Self.event())
+        let event = try EventDecoder().decode(Self.event(), now: Fixture.now)
         #expect(event.id == "m-1")
         #expect(event.type == "text")
         #expect(event.room == .init(id: "r-1", name: "Team"))
@@ -37,12 +49,12 @@ import Testing
         ("1970-01-01t00:00:00z", 0),
     ])
     func acceptsRFC3339Dates(text: String, seconds: Double) throws {
-        let event = try EventDecoder().decode(Self.event(", \"createdAt\": \"\(text)\""))
+        let event = try EventDecoder().decode(Self.event(", \"createdAt\": \"\(text)\""), now: Fixture.now)
         #expect(event.createdAt == Date(timeIntervalSince1970: seconds))
     }
 
     @Test func acceptsEpochMilliseconds() throws {
-        let event = try EventDecoder().decode(Self.event(", \"createdAt\": 1795953600250"))
+        let event = try EventDecoder().decode(Self.event(", \"createdAt\": 1795953600250"), now: Fixture.now)
         #expect(event.createdAt == Date(timeIntervalSince1970: 1_795_953_600.25))
     }
 
@@ -52,7 +64,9 @@ import Testing
         (#"{"type": "text"}"#, "id", "required"),
     ])
     func malformedRecordsAreDecodeErrors(json: String, path: String, message: String) {
-        #expect(throws: EventError(.decodeError, path: path, message)) { try EventDecoder().decode(Array(json.utf8)) }
+        #expect(throws: EventError(.decodeError, path: path, message)) {
+            try EventDecoder().decode(Array(json.utf8), now: Fixture.now)
+        }
     }
 
     @Test(arguments: [
@@ -73,7 +87,7 @@ import Testing
     ])
     func wrongFieldsNameThePathAndTheReason(override: String, path: String, message: String) {
         #expect(throws: EventError(.decodeError, path: path, message)) {
-            try EventDecoder().decode(Self.event(override))
+            try EventDecoder().decode(Self.event(override), now: Fixture.now)
         }
     }
 
@@ -83,20 +97,20 @@ import Testing
             throws: EventError(
                 .recordTooLarge, path: "", "record is \(Self.event().count) bytes, more than the limit of 100")
         ) {
-            try decoder.decode(Self.event())
+            try decoder.decode(Self.event(), now: Fixture.now)
         }
     }
 
     @Test func recipientAndDeviceCountsAreLimited() {
         let few = EventDecoder(limits: EventLimits(maximumRecipients: 0))
         #expect(throws: EventError(.decodeError, path: "recipients", "lists 1 recipients, more than the limit of 0")) {
-            try few.decode(Self.event())
+            try few.decode(Self.event(), now: Fixture.now)
         }
         let fewDevices = EventDecoder(limits: EventLimits(maximumDevicesPerRecipient: 1))
         #expect(
             throws: EventError(.decodeError, path: "recipients[0].devices", "lists 2 devices, more than the limit of 1")
         ) {
-            try fewDevices.decode(Self.event())
+            try fewDevices.decode(Self.event(), now: Fixture.now)
         }
     }
 
@@ -130,7 +144,7 @@ import Testing
     func badDevicesAreSetAsideWithoutFailingTheEvent(device: String, path: String, message: String) throws {
         let json = Self.event(
             #", "recipients": [{"userId": "u", "devices": [\#(device), {"platform": "fcm", "token": "ok"}]}]"#)
-        let event = try EventDecoder().decode(json)
+        let event = try EventDecoder().decode(json, now: Fixture.now)
         #expect(
             event.invalidDevices == [
                 DeviceAddress(recipient: 0, device: 0): EventError(.decodeError, path: path, message)
@@ -143,13 +157,13 @@ import Testing
         let json = Self.event(
             #", "recipients": [{"userId": "a", "devices": [{"platform": "fcm", "token": "t1"}]}, {"userId": "b", "x": 1, "devices": [{"platform": "fcm", "token": "t2"}, {"platform": "fcm", "token": "t3", "y": null}]}]"#
         )
-        let event = try EventDecoder().decode(json)
+        let event = try EventDecoder().decode(json, now: Fixture.now)
         let narrowed = event.narrowed(to: [DeviceAddress(recipient: 1, device: 1)])
         let text = String(decoding: narrowed, as: UTF8.self)
         #expect(
             text.contains(#""recipients":[{"userId":"b","x":1,"devices":[{"platform":"fcm","token":"t3","y":null}]}]"#))
         #expect(text.contains(#""extra":{"kept":[1,2.50]}"#))
-        let again = try EventDecoder().decode(narrowed)
+        let again = try EventDecoder().decode(narrowed, now: Fixture.now)
         #expect(again.recipients.map(\.userID) == ["b"])
         #expect(again.id == event.id)
     }

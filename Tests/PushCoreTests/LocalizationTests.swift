@@ -65,7 +65,7 @@ import Testing
         ]
         for (locale, defaultLocale, body) in cases {
             let event = try EventDecoder().decode(
-                LocalizedEvents.addressed(to: [locale], Fixture.event(type: "image")))
+                LocalizedEvents.addressed(to: [locale], Fixture.event(type: "image")), now: Fixture.now)
             let planner = PushPlanner(rules: table, context: Fixture.context, defaultLocale: defaultLocale)
             for decision in planner.plan(event, now: Fixture.now) {
                 let request = try #require(decision.outcome.request)

@@ -115,11 +115,9 @@ import Testing
     }
 
     @Test func requestsThatCannotFitAreDeadLetteredAsPayloadTooLarge() throws {
-        let bytes = Array(
-            String(decoding: Fixture.event(type: "text"), as: UTF8.self)
-                .replacingOccurrences(of: #""id": "r-42""#, with: #""id": "\#(String(repeating: "r", count: 5_000))""#)
-                .utf8)
-        let outcomes = try outcomes(bytes)
+        var rules = RulesTable.standard
+        rules.types["text"]?.threadID = try Template(String(repeating: "r", count: 5_000))
+        let outcomes = try outcomes(Fixture.event(type: "text"), rules: rules)
         guard case .deadLetter(let error) = outcomes[0] else {
             Issue.record("expected a dead letter, got \(outcomes[0])")
             return
