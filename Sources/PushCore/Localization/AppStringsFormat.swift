@@ -34,7 +34,8 @@ public enum AppStringsFormat: String, Sendable, CaseIterable {
         case .android:
             var lines = ["<?xml version=\"1.0\" encoding=\"utf-8\"?>", "<!-- \(header). -->", "<resources>"]
             for entry in strings.entries {
-                lines.append("    <string name=\"\(Self.xmlEscaped(entry.key))\">\(androidText(entry.parts))</string>")
+                // Keys are resource names (letters, digits, `_`, `.`): nothing to escape.
+                lines.append("    <string name=\"\(entry.key)\">\(androidText(entry.parts))</string>")
             }
             lines.append("</resources>")
             return lines.joined(separator: "\n") + "\n"
@@ -64,46 +65,37 @@ public enum AppStringsFormat: String, Sendable, CaseIterable {
 
     /// A quoted string of a `.strings` file: backslash, quote and control characters escaped.
     static func iosEscaped(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
+        text.replacingScalars { scalar in
             switch scalar {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20: escaped += "\\U" + hex(scalar.value)
-            default: escaped.unicodeScalars.append(scalar)
+            case "\\": "\\\\"
+            case "\"": "\\\""
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case _ where scalar.value < 0x20: "\\U" + hex(scalar.value)
+            default: nil
             }
         }
-        return escaped
     }
 
     /// Text of an Android `<string>`: XML escaped, and the characters Android's resource compiler treats specially
     /// (backslash, apostrophe, quote, newline) escaped with a backslash.
     static func androidEscaped(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
+        text.replacingScalars { scalar in
             switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\\": escaped += "\\\\"
-            case "'": escaped += "\\'"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\\": "\\\\"
+            case "'": "\\'"
+            case "\"": "\\\""
+            case "\n": "\\n"
+            case "\t": "\\t"
             // XML 1.0 cannot carry other control characters at all, not even as references.
-            case _ where scalar.value < 0x20: continue
-            default: escaped.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20: ""
+            default: nil
             }
         }
-        return escaped
-    }
-
-    static func xmlEscaped(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
-            .replacing("\"", with: "&quot;")
     }
 
     private static func hex(_ value: UInt32) -> String {
@@ -113,6 +105,15 @@ public enum AppStringsFormat: String, Sendable, CaseIterable {
 }
 
 extension String {
+    /// The text with every scalar for which `replacement` has a text replaced by it, the others kept.
+    fileprivate func replacingScalars(_ replacement: (Unicode.Scalar) -> String?) -> String {
+        var replaced = ""
+        for scalar in unicodeScalars {
+            if let text = replacement(scalar) { replaced += text } else { replaced.unicodeScalars.append(scalar) }
+        }
+        return replaced
+    }
+
     /// A literal `%` doubled: both platforms read the text as a format string.
     fileprivate func replacingPercents() -> String {
         replacing("%", with: "%%")
