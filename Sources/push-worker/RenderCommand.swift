@@ -15,9 +15,10 @@ enum RenderCommand {
             The rules table is --rules, else PUSH_RULES_FILE, else the built-in table. The APNs topic is \
             --apns-topic, else APNS_TOPIC, else \(defaultAPNsTopic); the FCM project is --fcm-project, else the \
             project_id of FCM_SERVICE_ACCOUNT_FILE, else \(defaultFCMProject). TIME (RFC 3339 or epoch \
-            milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once. \
-            Each device shows the locale its fallback texts were chosen for: its recipient's locale, else \
-            PUSH_DEFAULT_LOCALE, else the table's defaultLocale.
+            milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once. The \
+            event's createdAt must lie within 100 years of TIME, else of the clock. Each device shows the locale \
+            its fallback texts were chosen in: its recipient's locale, else PUSH_DEFAULT_LOCALE, else the \
+            table's defaultLocale.
             """,
         options: [
             .value("--event", "FILE", "The chat-message event (JSON)."),

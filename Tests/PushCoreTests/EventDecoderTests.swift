@@ -168,3 +168,104 @@ import Testing
         #expect(again.id == event.id)
     }
 }
+
+/// Hostile events: numbers that would trap or overflow, huge strings, repeated member names.
+@Suite struct HostileEventTests {
+    func decode(_ overrides: String) throws(EventError) -> ChatMessageEvent {
+        try EventDecoder().decode(EventDecoderTests.event(overrides), now: Fixture.now)
+    }
+
+    @Test(arguments: [
+        ("9223372036854775807", "must be within 100 years of now"),
+        ("-9223372036854775808", "must be within 100 years of now"),
+        ("9223372036854775808", "must be whole epoch milliseconds within 100 years of now"),
+        ("-99999999999999999999999", "must be whole epoch milliseconds within 100 years of now"),
+        ("1e400", "must be whole epoch milliseconds within 100 years of now"),
+        ("1.7959536e12", "must be whole epoch milliseconds within 100 years of now"),
+        ("1795953600250.5", "must be whole epoch milliseconds within 100 years of now"),
+        ("-3000000000000", "must be within 100 years of now"),
+        ("\"0001-01-01T00:00:00Z\"", "must be within 100 years of now"),
+        ("\"9999-12-31T23:59:59.999999999999+23:59\"", "must be within 100 years of now"),
+    ])
+    func createdAtOutsideAHundredYearsOfNowIsADecodeError(literal: String, message: String) {
+        #expect(throws: EventError(.decodeError, path: "createdAt", message)) {
+            try decode(", \"createdAt\": \(literal)")
+        }
+    }
+
+    @Test func createdAtWithinAHundredYearsIsKeptIncludingBefore1970() throws {
+        let before1970 = try decode(#", "createdAt": -1000"#)
+        #expect(before1970.createdAt == Date(timeIntervalSince1970: -1))
+        #expect(before1970.createdAtEpochMillis == -1000)
+        let lastMillisecond = Int64(Fixture.now.timeIntervalSince1970 * 1000) + 3_155_760_000_000
+        let latest = try decode(", \"createdAt\": \(lastMillisecond)")
+        #expect(latest.createdAtEpochMillis == lastMillisecond)
+        #expect(throws: EventError.self) { try decode(", \"createdAt\": \(lastMillisecond + 1)") }
+    }
+
+    @Test func aFarFutureCreatedAtCountsAsNowPlusTheSkewForTheTimeToLive() throws {
+        let event = try decode(#", "createdAt": "2100-01-01T00:00:00Z""#)
+        #expect(event.timeToLiveStart(now: Fixture.now) == Fixture.now.addingTimeInterval(300))
+        let onTime = try decode(#", "createdAt": "2026-11-29T12:04:00Z""#)
+        #expect(onTime.timeToLiveStart(now: Fixture.now) == onTime.createdAt)
+    }
+
+    @Test(arguments: [
+        ("id", 256), ("type", 64), ("room", 256), ("sender", 256), ("target", 256), ("userId", 256),
+        ("room.name", 256), ("sender.nickname", 256), ("target.nickname", 256),
+    ])
+    func idsTypesAndNamesLongerThanTheContractAreDecodeErrors(field: String, limit: Int) throws {
+        func event(_ text: String) -> String {
+            let quoted = Fixture.quoted(text)
+            switch field {
+            case "room": return #", "room": {"id": \#(quoted)}"#
+            case "sender", "target": return #", "\#(field)": {"id": \#(quoted)}"#
+            case "userId": return #", "recipients": [{"userId": \#(quoted), "devices": []}]"#
+            case "room.name": return #", "room": {"id": "r", "name": \#(quoted)}"#
+            case "sender.nickname", "target.nickname":
+                return #", "\#(field.prefix { $0 != "." })": {"id": "u", "nickname": \#(quoted)}"#
+            default: return #", "\#(field)": \#(quoted)"#
+            }
+        }
+        let path =
+            switch field {
+            case "room", "sender", "target": "\(field).id"
+            case "userId": "recipients[0].userId"
+            default: field
+            }
+        // Characters as JSON Schema counts them: Unicode scalars, so 한 (3 bytes in UTF-8) is one.
+        _ = try decode(event(String(repeating: "한", count: limit)))
+        #expect(throws: EventError(.decodeError, path: path, "must be at most \(limit) characters")) {
+            try decode(event(String(repeating: "a", count: limit + 1)))
+        }
+    }
+
+    @Test func aMegabyteTypeIsADecodeErrorThatDoesNotQuoteIt() {
+        let type = String(repeating: "t", count: 800_000)
+        #expect(throws: EventError(.decodeError, path: "type", "must be at most 64 characters")) {
+            try decode(", \"type\": \"\(type)\"")
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"id": "m-1", "id": "m-2"}"#, "id", 14),
+        (#"{"recipients": [{"userId": "a"}, {"badge": 1, "badge": 2}]}"#, "recipients[1].badge", 46),
+        (#"{"payload": {"a": [{"x": {"y": 1, "y": 1}}]}}"#, "payload.a[0].x.y", 34),
+    ])
+    func repeatedMemberNamesAreDecodeErrorsWithTheirPath(json: String, path: String, offset: Int) {
+        #expect(
+            throws: EventError(.decodeError, path: path, "invalid JSON at byte \(offset): duplicate member name")
+        ) {
+            try EventDecoder().decode(Array(json.utf8), now: Fixture.now)
+        }
+    }
+
+    @Test func recordsFitADeadLetterBelowTheProducersMessageMaxBytes() {
+        #expect(EventLimits().maximumRecordBytes == 900_000)
+        #expect(EventLimits().maximumRecordBytes + EventLimits.deadLetterHeadroomBytes <= 1_000_000)
+        let padding = String(repeating: "p", count: 900_000)
+        #expect(throws: EventError.self) {
+            try EventDecoder().decode(EventDecoderTests.event(", \"extra\": \"\(padding)\""), now: Fixture.now)
+        }
+    }
+}

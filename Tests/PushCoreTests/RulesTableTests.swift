@@ -113,6 +113,10 @@ import Testing
             #"{"defaultLocale": "english", "types": {}}"#,
             #"defaultLocale: "english" is not a language tag (language[-Script][-REGION], e.g. ko, zh-Hant, en-US)"#
         ),
+        (
+            #"{"types": {"text": {"sound": "a", "sound": "b"}}}"#,
+            "types.text.sound: invalid JSON at byte 34: duplicate member name"
+        ),
     ])
     func brokenRulesFilesNameThePathAndTheReason(json: String, message: String) {
         #expect(throws: (any Error).self) { try RulesTable.load(json: Array(json.utf8)) }

@@ -5,6 +5,12 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var path = ""
     public var reason: String
 
+    public init(offset: Int, path: String = "", reason: String) {
+        self.offset = offset
+        self.path = path
+        self.reason = reason
+    }
+
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 
     /// The same error seen from the object that holds it as member `name`.
