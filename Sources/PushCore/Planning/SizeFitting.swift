@@ -5,7 +5,7 @@
 /// FCM body carries the token, both carry the badge), and the two never shape each other, so a body's size is the
 /// size for a reference device (empty token, no badge) plus the device's own bytes. Sizes are measured once per
 /// `Trim` with the reference device, and the search runs once per distinct byte budget: the content is rendered
-/// and encoded in full at most twice per platform, never per device.
+/// and encoded in full at most three times per platform, never per device.
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer
@@ -25,7 +25,7 @@ struct SizeFitting {
         contentLength = renderer.visibleContent.graphemeCount(upTo: limit)
     }
 
-    /// The rendering cut as `trim`, made once.
+    /// The rendering cut as `trim`, made once and kept for the other devices that get it.
     mutating func rendering(_ trim: Trim) -> RenderedPush {
         if let rendering = renderings[trim] { return rendering }
         let rendering = renderer.render(trim)
@@ -46,37 +46,41 @@ struct SizeFitting {
 
     private mutating func largestTrim(within budget: Int) -> Trim? {
         if fits(Trim(), budget) { return Trim() }
-        var trim = Trim(includesPayload: false)
-        if fits(trim, budget) { return trim }
+        let withoutPayload = Trim(includesPayload: false)
+        if fits(withoutPayload, budget) { return withoutPayload }
         // Each grapheme cluster takes at least one byte, so more than `limit` of them can never fit.
-        if contentLength > 0,
-            let count = Self.largestFitting(
-                upTo: contentLength - 1,
-                { count in
-                    trim.contentLimit = count
-                    return fits(trim, budget)
-                })
-        {
-            trim.contentLimit = count
-            return trim
-        }
-        trim.contentLimit = 0
+        if let cut = largest(\.contentLimit, below: contentLength, of: withoutPayload, within: budget) { return cut }
         let textLength = min(longestTextLength(), limit)
-        guard textLength > 0,
-            let count = Self.largestFitting(
-                upTo: textLength - 1,
-                { count in
-                    trim.textLimit = count
-                    return fits(trim, budget)
-                })
-        else { return nil }
-        trim.textLimit = count
-        return trim
+        return largest(
+            \.textLimit, below: textLength, of: Trim(includesPayload: false, contentLimit: 0), within: budget)
+    }
+
+    /// `base` with `cut` set to the largest count below `length` that fits, by binary search (size grows with count).
+    private mutating func largest(
+        _ cut: WritableKeyPath<Trim, Int?>, below length: Int, of base: Trim, within budget: Int
+    ) -> Trim? {
+        var low = 0
+        var high = length - 1
+        var trim = base
+        var best: Trim?
+        while low <= high {
+            let middle = low + (high - low) / 2
+            trim[keyPath: cut] = middle
+            if fits(trim, budget) {
+                best = trim
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        return best
     }
 
     private mutating func fits(_ trim: Trim, _ budget: Int) -> Bool {
         if let size = referenceSizes[trim] { return size <= budget }
-        let size = body(rendering(trim), "", nil).count
+        // Measured without keeping the rendering: only the cuts devices get are kept (`rendering(_:)`), so memory
+        // stays near one body per distinct budget however many cuts the searches try.
+        let size = body(renderer.render(trim), "", nil).count
         referenceSizes[trim] = size
         return size <= budget
     }
@@ -86,22 +90,5 @@ struct SizeFitting {
         let length = renderer.longestText()
         longestText = length
         return length
-    }
-
-    /// The largest `count` in `0...upper` that `fits`, by binary search (size grows with count).
-    private static func largestFitting(upTo upper: Int, _ fits: (Int) -> Bool) -> Int? {
-        var low = 0
-        var high = upper
-        var best: Int?
-        while low <= high {
-            let middle = low + (high - low) / 2
-            if fits(middle) {
-                best = middle
-                low = middle + 1
-            } else {
-                high = middle - 1
-            }
-        }
-        return best
     }
 }
