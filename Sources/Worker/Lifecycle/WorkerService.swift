@@ -244,7 +244,7 @@ private struct Stages {
             logHandler: kafkaLogger.kafkaLogHandler())
         let pipeline = configuration.pipeline
         source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic],
+            configuration: configuration.kafka, topics: pipeline.inputTopics + pipeline.retryTiers.topics,
             errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }
