@@ -233,7 +233,7 @@ private struct Stages {
                 serviceAccount: account, transport: transport)
         }
         var decoder = EventDecoder()
-        decoder.limits.maximumRecordBytes = min(decoder.limits.maximumRecordBytes, configuration.maximumEventBytes)
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
             rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
             decoder: decoder)
