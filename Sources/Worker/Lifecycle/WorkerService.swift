@@ -113,7 +113,7 @@ public enum WorkerService {
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-                    readiness.set(ProducerHealth.readinessCondition, ready: false)
+                    if client == "producer" { readiness.set(ProducerHealth.readinessCondition, ready: false) }
                     exitCode.set(WorkerExitCode.failure)
                     pipeline.shutdown()
                     return
