@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import PushCore
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.
@@ -59,12 +60,13 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         return try reader.configuration()
     }
 
-    /// The largest event value accepted (larger ones are dead-lettered without being parsed): small enough that
-    /// the event's own dead letter, headers included, fits the producer's `message.max.bytes` (librdkafka's
-    /// default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise).
+    /// The largest event value accepted (larger ones are dead-lettered without being parsed): the producer's
+    /// `message.max.bytes` (librdkafka's default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise) less
+    /// `EventLimits.deadLetterHeadroomBytes`, so that the event's own dead letter, headers included, fits; at
+    /// least 1 KiB.
     public var maximumEventBytes: Int {
-        OutputLimits.maximumEventBytes(
-            messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? OutputLimits.defaultMessageMaxBytes)
+        let messageMaxBytes = kafka["message.max.bytes"].flatMap { Int($0) } ?? EventLimits.producerMessageMaxBytes
+        return max(1024, messageMaxBytes - EventLimits.deadLetterHeadroomBytes)
     }
 
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.
