@@ -5,9 +5,8 @@ import Testing
 @Suite struct FailureHistoryTests {
     static let settings: PipelineSettings = {
         var settings = PipelineSettings(
-            inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts",
-            deadLetterTopic: "dlq",
-            group: "g", worker: "w")
+            inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry", delays: [.seconds(1)]),
+            receiptsTopic: "receipts", deadLetterTopic: "dlq", group: "g", worker: "w")
         settings.maxAttempts = 8
         return settings
     }()

@@ -113,7 +113,7 @@ public enum WorkerService {
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-                    readiness.set(ProducerHealth.readinessCondition, ready: false)
+                    if client == "producer" { readiness.set(ProducerHealth.readinessCondition, ready: false) }
                     exitCode.set(WorkerExitCode.failure)
                     pipeline.shutdown()
                     return
@@ -233,10 +233,10 @@ private struct Stages {
                 serviceAccount: account, transport: transport)
         }
         var decoder = EventDecoder()
-        decoder.limits.maximumRecordBytes = min(decoder.limits.maximumRecordBytes, configuration.maximumEventBytes)
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
             rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
-            decoder: decoder)
+            defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(

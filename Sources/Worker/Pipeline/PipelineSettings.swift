@@ -59,8 +59,8 @@ public struct PipelineSettings: Sendable, Equatable {
         self.worker = worker
     }
 
-    /// Whether records of `topic` were written by the worker itself for a later pass (a retry tier): only
-    /// there are the failure headers (`x-attempts`, `x-retry-due`, `x-first-failure`, `x-source-*`) believed.
+    /// Whether records of `topic` were written by the worker itself for a later pass (one of the retry tiers):
+    /// only there are the failure headers (`x-attempts`, `x-retry-due`, `x-first-failure`, `x-source-*`) believed.
     public func isRetryTopic(_ topic: String) -> Bool { retryTiers.contains(topic) }
 }
 

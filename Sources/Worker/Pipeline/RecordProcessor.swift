@@ -154,7 +154,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 // A smaller form goes at once; one that cannot shrink further waits like any failure.
                 if pending != refused { continue }
             } catch let failed as ProduceFailed where failed.isFatal {
-                observer.observe(.produceRetrying(topics: Self.topics(of: pending), reason: failed.reason))
+                // Producing again cannot help; the service stops on the producer's fatal error.
                 throw failed
             } catch {
                 try Task.checkCancellation()
