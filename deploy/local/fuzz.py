@@ -256,9 +256,9 @@ class Fuzz:
 
     def tune_hostile_provider(self, records: int) -> None:
         """Sets the share of push requests that get a hostile answer so that the answers still to give spread over
-        the requests still to come: estimated from the requests per record so far (at most every 2 s)."""
+        the requests still to come: estimated from the requests per record so far (at most every second)."""
         answers = self.arguments.provider_answers
-        if answers <= 0 or time.monotonic() - self.tuned_at < 2:
+        if answers <= 0 or time.monotonic() - self.tuned_at < 1:
             return
         self.tuned_at = time.monotonic()
         given = self.simulator.control("POST", "/control/hostile-stats", {})["answers"]
@@ -267,7 +267,7 @@ class Fuzz:
         if given >= answers:
             return
         per_record = requests / done if done and requests else 1.0
-        rate = min(1.0, 2.5 * (answers - given) / max(1.0, per_record * (records - done)))
+        rate = min(1.0, 3 * (answers - given) / max(1.0, per_record * (records - done)))
         self.simulator.control("POST", "/faults", {"rules": [
             {"path": PUSH_PATHS, "rate": rate, "times": answers - given, "hostile": True}]})
 
