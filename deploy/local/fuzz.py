@@ -241,7 +241,7 @@ class Fuzz:
         self.simulator = Simulator(self.directory, ["--seed", str(arguments.seed)])
         self.children.append(self.simulator.child)
         settings = self.simulator.provider_settings()
-        worker, self.status_port = start_worker(arguments.worker, self.directory, {
+        worker, _ = start_worker(arguments.worker, self.directory, {
             **settings, "KAFKA_BOOTSTRAP_SERVERS": self.servers, "KAFKA_GROUP_ID": GROUP,
             "KAFKA_AUTO_COMMIT_INTERVAL_MS": "1000", "PUSH_WORKER_ID": "fuzz-worker",
             "PUSH_RULES_FILE": str(rules_file(self.directory)), "PUSH_RETRY_BUDGET_MS": "2000",
@@ -388,10 +388,15 @@ class Fuzz:
                 if (missing := ledger.missing(position, parked))]
 
     def idle_cpu_percent(self, seconds: float = 5.0) -> float:
+        """The worker's CPU use over `seconds` once nothing is left to do (a hot loop shows here)."""
         pid = self.worker.process.pid
-        before, started = cpu_seconds(pid), time.monotonic()
-        time.sleep(seconds)
-        return 100 * (cpu_seconds(pid) - before) / (time.monotonic() - started)
+        try:
+            before, started = cpu_seconds(pid), time.monotonic()
+            time.sleep(seconds)
+            return 100 * (cpu_seconds(pid) - before) / (time.monotonic() - started)
+        except OSError:
+            self.check_alive()
+            raise
 
     # Stopping
 
