@@ -35,7 +35,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from processes import cpu_seconds, memory_kib
+from processes import ResourceSampler, cpu_seconds, memory_kib
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
@@ -243,27 +243,6 @@ class Producer:
             raise RuntimeError(f"kcat producer exited with {self.process.returncode}")
 
 
-class MemorySampler:
-    def __init__(self, pid: int, interval: float = 0.1):
-        self.pid = pid
-        self.peak_rss_kib = 0
-        self.running = True
-        self.thread = threading.Thread(target=self.run, args=(interval,), daemon=True)
-        self.thread.start()
-
-    def run(self, interval: float) -> None:
-        while self.running:
-            try:
-                self.peak_rss_kib = max(self.peak_rss_kib, memory_kib(self.pid).get("VmRSS", 0))
-            except OSError:
-                return
-            time.sleep(interval)
-
-    def stop(self) -> None:
-        self.running = False
-        self.thread.join(timeout=5)
-
-
 @dataclass
 class Result:
     case: str
@@ -405,7 +384,7 @@ class Bench:
             producer.close()
         started = time.monotonic()
         worker = self.start_worker(case)
-        sampler = MemorySampler(worker.pid)
+        sampler = ResourceSampler(worker.pid, interval=0.1)
         profiler = None
         if self.arguments.perf and case == "stream":
             profiler = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-a",

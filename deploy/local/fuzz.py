@@ -22,7 +22,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -32,7 +31,8 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from fuzz_accounting import Ledger, OutputReader
 from fuzz_records import FuzzRecord, Generator, RecordSummary
-from processes import ROOT, Child, ProcessFailed, Simulator, cpu_seconds, memory_kib, start_dev_broker, start_worker
+from processes import (ROOT, Child, ProcessFailed, ResourceSampler, Simulator, cpu_seconds, start_dev_broker,
+                       start_worker)
 
 INPUT_TOPIC = "chat.messages"
 RECEIPTS_TOPIC = "push.receipts"
@@ -54,43 +54,6 @@ def say(line: str) -> None:
 
 class FuzzFailed(Exception):
     """The worker died or the run could not go on; the message says why."""
-
-
-class ResourceSampler:
-    """Samples the worker's CPU time and resident memory twice a second (/proc)."""
-
-    def __init__(self, pid: int):
-        self.pid = pid
-        self.samples: list[tuple[float, float, int]] = []  # (monotonic time, CPU seconds, VmRSS KiB)
-        self.running = True
-        self.thread = threading.Thread(target=self.run, name="fuzz-sampler", daemon=True)
-        self.thread.start()
-
-    def run(self) -> None:
-        while self.running:
-            try:
-                self.samples.append((time.monotonic(), cpu_seconds(self.pid), memory_kib(self.pid).get("VmRSS", 0)))
-            except (OSError, IndexError, ValueError):
-                return
-            time.sleep(0.5)
-
-    @property
-    def peak_rss_mb(self) -> float:
-        return max((rss for _, _, rss in self.samples), default=0) / 1024
-
-    def peak_cpu_percent(self, window: float = 5.0) -> float:
-        peak, start = 0.0, 0
-        for end in range(len(self.samples)):
-            while self.samples[end][0] - self.samples[start][0] > window:
-                start += 1
-            elapsed = self.samples[end][0] - self.samples[start][0]
-            if elapsed >= window / 2:
-                peak = max(peak, 100 * (self.samples[end][1] - self.samples[start][1]) / elapsed)
-        return peak
-
-    def stop(self) -> None:
-        self.running = False
-        self.thread.join(timeout=5)
 
 
 @dataclass
@@ -226,7 +189,7 @@ class Fuzz:
 
     @property
     def peak_rss_mb(self) -> float:
-        return self.sampler.peak_rss_mb if self.sampler else 0.0
+        return self.sampler.peak_rss_kib / 1024 if self.sampler else 0.0
 
     @property
     def peak_cpu_percent(self) -> float:

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -155,3 +156,41 @@ def memory_kib(pid: int) -> dict[str, int]:
         if name in ("VmRSS", "VmHWM"):
             values[name] = int(rest.split()[0])
     return values
+
+
+class ResourceSampler:
+    """Samples a process's CPU time and resident memory on a thread of its own (/proc), until it ends or `stop`."""
+
+    def __init__(self, pid: int, interval: float = 0.5):
+        self.pid = pid
+        self.samples: list[tuple[float, float, int]] = []  # (monotonic time, CPU seconds, VmRSS KiB)
+        self.running = True
+        self.thread = threading.Thread(target=self.run, args=(interval,), name="resource-sampler", daemon=True)
+        self.thread.start()
+
+    def run(self, interval: float) -> None:
+        while self.running:
+            try:
+                self.samples.append((time.monotonic(), cpu_seconds(self.pid), memory_kib(self.pid).get("VmRSS", 0)))
+            except (OSError, IndexError, ValueError):
+                return
+            time.sleep(interval)
+
+    @property
+    def peak_rss_kib(self) -> int:
+        return max((rss for _, _, rss in self.samples), default=0)
+
+    def peak_cpu_percent(self, window: float = 5.0) -> float:
+        """The highest CPU use (percent of one core) over any `window` seconds sampled."""
+        peak, start = 0.0, 0
+        for end in range(len(self.samples)):
+            while self.samples[end][0] - self.samples[start][0] > window:
+                start += 1
+            elapsed = self.samples[end][0] - self.samples[start][0]
+            if elapsed >= window / 2:
+                peak = max(peak, 100 * (self.samples[end][1] - self.samples[start][1]) / elapsed)
+        return peak
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join(timeout=5)
