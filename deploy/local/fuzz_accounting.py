@@ -2,14 +2,14 @@
 
 A record is accounted for when the worker dead-lettered it whole (a dead letter carrying its original bytes, or no
 value at all when that was too large for Kafka), or when every device Python reads in it has a receipt, a narrowed
-dead letter or a retry record at the record's source position (its own, or the well-formed `x-source-*` position
-it forged). A record Python cannot read as a
-JSON object, or with a device whose token is not a text, must have at least one output. A record with no devices
-needs none. The worker consumes a retry tier's partition in order, pausing it until its first record is due, so
-a retry record due after the run (by `x-retry-due` or `x-retry-not-before`), and every later record of its
-partition, may still wait there; one of the fuzzer's retry records that the worker moved on to a longer tier is
-accounted for by the moved copy. Retry records the worker wrote itself must resolve (a receipt or dead letter for
-each of their devices) when they were due long enough before the end and wait behind no such record.
+dead letter or a retry record at the record's source position: its own, or one its `x-source-*` headers name (the
+worker believes them on a retry tier). A record Python cannot read as a JSON object, or with a device whose token
+is not a text, must have at least one output. A record with no devices needs none. The worker consumes a retry
+tier's partition in order, pausing it until its first record is due, so a retry record due after the run (by
+`x-retry-due` or `x-retry-not-before`), and every later record of its partition, may still wait there; one of the
+fuzzer's retry records that the worker moved on to a longer tier is accounted for by the moved copy. Retry records
+the worker wrote itself must resolve (a receipt or dead letter for each of their devices) when they were due long
+enough before the end and wait behind no such record.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-from fuzz_records import FORGED_TOPIC, FuzzRecord, RecordSummary, devices_of
+from fuzz_records import FuzzRecord, Position, RecordSummary, devices_of
 
-Position = tuple[str, int, int]
 # Stands for the value of a dead letter that went out without it (too large for Kafka, so its devices are unknown).
 VALUE_DROPPED = "value dropped"
 
@@ -133,10 +132,10 @@ class Ledger:
     # Questions
 
     def outputs_of(self, expectation: Expectation) -> Outputs:
-        """The outputs naming the record's own position or the position it forged."""
+        """The outputs naming the record's own position or one its `x-source-*` headers claim."""
         outputs = self.outputs.get(expectation.position, Outputs())
-        if expectation.record.forged_offset is not None:
-            outputs = outputs.merged(self.outputs.get((FORGED_TOPIC, 0, expectation.record.forged_offset), Outputs()))
+        for claimed in expectation.record.claimed:
+            outputs = outputs.merged(self.outputs.get(claimed, Outputs()))
         return outputs
 
     def parked_from(self, parked_after_ms: int) -> dict[int, int]:
@@ -185,11 +184,10 @@ class Ledger:
                     and not self.outputs[retry.source].dead_letter_hashes]
 
     def strays(self) -> int:
-        """Outputs naming a source position that is no produced record (nor a forged one)."""
+        """Outputs naming a source position that is no produced record (nor one a record claims)."""
         with self.lock:
-            known = set(self.expectations) | {(FORGED_TOPIC, 0, expectation.record.forged_offset)
-                                              for expectation in self.expectations.values()
-                                              if expectation.record.forged_offset is not None}
+            known = set(self.expectations) | {claimed for expectation in self.expectations.values()
+                                              for claimed in expectation.record.claimed}
             return sum(outputs.count for source, outputs in self.outputs.items() if source not in known)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ INT64_MIN = -(2**63)
 # Values around Kafka's size limits: the producer's message.max.bytes (1,000,000) and 1 MiB.
 NEAR_ONE_MB = [900_000, 999_000, 999_900, 1_000_000, 1_000_100, 1_040_000, 1_048_576]
 FORGED_TOPIC = "fuzz.forged"
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+Position = tuple[str, int, int]  # topic, partition, offset
 # The share of records whose mutations are huge (hundreds of kilobytes to a megabyte, thousands of devices).
 BIG_SHARE = 0.01
 
@@ -63,12 +66,11 @@ class FuzzRecord:
     value: bytes | None
     headers: list[tuple[str, bytes | None]]
     mutations: tuple[str, ...]
-    forged_offset: int | None  # x-source-offset of well-formed forged x-source-* headers (topic FORGED_TOPIC)
     retry_due_ms: int | None  # the latest whole-number x-retry-due or x-retry-not-before of a retry record
 
     def summary(self) -> "RecordSummary":
         return RecordSummary(self.index, self.topic, len(self.value) if self.value is not None else None,
-                             self.mutations, self.forged_offset, self.retry_due_ms,
+                             self.mutations, claimed_positions(self.headers), self.retry_due_ms,
                              hashlib.sha256(self.value or b"").hexdigest())
 
 
@@ -80,13 +82,31 @@ class RecordSummary:
     topic: str
     size: int | None  # None: a null value
     mutations: tuple[str, ...]
-    forged_offset: int | None
+    claimed: tuple[Position, ...]  # source positions its x-source-* headers name (a worker may believe them)
     retry_due_ms: int | None
     value_hash: str  # SHA-256 of the value (of nothing for a null value)
 
     def describe(self) -> str:
         size = "null" if self.size is None else self.size
         return f"record {self.index} ({self.topic}, {size} bytes, mutations: {', '.join(self.mutations) or 'none'})"
+
+
+def claimed_positions(headers: list[tuple[str, bytes | None]]) -> tuple[Position, ...]:
+    """The source positions that `x-source-topic`, `-partition` and `-offset` name, read as Swift reads whole
+    numbers (optional sign, digits only), from the first and from the last header of each name."""
+    def named(pick) -> Position | None:
+        values = {}
+        for name in ("x-source-topic", "x-source-partition", "x-source-offset"):
+            texts = [value.decode("utf-8", "replace") for header, value in headers if header == name and value]
+            if not texts:
+                return None
+            values[name] = pick(texts)
+        partition, offset = values["x-source-partition"], values["x-source-offset"]
+        if not WHOLE_NUMBER.fullmatch(partition) or not WHOLE_NUMBER.fullmatch(offset):
+            return None
+        return (values["x-source-topic"], int(partition), int(offset))
+    return tuple({position for position in (named(lambda texts: texts[0]), named(lambda texts: texts[-1]))
+                  if position is not None})
 
 
 def token_hash(token: str) -> str:
@@ -190,11 +210,11 @@ class Generator:
             mutations.append(mutation.__name__)
             value = mutation(rng, value)
         key = self.key(rng, event, mutations)
-        headers, forged_offset = self.headers(rng, index, mutations, on_retry_topic)
+        headers = self.headers(rng, index, mutations, on_retry_topic)
         dues = [int(text) for name, text in headers if name in ("x-retry-due", "x-retry-not-before")
                 and text is not None and text.removeprefix(b"-").isdigit()]
         topic = rng.choice(self.retry_topics) if on_retry_topic else self.input_topic
-        return FuzzRecord(index, topic, key, value, headers, tuple(mutations), forged_offset,
+        return FuzzRecord(index, topic, key, value, headers, tuple(mutations),
                           max(dues) if on_retry_topic and dues else None)
 
     @staticmethod
@@ -418,9 +438,8 @@ class Generator:
         return key
 
     def headers(self, rng: random.Random, index: int, mutations: list[str], on_retry_topic: bool
-                ) -> tuple[list[tuple[str, bytes | None]], int | None]:
+                ) -> list[tuple[str, bytes | None]]:
         headers: list[tuple[str, bytes | None]] = []
-        forged_offset = None
         if on_retry_topic:
             headers.append(("x-retry-due", self.hostile_due(rng).encode()))
             headers.append(("x-attempts", rng.choice(HEADER_NUMBERS + ["1", "7", "8", "9"]).encode()))
@@ -429,7 +448,6 @@ class Generator:
             mutations.append("retry headers " + ", ".join(value.decode() for _, value in headers)[:60])
         if rng.random() < (0.6 if on_retry_topic else 0.15):
             if rng.random() < 0.5:
-                forged_offset = index
                 headers += [("x-source-topic", FORGED_TOPIC.encode()), ("x-source-partition", b"0"),
                             ("x-source-offset", str(index).encode())]
                 mutations.append("forged x-source-*")
@@ -443,7 +461,7 @@ class Generator:
                 value = rng.choice([*[number.encode() for number in HEADER_NUMBERS], None, b"\xff", b"h" * 100_000])
                 headers.append((name, value))
             mutations.append("hostile failure headers")
-        return headers, forged_offset
+        return headers
 
     def hostile_due(self, rng: random.Random) -> str:
         return rng.choice([*HEADER_NUMBERS, str(self.now_ms - 1000), str(self.now_ms + 2000), str(self.now_ms),
