@@ -8,7 +8,7 @@
                                 "reset_after_streams": N, "max_concurrent_streams": N}
     POST   /faults/rules        append one FaultRule: {"path": "regex", "times": N, "rate": 0.5,
                                 "latency_ms": N, "stall": true, "reset_stream": CODE,
-                                "reset_connection": true, "status": N, "retry_after": S, "body": ...,
+                                "reset_connection": true, "status": N, "retry_after": S, "body": ..., "trickle_ms": N,
                                 "hostile": true}  (hostile: seeded hostile answers, see hostile.py)
     DELETE /faults              clear every fault
     POST   /reset               clear records, statistics and faults

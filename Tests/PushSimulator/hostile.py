@@ -8,8 +8,8 @@ Armed as a fault rule with `"hostile": true` (control.py), e.g. every tenth push
 Each matching request then gets one answer drawn from the simulator's seeded random source (`--seed`): 429 and
 503 with a Retry-After that is huge, negative, fractional, a date or garbage; APNs 410 Unregistered with an
 absurd `timestamp`; statuses no provider documents; bodies that are not JSON, not UTF-8, empty or huge; 200
-without an apns-id or with a garbage FCM name; slow answers, stalled streams, reset streams and reset
-connections. The answer is described in the request's record (`"hostile": "KIND: status=429 retry_after=…"`).
+without an apns-id or with a garbage FCM name; slow answers, bodies trickling out 16 bytes at a time, stalled
+streams, reset streams and reset connections. The answer is described in the request's record (`"hostile": "KIND: status=429 retry_after=…"`).
 
 Control commands:
   hostile-stats {}   → {"answers": N, "kinds": {kind: count}}
@@ -44,7 +44,8 @@ def answer(path: str, rng: random.Random) -> tuple[str, FaultRule]:
     """One hostile answer for a request to `path`: its kind and the fault rule that gives it."""
     apns = path.startswith("/3/")
     kind = rng.choice(["retry_after", "retry_after", "absurd_410" if apns else "retry_after", "unknown_status",
-                       "garbage_body", "garbage_success", "slow", "reset_stream", "reset_connection", "stall"])
+                       "garbage_body", "garbage_success", "slow", "trickle", "reset_stream", "reset_connection",
+                       "stall"])
     if kind == "retry_after":
         status = rng.choice([429, 503, 500, 429])
         return kind, FaultRule(status=status, retry_after=rng.choice(HUGE_RETRY_AFTER),
@@ -60,6 +61,9 @@ def answer(path: str, rng: random.Random) -> tuple[str, FaultRule]:
         return kind, FaultRule(status=200, body=rng.choice(GARBAGE_BODIES))
     if kind == "slow":
         return kind, FaultRule(latency_ms=rng.randint(500, 4000))
+    if kind == "trickle":  # a body of 200 bytes to 2 KB, 16 bytes every 20–300 ms: some outlast any deadline
+        body = {"reason": "TooManyRequests", "padding": "p" * rng.randint(150, 2000)}
+        return kind, FaultRule(status=rng.choice([200, 400, 429, 503]), body=body, trickle_ms=rng.randint(20, 300))
     if kind == "reset_stream":
         return kind, FaultRule(reset_stream=rng.choice([0, 1, 2, 7, 8, 11, 0xFFFF]))
     if kind == "reset_connection":

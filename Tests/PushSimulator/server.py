@@ -101,6 +101,7 @@ class Response:
     status: int
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
+    trickle_ms: int = 0  # > 0: the body goes out 16 bytes at a time, this long apart (a slow stream)
 
     @staticmethod
     def json(status: int, value: Any, headers: list[tuple[str, str]] | None = None) -> "Response":
@@ -119,8 +120,9 @@ class FaultRule:
     """A per-request fault: applies to requests whose path matches `path`, `times` times (None: always),
     each time with probability `rate`. Actions, in order: `latency_ms` delay; then one of `stall` (never
     answer), `reset_stream` (RST_STREAM with that error code), `reset_connection` (TCP reset of the
-    connection), `status` (answer it, with `retry_after` (any text) and `body` (JSON, text or bytes) if given);
-    else the handler. `hostile`: instead of these, a seeded hostile answer of hostile.py (fuzzing)."""
+    connection), `status` (answer it, with `retry_after` (any text) and `body` (JSON, text or bytes) if given,
+    the body trickling out 16 bytes every `trickle_ms` when set); else the handler. `hostile`: instead of these,
+    a seeded hostile answer of hostile.py (fuzzing)."""
 
     path: str | None = None
     times: int | None = None
@@ -132,6 +134,7 @@ class FaultRule:
     status: int | None = None
     retry_after: int | str | None = None
     body: Any = None
+    trickle_ms: int = 0
     hostile: bool = False
 
     @staticmethod
@@ -529,8 +532,11 @@ class Connection(asyncio.Protocol):
             headers = [("retry-after", str(rule.retry_after))] if rule.retry_after is not None else []
             body = rule.body if rule.body is not None else {"reason": "InjectedFault"}
             if isinstance(body, (dict, list)):
-                return Response.json(rule.status, body, headers)
-            return Response(rule.status, headers, body if isinstance(body, bytes) else str(body).encode())
+                response = Response.json(rule.status, body, headers)
+            else:
+                response = Response(rule.status, headers, body if isinstance(body, bytes) else str(body).encode())
+            response.trickle_ms = rule.trickle_ms
+            return response
         return await self.simulator.dispatch(request)
 
     def reset_stream(self, stream_id: int, error_code: int) -> None:
@@ -561,6 +567,11 @@ class Connection(asyncio.Protocol):
                     if self.closed or stream_id not in self.streams:
                         return
                     continue
+                if response.trickle_ms:
+                    window = min(window, 16)
+                    await asyncio.sleep(response.trickle_ms / 1000)
+                    if self.closed or stream_id not in self.streams:
+                        return
                 chunk, body = body[:window], body[window:]
                 self.h2.send_data(stream_id, bytes(chunk), end_stream=not body)
                 self.flush()
