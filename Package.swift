@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
@@ -30,10 +32,10 @@ let package = Package(
             dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"],
             swiftSettings: strict
         ),
-        .target(name: "Observability", swiftSettings: strict),
+        .target(name: "Observability", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "Worker"],
+            dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability"],
             swiftSettings: strict
         ),
 

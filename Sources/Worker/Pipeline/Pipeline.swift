@@ -25,8 +25,11 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     private var partitions: [TopicPartition: PartitionState] = [:]
     /// Records of a room waiting for the room's previous record's first attempts, by record key.
     private var lanes: [[UInt8]: [(InputRecord, Int)]] = [:]
-    /// Records admitted and neither done nor dropped.
-    private var inFlight = 0
+    /// Records admitted and neither done nor dropped (mirrored for `recordsInFlight`).
+    private var inFlight = 0 {
+        didSet { inFlightMirror.store(inFlight, ordering: .relaxed) }
+    }
+    private let inFlightMirror = Atomic<Int>(0)
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextTaskId = 0
     private var nextGeneration = 0
@@ -67,6 +70,9 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     public nonisolated func shutdown() {
         stopFlag.set()
     }
+
+    /// Records admitted and not yet done or dropped (read by the metrics).
+    public nonisolated var recordsInFlight: Int { inFlightMirror.load(ordering: .relaxed) }
 
     /// When the last poll returned, in epoch microseconds (read by the watchdog).
     public nonisolated var lastPollMicros: Int64 { lastPoll.load(ordering: .relaxed) }

@@ -108,6 +108,10 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 narrow: event.narrowed)
         }
         try await produceUntilAcknowledged(produced)
+        if case .event(let event, _) = started.content, let created = event.eventTimeMillis {
+            // In doubles: an event time from the input can be anything, and must not trap.
+            observer.observe(.endToEnd(latencyMillis: Double(clock.nowMillis()) - Double(created)))
+        }
     }
 
     private func observe(_ result: DeviceResult) {
