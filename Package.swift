@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: ["PushCore", "ChildProcessTesting"],
-            exclude: ["check_manifests.py"],
+            exclude: ["check_manifests.py", "check_overlays.py", "check_rules.py", "check_image_libraries.py"],
             swiftSettings: strict
         ),
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.

@@ -17,7 +17,7 @@ import yaml
 
 def main():
     root = pathlib.Path(sys.argv[1])
-    rule = yaml.safe_load((root / "deploy/kubernetes/prometheusrule.yaml").read_text())
+    rule = yaml.safe_load((root / "deploy/kubernetes/base/prometheusrule.yaml").read_text())
     tests = root / "deploy/prometheus/alerts.test.yaml"
     runbook = (root / "deploy/RUNBOOK.md").read_text()
     anchors = {re.sub(r"[^a-z0-9 -]", "", line[3:].strip().lower()).replace(" ", "-")
