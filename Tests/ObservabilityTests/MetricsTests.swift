@@ -166,3 +166,40 @@ struct ProcessMetricsTests {
         #expect(registry.prometheusText().contains("scrapes_total 2\n"))
     }
 }
+
+@Suite("Sampled counters, removal and probes")
+struct SampledCounterAndHealthTests {
+    @Test func sampledCounterRendersAsACounterAndNeverGoesDown() {
+        let registry = MetricsRegistry()
+        let cpu = registry.sampledCounter("cpu_seconds_total", help: "CPU.")
+        cpu.advance(to: 2.5)
+        cpu.advance(to: 1)
+        #expect(cpu.value == 2.5)
+        #expect(
+            registry.prometheusText()
+                == "# HELP cpu_seconds_total CPU.\n# TYPE cpu_seconds_total counter\ncpu_seconds_total 2.5\n")
+    }
+
+    @Test func removingASeriesKeepsTheOthersOfItsFamily() {
+        let registry = MetricsRegistry()
+        registry.gauge("lag", help: "Lag.", labels: ["partition": "0"]).set(1)
+        registry.gauge("lag", help: "Lag.", labels: ["partition": "1"]).set(2)
+        registry.remove("lag", labels: ["partition": "0"])
+        registry.remove("absent", labels: ["partition": "0"])
+        #expect(registry.prometheusText() == "# HELP lag Lag.\n# TYPE lag gauge\nlag{partition=\"1\"} 2\n")
+    }
+
+    @Test func healthReportPassesOnlyWhenEveryCheckPasses() {
+        let checks = HealthChecks()
+        #expect(checks.evaluate().passing)
+        checks.set("b", passing: true, detail: "fine")
+        checks.register("a") { .fail("down") }
+        let report = checks.evaluate()
+        #expect(!report.passing)
+        #expect(report.failing == ["a"])
+        #expect(
+            report.json
+                == #"{"checks":{"a":{"detail":"down","passing":false},"b":{"detail":"fine","passing":true}},"status":"fail"}"#
+                + "\n")
+    }
+}

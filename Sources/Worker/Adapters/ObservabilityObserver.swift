@@ -17,8 +17,8 @@ public final class ObservabilityObserver: PipelineObserver {
     }
 
     /// An observer writing to `logger` and `metrics`; with `readiness`, it also keeps the producer's condition
-    /// there (`ProducerHealth`). Starts every provider's breaker gauge at 0 (closed), so that dashboards and alerts
-    /// see the series at once.
+    /// there (`ProducerHealth`). Creates the series of every configured provider (breaker closed) and the
+    /// unlabelled ones at zero, so that dashboards and alerts see them at once.
     public init(
         logger: Logger, metrics: PushMetrics, readiness: HealthChecks? = nil,
         providers: [PushProvider] = PushProvider.allCases
@@ -26,7 +26,15 @@ public final class ObservabilityObserver: PipelineObserver {
         self.logger = logger
         self.metrics = metrics
         self.producerHealth = readiness.map(ProducerHealth.init)
-        for provider in providers { metrics.breakerOpen(provider: provider.rawValue).set(0) }
+        // Every series a dashboard or an alert reads exists from the start, at zero.
+        for provider in providers {
+            metrics.breakerOpen(provider: provider.rawValue).set(0)
+            _ = metrics.retries(provider: provider.rawValue)
+            _ = metrics.sendLatency(provider: provider.rawValue)
+        }
+        for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
+        _ = (metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight)
+        _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
     }
 
     /// The providers whose breaker is open now, in `PushProvider` order.
