@@ -29,11 +29,14 @@ enum RetryAfter {
     static func httpDate(_ text: String) -> Date? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[0].hasSuffix(","), fields[5] == "GMT",
-            fields[1].count <= 2, let day = Int(fields[1]), (1...31).contains(day),
+            fields[1].count == 2, fields[1].allSatisfy(\.isASCIIDigit), let day = Int(fields[1]),
+            (1...31).contains(day),
             let monthIndex = months.firstIndex(of: String(fields[2])),
-            fields[3].count == 4, let year = Int(fields[3])
+            fields[3].count == 4, fields[3].allSatisfy(\.isASCIIDigit), let year = Int(fields[3])
         else { return nil }
-        let clock = fields[4].split(separator: ":").compactMap { $0.count == 2 ? Int($0) : nil }
+        let clock = fields[4].split(separator: ":").compactMap {
+            $0.count == 2 && $0.allSatisfy(\.isASCIIDigit) ? Int($0) : nil
+        }
         guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
         let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
@@ -49,4 +52,8 @@ enum RetryAfter {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }

@@ -125,6 +125,7 @@ struct DeploymentFilesTests {
         ("deployment.yaml", "memory: 256Mi", "memory: 100Mi", "memory limit"),
         ("deployment.yaml", "name: PUSH_HTTP_PORT", "name: PUSH_HTTP_PORTS", "PUSH_HTTP_PORT"),
         ("deployment.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"),
+        ("deployment.yaml", "enableServiceLinks: false", "enableServiceLinks: true", "enableServiceLinks"),
         ("deployment.yaml", "terminationGracePeriodSeconds: 60", "terminationGracePeriodSeconds: 40", "grace 25 s"),
         ("deployment.yaml", "  revisionHistoryLimit: 5", "  replicas: 2\n  revisionHistoryLimit: 5", "sets replicas"),
         (

@@ -47,7 +47,9 @@ public final class CorePlanner: EventPlanner {
         return .success(
             PlannedEvent(
                 messageId: event.id, roomId: event.room.id, type: event.type,
-                eventTimeMillis: event.createdAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
+                eventTimeMillis: event.createdAt.flatMap {
+                    Int64(exactly: ($0.timeIntervalSince1970 * 1000).rounded())
+                },
                 devices: devices,
                 narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) }))
     }

@@ -59,6 +59,14 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         return try reader.configuration()
     }
 
+    /// The largest event value accepted (larger ones are dead-lettered without being parsed): small enough that
+    /// the event's own dead letter, headers included, fits the producer's `message.max.bytes` (librdkafka's
+    /// default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise).
+    public var maximumEventBytes: Int {
+        OutputLimits.maximumEventBytes(
+            messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? OutputLimits.defaultMessageMaxBytes)
+    }
+
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.
     public var description: String {
         var lines = ["kafka: \(kafka)"]

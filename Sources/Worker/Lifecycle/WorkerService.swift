@@ -258,8 +258,11 @@ private struct Stages {
                 configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
                 serviceAccount: account, transport: transport)
         }
+        var decoder = EventDecoder()
+        decoder.limits.maximumRecordBytes = min(decoder.limits.maximumRecordBytes, configuration.maximumEventBytes)
         planner = CorePlanner(
-            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID))
+            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
