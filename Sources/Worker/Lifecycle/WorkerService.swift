@@ -102,7 +102,11 @@ public enum WorkerService {
             liveness: liveness, readiness: readiness, stages: stages, observer: observer, clock: clock,
             lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
 
-        let signals = SignalHandler(logger: logger) { pipeline.shutdown() }
+        let signals = SignalHandler(logger: logger) {
+            // Out of rotation at once: a rollout sees the pod go unready while it drains, not after.
+            readiness.set("pipeline", passing: false, detail: "shutting down")
+            pipeline.shutdown()
+        }
         let exitCode = SharedInt32()
         let helpers = [
             Task {
