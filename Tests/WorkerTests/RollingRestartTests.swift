@@ -27,9 +27,11 @@ import Testing
         for worker in workers { _ = await worker.exitStatus(within: .seconds(30)) }
         _ = await run.stop()
         #expect(gaps.count == 4)
-        // The dev broker (librdkafka's mock cluster) holds every rebalance for session.timeout.ms − 1 s (6 s − 1 s
-        // here) before it assigns; a real broker completes it once the members rejoin (README, Rolling restarts).
-        #expect(gaps.values.allSatisfy { $0 < 15 }, "\(gaps)")
+        // The dev broker (librdkafka's mock cluster) holds every rebalance of a settled group for session.timeout.ms
+        // − 1 s (5 s here) before it assigns, and a cooperative move takes two rebalances, more when a join and a
+        // leave overlap: 5, 10 or 15 s measured. A real broker completes a rebalance once the members rejoin
+        // (README, Rolling restarts). A worker that did not leave would add its whole session timeout per move.
+        #expect(gaps.values.allSatisfy { $0 < 20 }, "\(gaps)")
     }
 
     /// Log lines of one message, with their time and `kafka.partitions`.
