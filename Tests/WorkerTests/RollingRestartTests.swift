@@ -72,23 +72,15 @@ import Testing
         return longest
     }
 
-    /// Checks `condition` every 200 ms (it parses whole logs) until it holds or `limit` passes.
-    static func checking(within limit: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return condition()
-    }
-
     static func waitUntilAssigned(_ worker: ChildProcess, within limit: Duration) async -> Bool {
-        await Self.checking(within: limit) { !events("partitions assigned", in: worker.stderr.text).isEmpty }
+        await eventually(within: limit, every: .milliseconds(200)) {
+            !events("partitions assigned", in: worker.stderr.text).isEmpty
+        }
     }
 
     /// Whether the workers together own all four partitions (two of the input topic, two of the retry topic).
     static func waitUntilAllPartitionsOwned(by workers: [ChildProcess], within limit: Duration) async -> Bool {
-        await Self.checking(within: limit) {
+        await eventually(within: limit, every: .milliseconds(200)) {
             var owned: Set<String> = []
             for worker in workers {
                 var mine: Set<String> = []

@@ -18,13 +18,7 @@ import Testing
         _ = try await run.read(["push.receipts", "push.dlq"], count: 21)
         let port = try #require(Self.statusPort(in: run.worker.stderr.text), "\(run.worker.stderr.text.suffix(2000))")
 
-        // Readiness follows librdkafka's statistics (every 5 s): the group joined and a broker up.
-        var readiness = try Self.get(port: port, "/readyz")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while readiness.status != 200, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(500))
-            readiness = try Self.get(port: port, "/readyz")
-        }
+        let readiness = try await Self.readiness(port: port)
         #expect(readiness.status == 200, "\(readiness.body)")
         for check in ["pipeline", "kafka.group", "kafka.brokers", "kafka.producer", "providers.breakers"] {
             #expect(readiness.body.contains("\"\(check)\":{\"detail\":"), "\(readiness.body)")
@@ -56,6 +50,39 @@ import Testing
         #expect(scrape.contains("# TYPE process_cpu_seconds_total counter"))
         #expect(scrape.contains(#"push_worker_build_info{libcurl="#))
         #expect(scrape.contains("push_end_to_end_latency_seconds_count 10"))
+    }
+
+    @Test func aWorkerWithOnlyFCMConfiguredStartsAndBecomesReady() async throws {
+        // Empty values count as unset: the APNs settings of the shared environment are taken away.
+        let withoutAPNs = Dictionary(
+            uniqueKeysWithValues: [
+                "APNS_URL", "APNS_SANDBOX_URL", "APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC",
+            ]
+            .map { ($0, "") })
+        let run = try await EndToEnd(workerEnvironment: withoutAPNs)
+        let started = await eventually(within: .seconds(30), every: .milliseconds(200)) {
+            Self.statusPort(in: run.worker.stderr.text) != nil
+        }
+        let port = try #require(
+            started ? Self.statusPort(in: run.worker.stderr.text) : nil, "\(run.worker.stderr.text)")
+        let readiness = try await Self.readiness(port: port)
+        #expect(readiness.status == 200, "\(readiness.body)")
+        let scrape = try Self.get(port: port, "/metrics").body
+        #expect(await run.stop() == 0)
+        #expect(scrape.contains(#"push_breaker_open{provider="fcm"} 0"#))
+        #expect(!scrape.contains(#"provider="apns""#))
+    }
+
+    /// `/readyz` once it answers 200, or its last answer after 30 s. Readiness follows librdkafka's statistics
+    /// (every 5 s): the group joined and a broker up.
+    static func readiness(port: Int) async throws -> (status: Int, body: String) {
+        var readiness = try get(port: port, "/readyz")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while readiness.status != 200, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            readiness = try get(port: port, "/readyz")
+        }
+        return readiness
     }
 
     /// The port from the worker's `status endpoints listening` log line.
