@@ -33,7 +33,7 @@ final class ConsumerContext: KafkaLogReceiving {
             statistics: { _, json, length, opaque in
                 guard let json, let opaque else { return 0 }
                 let bytes = UnsafeRawBufferPointer(start: json, count: length)
-                if let statistics = ConsumerLagStatistics.parse(Array(bytes)) {
+                if let statistics = ConsumerStatistics.parse(Array(bytes)) {
                     ConsumerContext.from(opaque).state.withLock { state in
                         state.lag = statistics.lag.filter { state.assignment.contains($0.key) }
                         state.health = ConsumerHealth(

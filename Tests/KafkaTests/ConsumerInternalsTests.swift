@@ -67,9 +67,9 @@ import Testing
               "1": {"partition": 1, "consumer_lag": -1},
               "-1": {"partition": -1, "consumer_lag": -1}}}}}
             """
-        #expect(ConsumerLagStatistics.parse(Array(json.utf8))?.lag == [first: 42])
-        #expect(ConsumerLagStatistics.parse(Array("not json".utf8)) == nil)
-        #expect(ConsumerLagStatistics.parse(Array("{}".utf8)) == ConsumerLagStatistics(lag: [:], brokersUp: 0))
+        #expect(ConsumerStatistics.parse(Array(json.utf8))?.lag == [first: 42])
+        #expect(ConsumerStatistics.parse(Array("not json".utf8)) == nil)
+        #expect(ConsumerStatistics.parse(Array("{}".utf8)) == ConsumerStatistics(lag: [:], brokersUp: 0))
     }
 
     @Test func groupAndBrokerStateComeFromStatistics() throws {
@@ -80,7 +80,7 @@ import Testing
               "GroupCoordinator": {"nodeid": -1, "state": "UP"}},
              "cgrp": {"state": "up", "join_state": "steady", "rebalance_cnt": 1}}
             """
-        let statistics = try #require(ConsumerLagStatistics.parse(Array(json.utf8)))
+        let statistics = try #require(ConsumerStatistics.parse(Array(json.utf8)))
         #expect(statistics.brokersUp == 1)
         let health = ConsumerHealth(
             groupState: statistics.group?.state, joinState: statistics.group?.joinState,

@@ -50,6 +50,8 @@ import Testing
         #expect(scrape.contains("# TYPE process_cpu_seconds_total counter"))
         #expect(scrape.contains(#"push_worker_build_info{libcurl="#))
         #expect(scrape.contains("push_end_to_end_latency_seconds_count 10"))
+        let commits = scrape.split(separator: "\n").first { $0.hasPrefix(#"kafka_commits_total{result="success"} "#) }
+        #expect((commits?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(scrape)")
     }
 
     @Test func aWorkerWithOnlyFCMConfiguredStartsAndBecomesReady() async throws {

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a consumer learns from librdkafka's statistics JSON (`statistics.interval.ms`): per-partition lag, whether
 /// it is a settled member of its group, and how many brokers it is connected to.
-struct ConsumerLagStatistics: Equatable {
+struct ConsumerStatistics: Equatable {
     /// Records behind the high watermark, for every partition whose lag librdkafka knows.
     var lag: [TopicPartition: Int64]
     /// The group's connection state (`cgrp.state`, `up` once the coordinator is known) and its join state
