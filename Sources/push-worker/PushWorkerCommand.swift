@@ -10,6 +10,7 @@ enum PushWorkerCommand {
         subcommands: [
             RunCommand.subcommand,
             RenderCommand.subcommand,
+            StringsCommand.subcommand,
             DevBrokerCommand.subcommand,
         ]
     )

@@ -125,7 +125,9 @@ public enum WorkerService {
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-                    readiness.set(ProducerHealth.readinessCondition, passing: false, detail: "fatal: \(client)")
+                    if client == "producer" {
+                        readiness.set(ProducerHealth.readinessCondition, passing: false, detail: "failed fatally")
+                    }
                     exitCode.set(WorkerExitCode.failure)
                     pipeline.shutdown()
                     return
@@ -263,10 +265,10 @@ private struct Stages {
                 serviceAccount: account, transport: transport)
         }
         var decoder = EventDecoder()
-        decoder.limits.maximumRecordBytes = min(decoder.limits.maximumRecordBytes, configuration.maximumEventBytes)
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
             rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
-            decoder: decoder)
+            defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
@@ -274,7 +276,7 @@ private struct Stages {
             logHandler: kafkaLogger.kafkaLogHandler())
         let pipeline = configuration.pipeline
         source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic],
+            configuration: configuration.kafka, topics: pipeline.inputTopics + pipeline.retryTiers.topics,
             errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }
