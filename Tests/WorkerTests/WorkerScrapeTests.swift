@@ -27,7 +27,13 @@ import Testing
         #expect(liveness.status == 200, "\(liveness.body)")
         #expect(liveness.body.contains("\"poll_loop\"") && liveness.body.contains("\"event_loop\""))
 
-        let scrape = try Self.get(port: port, "/metrics").body
+        // Lag comes with librdkafka's statistics (every 5 s) once the partitions' positions are known.
+        var scrape = try Self.get(port: port, "/metrics").body
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !scrape.contains("\nkafka_consumer_lag{"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            scrape = try Self.get(port: port, "/metrics").body
+        }
         #expect(await run.stop() == 0)
 
         let promtool = try ChildProcessResult.run(
