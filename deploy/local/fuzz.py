@@ -423,7 +423,7 @@ def bisect(arguments: argparse.Namespace, candidates: list[int]) -> str:
 def rules_file(directory: Path) -> Path:
     """The built-in rules table (the ConfigMap's copy of it) with `unknownType: deadLetter`, so that a hostile type
     is quoted in a dead letter's headers; written into `directory`."""
-    block = (ROOT / "deploy/kubernetes/configmap.yaml").read_text().split("rules.json: |\n", 1)[1]
+    block = (ROOT / "deploy/kubernetes/base/configmap.yaml").read_text().split("rules.json: |\n", 1)[1]
     lines = []
     for line in block.splitlines():
         if line.strip() and not line.startswith("    "):
