@@ -53,10 +53,19 @@ import Testing
         (["PUSH_RETRY_BASE_MS": "1000", "PUSH_RETRY_CAP_MS": "10"], "PUSH_RETRY_CAP_MS"),
         (["APNS_KEY_FILE": "/k.p8"], "APNS_KEY_ID"),
         (["KAFKA_GROUP_ID": "two words"], "KAFKA_GROUP_ID"),
+        // Hostile numbers (librdkafka's own check for KAFKA_*) and cleartext provider URLs.
+        (["KAFKA_LINGER_MS": "soon"], "KAFKA_LINGER_MS"),
+        (["KAFKA_MESSAGE_MAX_BYTES": "99999999999999999999"], "KAFKA_MESSAGE_MAX_BYTES"),
+        (["PUSH_MAX_ATTEMPTS": "9223372036854775808"], "PUSH_MAX_ATTEMPTS"),
+        (["PUSH_RETRY_CAP_MS": "-9223372036854775809"], "PUSH_RETRY_CAP_MS"),
+        (["FCM_URL": "http://fcm.example"], "FCM_URL"),
+        (["APNS_URL": "http://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_URL"),
+        (["APNS_SANDBOX_URL": "HTTP://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_SANDBOX_URL"),
+        (["PUSH_ALLOW_INSECURE_HTTP": "yes"], "PUSH_ALLOW_INSECURE_HTTP"),
     ])
     func aBadSettingIsRefusedNamingItsVariable(overrides: [String: String], variable: String) {
         #expect {
-            try WorkerConfiguration.load(environment: Self.fcmOnly.merging(overrides) { $1 })
+            try Self.fcmWith(overrides)
         } throws: { error in
             (error as? InvalidSetting)?.variable == variable
         }
@@ -94,10 +103,48 @@ import Testing
         }
     }
 
+    /// The FCM-only configuration with `overrides`.
+    static func fcmWith(_ overrides: [String: String]) throws -> WorkerConfiguration {
+        try WorkerConfiguration.load(environment: fcmOnly.merging(overrides) { $1 })
+    }
+
+    /// librdkafka counts the SASL user name as sensitive too, and the OAuth bearer configuration.
     @Test func printingTheConfigurationRedactsSecrets() throws {
-        let configuration = try WorkerConfiguration.load(
-            environment: Self.fcmOnly.merging(["KAFKA_SASL_PASSWORD": "hunter2", "KAFKA_SASL_USERNAME": "svc"]) { $1 })
-        #expect(!configuration.description.contains("hunter2"))
-        #expect(configuration.description.contains("svc"))
+        let configuration = try Self.fcmWith([
+            "KAFKA_SASL_PASSWORD": "hunter2", "KAFKA_SASL_USERNAME": "svc-user",
+            "KAFKA_SASL_OAUTHBEARER_CONFIG": "principal=admin scope=s3cr3t", "KAFKA_SASL_MECHANISM": "PLAIN",
+        ])
+        for secret in ["hunter2", "svc-user", "s3cr3t"] { #expect(!configuration.description.contains(secret)) }
+        #expect(configuration.description.contains("sasl.mechanism=PLAIN"))
+    }
+
+    @Test func kubernetesServiceLinksAreIgnoredAndListedForOneWarning() throws {
+        let configuration = try Self.fcmWith([
+            "KAFKA_PORT": "tcp://10.0.0.7:9092", "KAFKA_SERVICE_HOST": "10.0.0.7",
+            "KAFKA_PORT_9092_TCP_ADDR": "10.0.0.7", "KAFKA_SOCKET_TIMEOUT_MS": "7000",
+        ])
+        #expect(
+            configuration.ignoredKafkaVariables == ["KAFKA_PORT", "KAFKA_PORT_9092_TCP_ADDR", "KAFKA_SERVICE_HOST"])
+        #expect(configuration.kafka["socket.timeout.ms"] == "7000")
+        #expect(configuration.kafka["port"] == nil)
+        #expect(configuration.kafka["service.host"] == nil)
+    }
+
+    @Test func cleartextProviderURLsNeedTheExplicitDevelopmentSetting() throws {
+        let configuration = try Self.fcmWith(["FCM_URL": "http://127.0.0.1:8080", "PUSH_ALLOW_INSECURE_HTTP": "true"])
+        #expect(configuration.fcm?.url == "http://127.0.0.1:8080")
+        #expect(configuration.description.contains("PUSH_ALLOW_INSECURE_HTTP"))
+        #expect(throws: Never.self) {
+            try WorkerConfiguration.checkTransport(of: "http://oauth/token", variable: "token_uri", allowsHTTP: true)
+        }
+        #expect(throws: InvalidSetting.self) {
+            try WorkerConfiguration.checkTransport(of: "http://oauth/token", variable: "token_uri", allowsHTTP: false)
+        }
+    }
+
+    @Test(arguments: [(nil, 1_000_000 - 32_768), ("100000", 100_000 - 32_768), ("2000", 1024)])
+    func theEventSizeLimitLeavesRoomForTheDeadLetterUnderMessageMaxBytes(setting: String?, expected: Int) throws {
+        let overrides = setting.map { ["KAFKA_MESSAGE_MAX_BYTES": $0] } ?? [:]
+        #expect(try Self.fcmWith(overrides).maximumEventBytes == expected)
     }
 }

@@ -29,6 +29,11 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
 
     /// librdkafka properties from `KAFKA_*` (bootstrap servers and group id included).
     public var kafka: KafkaConfiguration
+    /// `KAFKA_*` variables that name no librdkafka property (Kubernetes' service links such as `KAFKA_PORT`):
+    /// never passed to librdkafka, named in one warning at start.
+    public var ignoredKafkaVariables: [String] = []
+    /// `PUSH_ALLOW_INSECURE_HTTP=true`: provider and OAuth URLs may be `http://` (development only).
+    public var allowsInsecureHTTP = false
     /// The pipeline's topics, identity and limits.
     public var pipeline: PipelineSettings
     /// The rules table file; `nil` for the built-in default table.
@@ -54,6 +59,14 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         return try reader.configuration()
     }
 
+    /// The largest event value accepted (larger ones are dead-lettered without being parsed): small enough that
+    /// the event's own dead letter, headers included, fits the producer's `message.max.bytes` (librdkafka's
+    /// default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise).
+    public var maximumEventBytes: Int {
+        OutputLimits.maximumEventBytes(
+            messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? OutputLimits.defaultMessageMaxBytes)
+    }
+
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.
     public var description: String {
         var lines = ["kafka: \(kafka)"]
@@ -72,7 +85,21 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
             lines.append("apns: url=\(apns.url) sandbox=\(apns.sandboxURL) \(credentials) topic=\(apns.topic)")
         }
         if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
+        if allowsInsecureHTTP { lines.append("insecure http: allowed (PUSH_ALLOW_INSECURE_HTTP)") }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension WorkerConfiguration {
+    /// Refuses a cleartext `http://` URL (a bearer token or provider token would travel unencrypted) unless
+    /// `allowsHTTP` (`PUSH_ALLOW_INSECURE_HTTP=true`).
+    static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {
+        guard !url.lowercased().hasPrefix("https://") else { return }
+        guard allowsHTTP, url.lowercased().hasPrefix("http://") else {
+            throw InvalidSetting(
+                variable: variable,
+                reason: "'\(url)' is not https:// (set PUSH_ALLOW_INSECURE_HTTP=true to allow http:// in development)")
+        }
     }
 }
 
@@ -81,7 +108,11 @@ private struct SettingReader {
     let variables: [String: String]
 
     func configuration() throws(InvalidSetting) -> WorkerConfiguration {
-        var kafka = KafkaConfiguration.fromEnvironment(variables)
+        let environmentKafka = KafkaConfiguration.fromEnvironment(variables)
+        if let invalid = environmentKafka.invalid.first {
+            throw InvalidSetting(variable: invalid.variable, reason: invalid.reason)
+        }
+        var kafka = environmentKafka.configuration
         let bootstrap = try text("KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092")
         let group = try text("KAFKA_GROUP_ID", default: "push-worker")
         kafka.properties["bootstrap.servers"] = bootstrap
@@ -142,20 +173,24 @@ private struct SettingReader {
             throw InvalidSetting(variable: "PUSH_RETRY_CAP_MS", reason: "must not be less than PUSH_RETRY_BASE_MS")
         }
 
-        let apns = try apnsSettings()
-        let fcm = try fcmSettings()
+        let allowsInsecureHTTP = try flag("PUSH_ALLOW_INSECURE_HTTP", default: false)
+        let apns = try apnsSettings(allowsInsecureHTTP: allowsInsecureHTTP)
+        let fcm = try fcmSettings(allowsInsecureHTTP: allowsInsecureHTTP)
         guard apns != nil || fcm != nil else {
             throw InvalidSetting(
                 variable: "APNS_KEY_FILE",
                 reason: "no provider configured: set APNS_TOPIC with APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID "
                     + "(or APNS_CERT_FILE and APNS_CERT_KEY_FILE), or FCM_SERVICE_ACCOUNT_FILE")
         }
-        return WorkerConfiguration(
+        var configuration = WorkerConfiguration(
             kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
             rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
             apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
             requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
             retryBase: retryBase, retryCap: retryCap)
+        configuration.ignoredKafkaVariables = environmentKafka.ignored
+        configuration.allowsInsecureHTTP = allowsInsecureHTTP
+        return configuration
     }
 
     private static let apnsTokenVariables = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID"]
@@ -163,7 +198,7 @@ private struct SettingReader {
 
     /// APNs is configured when any of its credential variables or `APNS_TOPIC` is set; then exactly one kind of
     /// credentials, complete, and the topic.
-    private func apnsSettings() throws(InvalidSetting) -> WorkerConfiguration.APNs? {
+    private func apnsSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.APNs? {
         let usesToken = Self.apnsTokenVariables.contains { optional($0) != nil }
         let usesCertificate = (Self.apnsCertificateVariables + ["APNS_CERT_KEY_PASSWORD"]).contains {
             optional($0) != nil
@@ -194,8 +229,9 @@ private struct SettingReader {
                 variable: "APNS_TOPIC", reason: "the app's bundle id is required with APNs credentials")
         }
         return WorkerConfiguration.APNs(
-            url: try url("APNS_URL", default: "https://api.push.apple.com"),
-            sandboxURL: try url("APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com"),
+            url: try url("APNS_URL", default: "https://api.push.apple.com", allowsHTTP: allowsInsecureHTTP),
+            sandboxURL: try url(
+                "APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com", allowsHTTP: allowsInsecureHTTP),
             credentials: credentials, topic: topic)
     }
 
@@ -215,10 +251,11 @@ private struct SettingReader {
         return values
     }
 
-    private func fcmSettings() throws(InvalidSetting) -> WorkerConfiguration.FCM? {
+    private func fcmSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.FCM? {
         guard let file = optional("FCM_SERVICE_ACCOUNT_FILE") else { return nil }
         return WorkerConfiguration.FCM(
-            url: try url("FCM_URL", default: "https://fcm.googleapis.com"), serviceAccountFile: file)
+            url: try url("FCM_URL", default: "https://fcm.googleapis.com", allowsHTTP: allowsInsecureHTTP),
+            serviceAccountFile: file)
     }
 
     // MARK: Typed readers
@@ -254,14 +291,26 @@ private struct SettingReader {
         return .milliseconds(try integer(name, default: 0, in: range))
     }
 
-    func url(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
+    /// `true` or `false`.
+    func flag(_ name: String, default defaultValue: Bool) throws(InvalidSetting) -> Bool {
+        guard let text = optional(name) else { return defaultValue }
+        switch text {
+        case "true": return true
+        case "false": return false
+        default: throw InvalidSetting(variable: name, reason: "'\(text)' is neither true nor false")
+        }
+    }
+
+    /// An `https://` URL (or `http://` when `allowsHTTP`), without trailing slashes.
+    func url(_ name: String, default defaultValue: String, allowsHTTP: Bool) throws(InvalidSetting) -> String {
         guard var value = optional(name) else { return defaultValue }
         guard value.hasPrefix("https://") || value.hasPrefix("http://"),
             value.split(separator: "/", omittingEmptySubsequences: true).count >= 2,
             !value.contains(where: \.isWhitespace)
         else {
-            throw InvalidSetting(variable: name, reason: "'\(value)' is not an http(s) URL like https://host:port")
+            throw InvalidSetting(variable: name, reason: "'\(value)' is not an https URL like https://host:port")
         }
+        try WorkerConfiguration.checkTransport(of: value, variable: name, allowsHTTP: allowsHTTP)
         while value.hasSuffix("/") { value.removeLast() }
         return value
     }

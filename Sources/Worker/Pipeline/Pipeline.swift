@@ -54,7 +54,8 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         self.sink = sink
         self.processor = RecordProcessor(
             planner: planner, delivery: delivery, sink: sink, clock: clock, observer: observer,
-            outputs: RecordOutputs(settings: settings))
+            outputs: RecordOutputs(settings: settings),
+            produceBackoff: JitteredRetryDelays(base: settings.produceRetryBase, cap: settings.produceRetryCap))
         self.breakers = breakers
         self.clock = clock
         self.observer = observer
@@ -104,7 +105,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         if partitions[partition] == nil { partitions[partition] = newState() }
         guard partitions[partition]?.revoking == false else { return }
         let waitsForDueTime =
-            record.topic == settings.retryTopic
+            settings.isRetryTopic(record.topic)
             && (partitions[partition]?.waiting.isEmpty == false || dueMillis(record) > clock.nowMillis())
         inFlight += 1
         let generation = modifyState(of: partition) { state in
@@ -130,7 +131,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     }
 
     private func dueMillis(_ record: InputRecord) -> Int64 {
-        record.headers.text(FailureHeaders.retryDue).flatMap { Int64($0) } ?? 0
+        FailureHistory.retryDueMillis(of: record, settings: settings, nowMillis: clock.nowMillis()) ?? 0
     }
 
     /// Dispatches retry records whose due time has come, in order, per partition.
@@ -150,7 +151,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
 
     /// Records of an input topic with a key go through their room's lane; others start at once.
     private func dispatch(_ record: InputRecord, generation: Int) {
-        guard record.topic != settings.retryTopic, let key = record.key else {
+        guard !settings.isRetryTopic(record.topic), let key = record.key else {
             spawn(record, generation) { [processor] in try await processor.finish(try await processor.start(record)) }
             return
         }

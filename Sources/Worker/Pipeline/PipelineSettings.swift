@@ -36,6 +36,13 @@ public struct PipelineSettings: Sendable, Equatable {
     /// librdkafka's `max.poll.interval.ms`: the watchdog stops the worker when polling stalls this long.
     public var maxPollInterval: Duration = .seconds(300)
 
+    /// The longest wait a provider's answer can impose on a device (its Retry-After is cut to this).
+    public var maxRetryDelay: Duration = .seconds(86_400)
+    /// Backoff of producing again after Kafka did not acknowledge outputs: full jitter, doubling from the base
+    /// up to the cap, so a refusing broker sees a few calls a second at most, not a hot loop.
+    public var produceRetryBase: Duration = .milliseconds(100)
+    public var produceRetryCap: Duration = .seconds(10)
+
     public init(
         inputTopics: [String], retryTopic: String, receiptsTopic: String, deadLetterTopic: String,
         group: String, worker: String
@@ -46,5 +53,11 @@ public struct PipelineSettings: Sendable, Equatable {
         self.deadLetterTopic = deadLetterTopic
         self.group = group
         self.worker = worker
+    }
+
+    /// Whether records of `topic` were written by the worker itself for a later pass (the retry topic): only
+    /// there are the failure headers (`x-attempts`, `x-retry-due`, `x-first-failure`, `x-source-*`) believed.
+    public func isRetryTopic(_ topic: String) -> Bool {
+        topic == retryTopic
     }
 }
