@@ -260,10 +260,16 @@ import Testing
         }
     }
 
-    @Test func recordsFitADeadLetterBelowTheProducersMessageMaxBytes() {
-        #expect(EventLimits().maximumRecordBytes == 900_000)
-        #expect(EventLimits().maximumRecordBytes + EventLimits.deadLetterHeadroomBytes <= 1_000_000)
-        let padding = String(repeating: "p", count: 900_000)
+    @Test(arguments: [
+        (1_000_000, 967_232), (100_000, 67_232), (2_000, 1_024), (Int.min, 1_024), (Int.max, Int.max - 32_768),
+    ])
+    func recordsLeaveRoomForTheirDeadLetterUnderMessageMaxBytes(messageMaxBytes: Int, limit: Int) {
+        #expect(EventLimits.maximumRecordBytes(messageMaxBytes: messageMaxBytes) == limit)
+    }
+
+    @Test func theDefaultRecordLimitFitsLibrdkafkasDefaultMessageMaxBytes() {
+        #expect(EventLimits().maximumRecordBytes == 967_232)
+        let padding = String(repeating: "p", count: 967_232)
         #expect(throws: EventError.self) {
             try EventDecoder().decode(EventDecoderTests.event(", \"extra\": \"\(padding)\""), now: Fixture.now)
         }

@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import PushCore
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.
@@ -63,8 +64,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     /// the event's own dead letter, headers included, fits the producer's `message.max.bytes` (librdkafka's
     /// default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise).
     public var maximumEventBytes: Int {
-        OutputLimits.maximumEventBytes(
-            messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? OutputLimits.defaultMessageMaxBytes)
+        EventLimits.maximumRecordBytes(
+            messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? EventLimits.producerMessageMaxBytes)
     }
 
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.

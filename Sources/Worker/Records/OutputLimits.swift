@@ -1,19 +1,9 @@
-/// Sizes of what the worker writes to Kafka, so that every output fits the producer's `message.max.bytes`. Pure.
+/// Sizes of what the worker writes to Kafka, so that every output fits the producer's `message.max.bytes` (the
+/// input side, the largest event accepted, is `EventLimits.maximumRecordBytes(messageMaxBytes:)`). Pure.
 enum OutputLimits {
     /// The longest header value written, in UTF-8 bytes (`x-dlq-error` especially: it may quote an event's
     /// hostile `type`); longer texts are cut on a character boundary and end with `…`.
     static let headerValueBytes = 1024
-    /// librdkafka's default `message.max.bytes`.
-    static let defaultMessageMaxBytes = 1_000_000
-    /// Room a dead letter needs besides its value: the key and the failure headers (14 of at most
-    /// `headerValueBytes` each) with their names and Kafka's per-record framing.
-    static let recordOverheadBytes = 32 * 1024
-
-    /// The largest input value accepted for a producer whose `message.max.bytes` is `messageMaxBytes`: any
-    /// accepted event fits in its own dead letter, headers included. At least 1 KiB.
-    static func maximumEventBytes(messageMaxBytes: Int) -> Int {
-        max(1024, messageMaxBytes - recordOverheadBytes)
-    }
 
     /// `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, marked with a final `…`.
     static func bounded(_ text: String, maxBytes: Int = headerValueBytes) -> String {
