@@ -64,7 +64,10 @@ public struct KafkaConfiguration: Sendable, Equatable, CustomStringConvertible {
             switch check(property: property, value: value) {
             case .valid: result.configuration.properties[property] = value
             case .unknown: result.ignored.append(name)
-            case .invalid(let reason): result.invalid.append((variable: name, reason: reason))
+            case .invalid(let reason):
+                // librdkafka's text may quote the value: never for a secret.
+                let shown = isSecret(property) ? "librdkafka refuses the value of \(property)" : reason
+                result.invalid.append((variable: name, reason: shown))
             }
         }
         return result

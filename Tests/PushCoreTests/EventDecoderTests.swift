@@ -261,15 +261,15 @@ import Testing
     }
 
     @Test(arguments: [
-        (1_000_000, 967_232), (100_000, 67_232), (2_000, 1_024), (Int.min, 1_024), (Int.max, Int.max - 32_768),
+        (1_000_000, 900_000), (2_000_000, 1_900_000), (100_000, 1_024), (Int.min, 1_024), (Int.max, Int.max - 100_000),
     ])
     func recordsLeaveRoomForTheirDeadLetterUnderMessageMaxBytes(messageMaxBytes: Int, limit: Int) {
         #expect(EventLimits.maximumRecordBytes(messageMaxBytes: messageMaxBytes) == limit)
     }
 
     @Test func theDefaultRecordLimitFitsLibrdkafkasDefaultMessageMaxBytes() {
-        #expect(EventLimits().maximumRecordBytes == 967_232)
-        let padding = String(repeating: "p", count: 967_232)
+        #expect(EventLimits().maximumRecordBytes == 900_000)
+        let padding = String(repeating: "p", count: 900_000)
         #expect(throws: EventError.self) {
             try EventDecoder().decode(EventDecoderTests.event(", \"extra\": \"\(padding)\""), now: Fixture.now)
         }

@@ -18,17 +18,29 @@ import Testing
         #expect(configuration.pipeline.inputTopics == ["chat.messages"])
         #expect(configuration.pipeline.receiptsTopic == "push.receipts")
         #expect(configuration.pipeline.deadLetterTopic == "push.dlq")
-        #expect(configuration.pipeline.retryTopic == "push.retry")
+        #expect(
+            configuration.pipeline.retryTiers.topics == [
+                "push.retry-1000", "push.retry-10000", "push.retry-60000", "push.retry-600000", "push.retry-3600000",
+            ])
+        #expect(configuration.pipeline.roomOrder == .strict)
         #expect(configuration.pipeline.worker == "pod-7")
         #expect(configuration.fcm?.url == "https://fcm.googleapis.com")
         #expect(configuration.apns == nil)
         #expect(configuration.rulesFile == nil)
+        #expect(configuration.defaultLocale == nil)
+    }
+
+    @Test func theDefaultLocaleIsALanguageTagInCanonicalCase() throws {
+        let configuration = try WorkerConfiguration.load(
+            environment: Self.fcmOnly.merging(["PUSH_DEFAULT_LOCALE": "zh-hant-tw"]) { $1 })
+        #expect(configuration.defaultLocale?.description == "zh-Hant-TW")
     }
 
     @Test func readsEveryProviderAndKafkaSetting() throws {
         let environment = Self.apnsOnly.merging([
             "APNS_URL": "https://127.0.0.1:8443/", "KAFKA_SASL_MECHANISM": "PLAIN", "PUSH_TOPICS": "a, b",
             "PUSH_MAX_IN_FLIGHT": "50", "PUSH_RETRY_BUDGET_MS": "2500", "PUSH_WORKER_ID": "w-1",
+            "PUSH_ROOM_ORDER": "first-attempt", "PUSH_RETRY_TOPIC": "retries", "PUSH_RETRY_TIERS": "500ms, 30s,2m,24h",
         ]) { $1 }
         let configuration = try WorkerConfiguration.load(environment: environment)
         #expect(configuration.apns?.url == "https://127.0.0.1:8443")
@@ -39,6 +51,11 @@ import Testing
         #expect(configuration.pipeline.maxInFlightRecords == 50)
         #expect(configuration.pipeline.retryBudget == .milliseconds(2500))
         #expect(configuration.pipeline.worker == "w-1")
+        #expect(configuration.pipeline.roomOrder == .firstAttempt)
+        #expect(
+            configuration.pipeline.retryTiers.topics == [
+                "retries-500", "retries-30000", "retries-120000", "retries-86400000",
+            ])
     }
 
     @Test(arguments: [
@@ -47,12 +64,22 @@ import Testing
         (["PUSH_TOPICS": " , "], "PUSH_TOPICS"),
         (["PUSH_TOPICS": "bad topic!"], "PUSH_TOPICS"),
         (["PUSH_RECEIPTS_TOPIC": "chat.messages"], "PUSH_RECEIPTS_TOPIC"),
-        (["PUSH_RETRY_TOPIC": "push.dlq"], "PUSH_RETRY_TOPIC"),
+        (["PUSH_DLQ_TOPIC": "push.retry-60000"], "PUSH_RETRY_TOPIC"),
+        (["PUSH_TOPICS": "chat,push.retry-1000"], "PUSH_RETRY_TOPIC"),
+        (["PUSH_ROOM_ORDER": "loose"], "PUSH_ROOM_ORDER"),
+        (["PUSH_RETRY_TIERS": "10s,1s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "1s,1s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "1s,,10s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "0s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "25h"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "5 minutes"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "9223372036854775807h"], "PUSH_RETRY_TIERS"),
         (["FCM_URL": "fcm.googleapis.com"], "FCM_URL"),
         (["KAFKA_MAX_POLL_INTERVAL_MS": "10000", "PUSH_REVOKE_DRAIN_MS": "20000"], "PUSH_REVOKE_DRAIN_MS"),
         (["PUSH_RETRY_BASE_MS": "1000", "PUSH_RETRY_CAP_MS": "10"], "PUSH_RETRY_CAP_MS"),
         (["APNS_KEY_FILE": "/k.p8"], "APNS_KEY_ID"),
         (["KAFKA_GROUP_ID": "two words"], "KAFKA_GROUP_ID"),
+        (["PUSH_DEFAULT_LOCALE": "korean!"], "PUSH_DEFAULT_LOCALE"),
         // Hostile numbers (librdkafka's own check for KAFKA_*) and cleartext provider URLs.
         (["KAFKA_LINGER_MS": "soon"], "KAFKA_LINGER_MS"),
         (["KAFKA_MESSAGE_MAX_BYTES": "99999999999999999999"], "KAFKA_MESSAGE_MAX_BYTES"),
@@ -142,7 +169,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [(nil, 1_000_000 - 32_768), ("100000", 100_000 - 32_768), ("2000", 1024)])
+    @Test(arguments: [(nil, 900_000), ("2000000", 1_900_000), ("100000", 1024)])
     func theEventSizeLimitLeavesRoomForTheDeadLetterUnderMessageMaxBytes(setting: String?, expected: Int) throws {
         let overrides = setting.map { ["KAFKA_MESSAGE_MAX_BYTES": $0] } ?? [:]
         #expect(try Self.fcmWith(overrides).maximumEventBytes == expected)

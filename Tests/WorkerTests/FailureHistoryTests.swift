@@ -5,14 +5,14 @@ import Testing
 @Suite struct FailureHistoryTests {
     static let settings: PipelineSettings = {
         var settings = PipelineSettings(
-            inputTopics: ["chat"], retryTopic: "retry", receiptsTopic: "receipts", deadLetterTopic: "dlq",
-            group: "g", worker: "w")
+            inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry", delays: [.seconds(1)]),
+            receiptsTopic: "receipts", deadLetterTopic: "dlq", group: "g", worker: "w")
         settings.maxAttempts = 8
         return settings
     }()
     static let now: Int64 = 1_800_000_000_000
 
-    static func history(_ headers: [String: String], topic: String = "retry") -> FailureHistory {
+    static func history(_ headers: [String: String], topic: String = "retry-1000") -> FailureHistory {
         let input = InputRecord(
             topic: topic, partition: 0, offset: 0, key: nil, value: [],
             headers: headers.sorted { $0.key < $1.key }.map { RecordHeader($0.key, text: $0.value) })

@@ -33,16 +33,16 @@ import Testing
         #expect(await harness.run(untilStored: 1))
         #expect(harness.sender.sent.count == harness.settings.maxAttempts)
         #expect(harness.sink.records(on: "dlq").first?.header("x-attempts") == "4")
-        #expect(harness.sink.records(on: "retry").isEmpty)
+        #expect(harness.settings.retryTiers.topics.allSatisfy { harness.sink.records(on: $0).isEmpty })
     }
 
     @Test func hostileFailureHeadersOnARetryRecordAreClampedOrIgnoredWithALogEvent() async {
         let harness = Harness()
         harness.sender.answerEverything(with: .retry(reason: "InternalServerError", status: 500, after: nil))
-        harness.source.add([record("m1;a", offset: 0, topic: "retry", headers: Self.forged)])
+        harness.source.add([record("m1;a", offset: 0, topic: "retry-1000", headers: Self.forged)])
         let running = harness.start()
         // A due time in 292 million years is ignored: the record is not held for ever.
-        #expect(await eventually { harness.stored("retry", 0) == 1 })
+        #expect(await eventually { harness.stored("retry-1000", 0) == 1 })
         _ = await harness.stop(running)
         // Attempts clamped to maxAttempts: one more send, then the dead letter.
         #expect(harness.sender.sent == ["m1/a"])
@@ -61,8 +61,9 @@ import Testing
         harness.sender.script("m1/a", [.retry(reason: "TooManyRequests", status: 429, after: .seconds(Int64.max))])
         harness.source.add([record("m1;a", offset: 0)])
         #expect(await harness.run(untilStored: 1))
-        let retry = harness.sink.records(on: "retry").first
-        let due = retry?.header("x-retry-due").flatMap { Int64($0) } ?? 0
+        // Beyond the longest tier (1 h) the record goes there with its real due time.
+        let retry = harness.sink.records(on: "retry-3600000").first
+        let due = retry?.header("x-retry-not-before").flatMap { Int64($0) } ?? 0
         let failed = retry?.header("x-first-failure").flatMap { Int64($0) } ?? 0
         #expect(due - failed == harness.settings.maxRetryDelay.wholeMilliseconds)
     }
@@ -124,9 +125,7 @@ import Testing
         _ = await harness.stop(running)
         #expect(harness.sink.state.withLock { $0.attempts } == 1)
         #expect(harness.stored() == nil)
-        #expect(
-            harness.observer.all.contains(
-                .produceRetrying(topics: ["receipts"], reason: "OUT_OF_ORDER_SEQUENCE_NUMBER")))
+        #expect(!harness.observer.all.contains { if case .produceRetrying = $0 { true } else { false } })
     }
 }
 

@@ -7,9 +7,9 @@
 public struct EventLimits: Sendable, Equatable {
     /// librdkafka's default `message.max.bytes`: the largest record the producer sends.
     public static let producerMessageMaxBytes = 1_000_000
-    /// What a dead letter adds to the event: its key and failure headers (at most 1 KB of text each) with their
-    /// names and Kafka's per-record framing.
-    public static let deadLetterHeadroomBytes = 32 * 1024
+    /// What a dead letter may add to the event: its key and failure headers (at most 1 KB of text each) with their
+    /// names and Kafka's per-record framing, with room to spare.
+    public static let deadLetterHeadroomBytes = 100_000
     /// The longest id: the message id, `room.id`, `sender.id`, `target.id`, `recipients[].userId`.
     public static let maximumIDLength = 256
     /// The longest message `type`.
@@ -17,7 +17,7 @@ public struct EventLimits: Sendable, Equatable {
     /// The longest display name: `room.name`, `sender.nickname`, `target.nickname`.
     public static let maximumNameLength = 256
 
-    /// The largest record value accepted, in bytes (default 967,232: for librdkafka's default `message.max.bytes`).
+    /// The largest record value accepted, in bytes (default 900,000: for librdkafka's default `message.max.bytes`).
     public var maximumRecordBytes: Int
     /// The most recipients one event may list.
     public var maximumRecipients: Int

@@ -39,6 +39,9 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var pipeline: PipelineSettings
     /// The rules table file; `nil` for the built-in default table.
     public var rulesFile: String?
+    /// The language of recipients without a `locale` (`PUSH_DEFAULT_LOCALE`); `nil` for the rules table's
+    /// `defaultLocale`.
+    public var defaultLocale: LanguageTag?
     /// How often the rules file is checked for changes.
     public var rulesCheckInterval: Duration
     public var apns: APNs?
@@ -60,9 +63,10 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         return try reader.configuration()
     }
 
-    /// The largest event value accepted (larger ones are dead-lettered without being parsed): small enough that
-    /// the event's own dead letter, headers included, fits the producer's `message.max.bytes` (librdkafka's
-    /// default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise).
+    /// The largest event value accepted (larger ones are dead-lettered without being parsed): the producer's
+    /// `message.max.bytes` (librdkafka's default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise) less
+    /// `EventLimits.deadLetterHeadroomBytes`, so that the event's own dead letter, headers included, fits; at
+    /// least 1 KiB.
     public var maximumEventBytes: Int {
         EventLimits.maximumRecordBytes(
             messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? EventLimits.producerMessageMaxBytes)
@@ -72,10 +76,10 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         var lines = ["kafka: \(kafka)"]
         lines.append(
-            "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTopic) "
+            "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTiers.topics.joined(separator: ",")) "
                 + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
-        lines.append("rules: \(rulesFile ?? "<built-in>")")
+        lines.append("rules: \(rulesFile ?? "<built-in>") defaultLocale=\(defaultLocale?.description ?? "<rules>")")
         if let apns {
             let credentials =
                 switch apns.credentials {
@@ -122,23 +126,22 @@ private struct SettingReader {
         let topics = try topicList("PUSH_TOPICS", default: ["chat.messages"])
         let receipts = try topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
         let deadLetters = try topic("PUSH_DLQ_TOPIC", default: "push.dlq")
-        let retry = try topic("PUSH_RETRY_TOPIC", default: "push.retry")
-        for (name, output) in [
-            ("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters), ("PUSH_RETRY_TOPIC", retry),
-        ]
+        let retryTiers = try retryTiers()
+        for (name, output) in [("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters)]
+            + retryTiers.topics.map({ ("PUSH_RETRY_TOPIC", $0) })
         where topics.contains(output) {
             throw InvalidSetting(variable: name, reason: "'\(output)' is also an input topic in PUSH_TOPICS")
         }
-        guard Set([receipts, deadLetters, retry]).count == 3 else {
+        guard Set([receipts, deadLetters] + retryTiers.topics).count == 2 + retryTiers.topics.count else {
             throw InvalidSetting(
                 variable: "PUSH_RETRY_TOPIC",
-                reason: "receipts, dead-letter and retry topics must be three different topics")
+                reason: "receipts, dead-letter and retry topics must all be different topics")
         }
 
         let worker = try text(
             "PUSH_WORKER_ID", default: variables["HOSTNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "push-worker")
         var pipeline = PipelineSettings(
-            inputTopics: topics, retryTopic: retry, receiptsTopic: receipts, deadLetterTopic: deadLetters,
+            inputTopics: topics, retryTiers: retryTiers, receiptsTopic: receipts, deadLetterTopic: deadLetters,
             group: group, worker: worker)
         pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
         pipeline.maxInFlightRecords = try integer(
@@ -149,6 +152,7 @@ private struct SettingReader {
             "PUSH_MAX_SENDS_PER_PROVIDER", default: pipeline.maxSendsPerProvider, in: 1...100_000)
         pipeline.retryBudget = try milliseconds(
             "PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
+        pipeline.roomOrder = try roomOrder()
         pipeline.maxAttempts = try integer("PUSH_MAX_ATTEMPTS", default: pipeline.maxAttempts, in: 1...100)
         pipeline.providerFailureThreshold = try integer(
             "PUSH_PROVIDER_FAILURE_THRESHOLD", default: pipeline.providerFailureThreshold, in: 1...1_000_000)
@@ -185,6 +189,7 @@ private struct SettingReader {
         }
         var configuration = WorkerConfiguration(
             kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
+            defaultLocale: try languageTag("PUSH_DEFAULT_LOCALE"),
             rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
             apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
             requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
@@ -192,6 +197,52 @@ private struct SettingReader {
         configuration.ignoredKafkaVariables = environmentKafka.ignored
         configuration.allowsInsecureHTTP = allowsInsecureHTTP
         return configuration
+    }
+
+    /// `PUSH_RETRY_TOPIC` (the base name) and `PUSH_RETRY_TIERS` (delays like `1s,10s,1m`, ascending).
+    private func retryTiers() throws(InvalidSetting) -> RetryTiers {
+        let base = try topic("PUSH_RETRY_TOPIC", default: "push.retry")
+        var delays: [Duration] = []
+        if let list = optional("PUSH_RETRY_TIERS") {
+            for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+                let text = item.filter { !$0.isWhitespace }
+                guard let delay = Self.duration(text), delay <= .seconds(86_400) else {
+                    throw InvalidSetting(
+                        variable: "PUSH_RETRY_TIERS",
+                        reason: "'\(text)' is not a delay from 1ms to 24h like 500ms, 10s, 5m or 1h")
+                }
+                guard delays.last.map({ $0 < delay }) ?? true else {
+                    throw InvalidSetting(variable: "PUSH_RETRY_TIERS", reason: "delays must be in ascending order")
+                }
+                delays.append(delay)
+            }
+            guard (1...20).contains(delays.count) else {
+                throw InvalidSetting(variable: "PUSH_RETRY_TIERS", reason: "names \(delays.count) delays, not 1 to 20")
+            }
+        }
+        let tiers = RetryTiers(base: base, delays: delays.isEmpty ? RetryTiers.defaultDelays : delays)
+        for topic in tiers.topics { try checkTopicName(topic, variable: "PUSH_RETRY_TOPIC") }
+        return tiers
+    }
+
+    /// A whole number with the unit `ms`, `s`, `m` or `h`, at least 1 ms; nil otherwise.
+    private static func duration(_ text: String) -> Duration? {
+        // `ms` before `s`: the first unit the text ends with.
+        let units: [(suffix: String, millis: Int)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        guard let unit = units.first(where: { text.hasSuffix($0.suffix) }),
+            let count = Int(text.dropLast(unit.suffix.count)), count >= 1, count <= 86_400_000
+        else { return nil }
+        return .milliseconds(count * unit.millis)
+    }
+
+    private func roomOrder() throws(InvalidSetting) -> RoomOrdering {
+        guard let text = optional("PUSH_ROOM_ORDER") else { return .strict }
+        guard let order = RoomOrdering(rawValue: text) else {
+            throw InvalidSetting(
+                variable: "PUSH_ROOM_ORDER",
+                reason: "'\(text)' is not one of \(RoomOrdering.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return order
     }
 
     private static let apnsTokenVariables = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID"]
@@ -273,6 +324,14 @@ private struct SettingReader {
             throw InvalidSetting(variable: name, reason: "'\(value)' must not contain spaces")
         }
         return value
+    }
+
+    func languageTag(_ name: String) throws(InvalidSetting) -> LanguageTag? {
+        guard let text = optional(name) else { return nil }
+        guard let tag = LanguageTag(text) else {
+            throw InvalidSetting(variable: name, reason: LanguageTag.malformed(text))
+        }
+        return tag
     }
 
     func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(InvalidSetting) -> Int {

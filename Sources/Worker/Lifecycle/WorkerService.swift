@@ -113,7 +113,7 @@ public enum WorkerService {
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-                    readiness.set(ProducerHealth.readinessCondition, ready: false)
+                    if client == "producer" { readiness.set(ProducerHealth.readinessCondition, ready: false) }
                     exitCode.set(WorkerExitCode.failure)
                     pipeline.shutdown()
                     return
@@ -233,10 +233,10 @@ private struct Stages {
                 serviceAccount: account, transport: transport)
         }
         var decoder = EventDecoder()
-        decoder.limits.maximumRecordBytes = min(decoder.limits.maximumRecordBytes, configuration.maximumEventBytes)
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
             rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
-            decoder: decoder)
+            defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
@@ -244,7 +244,7 @@ private struct Stages {
             logHandler: kafkaLogger.kafkaLogHandler())
         let pipeline = configuration.pipeline
         source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic],
+            configuration: configuration.kafka, topics: pipeline.inputTopics + pipeline.retryTiers.topics,
             errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }

@@ -15,8 +15,9 @@ struct StartedRecord<Request: Sendable>: Sendable {
     let content: Content
 }
 
-/// Processes one record in two steps: `start` plans it and makes every device's first attempt
-/// (a room's next record waits for this); `finish` retries, writes the outputs and waits for Kafka.
+/// Processes one record in three steps: `start` plans it and makes every device's first attempt, `settle`
+/// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
+/// A room's next record waits for `start` or `settle`, as `PipelineSettings.roomOrder` says.
 struct RecordProcessor<Request: Sendable>: Sendable {
     let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
@@ -64,9 +65,20 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    /// Settles every device, then produces the receipts, retry and dead-letter records until Kafka
-    /// acknowledges them. Throws only when cancelled: the record is then not done.
-    func finish(_ started: StartedRecord<Request>) async throws {
+    /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
+    /// before its real due time (`x-retry-not-before`) moves on, unsent, to the tier that covers the rest.
+    func process(_ record: InputRecord) async throws {
+        if let moved = outputs.movingOn(record, nowMillis: clock.nowMillis()) {
+            try await produceUntilAcknowledged([moved])
+        } else {
+            try await produceUntilAcknowledged(try await settle(try await start(record)))
+        }
+    }
+
+    /// Settles every device (in-process retries within the budget, then the hand-off to the retry topic or
+    /// the dead-letter topic) and returns the receipts, retry and dead-letter records to produce.
+    /// Throws only when cancelled: the record is then not done.
+    func settle(_ started: StartedRecord<Request>) async throws -> [OutputRecord] {
         let record = started.record
         let produced: [OutputRecord]
         switch started.content {
@@ -105,9 +117,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map(\.target), results)),
-                narrow: event.narrowed)
+                narrow: event.narrowed, nowMillis: clock.nowMillis())
         }
-        try await produceUntilAcknowledged(produced)
+        return produced
     }
 
     private func observe(_ result: DeviceResult) {
@@ -124,7 +136,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     /// them all. A record refused for good as too large goes again without its value, then in its minimal form
     /// (`OutputRecord.minimal`); a minimal record still refused is backed off like any failure. Throws when
     /// cancelled or when the sink is unusable for good (`ProduceFailed.isFatal`).
-    private func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
+    func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
         guard !records.isEmpty else { return }
         var pending = records
         var failures = 0
@@ -142,7 +154,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 // A smaller form goes at once; one that cannot shrink further waits like any failure.
                 if pending != refused { continue }
             } catch let failed as ProduceFailed where failed.isFatal {
-                observer.observe(.produceRetrying(topics: Self.topics(of: pending), reason: failed.reason))
+                // Producing again cannot help; the service stops on the producer's fatal error.
                 throw failed
             } catch {
                 try Task.checkCancellation()

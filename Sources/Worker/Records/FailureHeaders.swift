@@ -11,7 +11,10 @@ public enum FailureHeaders {
     public static let attempts = "x-attempts"
     public static let firstFailure = "x-first-failure"
     public static let worker = "x-worker"
+    /// When the retry tier gives the record back (epoch ms).
     public static let retryDue = "x-retry-due"
+    /// The real due time of a retry record whose wait is longer than the longest tier (epoch ms).
+    public static let retryNotBefore = "x-retry-not-before"
     /// Carried from input to receipts when an operator replays a range.
     public static let replayRunId = "x-replay-run-id"
 
