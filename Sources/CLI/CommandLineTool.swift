@@ -3,20 +3,25 @@ public struct CommandLineTool: Sendable {
     public let name: String
     public let summary: String
     public let subcommands: [Subcommand]
+    /// Printed by `TOOL --version`.
+    public let version: String
 
     /// Exit code for a command line that does not fit the usage.
     public static let usageExitCode: Int32 = 2
 
-    public init(name: String, summary: String, subcommands: [Subcommand]) {
+    public init(name: String, summary: String, version: String, subcommands: [Subcommand]) {
         self.name = name
         self.summary = summary
+        self.version = version
         self.subcommands = subcommands
     }
 
     /// The text printed by `TOOL --help`.
     public var usage: String {
         let width = subcommands.map(\.name.count).max() ?? 0
-        var lines = ["USAGE: \(name) <subcommand> [options]", "", summary, "", "SUBCOMMANDS:"]
+        var lines = [
+            "USAGE: \(name) <subcommand> [options]", "       \(name) --version", "", summary, "", "SUBCOMMANDS:",
+        ]
         lines += subcommands.map { "  " + $0.name.padding(to: width) + "  " + $0.summary }
         lines += ["", "See '\(name) <subcommand> --help' for the options of each subcommand."]
         return lines.joined(separator: "\n")
@@ -24,6 +29,7 @@ public struct CommandLineTool: Sendable {
 
     /// What an invocation resolves to before anything runs.
     public enum Invocation: Sendable {
+        /// Help or the version: printed to stdout, exit 0.
         case printHelp(String)
         case usageError(message: String, usage: String)
         case run(Subcommand, ParsedArguments)
@@ -35,6 +41,7 @@ public struct CommandLineTool: Sendable {
             return .usageError(message: "missing subcommand", usage: usage)
         }
         if first == "--help" || first == "-h" || first == "help" { return .printHelp(usage) }
+        if first == "--version" { return .printHelp("\(name) \(version)") }
         guard let command = subcommands.first(where: { $0.name == first }) else {
             return .usageError(message: "unknown subcommand '\(first)'", usage: usage)
         }
