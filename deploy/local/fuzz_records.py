@@ -293,7 +293,7 @@ class Generator:
         event["content"] = "".join(rng.choice(["a", "\u00e9", "\u4e2d", "\U0001F600", "e\u0301", " "])
                                    for _ in range(size // 50)) * 50
         if rng.random() < 0.5:
-            count = rng.choice([200, 1_000] if big else [2, 10])
+            count = rng.choice([200, 2_000] if big else [2, 10])
             first_recipient(event)["devices"] = [{"platform": "fcm", "token": Generator.token(rng, "fcm")}
                                                  for _ in range(count)]
         return f"content of {size} characters"
