@@ -396,28 +396,33 @@ class Fuzz:
         return lines
 
 
-def crashes_with(arguments: argparse.Namespace, indexes: list[int]) -> bool:
-    """Whether the worker dies on the records at `indexes` alone, with no hostile provider answer."""
+def crash_with(arguments: argparse.Namespace, indexes: list[int]) -> list[str] | None:
+    """The worker's last words when it dies on the records at `indexes` alone (no hostile provider answer), or None
+    when it does not."""
     trial = argparse.Namespace(**{**vars(arguments), "provider_answers": 0, "deadline": 60.0})
     findings = Fuzz(trial, Path(tempfile.mkdtemp(prefix="push-worker-fuzz-bisect-"))).run(indexes)
     say(f"bisect: {len(indexes)} records {'crash' if findings.crashes else 'do not crash'} the worker")
-    return findings.crashes > 0
+    if not findings.crashes:
+        return None
+    return [problem.strip() for problem in findings.problems if problem.strip().startswith("worker:")]
 
 
 def bisect(arguments: argparse.Namespace, candidates: list[int]) -> str:
-    """Halves `candidates` while one half alone still crashes the worker; says what it found."""
-    if not crashes_with(arguments, candidates):
+    """Halves `candidates` while one half alone still crashes the worker; says what it found and how it crashed."""
+    last_words = crash_with(arguments, candidates)
+    if last_words is None:
         return "the records alone do not crash the worker: look at the hostile answers above"
     while len(candidates) > 1:
         half = len(candidates) // 2
-        if crashes_with(arguments, candidates[:half]):
-            candidates = candidates[:half]
-        elif crashes_with(arguments, candidates[half:]):
-            candidates = candidates[half:]
+        for part in (candidates[:half], candidates[half:]):
+            if (words := crash_with(arguments, part)) is not None:
+                candidates, last_words = part, words
+                break
         else:
             break  # it takes records of both halves together
     listed = ",".join(map(str, candidates))
-    return f"the worker dies on record(s) {listed} of seed {arguments.seed} alone (--only {listed})"
+    return (f"the worker dies on record(s) {listed} of seed {arguments.seed} alone (--only {listed}): "
+            + " / ".join(last_words[:2]))
 
 
 def rules_file(directory: Path) -> Path:
