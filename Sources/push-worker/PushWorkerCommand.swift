@@ -9,6 +9,7 @@ enum PushWorkerCommand {
             RunCommand.subcommand,
             RenderCommand.subcommand,
             DevBrokerCommand.subcommand,
+            ReceiptsStatsCommand.subcommand,
         ]
     )
 }

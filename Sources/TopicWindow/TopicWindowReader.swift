@@ -1,0 +1,127 @@
+import Kafka
+import Synchronization
+
+/// Reads a window of a topic by explicit assignment, for tools (`receipts`, `replay`): never joins a live
+/// consumer group and never commits. Records come in batches, in offset order per partition; reading ends
+/// when every partition reached its window's end, or when the caller's task is cancelled.
+public final class TopicWindowReader: Sendable {
+    public let topic: String
+    private let consumer: KafkaConsumer
+
+    /// A consumer for `topic` with `configuration`'s brokers and security settings; its group id is its own
+    /// (`push-worker-tool-<random>`) and auto-commit is off, so the live group's offsets are never touched.
+    public init(configuration: KafkaConfiguration, topic: String) throws(KafkaError) {
+        var properties = configuration
+        properties["group.id"] = "push-worker-tool-\(UInt64.random(in: 0...UInt64.max))"
+        properties["enable.auto.commit"] = "false"
+        self.topic = topic
+        consumer = try KafkaConsumer(configuration: properties)
+    }
+
+    /// The window of every selected partition (all of the topic's when `partitions` is `nil`).
+    public func plan(from: TopicPosition, to: TopicPosition, partitions selected: [Int32]? = nil)
+        async throws(TopicWindowError) -> [PartitionWindow]
+    {
+        let existing: [Int32]
+        do {
+            existing = try await consumer.partitions(of: topic)
+        } catch {
+            throw .kafka(error)
+        }
+        let partitions = (selected ?? existing).sorted()
+        let unknown = partitions.filter { !existing.contains($0) }
+        guard unknown.isEmpty else { throw .unknownPartitions(topic: topic, unknown) }
+        do {
+            return try await windows(from: from, to: to, partitions: partitions.map { TopicPartition(topic, $0) })
+        } catch {
+            throw .kafka(error)
+        }
+    }
+
+    private func windows(from: TopicPosition, to: TopicPosition, partitions: [TopicPartition])
+        async throws(KafkaError) -> [PartitionWindow]
+    {
+        let fromOffsets = try await timeOffsets(from, partitions)
+        let toOffsets = try await timeOffsets(to, partitions)
+        var windows: [PartitionWindow] = []
+        for partition in partitions {
+            let watermarks = try await consumer.watermarks(of: partition)
+            windows.append(
+                .between(
+                    from, to, partition: partition.partition, watermarks: watermarks,
+                    fromTimeOffset: fromOffsets[partition] ?? nil, toTimeOffset: toOffsets[partition] ?? nil))
+        }
+        return windows
+    }
+
+    private func timeOffsets(_ position: TopicPosition, _ partitions: [TopicPartition]) async throws(KafkaError)
+        -> [TopicPartition: Int64?]
+    {
+        guard case .time(let millis) = position, !partitions.isEmpty else { return [:] }
+        return try await consumer.offsets(forTimestampMilliseconds: millis, of: partitions)
+    }
+
+    /// Reads `windows`, handing each batch of records inside them to `handle`; returns where each partition
+    /// stopped (the next offset to read: its window's end when it was read to the end).
+    ///
+    /// A partition whose remaining records are gone from the broker (retention) ends when its low watermark
+    /// passes its window's end, checked after `idleCheck` without records.
+    public func read(
+        _ windows: [PartitionWindow], idleCheck: Duration = .seconds(5),
+        handle: ([KafkaRecord]) async throws -> Void
+    ) async throws -> [Int32: Int64] {
+        var next = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.start) })
+        let byPartition = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0) })
+        var open = Set(windows.filter { $0.count > 0 }.map(\.partition))
+        guard !open.isEmpty else { return next }
+        try await consumer.assign(
+            Dictionary(
+                uniqueKeysWithValues: open.map { (TopicPartition(topic, $0), KafkaOffset.offset(next[$0] ?? 0)) }))
+        let clock = ContinuousClock()
+        var lastRecord = clock.now
+        while !open.isEmpty, !Task.isCancelled {
+            let records = try await consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
+            var inside: [KafkaRecord] = []
+            inside.reserveCapacity(records.count)
+            for record in records where record.topic == topic && open.contains(record.partition) {
+                guard let window = byPartition[record.partition], record.offset < window.end else { continue }
+                next[record.partition] = record.offset + 1
+                if record.offset + 1 >= window.end { open.remove(record.partition) }
+                if window.contains(record) { inside.append(record) }
+            }
+            if !inside.isEmpty { try await handle(inside) }
+            if !records.isEmpty {
+                lastRecord = clock.now
+            } else if clock.now - lastRecord > idleCheck {
+                for partition in open {
+                    let low = try await consumer.watermarks(of: TopicPartition(topic, partition)).low
+                    if let window = byPartition[partition], low >= window.end {
+                        open.remove(partition)
+                        next[partition] = window.end
+                    }
+                }
+                lastRecord = clock.now
+            }
+        }
+        return next
+    }
+
+    /// Closes the consumer (it never joined a group, so nothing is revoked or committed).
+    public func close() async {
+        await consumer.close(timeout: .seconds(5))
+    }
+}
+
+/// Why a window could not be planned.
+public enum TopicWindowError: Error, Sendable, CustomStringConvertible {
+    case kafka(KafkaError)
+    case unknownPartitions(topic: String, [Int32])
+
+    public var description: String {
+        switch self {
+        case .kafka(let error): "\(error)"
+        case .unknownPartitions(let topic, let partitions):
+            "\(topic) has no partition \(partitions.map(String.init).joined(separator: ", "))"
+        }
+    }
+}

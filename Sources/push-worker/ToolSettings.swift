@@ -1,0 +1,31 @@
+import Foundation
+import Kafka
+import Observability
+import Worker
+
+/// The settings the Kafka tools (`receipts`, `replay`) share with `run`: the environment, with a `--config`
+/// file's `NAME=value` lines under it, and the librdkafka properties and topics read from them.
+struct ToolSettings {
+    let variables: [String: String]
+
+    /// Reads the environment and the `--config` file; the error names the file or its bad line.
+    init(environment: [String: String], configFile: String?) throws(InvalidSetting) {
+        var fileVariables: [String: String] = [:]
+        if let configFile {
+            guard let data = FileManager.default.contents(atPath: configFile) else {
+                throw InvalidSetting(variable: "--config", reason: "cannot read \(configFile)")
+            }
+            fileVariables = try EnvironmentFile.parse(String(decoding: data, as: UTF8.self), path: configFile)
+        }
+        variables = fileVariables.merging(environment) { _, fromEnvironment in fromEnvironment }
+    }
+
+    /// The librdkafka properties from `KAFKA_*`, as `run` reads them.
+    var kafka: KafkaConfiguration { KafkaConfiguration.fromEnvironment(variables) }
+
+    /// A topic variable's value, or its default when unset or empty.
+    func topic(_ variable: String, default defaultTopic: String) -> String {
+        guard let value = variables[variable], !value.isEmpty else { return defaultTopic }
+        return value
+    }
+}
