@@ -106,6 +106,31 @@ public final class TopicWindowReader: Sendable {
         return next
     }
 
+    /// Reads every partition of `windows` from its start and keeps reading what is written later, until the
+    /// task is cancelled: a topic followed like a table. `caughtUp` is called once, when every partition has
+    /// reached its window's end (the high watermark when the window was planned).
+    public func follow(
+        _ windows: [PartitionWindow], caughtUp: @Sendable () -> Void, handle: ([KafkaRecord]) async throws -> Void
+    ) async throws {
+        var behind = Dictionary(uniqueKeysWithValues: windows.filter { $0.count > 0 }.map { ($0.partition, $0.end) })
+        if behind.isEmpty { caughtUp() }
+        try await consumer.assign(
+            Dictionary(
+                uniqueKeysWithValues: windows.map {
+                    (TopicPartition(topic, $0.partition), KafkaOffset.offset($0.start))
+                }))
+        while !Task.isCancelled {
+            let records = try await consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
+            let mine = records.filter { $0.topic == topic }
+            if !mine.isEmpty { try await handle(mine) }
+            guard !behind.isEmpty else { continue }
+            for record in mine where record.offset + 1 >= behind[record.partition] ?? .max {
+                behind[record.partition] = nil
+            }
+            if behind.isEmpty { caughtUp() }
+        }
+    }
+
     /// Closes the consumer (it never joined a group, so nothing is revoked or committed).
     public func close() async {
         await consumer.close(timeout: .seconds(5))

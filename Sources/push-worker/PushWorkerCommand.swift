@@ -10,6 +10,7 @@ enum PushWorkerCommand {
             RenderCommand.subcommand,
             DevBrokerCommand.subcommand,
             ReceiptsStatsCommand.subcommand,
+            ReceiptsInvalidTokensCommand.subcommand,
         ]
     )
 }

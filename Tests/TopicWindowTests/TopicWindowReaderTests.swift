@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Synchronization
 import Testing
 import TopicWindow
 
@@ -79,4 +80,52 @@ import TopicWindow
         }
         await reader.close()
     }
+}
+
+/// Following a topic like a table: everything up to the end at the start, then what comes later.
+@Suite struct TopicFollowTests {
+    @Test func followsPastTheEndAndSaysWhenItCaughtUp() async throws {
+        let cluster = try MockCluster(brokers: 1)
+        try cluster.createTopic("table", partitions: 2)
+        let configuration = KafkaConfiguration(["bootstrap.servers": cluster.bootstrapServers])
+        let producer = try KafkaProducer(configuration: configuration)
+        for index in 0..<4 {
+            _ = try await producer.send(
+                KafkaProducerRecord(topic: "table", partition: Int32(index % 2), key: nil, value: [UInt8(index)]))
+        }
+        let reader = try TopicWindowReader(configuration: configuration, topic: "table")
+        let windows = try await reader.plan(from: .beginning, to: .end)
+        let seen = Counter(0)
+        let caughtUpAt = Counter(-1)
+        let following = Task {
+            try await reader.follow(windows, caughtUp: { caughtUpAt.set(seen.value) }) { records in
+                seen.add(records.count)
+            }
+        }
+        #expect(await eventually { caughtUpAt.value == 4 })
+        _ = try await producer.send(KafkaProducerRecord(topic: "table", partition: 1, key: nil, value: [9]))
+        #expect(await eventually { seen.value == 5 })
+        following.cancel()
+        _ = try? await following.value
+        await reader.close()
+        await producer.close()
+    }
+}
+
+/// A thread-safe integer for callbacks.
+final class Counter: Sendable {
+    private let storage: Mutex<Int>
+    init(_ value: Int) { storage = Mutex(value) }
+    var value: Int { storage.withLock { $0 } }
+    func set(_ value: Int) { storage.withLock { $0 = value } }
+    func add(_ amount: Int) { storage.withLock { $0 += amount } }
+}
+
+func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
 }
