@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
             name: "Worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"],
+            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow"],
             swiftSettings: strict
         ),
         .target(name: "Observability", swiftSettings: strict),

@@ -7,6 +7,7 @@ import Synchronization
 public final class TopicWindowReader: Sendable {
     public let topic: String
     private let consumer: KafkaConsumer
+    private let state = Mutex(ReadState(windows: []))
 
     /// A consumer for `topic` with `configuration`'s brokers and security settings; its group id is its own
     /// (`push-worker-tool-<random>`) and auto-commit is off, so the live group's offsets are never touched.
@@ -61,49 +62,62 @@ public final class TopicWindowReader: Sendable {
         return try await consumer.offsets(forTimestampMilliseconds: millis, of: partitions)
     }
 
-    /// Reads `windows`, handing each batch of records inside them to `handle`; returns where each partition
-    /// stopped (the next offset to read: its window's end when it was read to the end).
-    ///
-    /// A partition whose remaining records are gone from the broker (retention) ends when its low watermark
-    /// passes its window's end, checked after `idleCheck` without records.
-    public func read(
-        _ windows: [PartitionWindow], idleCheck: Duration = .seconds(5),
-        handle: ([KafkaRecord]) async throws -> Void
-    ) async throws -> [Int32: Int64] {
-        var next = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.start) })
-        let byPartition = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0) })
-        var open = Set(windows.filter { $0.count > 0 }.map(\.partition))
-        guard !open.isEmpty else { return next }
+    /// Starts reading `windows` (partitions with an empty window are not read at all).
+    public func start(_ windows: [PartitionWindow]) async throws(KafkaError) {
+        let open = windows.filter { $0.count > 0 }
+        state.withLock { $0 = ReadState(windows: windows) }
+        guard !open.isEmpty else { return }
         try await consumer.assign(
             Dictionary(
-                uniqueKeysWithValues: open.map { (TopicPartition(topic, $0), KafkaOffset.offset(next[$0] ?? 0)) }))
-        let clock = ContinuousClock()
-        var lastRecord = clock.now
-        while !open.isEmpty, !Task.isCancelled {
-            let records = try await consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
-            var inside: [KafkaRecord] = []
-            inside.reserveCapacity(records.count)
-            for record in records where record.topic == topic && open.contains(record.partition) {
-                guard let window = byPartition[record.partition], record.offset < window.end else { continue }
-                next[record.partition] = record.offset + 1
-                if record.offset + 1 >= window.end { open.remove(record.partition) }
-                if window.contains(record) { inside.append(record) }
-            }
-            if !inside.isEmpty { try await handle(inside) }
-            if !records.isEmpty {
-                lastRecord = clock.now
-            } else if clock.now - lastRecord > idleCheck {
-                for partition in open {
-                    let low = try await consumer.watermarks(of: TopicPartition(topic, partition)).low
-                    if let window = byPartition[partition], low >= window.end {
-                        open.remove(partition)
-                        next[partition] = window.end
-                    }
-                }
-                lastRecord = clock.now
-            }
+                uniqueKeysWithValues: open.map { (TopicPartition(topic, $0.partition), KafkaOffset.offset($0.start)) }))
+    }
+
+    /// The next records inside the windows, in offset order per partition; empty when none came within
+    /// `timeout` or every window is read. A partition whose remaining records are gone from the broker
+    /// (retention) ends when its low watermark passes its window's end, checked after `idleCheck` without
+    /// records.
+    public func poll(maxRecords: Int = 1000, timeout: Duration = .milliseconds(200), idleCheck: Duration = .seconds(5))
+        async throws(KafkaError) -> [KafkaRecord]
+    {
+        guard !isFinished else { return [] }
+        let records = try await consumer.poll(maxRecords: maxRecords, timeout: timeout)
+        let (inside, idlePartitions) = state.withLock { state in
+            (state.take(records, topic: topic), state.idle(for: idleCheck))
         }
-        return next
+        for partition in idlePartitions {
+            let low = try await consumer.watermarks(of: TopicPartition(topic, partition)).low
+            state.withLock { $0.retire(partition, ifGoneBelow: low) }
+        }
+        return inside
+    }
+
+    /// Whether every window has been read to its end.
+    public var isFinished: Bool { state.withLock { $0.open.isEmpty } }
+
+    /// Per partition, the next offset to read (the window's end once it is read).
+    public var positions: [Int32: Int64] { state.withLock { $0.next } }
+
+    /// Stops fetching from `partitions` until `resume`.
+    public func pause(_ partitions: [Int32]) throws(KafkaError) {
+        try consumer.pause(partitions.map { TopicPartition(topic, $0) })
+    }
+
+    /// Fetches from `partitions` again (only partitions that were paused).
+    public func resume(_ partitions: [Int32]) throws(KafkaError) {
+        try consumer.resume(partitions.map { TopicPartition(topic, $0) })
+    }
+
+    /// Reads `windows` to their ends, handing each batch of records inside them to `handle`; returns where
+    /// each partition stopped (its window's end unless the task was cancelled first).
+    public func read(_ windows: [PartitionWindow], handle: ([KafkaRecord]) async throws -> Void) async throws
+        -> [Int32: Int64]
+    {
+        try await start(windows)
+        while !isFinished, !Task.isCancelled {
+            let records = try await poll()
+            if !records.isEmpty { try await handle(records) }
+        }
+        return positions
     }
 
     /// Reads every partition of `windows` from its start and keeps reading what is written later, until the
