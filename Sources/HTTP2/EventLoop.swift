@@ -46,6 +46,9 @@ final class EventLoop: @unchecked Sendable {
         lastExpirySweep = clock.now
     }
 
+    /// The combined CA bundle written for `extraCAFile`, if any (tests check its removal).
+    var combinedCAFile: String? { certificates?.path }
+
     /// Starts the event-loop thread.
     func start() {
         let thread = Thread { [self] in run() }
@@ -114,6 +117,7 @@ final class EventLoop: @unchecked Sendable {
         }
         for id in Array(known.keys) { drop(id, with: HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
         idleHandles = []
+        certificates?.remove()
         let waiters = inbox.withLock { inbox in
             inbox.isStopped = true
             for transfer in inbox.submitted {

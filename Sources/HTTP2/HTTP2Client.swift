@@ -25,6 +25,9 @@ public final class HTTP2Client: HTTPTransport {
         loop.requestStop()
     }
 
+    /// The combined CA bundle written for `extraCAFile`, if any; removed by `shutdown()`.
+    var combinedCAFile: String? { loop.combinedCAFile }
+
     /// Sends `request` and returns the complete response, whatever its status; throws `HTTPError` when there is
     /// none. Cancelling the calling task removes the request (resetting its stream if it is in flight).
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {

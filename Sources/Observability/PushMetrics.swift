@@ -69,4 +69,12 @@ public struct PushMetrics: Sendable {
         registry.counter(
             "push_rules_reloads_total", help: "Rules table reloads, by result.", labels: ["result": result])
     }
+
+    /// `push_worker_produce_retries_total{topic,reason}`: produce calls Kafka did not acknowledge and that are
+    /// made again after a backoff, by output topic and reason (`message_too_large`, librdkafka's error name).
+    public func produceRetries(topic: String, reason: String) -> Counter {
+        registry.counter(
+            "push_worker_produce_retries_total", help: "Outputs produced again after Kafka did not acknowledge them.",
+            labels: ["topic": topic, "reason": reason])
+    }
 }

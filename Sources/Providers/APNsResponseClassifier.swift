@@ -5,9 +5,18 @@ import HTTP2
 enum APNsResponseClassifier {
     private struct ErrorBody: Decodable {
         var reason: String?
-        /// Milliseconds since the epoch at which the token was last known valid (410 only).
-        var timestamp: Double?
     }
+
+    /// Decoded apart from the reason, so that a hostile timestamp (`1e400`, a string) loses only itself.
+    private struct TimestampBody: Decodable {
+        /// Milliseconds since the epoch at which the token was last known valid (410 only).
+        var timestamp: Double
+    }
+
+    /// The earliest `timestamp` taken (2010, before APNs' HTTP/2 API existed); earlier ones are ignored.
+    static let earliestTimestampMillis: Double = 1_262_304_000_000
+    /// How far past `now` a `timestamp` may lie (clock skew); later ones are ignored.
+    static let timestampSkewMillis: Double = 86_400_000
 
     /// The outcome of `response`, together with the table action (the client renews on renewable credentials).
     static func classify(_ response: HTTPResponse, now: Date) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
@@ -19,10 +28,19 @@ enum APNsResponseClassifier {
         let reason = body?.reason ?? "HTTP \(response.status)"
         let action =
             body?.reason.flatMap { APNsReason.table[$0]?.action } ?? APNsReason.action(forStatus: response.status)
-        let invalidSince = body?.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) }
+        let timestamp = try? JSONDecoder().decode(TimestampBody.self, from: Data(response.body)).timestamp
+        let invalidSince = timestamp.flatMap { Self.invalidSince(millis: $0, now: now) }
         let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
         let outcome = DeliveryOutcome(
             action: action, status: response.status, reason: reason, retryAfter: retryAfter, invalidSince: invalidSince)
         return (outcome, action)
+    }
+
+    /// The 410 `timestamp` as a date when it is a plausible time (since 2010, at most a day ahead of `now`);
+    /// anything else (negative, NaN, `1e300`) is ignored and the token counts as invalid since the answer.
+    static func invalidSince(millis: Double, now: Date) -> Date? {
+        let latest = now.timeIntervalSince1970 * 1000 + timestampSkewMillis
+        guard millis.isFinite, millis >= earliestTimestampMillis, millis <= latest else { return nil }
+        return Date(timeIntervalSince1970: millis / 1000)
     }
 }

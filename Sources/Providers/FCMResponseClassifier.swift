@@ -24,8 +24,8 @@ enum FCMResponseClassifier {
         var error: GoogleError
     }
 
+    /// Only the text fields are read: a hostile number (`"code": 1e400`) cannot make the answer unreadable.
     private struct GoogleError: Decodable {
-        var code: Int?
         var status: String?
         var details: [Detail]?
     }

@@ -86,6 +86,10 @@ actor GoogleAccessTokens {
         }
     }
 
+    /// The longest lifetime taken from `expires_in` (Google's tokens live an hour); a hostile `1e300` is cut to
+    /// this, so the token is still renewed daily.
+    static let maximumLifetime: TimeInterval = 86_400
+
     private struct TokenResponse: Decodable {
         var accessToken: String
         var expiresIn: Double
@@ -106,7 +110,7 @@ actor GoogleAccessTokens {
             }
             return .success(
                 Token(
-                    value: body.accessToken, expiresAt: now.addingTimeInterval(body.expiresIn),
+                    value: body.accessToken, expiresAt: now.addingTimeInterval(min(body.expiresIn, maximumLifetime)),
                     generation: generation))
         case 408, 429, 500...599:
             let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }

@@ -2,28 +2,41 @@ import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an IMF-fixdate HTTP-date.
 enum RetryAfter {
+    /// The longest wait a provider can ask for: longer values (up to `9223372036854775807` seconds, or a date
+    /// centuries ahead) are cut to this, so that no arithmetic on the wait can overflow and no device waits
+    /// for days.
+    static let maximum = Duration.seconds(86_400)
+
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// The wait `value` asks for, measured from `now`; a date in the past is no wait; `nil` when unreadable.
+    /// The wait `value` asks for, measured from `now`, at most `maximum`; a date in the past is no wait; `nil`
+    /// when unreadable (negative numbers and fractions included).
     static func parse(_ value: String, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let seconds = Int64(trimmed), seconds >= 0 {
-            return .seconds(seconds)
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            // Digits only: any number of them is a (possibly huge) wait, never a trap.
+            guard let seconds = Int64(trimmed) else { return maximum }
+            return min(.seconds(seconds), maximum)
         }
         guard let date = httpDate(trimmed) else { return nil }
         let wait = date.timeIntervalSince(now)
-        return wait > 0 ? .milliseconds(Int64((wait * 1000).rounded(.up))) : .zero
+        guard wait > 0 else { return .zero }
+        guard wait < TimeInterval(maximum.components.seconds) else { return maximum }
+        return .milliseconds(Int64((wait * 1000).rounded(.up)))
     }
 
     /// Reads `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func httpDate(_ text: String) -> Date? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[0].hasSuffix(","), fields[5] == "GMT",
-            let day = Int(fields[1]), (1...31).contains(day),
+            fields[1].count == 2, fields[1].allSatisfy(\.isASCIIDigit), let day = Int(fields[1]),
+            (1...31).contains(day),
             let monthIndex = months.firstIndex(of: String(fields[2])),
-            let year = Int(fields[3]), fields[3].count == 4
+            fields[3].count == 4, fields[3].allSatisfy(\.isASCIIDigit), let year = Int(fields[3])
         else { return nil }
-        let clock = fields[4].split(separator: ":").compactMap { Int($0) }
+        let clock = fields[4].split(separator: ":").compactMap {
+            $0.count == 2 && $0.allSatisfy(\.isASCIIDigit) ? Int($0) : nil
+        }
         guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
         let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
@@ -39,4 +52,8 @@ enum RetryAfter {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }

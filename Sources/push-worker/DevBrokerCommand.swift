@@ -2,10 +2,12 @@ import CLI
 import Dispatch
 import Foundation
 import Kafka
+import Worker
 
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
 enum DevBrokerCommand {
-    static let defaultTopics = ["chat.messages", "push.receipts", "push.dlq", "push.retry"]
+    /// The worker's default topics: input, receipts, dead letters and every default retry tier.
+    static let defaultTopics = ["chat.messages", "push.receipts", "push.dlq"] + RetryTiers(base: "push.retry").topics
 
     static let subcommand = Subcommand(
         name: "dev-broker",

@@ -15,7 +15,8 @@ enum RenderCommand {
             The rules table is --rules, else PUSH_RULES_FILE, else the built-in table. The APNs topic is \
             --apns-topic, else APNS_TOPIC, else \(defaultAPNsTopic); the FCM project is --fcm-project, else the \
             project_id of FCM_SERVICE_ACCOUNT_FILE, else \(defaultFCMProject). TIME (RFC 3339 or epoch \
-            milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once.
+            milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once. The \
+            event's createdAt must lie within 100 years of TIME, else of the clock.
             """,
         options: [
             .value("--event", "FILE", "The chat-message event (JSON)."),
@@ -48,9 +49,10 @@ enum RenderCommand {
             throw Failure(message: error.message)
         }
         let bytes = try read(eventPath)
+        let givenTime = try time(arguments.value("--now"))
         let event: ChatMessageEvent
         do {
-            event = try EventDecoder().decode(bytes)
+            event = try EventDecoder().decode(bytes, now: givenTime ?? Date())
         } catch {
             throw Failure(message: "\(eventPath): \(error.reason): \(error)")
         }
@@ -65,7 +67,7 @@ enum RenderCommand {
             apnsTopic: arguments.value("--apns-topic") ?? environment["APNS_TOPIC"] ?? defaultAPNsTopic,
             fcmProjectID: fcmProjectID
         )
-        let now = try planningTime(arguments.value("--now"), event: event)
+        let now = givenTime ?? event.createdAt ?? Date()
         let decisions = PushPlanner(rules: rules, context: context).plan(event, now: now)
         return DecisionReport.json(event: event, decisions: decisions, now: now)
     }
@@ -95,8 +97,9 @@ enum RenderCommand {
         return project
     }
 
-    static func planningTime(_ text: String?, event: ChatMessageEvent) throws(Failure) -> Date {
-        guard let text else { return event.createdAt ?? Date() }
+    /// The `--now` time, if given.
+    static func time(_ text: String?) throws(Failure) -> Date? {
+        guard let text else { return nil }
         if let milliseconds = Int64(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
         guard let date = RFC3339.parse(text) else {
             throw Failure(message: "--now: '\(text)' is neither RFC 3339 nor epoch milliseconds")

@@ -75,6 +75,7 @@ struct DeploymentFilesTests {
         ("deployment.yaml", "memory: 256Mi", "memory: 100Mi", "memory limit"),
         ("deployment.yaml", "name: PUSH_HTTP_PORT", "name: PUSH_HTTP_PORTS", "PUSH_HTTP_PORT"),
         ("deployment.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"),
+        ("deployment.yaml", "enableServiceLinks: false", "enableServiceLinks: true", "enableServiceLinks"),
         ("deployment.yaml", "terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 30", "grace 25 s"),
     ])
     func checkerRejectsABrokenManifest(file: String, original: String, broken: String, complaint: String) throws {

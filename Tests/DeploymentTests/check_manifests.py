@@ -114,6 +114,9 @@ def check(directory):
             f"Deployment: terminationGracePeriodSeconds {termination} must exceed the worker's grace {grace:g} s "
             f"by at least {MINIMUM_SHUTDOWN_MARGIN_SECONDS}")
 
+    if pod.get("enableServiceLinks") is not False:
+        failures.append("Deployment: enableServiceLinks must be false (service links inject KAFKA_PORT and the like)")
+
     security = pod.get("securityContext", {})
     if security.get("runAsNonRoot") is not True:
         failures.append("Deployment: pod securityContext.runAsNonRoot must be true")

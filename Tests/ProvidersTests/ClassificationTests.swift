@@ -53,6 +53,18 @@ import Testing
                 == .invalidToken(reason: "Unregistered", invalidSince: Date(timeIntervalSince1970: 1_700_000_000.123)))
     }
 
+    /// A 410 `timestamp` outside 2010…now + 1 day (or not a number at all) is ignored; the reason survives.
+    @Test(arguments: [
+        "9223372036854775807", "-1", "1e300", "0", "1262303999999", "1800086400001", #""1700000000000""#, "null",
+        "[]",
+    ])
+    func implausibleTimestampsAreIgnored(timestamp: String) {
+        let response = HTTPResponse.json(410, #"{"reason":"Unregistered","timestamp":\#(timestamp)}"#)
+        #expect(
+            APNsResponseClassifier.classify(response, now: Self.now).outcome
+                == .invalidToken(reason: "Unregistered", invalidSince: nil))
+    }
+
     @Test func retryAfterIsHonouredInSecondsAndAsHTTPDate() {
         let seconds = HTTPResponse.json(
             429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPHeader("Retry-After", "7")])
@@ -180,6 +192,25 @@ import Testing
         #expect(RetryAfter.parse(value, now: Self.now) == nil)
     }
 
+    /// Hostile values never trap and never ask for more than a day.
+    @Test(arguments: [
+        ("9223372036854775807", RetryAfter.maximum), ("99999999999999999999999999999999", RetryAfter.maximum),
+        ("86401", RetryAfter.maximum), ("86400", Duration.seconds(86_400)),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", RetryAfter.maximum), ("Mon, 07 Nov 1994 08:49:37 GMT", .seconds(86_400)),
+        ("Sun, 06 Nov 1994 09:49:37 GMT", .seconds(3600)),
+    ])
+    func hugeWaitsAreCappedAtADay(value: String, expected: Duration) {
+        #expect(RetryAfter.parse(value, now: Self.now) == expected)
+    }
+
+    @Test(arguments: [
+        "-9223372036854775808", "-1", "+5", "0x10", "1e9", "Sun, 06 Nov -994 08:49:37 GMT",
+        "Sun, 999 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+    ])
+    func hostileValuesAreIgnored(value: String) {
+        #expect(RetryAfter.parse(value, now: Self.now) == nil)
+    }
+
     @Test func readsLeapDaysAndCenturies() {
         #expect(RetryAfter.httpDate("Tue, 29 Feb 2000 00:00:00 GMT") == Date(timeIntervalSince1970: 951_782_400))
         #expect(RetryAfter.httpDate("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
@@ -205,5 +236,32 @@ extension DeliveryOutcome {
             .credentials(_, let reason):
             reason
         }
+    }
+}
+
+@Suite struct HostileFCMAnswerTests {
+    @Test func hostileNumbersInAnErrorBodyDoNotHideItsErrorCode() {
+        let body =
+            #"{"error": {"code": 1e400, "status": "NOT_FOUND", "details": [{"@type": "#
+            + #""type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
+        let outcome = FCMResponseClassifier.classify(.json(404, body), now: Date()).outcome
+        #expect(outcome == .invalidToken(reason: "UNREGISTERED", invalidSince: nil))
+    }
+
+    @Test(arguments: [0, 99, 999, 1_000_000, -1])
+    func anyStatusComesToAClassNeverATrap(status: Int) {
+        let outcome = FCMResponseClassifier.classify(.json(status, "garbage"), now: Date()).outcome
+        #expect(outcome.className == "rejected")
+        let apns = APNsResponseClassifier.classify(.json(status, #"{"reason": 7}"#), now: Date()).outcome
+        #expect(["rejected", "retry", "credentials"].contains(apns.className))
+    }
+}
+
+@Suite struct OAuthTokenAnswerTests {
+    @Test func aHostileLifetimeIsCutToADay() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let response = HTTPResponse.json(200, #"{"access_token":"t","expires_in":1e300,"token_type":"Bearer"}"#)
+        let token = try GoogleAccessTokens.token(from: response, now: now, generation: 1).get()
+        #expect(token.expiresAt == now.addingTimeInterval(86_400))
     }
 }

@@ -5,19 +5,31 @@ import Testing
 @Suite struct EventDecoderTests {
     static let apnsToken = String(repeating: "ab", count: 32)
 
+    /// The test event with the members of `overrides` (`, "name": value, …`) replacing or added to its own.
     static func event(_ overrides: String = "") -> [UInt8] {
-        Array(
+        let base = Array(
             """
             {"id": "m-1", "type": "text", "room": {"id": "r-1", "name": "Team"},
              "sender": {"id": "u-1", "nickname": "Alice"}, "content": "Hi", "createdAt": "2026-11-29T12:00:00Z",
              "recipients": [{"userId": "u-2", "badge": 3, "devices": [
                 {"platform": "apns", "token": "\(apnsToken)"}, {"platform": "fcm", "token": "fcm:token-1"}]}],
-             "extra": {"kept": [1, 2.50]}\(overrides)}
+             "extra": {"kept": [1, 2.50]}}
             """.utf8)
+        guard case .object(var members)? = try? JSONParser.parse(base),
+            case .object(let replacements)? = try? JSONParser.parse(Array("{\(overrides.dropFirst())}".utf8))
+        else { return base }
+        for replacement in replacements {
+            if let index = members.firstIndex(where: { $0.key == replacement.key }) {
+                members[index] = replacement
+            } else {
+                members.append(replacement)
+            }
+        }
+        return JSONWriter.encode(.object(members))
     }
 
     @Test func decodesEveryField() throws {
-        let event = try EventDecoder().decode(Self.event())
+        let event = try EventDecoder().decode(Self.event(), now: Fixture.now)
         #expect(event.id == "m-1")
         #expect(event.type == "text")
         #expect(event.room == .init(id: "r-1", name: "Team"))
@@ -37,12 +49,12 @@ import Testing
         ("1970-01-01t00:00:00z", 0),
     ])
     func acceptsRFC3339Dates(text: String, seconds: Double) throws {
-        let event = try EventDecoder().decode(Self.event(", \"createdAt\": \"\(text)\""))
+        let event = try EventDecoder().decode(Self.event(", \"createdAt\": \"\(text)\""), now: Fixture.now)
         #expect(event.createdAt == Date(timeIntervalSince1970: seconds))
     }
 
     @Test func acceptsEpochMilliseconds() throws {
-        let event = try EventDecoder().decode(Self.event(", \"createdAt\": 1795953600250"))
+        let event = try EventDecoder().decode(Self.event(", \"createdAt\": 1795953600250"), now: Fixture.now)
         #expect(event.createdAt == Date(timeIntervalSince1970: 1_795_953_600.25))
     }
 
@@ -52,7 +64,9 @@ import Testing
         (#"{"type": "text"}"#, "id", "required"),
     ])
     func malformedRecordsAreDecodeErrors(json: String, path: String, message: String) {
-        #expect(throws: EventError(.decodeError, path: path, message)) { try EventDecoder().decode(Array(json.utf8)) }
+        #expect(throws: EventError(.decodeError, path: path, message)) {
+            try EventDecoder().decode(Array(json.utf8), now: Fixture.now)
+        }
     }
 
     @Test(arguments: [
@@ -73,7 +87,7 @@ import Testing
     ])
     func wrongFieldsNameThePathAndTheReason(override: String, path: String, message: String) {
         #expect(throws: EventError(.decodeError, path: path, message)) {
-            try EventDecoder().decode(Self.event(override))
+            try EventDecoder().decode(Self.event(override), now: Fixture.now)
         }
     }
 
@@ -83,20 +97,20 @@ import Testing
             throws: EventError(
                 .recordTooLarge, path: "", "record is \(Self.event().count) bytes, more than the limit of 100")
         ) {
-            try decoder.decode(Self.event())
+            try decoder.decode(Self.event(), now: Fixture.now)
         }
     }
 
     @Test func recipientAndDeviceCountsAreLimited() {
         let few = EventDecoder(limits: EventLimits(maximumRecipients: 0))
         #expect(throws: EventError(.decodeError, path: "recipients", "lists 1 recipients, more than the limit of 0")) {
-            try few.decode(Self.event())
+            try few.decode(Self.event(), now: Fixture.now)
         }
         let fewDevices = EventDecoder(limits: EventLimits(maximumDevicesPerRecipient: 1))
         #expect(
             throws: EventError(.decodeError, path: "recipients[0].devices", "lists 2 devices, more than the limit of 1")
         ) {
-            try fewDevices.decode(Self.event())
+            try fewDevices.decode(Self.event(), now: Fixture.now)
         }
     }
 
@@ -130,7 +144,7 @@ import Testing
     func badDevicesAreSetAsideWithoutFailingTheEvent(device: String, path: String, message: String) throws {
         let json = Self.event(
             #", "recipients": [{"userId": "u", "devices": [\#(device), {"platform": "fcm", "token": "ok"}]}]"#)
-        let event = try EventDecoder().decode(json)
+        let event = try EventDecoder().decode(json, now: Fixture.now)
         #expect(
             event.invalidDevices == [
                 DeviceAddress(recipient: 0, device: 0): EventError(.decodeError, path: path, message)
@@ -143,14 +157,115 @@ import Testing
         let json = Self.event(
             #", "recipients": [{"userId": "a", "devices": [{"platform": "fcm", "token": "t1"}]}, {"userId": "b", "x": 1, "devices": [{"platform": "fcm", "token": "t2"}, {"platform": "fcm", "token": "t3", "y": null}]}]"#
         )
-        let event = try EventDecoder().decode(json)
+        let event = try EventDecoder().decode(json, now: Fixture.now)
         let narrowed = event.narrowed(to: [DeviceAddress(recipient: 1, device: 1)])
         let text = String(decoding: narrowed, as: UTF8.self)
         #expect(
             text.contains(#""recipients":[{"userId":"b","x":1,"devices":[{"platform":"fcm","token":"t3","y":null}]}]"#))
         #expect(text.contains(#""extra":{"kept":[1,2.50]}"#))
-        let again = try EventDecoder().decode(narrowed)
+        let again = try EventDecoder().decode(narrowed, now: Fixture.now)
         #expect(again.recipients.map(\.userID) == ["b"])
         #expect(again.id == event.id)
+    }
+}
+
+/// Hostile events: numbers that would trap or overflow, huge strings, repeated member names.
+@Suite struct HostileEventTests {
+    func decode(_ overrides: String) throws(EventError) -> ChatMessageEvent {
+        try EventDecoder().decode(EventDecoderTests.event(overrides), now: Fixture.now)
+    }
+
+    @Test(arguments: [
+        ("9223372036854775807", "must be within 100 years of now"),
+        ("-9223372036854775808", "must be within 100 years of now"),
+        ("9223372036854775808", "must be whole epoch milliseconds within 100 years of now"),
+        ("-99999999999999999999999", "must be whole epoch milliseconds within 100 years of now"),
+        ("1e400", "must be whole epoch milliseconds within 100 years of now"),
+        ("1.7959536e12", "must be whole epoch milliseconds within 100 years of now"),
+        ("1795953600250.5", "must be whole epoch milliseconds within 100 years of now"),
+        ("-3000000000000", "must be within 100 years of now"),
+        ("\"0001-01-01T00:00:00Z\"", "must be within 100 years of now"),
+        ("\"9999-12-31T23:59:59.999999999999+23:59\"", "must be within 100 years of now"),
+    ])
+    func createdAtOutsideAHundredYearsOfNowIsADecodeError(literal: String, message: String) {
+        #expect(throws: EventError(.decodeError, path: "createdAt", message)) {
+            try decode(", \"createdAt\": \(literal)")
+        }
+    }
+
+    @Test func createdAtWithinAHundredYearsIsKeptIncludingBefore1970() throws {
+        let before1970 = try decode(#", "createdAt": -1000"#)
+        #expect(before1970.createdAt == Date(timeIntervalSince1970: -1))
+        #expect(before1970.createdAtEpochMillis == -1000)
+        let lastMillisecond = Int64(Fixture.now.timeIntervalSince1970 * 1000) + 3_155_760_000_000
+        let latest = try decode(", \"createdAt\": \(lastMillisecond)")
+        #expect(latest.createdAtEpochMillis == lastMillisecond)
+        #expect(throws: EventError.self) { try decode(", \"createdAt\": \(lastMillisecond + 1)") }
+    }
+
+    @Test func aFarFutureCreatedAtCountsAsNowPlusTheSkewForTheTimeToLive() throws {
+        let event = try decode(#", "createdAt": "2100-01-01T00:00:00Z""#)
+        #expect(event.timeToLiveStart(now: Fixture.now) == Fixture.now.addingTimeInterval(300))
+        let onTime = try decode(#", "createdAt": "2026-11-29T12:04:00Z""#)
+        #expect(onTime.timeToLiveStart(now: Fixture.now) == onTime.createdAt)
+    }
+
+    @Test(arguments: [
+        ("id", 256), ("type", 64), ("room", 256), ("sender", 256), ("target", 256), ("userId", 256),
+        ("room.name", 256), ("sender.nickname", 256), ("target.nickname", 256),
+    ])
+    func idsTypesAndNamesLongerThanTheContractAreDecodeErrors(field: String, limit: Int) throws {
+        func event(_ text: String) -> String {
+            let quoted = Fixture.quoted(text)
+            switch field {
+            case "room": return #", "room": {"id": \#(quoted)}"#
+            case "sender", "target": return #", "\#(field)": {"id": \#(quoted)}"#
+            case "userId": return #", "recipients": [{"userId": \#(quoted), "devices": []}]"#
+            case "room.name": return #", "room": {"id": "r", "name": \#(quoted)}"#
+            case "sender.nickname", "target.nickname":
+                return #", "\#(field.prefix { $0 != "." })": {"id": "u", "nickname": \#(quoted)}"#
+            default: return #", "\#(field)": \#(quoted)"#
+            }
+        }
+        let path =
+            switch field {
+            case "room", "sender", "target": "\(field).id"
+            case "userId": "recipients[0].userId"
+            default: field
+            }
+        // Characters as JSON Schema counts them: Unicode scalars, so 한 (3 bytes in UTF-8) is one.
+        _ = try decode(event(String(repeating: "한", count: limit)))
+        #expect(throws: EventError(.decodeError, path: path, "must be at most \(limit) characters")) {
+            try decode(event(String(repeating: "a", count: limit + 1)))
+        }
+    }
+
+    @Test func aMegabyteTypeIsADecodeErrorThatDoesNotQuoteIt() {
+        let type = String(repeating: "t", count: 800_000)
+        #expect(throws: EventError(.decodeError, path: "type", "must be at most 64 characters")) {
+            try decode(", \"type\": \"\(type)\"")
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"id": "m-1", "id": "m-2"}"#, "id", 14),
+        (#"{"recipients": [{"userId": "a"}, {"badge": 1, "badge": 2}]}"#, "recipients[1].badge", 46),
+        (#"{"payload": {"a": [{"x": {"y": 1, "y": 1}}]}}"#, "payload.a[0].x.y", 34),
+    ])
+    func repeatedMemberNamesAreDecodeErrorsWithTheirPath(json: String, path: String, offset: Int) {
+        #expect(
+            throws: EventError(.decodeError, path: path, "invalid JSON at byte \(offset): duplicate member name")
+        ) {
+            try EventDecoder().decode(Array(json.utf8), now: Fixture.now)
+        }
+    }
+
+    @Test func recordsFitADeadLetterBelowTheProducersMessageMaxBytes() {
+        #expect(EventLimits().maximumRecordBytes == 900_000)
+        #expect(EventLimits().maximumRecordBytes + EventLimits.deadLetterHeadroomBytes <= 1_000_000)
+        let padding = String(repeating: "p", count: 900_000)
+        #expect(throws: EventError.self) {
+            try EventDecoder().decode(EventDecoderTests.event(", \"extra\": \"\(padding)\""), now: Fixture.now)
+        }
     }
 }

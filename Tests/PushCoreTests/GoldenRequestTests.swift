@@ -34,7 +34,7 @@ import Testing
     }
 
     private func compare(file: URL, rules: RulesTable, golden: String) throws {
-        let event = try EventDecoder().decode(try Repository.read(file))
+        let event = try EventDecoder().decode(try Repository.read(file), now: Fixture.now)
         let now = try #require(event.createdAt)
         let decisions = PushPlanner(rules: rules, context: Fixture.context).plan(event, now: now)
         let report = DecisionReport.json(event: event, decisions: decisions, now: now) + "\n"

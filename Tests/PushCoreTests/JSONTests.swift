@@ -86,3 +86,35 @@ import Testing
         #expect(id == id.lowercased())
     }
 }
+
+@Suite struct JSONDuplicateNameTests {
+    @Test(arguments: [
+        (#"{"a": 1, "a": 2}"#, "a", 9),
+        (#"{"a": [0, {"b": {}, "b": {}}]}"#, "a[1].b", 20),
+        (#"[[], [{"k": 1, "k": 1}]]"#, "[1][0].k", 15),
+        // Past the scan of the first few names, a set finds the repeat.
+        (#"{"1":0,"2":0,"3":0,"4":0,"5":0,"6":0,"7":0,"8":0,"9":0,"10":0,"3":0}"#, "3", 62),
+    ])
+    func repeatedNamesAreRejectedWithThePathAndOffset(json: String, path: String, offset: Int) {
+        do {
+            _ = try JSONParser.parse(Array(json.utf8))
+            Issue.record("parsed a document with a repeated name")
+        } catch {
+            #expect(error == JSONSyntaxError(offset: offset, path: path, reason: "duplicate member name"))
+        }
+    }
+
+    @Test func errorsInsideValuesNameWhereTheyAre() {
+        do {
+            _ = try JSONParser.parse(Array(#"{"x": [1, {"y": tru}]}"#.utf8))
+            Issue.record("parsed an invalid document")
+        } catch {
+            #expect(error.path == "x[1].y")
+        }
+    }
+
+    @Test func theSameNameInDifferentObjectsIsFine() throws {
+        let value = try JSONParser.parse(Array(#"{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}"#.utf8))
+        #expect(value["a"]?["a"] == .number("1"))
+    }
+}

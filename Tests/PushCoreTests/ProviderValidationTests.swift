@@ -65,7 +65,7 @@ import Testing
         var cases: [Case] = []
         let planner = PushPlanner(rules: .standard, context: Fixture.context)
         for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("chat-message")) {
-            let event = try EventDecoder().decode(try Repository.read(file))
+            let event = try EventDecoder().decode(try Repository.read(file), now: Fixture.now)
             for decision in planner.plan(event, now: event.createdAt ?? Fixture.now) {
                 guard let request = decision.outcome.request else { continue }
                 cases.append(Case(name: "\(file.lastPathComponent) \(decision.address)", request: request))
@@ -74,7 +74,7 @@ import Testing
         let huge = String(repeating: "👩‍👩‍👧‍👦 漢字 e\u{301} مرحبا ", count: 400)
         for type in Fixture.seedTypes + ["unreadCount", "call"] {
             let bytes = Fixture.event(
-                type: type, content: huge, nickname: String(huge.prefix(300)),
+                type: type, content: huge, nickname: String(huge.prefix(100)),
                 payload: #"{"blob": \#(Fixture.quoted(huge))}"#)
             for decision in try Fixture.decisions(bytes) {
                 guard let request = decision.outcome.request else { continue }

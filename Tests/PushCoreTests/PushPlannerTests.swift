@@ -115,11 +115,9 @@ import Testing
     }
 
     @Test func requestsThatCannotFitAreDeadLetteredAsPayloadTooLarge() throws {
-        let bytes = Array(
-            String(decoding: Fixture.event(type: "text"), as: UTF8.self)
-                .replacingOccurrences(of: #""id": "r-42""#, with: #""id": "\#(String(repeating: "r", count: 5_000))""#)
-                .utf8)
-        let outcomes = try outcomes(bytes)
+        var rules = RulesTable.standard
+        rules.types["text"]?.threadID = try Template(String(repeating: "r", count: 5_000))
+        let outcomes = try outcomes(Fixture.event(type: "text"), rules: rules)
         guard case .deadLetter(let error) = outcomes[0] else {
             Issue.record("expected a dead letter, got \(outcomes[0])")
             return
@@ -136,6 +134,41 @@ import Testing
         let collapseID = try #require(outcomes[0].request?.header("apns-collapse-id"))
         #expect(collapseID.utf8.count == 64)
         #expect(collapseID == SHA256.hexDigest("r-42-" + String(repeating: "c", count: 100)))
+    }
+
+    @Test(arguments: ["r\t1", "r\u{1}", "r\u{7F}", "방-1", "room 1", String(repeating: "r", count: 65)])
+    func collapseIDsThatAreNoLegalHeaderAreHashed(roomID: String) throws {
+        let bytes = Array(
+            String(decoding: Fixture.event(type: "text"), as: UTF8.self)
+                .replacingOccurrences(of: #""id": "r-42""#, with: #""id": \#(Fixture.quoted(roomID))"#).utf8)
+        let collapseID = try #require(try outcomes(bytes)[0].request?.header("apns-collapse-id"))
+        #expect(collapseID == SHA256.hexDigest(roomID))
+        #expect(collapseID.utf8.allSatisfy { (0x21...0x7E).contains($0) })
+    }
+
+    @Test func legalCollapseIDsAreKeptAndEmptyOnesLeftOut() throws {
+        let legal = String(repeating: "~", count: 64)
+        var rules = RulesTable.standard
+        rules.types["text"]?.collapseKey = try Template(legal)
+        #expect(try outcomes(Fixture.event(type: "text"), rules: rules)[0].request?.header("apns-collapse-id") == legal)
+        rules.types["text"]?.collapseKey = try Template("{room.name}")
+        let unnamed = Array(
+            String(decoding: Fixture.event(type: "text"), as: UTF8.self)
+                .replacingOccurrences(of: #", "name": "Team""#, with: "").utf8)
+        let request = try #require(try outcomes(unnamed, rules: rules)[0].request)
+        #expect(request.header("apns-collapse-id") == nil)
+    }
+
+    @Test func aFarFutureCreatedAtExpiresOneTimeToLiveAfterNowPlusTheSkew() throws {
+        let future = Array(
+            String(decoding: Fixture.event(type: "text"), as: UTF8.self)
+                .replacingOccurrences(of: "2026-11-29T12:00:00Z", with: "2120-01-01T00:00:00Z").utf8)
+        let outcomes = try outcomes(future)
+        for request in [outcomes[0].request, outcomes[2].request] {
+            #expect(request?.expiresAtEpochSeconds == Int(Fixture.now.timeIntervalSince1970) + 300 + 86_400)
+        }
+        #expect(
+            outcomes[0].request?.header("apns-expiration") == String(Int(Fixture.now.timeIntervalSince1970) + 86_700))
     }
 
     @Test func devicesMayNameTheirOwnTopicAndTheSandbox() throws {

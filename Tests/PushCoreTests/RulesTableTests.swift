@@ -92,6 +92,10 @@ import Testing
             #"unknownType.rule: only allowed with policy "fallback""#
         ),
         (#"{"types": {}, "anonymousName": 3}"#, "anonymousName: must be a string, not number"),
+        (
+            #"{"types": {"text": {"sound": "a", "sound": "b"}}}"#,
+            "types.text.sound: invalid JSON at byte 34: duplicate member name"
+        ),
     ])
     func brokenRulesFilesNameThePathAndTheReason(json: String, message: String) {
         #expect(throws: (any Error).self) { try RulesTable.load(json: Array(json.utf8)) }

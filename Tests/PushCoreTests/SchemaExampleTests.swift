@@ -34,6 +34,21 @@ import Testing
         #expect(output.contains("'id' is a required property"))
     }
 
+    @Test(arguments: [
+        (#""type": "\#(String(repeating: "t", count: 65))", "room": {"id": "r"}"#, "$.type"),
+        (#""type": "text", "room": {"id": "\#(String(repeating: "r", count: 257))"}"#, "$.room.id"),
+    ])
+    func theSchemaStatesTheLengthLimitsTheDecoderEnforces(members: String, path: String) throws {
+        let json = #"{"id": "m", "sender": {"id": "s"}, "recipients": [], \#(members)}"#
+        #expect(throws: EventError.self) { try EventDecoder().decode(Array(json.utf8), now: Fixture.now) }
+        let file = try Repository.temporaryFile(Array(json.utf8))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, output) = try Repository.runVenvTool(
+            "check-jsonschema", ["--schemafile", "schemas/chat-message.schema.json".inRepository, file.path])
+        #expect(status != 0)
+        #expect(output.contains(path), "\(output)")
+    }
+
     @Test func everyExampleRulesFileLoads() throws {
         for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("rules")) {
             _ = try RulesTable.load(json: try Repository.read(file))

@@ -36,7 +36,7 @@ enum Fixture {
     static func decisions(
         _ bytes: [UInt8], rules: RulesTable = .standard, now: Date = Fixture.now
     ) throws -> [DeviceDecision] {
-        PushPlanner(rules: rules, context: context).plan(try EventDecoder().decode(bytes), now: now)
+        PushPlanner(rules: rules, context: context).plan(try EventDecoder().decode(bytes, now: now), now: now)
     }
 }
 

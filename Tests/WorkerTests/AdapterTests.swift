@@ -52,6 +52,18 @@ import Testing
                 ]))
     }
 
+    /// On the main branch before the range check, `9223372036854775807` trapped converting to Int64 (signal 4).
+    @Test(arguments: ["9223372036854775807", "-9223372036854775808", "1e300", "\"0001-01-01T00:00:00Z\""])
+    func aCreatedAtFarFromNowIsADecodeErrorNotATrap(createdAt: String) {
+        let value = Self.event.replacingOccurrences(of: "\"2026-11-29T12:00:00Z\"", with: createdAt)
+        guard case .failure(let error) = planner.plan(Array(value.utf8), nowMillis: 1_795_953_600_000) else {
+            Issue.record("planned an event with createdAt \(createdAt)")
+            return
+        }
+        #expect(error.reason == "decode_error")
+        #expect(error.message.hasPrefix("createdAt: "))
+    }
+
     @Test func anUnusableDeviceEntryIsDeadLetteredUnderThePlatformAndTokenTheEventGave() throws {
         let value = Self.event.replacingOccurrences(of: Self.apnsToken, with: "not-hex")
         let event = try planner.plan(Array(value.utf8), nowMillis: 1_795_953_600_000).get()

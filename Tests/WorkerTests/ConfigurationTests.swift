@@ -18,7 +18,11 @@ import Testing
         #expect(configuration.pipeline.inputTopics == ["chat.messages"])
         #expect(configuration.pipeline.receiptsTopic == "push.receipts")
         #expect(configuration.pipeline.deadLetterTopic == "push.dlq")
-        #expect(configuration.pipeline.retryTopic == "push.retry")
+        #expect(
+            configuration.pipeline.retryTiers.topics == [
+                "push.retry-1000", "push.retry-10000", "push.retry-60000", "push.retry-600000", "push.retry-3600000",
+            ])
+        #expect(configuration.pipeline.roomOrder == .strict)
         #expect(configuration.pipeline.worker == "pod-7")
         #expect(configuration.fcm?.url == "https://fcm.googleapis.com")
         #expect(configuration.apns == nil)
@@ -29,6 +33,7 @@ import Testing
         let environment = Self.apnsOnly.merging([
             "APNS_URL": "https://127.0.0.1:8443/", "KAFKA_SASL_MECHANISM": "PLAIN", "PUSH_TOPICS": "a, b",
             "PUSH_MAX_IN_FLIGHT": "50", "PUSH_RETRY_BUDGET_MS": "2500", "PUSH_WORKER_ID": "w-1",
+            "PUSH_ROOM_ORDER": "first-attempt", "PUSH_RETRY_TOPIC": "retries", "PUSH_RETRY_TIERS": "500ms, 30s,2m,24h",
         ]) { $1 }
         let configuration = try WorkerConfiguration.load(environment: environment)
         #expect(configuration.apns?.url == "https://127.0.0.1:8443")
@@ -39,6 +44,11 @@ import Testing
         #expect(configuration.pipeline.maxInFlightRecords == 50)
         #expect(configuration.pipeline.retryBudget == .milliseconds(2500))
         #expect(configuration.pipeline.worker == "w-1")
+        #expect(configuration.pipeline.roomOrder == .firstAttempt)
+        #expect(
+            configuration.pipeline.retryTiers.topics == [
+                "retries-500", "retries-30000", "retries-120000", "retries-86400000",
+            ])
     }
 
     @Test(arguments: [
@@ -47,16 +57,34 @@ import Testing
         (["PUSH_TOPICS": " , "], "PUSH_TOPICS"),
         (["PUSH_TOPICS": "bad topic!"], "PUSH_TOPICS"),
         (["PUSH_RECEIPTS_TOPIC": "chat.messages"], "PUSH_RECEIPTS_TOPIC"),
-        (["PUSH_RETRY_TOPIC": "push.dlq"], "PUSH_RETRY_TOPIC"),
+        (["PUSH_DLQ_TOPIC": "push.retry-60000"], "PUSH_RETRY_TOPIC"),
+        (["PUSH_TOPICS": "chat,push.retry-1000"], "PUSH_RETRY_TOPIC"),
+        (["PUSH_ROOM_ORDER": "loose"], "PUSH_ROOM_ORDER"),
+        (["PUSH_RETRY_TIERS": "10s,1s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "1s,1s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "1s,,10s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "0s"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "25h"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "5 minutes"], "PUSH_RETRY_TIERS"),
+        (["PUSH_RETRY_TIERS": "9223372036854775807h"], "PUSH_RETRY_TIERS"),
         (["FCM_URL": "fcm.googleapis.com"], "FCM_URL"),
         (["KAFKA_MAX_POLL_INTERVAL_MS": "10000", "PUSH_REVOKE_DRAIN_MS": "20000"], "PUSH_REVOKE_DRAIN_MS"),
         (["PUSH_RETRY_BASE_MS": "1000", "PUSH_RETRY_CAP_MS": "10"], "PUSH_RETRY_CAP_MS"),
         (["APNS_KEY_FILE": "/k.p8"], "APNS_KEY_ID"),
         (["KAFKA_GROUP_ID": "two words"], "KAFKA_GROUP_ID"),
+        // Hostile numbers (librdkafka's own check for KAFKA_*) and cleartext provider URLs.
+        (["KAFKA_LINGER_MS": "soon"], "KAFKA_LINGER_MS"),
+        (["KAFKA_MESSAGE_MAX_BYTES": "99999999999999999999"], "KAFKA_MESSAGE_MAX_BYTES"),
+        (["PUSH_MAX_ATTEMPTS": "9223372036854775808"], "PUSH_MAX_ATTEMPTS"),
+        (["PUSH_RETRY_CAP_MS": "-9223372036854775809"], "PUSH_RETRY_CAP_MS"),
+        (["FCM_URL": "http://fcm.example"], "FCM_URL"),
+        (["APNS_URL": "http://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_URL"),
+        (["APNS_SANDBOX_URL": "HTTP://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_SANDBOX_URL"),
+        (["PUSH_ALLOW_INSECURE_HTTP": "yes"], "PUSH_ALLOW_INSECURE_HTTP"),
     ])
     func aBadSettingIsRefusedNamingItsVariable(overrides: [String: String], variable: String) {
         #expect {
-            try WorkerConfiguration.load(environment: Self.fcmOnly.merging(overrides) { $1 })
+            try Self.fcmWith(overrides)
         } throws: { error in
             (error as? InvalidSetting)?.variable == variable
         }
@@ -94,10 +122,48 @@ import Testing
         }
     }
 
+    /// The FCM-only configuration with `overrides`.
+    static func fcmWith(_ overrides: [String: String]) throws -> WorkerConfiguration {
+        try WorkerConfiguration.load(environment: fcmOnly.merging(overrides) { $1 })
+    }
+
+    /// librdkafka counts the SASL user name as sensitive too, and the OAuth bearer configuration.
     @Test func printingTheConfigurationRedactsSecrets() throws {
-        let configuration = try WorkerConfiguration.load(
-            environment: Self.fcmOnly.merging(["KAFKA_SASL_PASSWORD": "hunter2", "KAFKA_SASL_USERNAME": "svc"]) { $1 })
-        #expect(!configuration.description.contains("hunter2"))
-        #expect(configuration.description.contains("svc"))
+        let configuration = try Self.fcmWith([
+            "KAFKA_SASL_PASSWORD": "hunter2", "KAFKA_SASL_USERNAME": "svc-user",
+            "KAFKA_SASL_OAUTHBEARER_CONFIG": "principal=admin scope=s3cr3t", "KAFKA_SASL_MECHANISM": "PLAIN",
+        ])
+        for secret in ["hunter2", "svc-user", "s3cr3t"] { #expect(!configuration.description.contains(secret)) }
+        #expect(configuration.description.contains("sasl.mechanism=PLAIN"))
+    }
+
+    @Test func kubernetesServiceLinksAreIgnoredAndListedForOneWarning() throws {
+        let configuration = try Self.fcmWith([
+            "KAFKA_PORT": "tcp://10.0.0.7:9092", "KAFKA_SERVICE_HOST": "10.0.0.7",
+            "KAFKA_PORT_9092_TCP_ADDR": "10.0.0.7", "KAFKA_SOCKET_TIMEOUT_MS": "7000",
+        ])
+        #expect(
+            configuration.ignoredKafkaVariables == ["KAFKA_PORT", "KAFKA_PORT_9092_TCP_ADDR", "KAFKA_SERVICE_HOST"])
+        #expect(configuration.kafka["socket.timeout.ms"] == "7000")
+        #expect(configuration.kafka["port"] == nil)
+        #expect(configuration.kafka["service.host"] == nil)
+    }
+
+    @Test func cleartextProviderURLsNeedTheExplicitDevelopmentSetting() throws {
+        let configuration = try Self.fcmWith(["FCM_URL": "http://127.0.0.1:8080", "PUSH_ALLOW_INSECURE_HTTP": "true"])
+        #expect(configuration.fcm?.url == "http://127.0.0.1:8080")
+        #expect(configuration.description.contains("PUSH_ALLOW_INSECURE_HTTP"))
+        #expect(throws: Never.self) {
+            try WorkerConfiguration.checkTransport(of: "http://oauth/token", variable: "token_uri", allowsHTTP: true)
+        }
+        #expect(throws: InvalidSetting.self) {
+            try WorkerConfiguration.checkTransport(of: "http://oauth/token", variable: "token_uri", allowsHTTP: false)
+        }
+    }
+
+    @Test(arguments: [(nil, 900_000), ("2000000", 1_900_000), ("100000", 1024)])
+    func theEventSizeLimitLeavesRoomForTheDeadLetterUnderMessageMaxBytes(setting: String?, expected: Int) throws {
+        let overrides = setting.map { ["KAFKA_MESSAGE_MAX_BYTES": $0] } ?? [:]
+        #expect(try Self.fcmWith(overrides).maximumEventBytes == expected)
     }
 }

@@ -163,6 +163,10 @@ final class FakeSink: RecordSink {
         var flushed = false
         /// Values larger than this are refused for good, like Kafka's `message.max.bytes`.
         var maximumValueBytes = Int.max
+        /// Records whose header values add up to more than this are refused for good too.
+        var maximumHeaderBytes = Int.max
+        /// Every call fails like a producer with a fatal error.
+        var fatal = false
     }
 
     let state = Mutex(State())
@@ -180,7 +184,13 @@ final class FakeSink: RecordSink {
                 state.failuresLeft -= 1
                 throw SinkFailure()
             }
-            let tooLarge = records.indices.filter { records[$0].value.count > state.maximumValueBytes }
+            if state.fatal {
+                throw ProduceFailed(reason: "OUT_OF_ORDER_SEQUENCE_NUMBER", message: "fatal", isFatal: true)
+            }
+            let tooLarge = records.indices.filter {
+                records[$0].value.count > state.maximumValueBytes
+                    || records[$0].headers.reduce(0, { $0 + $1.value.count }) > state.maximumHeaderBytes
+            }
             state.records += records.indices.filter { !tooLarge.contains($0) }.map { records[$0] }
             if !tooLarge.isEmpty { throw OutputRejected(indices: tooLarge, reason: "MSG_SIZE_TOO_LARGE") }
         }
@@ -190,7 +200,7 @@ final class FakeSink: RecordSink {
 }
 
 /// Events as text: `messageId;device,device,…`. A device named `skip…` is skipped, `old…` expired,
-/// `big…` dead-lettered as too large, `f…` goes to FCM and any other to APNs; the request is the name.
+/// `big…` dead-lettered as too large, `unknown…` dead-lettered quoting its name, `f…` goes to FCM and any other to APNs; the request is the name.
 /// A value without `;` is undecodable. Narrowing keeps the chosen devices.
 struct FakePlanner: EventPlanner {
     func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<String>, UndecodableEvent> {
@@ -212,6 +222,8 @@ struct FakePlanner: EventPlanner {
                     .expired
                 } else if name.hasPrefix("big") {
                     .deadLetter(reason: "payload_too_large", message: "does not fit")
+                } else if name.hasPrefix("unknown") {
+                    .deadLetter(reason: "unknown_type", message: "no rule for type '\(name)'")
                 } else {
                     .send(name.hasPrefix("f") ? .fcm : .apns, "\(messageId)/\(name)")
                 }

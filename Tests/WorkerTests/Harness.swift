@@ -12,7 +12,8 @@ struct Harness {
     let sender = FakeSender()
     let observer = RecordingObserver()
     var settings = PipelineSettings(
-        inputTopics: ["chat"], retryTopic: "retry", receiptsTopic: "receipts", deadLetterTopic: "dlq", group: "group-1",
+        inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts", deadLetterTopic: "dlq",
+        group: "group-1",
         worker: "worker-1")
 
     init() {
@@ -59,6 +60,11 @@ struct Harness {
 
     func stored(_ topic: String = "chat", _ partition: Int32 = 0) -> Int64? {
         source.snapshot.stored[TopicPartition(topic, partition)]
+    }
+
+    /// What was produced on any of the retry tiers.
+    func retryRecords() -> [OutputRecord] {
+        sink.records.filter { settings.isRetryTopic($0.topic) }
     }
 
     /// Receipts as parsed JSON objects.

@@ -9,7 +9,8 @@ import Testing
 @Suite(.serialized) struct KafkaPipelineIntegrationTests {
     @Test func consumesSendsWritesReceiptsAndCommitsThroughTheMockCluster() async throws {
         let cluster = try MockCluster(brokers: 1)
-        for (topic, partitions) in [("chat", 3), ("retry", 1), ("receipts", 1), ("dlq", 1)] {
+        let retryTiers = RetryTiers(base: "retry")
+        for (topic, partitions) in [("chat", 3), ("receipts", 1), ("dlq", 1)] + retryTiers.topics.map({ ($0, 1) }) {
             try cluster.createTopic(topic, partitions: partitions)
         }
         let common = KafkaConfiguration([
@@ -30,10 +31,12 @@ import Testing
                 "group.id": group, "session.timeout.ms": "6000", "heartbeat.interval.ms": "300",
                 "auto.commit.interval.ms": "200", "fetch.wait.max.ms": "50",
             ]))
-        let source = try await KafkaRecordSource(configuration: consumerConfiguration, topics: ["chat", "retry"])
+        let source = try await KafkaRecordSource(
+            configuration: consumerConfiguration, topics: ["chat"] + retryTiers.topics)
         let sender = FakeSender()
         var settings = PipelineSettings(
-            inputTopics: ["chat"], retryTopic: "retry", receiptsTopic: "receipts", deadLetterTopic: "dlq", group: group,
+            inputTopics: ["chat"], retryTiers: retryTiers, receiptsTopic: "receipts", deadLetterTopic: "dlq",
+            group: group,
             worker: "worker-it")
         settings.shutdownGracePeriod = .seconds(10)
         let pipeline = Pipeline(

@@ -68,7 +68,7 @@ import Testing
         let harness = Harness()
         harness.sender.script("m0/a", [.retry(reason: "ServiceUnavailable", status: 503, after: nil)])
         #expect(await harness.shutDownDuringTheOnlySend() == .shutDown(unfinished: 0))
-        #expect(harness.sink.records(on: "retry").count == 1)
+        #expect(harness.retryRecords().count == 1)
         #expect(harness.stored() == 1)
     }
 

@@ -15,14 +15,56 @@ import Testing
         #expect(sent.firstIndex(of: "m1/a")! < sent.firstIndex(of: "m2/b")!)
     }
 
-    @Test func retriesOfOneRecordDoNotHoldUpTheRoom() async {
-        let harness = Harness()
+    /// m1 (room a) is retried in process after 5 s; m2 is room a's next record, m3 another room's.
+    @Test(arguments: RoomOrdering.allCases)
+    func inStrictOrderARoomsNextRecordWaitsForThePreviousOnesInProcessRetriesOtherwiseOnlyForItsFirstAttempts(
+        order: RoomOrdering
+    ) async throws {
+        var harness = Harness()
+        harness.settings.roomOrder = order
         harness.sender.script("m1/a", [.retry(reason: "ServiceUnavailable", status: 503, after: .seconds(5))])
-        harness.source.add([record("m1;a", offset: 0), record("m2;b", offset: 1)])
-        #expect(await harness.run(untilStored: 2))
+        harness.source.add([
+            record("m1;a", offset: 0, key: "room-a"), record("m2;b", offset: 1, key: "room-a"),
+            record("m3;c", offset: 2, key: "room-c"),
+        ])
+        #expect(await harness.run(untilStored: 3))
         let sent = harness.sender.sent
         #expect(sent.filter { $0 == "m1/a" }.count == 2)
-        #expect(sent.firstIndex(of: "m2/b")! < sent.lastIndex(of: "m1/a")!)
+        let retried = try #require(sent.lastIndex(of: "m1/a"))
+        let next = try #require(sent.firstIndex(of: "m2/b"))
+        #expect(try #require(sent.firstIndex(of: "m3/c")) < retried)
+        switch order {
+        case .strict: #expect(retried < next)
+        case .firstAttempt: #expect(next < retried)
+        }
+        #expect(harness.retryRecords().isEmpty)
+    }
+
+    @Test(arguments: RoomOrdering.allCases)
+    func aHandOffToTheRetryTopicLetsTheRoomsNextRecordGo(order: RoomOrdering) async {
+        var harness = Harness()
+        harness.settings.roomOrder = order
+        harness.sender.script("m1/a", [.retry(reason: "ServiceUnavailable", status: 503, after: .seconds(60))])
+        harness.source.add([record("m1;a", offset: 0), record("m2;b", offset: 1)])
+        let started = harness.clock.nowMillis()
+        #expect(await harness.run(untilStored: 2))
+        #expect(harness.sender.sent == ["m1/a", "m2/b"])
+        #expect(harness.retryRecords().map(\.text) == ["m1;a"])
+        #expect(harness.clock.nowMillis() - started < 60_000)
+    }
+
+    @Test func inStrictOrderARoomWaitsForInProcessRetriesOnlyWithinTheBudget() async {
+        var harness = Harness()
+        harness.settings.retryBudget = .seconds(3)
+        harness.sender.script(
+            "m1/a", Array(repeating: .retry(reason: "InternalServerError", status: 500, after: nil), count: 3))
+        harness.source.add([record("m1;a", offset: 0), record("m2;b", offset: 1)])
+        let started = harness.clock.nowMillis()
+        #expect(await harness.run(untilStored: 2))
+        // 1 s then 2 s of backoff fill the 3 s budget; the next 3 s would not fit, so m1 goes to the retry topic.
+        #expect(harness.sender.sent == ["m1/a", "m1/a", "m1/a", "m2/b"])
+        #expect(harness.retryRecords().map(\.text) == ["m1;a"])
+        #expect(harness.clock.nowMillis() - started < 10_000)
     }
 
     @Test func theWatermarkWaitsForAnUnfinishedEarlierRecord() async {

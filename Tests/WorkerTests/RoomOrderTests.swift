@@ -43,4 +43,17 @@ struct RoomOrderTests {
         // m-0's APNs request again after m-2's: the same path and body, so a retry.
         #expect(RoomOrder(Self.input).violations(in: try Self.requests(["m-0", "m-1", "m-2", "m-3", "m-0"])).isEmpty)
     }
+
+    @Test func inStrictOrderEveryRetryOfAMessageComesBeforeItsRoomsNextMessage() throws {
+        let requests = try Self.requests(["m-0", "m-1", "m-0", "m-2", "m-3", "m-1"])
+        #expect(
+            RoomOrder(Self.input).strictViolations(in: requests, handedOff: []) == ["b: m-3 before m-1 was settled"])
+    }
+
+    @Test func aMessageHandedToTheRetryTopicMayBeRetriedAfterItsRoomsNextMessage() throws {
+        let requests = try Self.requests(["m-0", "m-2", "m-0", "m-1", "m-3"])
+        let order = RoomOrder(Self.input)
+        #expect(order.strictViolations(in: requests, handedOff: []) == ["a: m-2 before m-0 was settled"])
+        #expect(order.strictViolations(in: requests, handedOff: ["m-0"]).isEmpty)
+    }
 }

@@ -6,6 +6,7 @@ import PushCore
 import PushSimulatorSupport
 import SeededRandomness
 import Testing
+import Worker
 
 /// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM and OAuth over TLS HTTP/2) and
 /// `push-worker run`, with events produced into Kafka and the receipts, retry and dead-letter records read back.
@@ -240,7 +241,8 @@ final class EndToEnd {
                 EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)), key: "r-\(index % 3)")
         }
         let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count)
-        let retried = try await run.read(["push.retry"], count: 1, within: .seconds(10))
+        // Every retry record: all were written before the last receipt.
+        let retried = try await run.read(RetryTiers(base: "push.retry").topics, within: .seconds(3)) { _ in false }
         let input = try await run.read(["chat.messages"], count: count, within: .seconds(30))
         let requests = try await run.simulator.requests()
         #expect(await run.stop() == 0)
@@ -254,10 +256,79 @@ final class EndToEnd {
         #expect(retried.allSatisfy { $0.headers.contains { $0.name == "x-retry-due" } })
         #expect(requests.contains { $0.status == 503 } && requests.contains { $0.status == 429 })
 
-        // Per room, the first attempts of each message go out in event order.
+        // Per room, the first attempts of each message go out in event order; and (strict order, the default)
+        // a message's in-process retries all come before the room's next message, unless it was handed off.
         let order = RoomOrder(input)
         #expect(order.rooms == 3)
         #expect(order.violations(in: requests).isEmpty, "\(order.violations(in: requests).prefix(5))")
+        let handedOff = Set(retried.compactMap { try? JSONParser.parse($0.value)["id"]?.stringValue })
+        #expect(handedOff.count < count / 2)
+        let strict = order.strictViolations(in: requests, handedOff: handedOff)
+        #expect(strict.isEmpty, "\(strict.prefix(5))")
+    }
+
+    /// Strict room order and the retry tiers with real processes. Room r-0: m-0's APNs send fails twice with 503
+    /// and is retried in process, then m-2 and m-4. Room r-1: m-1 is answered 429 with Retry-After 600 s and m-3
+    /// 503 with Retry-After 1 s, both beyond the budget: handed to the tiers of 600 s and 1 s, m-3 after m-1 on
+    /// the same key (one retry partition used to hold m-3 back for the 10 minutes).
+    @Test func aRetriedMessageIsDeliveredBeforeItsRoomsNextOneAndANearRetryPassesAFarOne() async throws {
+        func token(_ index: Int) -> String { String(format: "%064x", index + 1) }
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_RETRY_BUDGET_MS": "500", "PUSH_RETRY_BASE_MS": "50", "PUSH_RETRY_CAP_MS": "100",
+            "PUSH_RETRY_TIERS": "1s,600s",
+        ]) { simulator in
+            try await simulator.addFaultRule(
+                #"{"path": "^/3/device/\#(token(0))$", "times": 2, "status": 503}"#)
+            try await simulator.addFaultRule(
+                #"{"path": "^/3/device/\#(token(1))$", "times": 1, "status": 429, "retry_after": 600}"#)
+            try await simulator.addFaultRule(
+                #"{"path": "^/3/device/\#(token(3))$", "times": 1, "status": 503, "retry_after": 1}"#)
+        }
+        let started = ContinuousClock.now
+        for index in 0..<5 {
+            try await run.produce(EndToEnd.event(index, device: 0, rooms: 2), key: "r-\(index % 2)")
+        }
+        let outputs = try await run.read(
+            ["push.receipts", "push.retry-1000", "push.retry-600000"], within: .seconds(60)
+        ) {
+            ReceiptCount($0).distinct >= 4 && $0.filter { $0.topic.hasPrefix("push.retry-") }.count >= 2
+        }
+        let elapsed = ContinuousClock.now - started
+        let requests = try await run.simulator.requests()
+        let input = try await run.read(["chat.messages"], count: 5, within: .seconds(30))
+        #expect(await run.stop() == 0)
+
+        var receipts: [String: JSONValue] = [:]
+        for record in outputs where record.topic == "push.receipts" {
+            if let receipt = try? JSONParser.parse(record.value), let id = receipt["messageId"]?.stringValue {
+                receipts[id] = receipt
+            }
+        }
+        #expect(Set(receipts.keys) == ["m-0", "m-2", "m-3", "m-4"])
+        #expect(receipts.values.allSatisfy { $0["status"] == .string("delivered") })
+        #expect(receipts["m-0"]?["attempts"] == .number("3"))
+        #expect(receipts["m-3"]?["attempts"] == .number("2"))
+        #expect(elapsed < .seconds(600))
+        let retries = Dictionary(
+            outputs.filter { $0.topic.hasPrefix("push.retry-") }.map { ($0.topic, $0) }, uniquingKeysWith: { $1 })
+        let far = retries["push.retry-600000"]
+        #expect(far.map { try? JSONParser.parse($0.value)["id"]?.stringValue } == "m-1")
+        let due = far?.headers.first { $0.name == "x-retry-due" }?.value.flatMap {
+            Int64(String(decoding: $0, as: UTF8.self))
+        }
+        let failed = far?.headers.first { $0.name == "x-first-failure" }?.value.flatMap {
+            Int64(String(decoding: $0, as: UTF8.self))
+        }
+        #expect((due ?? 0) - (failed ?? 0) >= 600_000)
+        #expect(retries["push.retry-1000"].map { try? JSONParser.parse($0.value)["id"]?.stringValue } == "m-3")
+
+        // m-0's two retries and its delivery all come before m-2's first request, and m-2's before m-4's.
+        let pushes = requests.filter(\.isPush).sorted { $0.seq < $1.seq }
+        #expect(pushes.filter { $0.messageId == "m-0" }.map(\.status) == [503, 503, 200])
+        #expect(RoomOrder(input).strictViolations(in: pushes, handedOff: ["m-1", "m-3"]).isEmpty)
+        let firstOf = { (id: String) in pushes.first { $0.messageId == id }?.seq ?? 0 }
+        #expect(pushes.last { $0.messageId == "m-0" }.map(\.seq) ?? .max < firstOf("m-2"))
+        #expect(firstOf("m-2") < firstOf("m-4"))
     }
 }
 

@@ -172,6 +172,32 @@ struct RoomOrder {
         }
         return violations
     }
+
+    /// Strict room order (`PUSH_ROOM_ORDER=strict`): the places where a request of a message (first attempt or
+    /// in-process retry) comes after the first request of a later message of its room. Messages in `handedOff`
+    /// went through the retry topic, which lets later messages pass, and are left out.
+    func strictViolations(in requests: [RecordedRequest], handedOff: Set<String>) -> [String] {
+        var first: [String: Int] = [:]
+        var last: [String: Int] = [:]
+        for request in requests where request.isPush {
+            guard let id = request.messageId, positions[id] != nil else { continue }
+            first[id] = min(first[id] ?? request.seq, request.seq)
+            last[id] = max(last[id] ?? request.seq, request.seq)
+        }
+        let byRoom = Dictionary(grouping: positions) { $0.value.room }.mapValues { messages in
+            messages.sorted { $0.value.position < $1.value.position }.map(\.key)
+        }
+        var violations: [String] = []
+        for (room, ids) in byRoom {
+            for (index, id) in ids.enumerated() where !handedOff.contains(id) {
+                guard let end = last[id] else { continue }
+                for later in ids[(index + 1)...] where first[later].map({ $0 < end }) ?? false {
+                    violations.append("\(room): \(later) before \(id) was settled")
+                }
+            }
+        }
+        return violations.sorted()
+    }
 }
 
 extension RecordedRequest {

@@ -315,7 +315,8 @@ class Bench:
     def start_services(self) -> None:
         arguments = self.arguments
         topics = [f"bench.{case}.{kind}" for case in CASES for kind in ("events", "receipts")]
-        topics += ["push.dlq", "push.retry"]
+        # The dead-letter topic and the worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h).
+        topics += ["push.dlq"] + [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
         broker = self.spawn([arguments.bin, "dev-broker", "--partitions", str(arguments.partitions),
                              "--topics", ",".join(topics)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

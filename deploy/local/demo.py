@@ -32,7 +32,9 @@ from demo_traffic import (FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNR
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 3
-OUTPUT_TOPICS = ("push.receipts", "push.dlq", "push.retry")
+# The worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h): one topic each, named by the delay in ms.
+RETRY_TOPICS = tuple(f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000))
+OUTPUT_TOPICS = ("push.receipts", "push.dlq", *RETRY_TOPICS)
 START_TIMEOUT = 30
 ARRIVAL_TIMEOUT = 60
 STOP_TIMEOUT = 30
@@ -102,6 +104,10 @@ class Outputs:
     def receipts(self) -> list[dict]:
         return [json.loads(message.value()) for message in self.records["push.receipts"]]
 
+    def retries(self) -> list:
+        """Retry records of every tier."""
+        return [message for topic in RETRY_TOPICS for message in self.records[topic]]
+
 
 class Demo:
     def __init__(self, worker_binary: Path, directory: Path):
@@ -121,7 +127,8 @@ class Demo:
         if not line.startswith("bootstrap.servers="):
             raise DemoFailed(f"the dev broker printed {line!r} instead of its bootstrap servers")
         servers = line.removeprefix("bootstrap.servers=")
-        say(f"dev broker ready at {servers} (topics chat.messages, push.receipts, push.dlq, push.retry; "
+        say(f"dev broker ready at {servers} (topics chat.messages, push.receipts, push.dlq, push.retry-1000 … "
+            f"push.retry-3600000; "
             f"{PARTITIONS} partitions each)")
         return servers
 
@@ -213,7 +220,7 @@ class Demo:
             while True:
                 missing = wanted - receipt_keys(outputs.receipts())
                 dead_letters = len(outputs.records["push.dlq"])
-                retries = len(outputs.records["push.retry"])
+                retries = len(outputs.retries())
                 if not missing and dead_letters >= traffic.expected_dead_letters \
                         and retries >= traffic.expected_retries:
                     break

@@ -4,6 +4,7 @@ and the worker's log, followed by the checks that make the demo pass or fail. De
 
 from __future__ import annotations
 
+import contextlib
 import json
 import textwrap
 from collections import Counter, defaultdict
@@ -30,12 +31,13 @@ def print_report(traffic: Traffic, outputs, requests: list[dict], metrics: str, 
     receipts = outputs.receipts()
     print_devices(traffic, receipts, requests)
     print_receipts(receipts)
-    print_failure_records("Retry records on push.retry", outputs.records["push.retry"])
+    print_failure_records("Retry records on the retry tiers push.retry-<delay ms>", outputs.retries())
     print_failure_records("Dead letters on push.dlq", outputs.records["push.dlq"])
     print_metrics(metrics)
     print_log(log)
     print()
-    return check(traffic, receipts, outputs.records["push.dlq"], requests)
+    return check(traffic, receipts, outputs.records["push.dlq"], requests) + room_order_problems(
+        traffic, requests, outputs.retries())
 
 
 # What each device received
@@ -177,13 +179,14 @@ def print_failure_records(title: str, messages: list) -> None:
     heading(f"{title}: {len(messages)}")
     for message in messages:
         fields = headers(message)
-        print(f"   key {(message.key() or b'').decode()}  x-dlq-reason {fields.get('x-dlq-reason')}  "
+        print(f"   {message.topic()}  key {(message.key() or b'').decode()}  "
+              f"x-dlq-reason {fields.get('x-dlq-reason')}  "
               f"x-attempts {fields.get('x-attempts')}  from {fields.get('x-source-topic')} "
               f"partition {fields.get('x-source-partition')} offset {fields.get('x-source-offset')}"
               + (f"  x-dlq-status {fields['x-dlq-status']}" if "x-dlq-status" in fields else ""))
         if "x-retry-due" in fields and "x-first-failure" in fields:
             delay = (int(fields["x-retry-due"]) - int(fields["x-first-failure"])) / 1000
-            print(f"      x-retry-due: {delay:.1f} s after the first failure")
+            print(f"      x-retry-due: {delay:.1f} s after the first failure (the tier's delay after it was written)")
         print(f"      x-dlq-error: {clip(fields.get('x-dlq-error', '-'), 110)}")
         print(f"      value: {describe_value(message.value() or b'')}")
 
@@ -259,4 +262,34 @@ def check(traffic: Traffic, receipts: list[dict], dead_letters: list, requests: 
     refused = Counter(request["status"] for request in requests if request["status"] not in EXPECTED_HTTP)
     if refused:
         problems.append(f"the simulator refused requests: {dict(refused)} (see its strict checks)")
+    return problems
+
+
+def room_order_problems(traffic: Traffic, requests: list[dict], retries: list) -> list[str]:
+    """Strict room order (the worker's default): every request of a message, its in-process retries included,
+    comes before the first request of the room's next message. Only a message handed to a retry tier may be sent
+    again after later messages of its room."""
+    handed_off = set()
+    for message in retries:
+        with contextlib.suppress(ValueError, AttributeError):
+            handed_off.add(json.loads(message.value()).get("id"))
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for request in requests:
+        if request_token(request) is None:
+            continue
+        message = describe(request)[0]
+        first[message] = min(first.get(message, request["seq"]), request["seq"])
+        last[message] = max(last.get(message, request["seq"]), request["seq"])
+    rooms: dict[str, list[str]] = defaultdict(list)
+    for event in traffic.events:
+        rooms[event["room"]["id"]].append(event["id"])
+    problems = []
+    for room, messages in rooms.items():
+        for index, message in enumerate(messages):
+            if message in handed_off or message not in last:
+                continue
+            for later in messages[index + 1:]:
+                if first.get(later, last[message] + 1) < last[message]:
+                    problems.append(f"room {room}: {later} was sent before {message}'s last retry (strict room order)")
     return problems

@@ -148,5 +148,5 @@ FAULTS = [
     Fault({"path": "^/3/device/a1b2c3d4", "times": 1, "status": 503, "retry_after": 3,
            "body": {"reason": "ServiceUnavailable"}},
           f"APNs answers 503, Retry-After 3 s, to the first VoIP push: longer than the {RETRY_BUDGET_MS // 1000} s "
-          "in-process budget, so it goes through push.retry"),
+          "in-process budget, so it goes through the 10 s retry tier push.retry-10000"),
 ]

@@ -8,8 +8,8 @@ public struct EventDecoder: Sendable {
         self.limits = limits
     }
 
-    /// Decodes one record value. Unknown fields are ignored (and kept in `original`).
-    public func decode(_ bytes: [UInt8]) throws(EventError) -> ChatMessageEvent {
+    /// Decodes one record value. Unknown fields are ignored (and kept in `original`); `now` bounds `createdAt`.
+    public func decode(_ bytes: [UInt8], now: Date) throws(EventError) -> ChatMessageEvent {
         guard bytes.count <= limits.maximumRecordBytes else {
             throw EventError(
                 .recordTooLarge, path: "",
@@ -19,16 +19,16 @@ public struct EventDecoder: Sendable {
         do {
             root = try JSONParser.parse(bytes)
         } catch {
-            throw EventError(.decodeError, path: "", error.description)
+            throw EventError(.decodeError, path: error.path, error.description)
         }
-        return try decode(root)
+        return try decode(root, now: now)
     }
 
-    /// Decodes an already parsed event object.
-    public func decode(_ root: JSONValue) throws(EventError) -> ChatMessageEvent {
+    /// Decodes an already parsed event object; `now` bounds `createdAt` (see `EventTime`).
+    public func decode(_ root: JSONValue, now: Date) throws(EventError) -> ChatMessageEvent {
         let event = try Fields(root, path: "")
-        let id = try event.requiredString("id")
-        let type = try event.requiredString("type")
+        let id = try event.requiredString("id", maxLength: EventLimits.maximumIDLength)
+        let type = try event.requiredString("type", maxLength: EventLimits.maximumTypeLength)
         let room = try event.object("room")
         let sender = try event.object("sender")
         let recipientValues = try event.array("recipients")
@@ -46,11 +46,13 @@ public struct EventDecoder: Sendable {
         return ChatMessageEvent(
             id: id,
             type: type,
-            room: .init(id: try room.requiredString("id"), name: try room.optionalString("name")),
+            room: .init(
+                id: try room.requiredString("id", maxLength: EventLimits.maximumIDLength),
+                name: try room.optionalString("name", maxLength: EventLimits.maximumNameLength)),
             sender: try person(sender),
-            content: try event.optionalString("content"),
+            content: try event.optionalString("content", maxLength: nil),
             target: try event.optionalObject("target").map { (target) throws(EventError) in try person(target) },
-            createdAt: try createdAt(event),
+            createdAt: try createdAt(event, now: now),
             recipients: recipients,
             payload: event.value("payload").flatMap { $0 == .null ? nil : $0 },
             invalidDevices: invalidDevices,
@@ -59,28 +61,38 @@ public struct EventDecoder: Sendable {
     }
 
     private func person(_ fields: Fields) throws(EventError) -> ChatMessageEvent.Person {
-        .init(id: try fields.requiredString("id"), nickname: try fields.optionalString("nickname"))
+        .init(
+            id: try fields.requiredString("id", maxLength: EventLimits.maximumIDLength),
+            nickname: try fields.optionalString("nickname", maxLength: EventLimits.maximumNameLength))
     }
 
-    private func createdAt(_ event: Fields) throws(EventError) -> Date? {
+    private func createdAt(_ event: Fields, now: Date) throws(EventError) -> Date? {
+        let date: Date
         switch event.value("createdAt") {
         case nil, .null?:
             return nil
         case .string(let text)?:
-            guard let date = RFC3339.parse(text) else {
+            guard let parsed = RFC3339.parse(text) else {
                 throw EventError(.decodeError, path: event.path("createdAt"), "must be an RFC 3339 date-time")
             }
-            return date
+            date = parsed
         case .number(let literal)?:
+            // Only an integer literal that fits Int64: no fraction, exponent or huge number reaches a conversion.
             guard let milliseconds = Int64(literal) else {
-                throw EventError(.decodeError, path: event.path("createdAt"), "must be whole epoch milliseconds")
+                throw EventError(
+                    .decodeError, path: event.path("createdAt"),
+                    "must be whole epoch milliseconds within 100 years of now")
             }
-            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         case let other?:
             throw EventError(
                 .decodeError, path: event.path("createdAt"),
                 "must be an RFC 3339 string or epoch milliseconds, not \(other.typeName)")
         }
+        guard EventTime.isPlausible(date, now: now) else {
+            throw EventError(.decodeError, path: event.path("createdAt"), "must be within 100 years of now")
+        }
+        return date
     }
 
     private func decodeRecipient(
@@ -106,7 +118,7 @@ public struct EventDecoder: Sendable {
         }
         let badge = try recipient.optionalInteger("badge", in: 0...Int(Int32.max))
         return .init(
-            userID: try recipient.requiredString("userId"),
+            userID: try recipient.requiredString("userId", maxLength: EventLimits.maximumIDLength),
             badge: badge,
             muted: try recipient.optionalBool("muted") ?? false,
             devices: devices
@@ -115,15 +127,15 @@ public struct EventDecoder: Sendable {
 
     private func decodeDevice(_ value: JSONValue, path: String) throws(EventError) -> Device {
         let device = try Fields(value, path: path)
-        let platformName = try device.requiredString("platform")
+        let platformName = try device.requiredString("platform", maxLength: nil)
         guard let platform = Platform(rawValue: platformName) else {
             throw EventError(.decodeError, path: device.path("platform"), "must be one of apns, apns-voip, fcm")
         }
-        let token = try device.requiredString("token")
+        let token = try device.requiredString("token", maxLength: nil)
         if let problem = TokenSyntax.problem(with: token, on: platform) {
             throw EventError(.decodeError, path: device.path("token"), problem)
         }
-        let topic = try device.optionalString("topic")
+        let topic = try device.optionalString("topic", maxLength: nil)
         if let topic, !TokenSyntax.isTopic(topic) {
             throw EventError(
                 .decodeError, path: device.path("topic"), "must be a bundle id of 1 to 255 printable characters")

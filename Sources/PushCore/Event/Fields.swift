@@ -24,21 +24,32 @@ struct Fields {
         EventError(.decodeError, path: path(key), "must be \(expected), not \(value.typeName)")
     }
 
-    func requiredString(_ key: String) throws(EventError) -> String {
+    /// A non-empty string of at most `maxLength` characters (Unicode scalars, as JSON Schema's `maxLength` counts);
+    /// `nil` when another check bounds it.
+    func requiredString(_ key: String, maxLength: Int?) throws(EventError) -> String {
         guard let value = value(key), value != .null else {
             throw EventError(.decodeError, path: path(key), "required")
         }
         guard case .string(let text) = value else { throw mistyped(key, "a string", value) }
         guard !text.isEmpty else { throw EventError(.decodeError, path: path(key), "must not be empty") }
-        return text
+        guard let maxLength else { return text }
+        return try checked(text, key, maxLength: maxLength)
     }
 
-    func optionalString(_ key: String) throws(EventError) -> String? {
+    /// A string of at most `maxLength` characters; `nil` for no limit or when another check bounds it.
+    func optionalString(_ key: String, maxLength: Int?) throws(EventError) -> String? {
         switch value(key) {
         case nil, .null?: return nil
-        case .string(let text)?: return text
+        case .string(let text)?:
+            return try maxLength.map { (limit) throws(EventError) in try checked(text, key, maxLength: limit) } ?? text
         case let other?: throw mistyped(key, "a string", other)
         }
+    }
+
+    private func checked(_ text: String, _ key: String, maxLength: Int) throws(EventError) -> String {
+        // Every scalar takes at least one UTF-8 byte, so the byte count (kept by the string) usually settles it.
+        guard text.utf8.count > maxLength, text.unicodeScalars.count > maxLength else { return text }
+        throw EventError(.decodeError, path: path(key), "must be at most \(maxLength) characters")
     }
 
     func optionalBool(_ key: String) throws(EventError) -> Bool? {

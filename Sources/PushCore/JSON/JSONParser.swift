@@ -1,12 +1,38 @@
-/// Why bytes are not a JSON document: the byte offset and the reason.
+/// Why bytes are not a JSON document: the byte offset, the path of the value it happened in, and the reason.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var offset: Int
+    /// The member or element the error is in, e.g. `recipients[0].badge`; empty for the document itself.
+    public var path = ""
     public var reason: String
 
+    public init(offset: Int, path: String = "", reason: String) {
+        self.offset = offset
+        self.path = path
+        self.reason = reason
+    }
+
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+
+    /// The same error seen from the object that holds it as member `name`.
+    func inMember(_ name: String) -> JSONSyntaxError {
+        var error = self
+        error.path = path.isEmpty ? name : path.hasPrefix("[") ? name + path : "\(name).\(path)"
+        return error
+    }
+
+    /// The same error seen from the array that holds it at `index`.
+    func inElement(_ index: Int) -> JSONSyntaxError {
+        var error = self
+        error.path = path.isEmpty || path.hasPrefix("[") ? "[\(index)]\(path)" : "[\(index)].\(path)"
+        return error
+    }
 }
 
-/// A strict RFC 8259 parser (UTF-8 validated, no trailing garbage, bounded nesting) into `JSONValue`.
+/// A strict RFC 8259 parser (UTF-8 validated, no trailing garbage, bounded nesting, no duplicate member names)
+/// into `JSONValue`.
+///
+/// Duplicate names are an error rather than "the last one wins": parsers disagree on which one wins, so a
+/// document with them means different things to different readers.
 public struct JSONParser {
     /// The deepest nesting accepted; deeper documents are rejected instead of exhausting the stack.
     public static let maximumDepth = 64
@@ -99,17 +125,39 @@ public struct JSONParser {
         var members: [JSONMember] = []
         skipWhitespace()
         if leave(at: "}") { return .object(members) }
+        var names = MemberNames()
         repeat {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let nameOffset = index
             let key = try parseString()
+            guard names.insert(key, into: members) else {
+                throw JSONSyntaxError(offset: nameOffset, path: key, reason: "duplicate member name")
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append(JSONMember(key, try parseValue()))
+            do {
+                members.append(JSONMember(key, try parseValue()))
+            } catch {
+                throw error.inMember(key)
+            }
         } while try !endsAfterItem(closing: "}")
         return .object(members)
+    }
+
+    /// The member names of one object so far: a scan of the members while they are few, a set beyond.
+    private struct MemberNames {
+        static let scanLimit = 8
+        private var set: Set<String> = []
+
+        /// Whether `name` is new among `members` (the object's members so far); records it.
+        mutating func insert(_ name: String, into members: [JSONMember]) -> Bool {
+            if members.count < Self.scanLimit { return !members.contains { $0.key == name } }
+            if set.isEmpty { set = Set(members.map(\.key)) }
+            return set.insert(name).inserted
+        }
     }
 
     private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
@@ -119,7 +167,11 @@ public struct JSONParser {
         if leave(at: "]") { return .array(elements) }
         repeat {
             skipWhitespace()
-            elements.append(try parseValue())
+            do {
+                elements.append(try parseValue())
+            } catch {
+                throw error.inElement(elements.count)
+            }
         } while try !endsAfterItem(closing: "]")
         return .array(elements)
     }

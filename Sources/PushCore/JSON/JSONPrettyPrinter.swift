@@ -1,8 +1,7 @@
 /// Indents JSON for people (two spaces), keeping member order; for CLI output and golden files.
 public enum JSONPrettyPrinter {
-    /// The indented text of `bytes`, or the bytes as they are when they are not JSON.
-    public static func format(_ bytes: [UInt8]) -> String {
-        guard let value = try? JSONParser.parse(bytes) else { return String(decoding: bytes, as: UTF8.self) }
+    /// The indented text of `value`.
+    public static func format(_ value: JSONValue) -> String {
         var text = ""
         append(value, indent: "", to: &text)
         return text

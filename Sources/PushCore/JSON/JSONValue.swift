@@ -8,7 +8,7 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([JSONMember])
 
-    /// The value of member `key` when this is an object that has it (the last one if repeated, as in JavaScript).
+    /// The value of member `key` when this is an object that has it (`JSONParser` never yields a name twice).
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.last { $0.key == key }?.value

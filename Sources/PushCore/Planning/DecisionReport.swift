@@ -5,53 +5,51 @@ import Foundation
 public enum DecisionReport {
     /// The report as indented JSON.
     public static func json(event: ChatMessageEvent, decisions: [DeviceDecision], now: Date) -> String {
-        var json = JSONWriter(reservingCapacity: 4096)
-        json.beginObject()
-        json.field("messageId", event.id)
-        json.field("type", event.type)
-        json.field("plannedAt", ISO8601DateFormatter().string(from: now))
-        json.key("devices")
-        json.beginArray()
-        for decision in decisions { write(decision, into: &json) }
-        json.endArray()
-        json.endObject()
-        return JSONPrettyPrinter.format(json.bytes)
+        // Built as a value and indented once: writing it as text first would parse every body a second time.
+        JSONPrettyPrinter.format(
+            .object([
+                JSONMember("messageId", .string(event.id)),
+                JSONMember("type", .string(event.type)),
+                JSONMember("plannedAt", .string(ISO8601DateFormatter().string(from: now))),
+                JSONMember("devices", .array(decisions.map(entry))),
+            ]))
     }
 
-    private static func write(_ decision: DeviceDecision, into json: inout JSONWriter) {
-        json.beginObject()
-        json.field("device", decision.address.description)
-        json.field("userId", decision.userID)
+    private static func entry(_ decision: DeviceDecision) -> JSONValue {
+        var members = [
+            JSONMember("device", .string(decision.address.description)),
+            JSONMember("userId", .string(decision.userID)),
+        ]
         if let device = decision.device {
-            json.field("platform", device.platform.rawValue)
-            json.field("tokenHash", SHA256.tokenHash(device.token))
+            members.append(JSONMember("platform", .string(device.platform.rawValue)))
+            members.append(JSONMember("tokenHash", .string(SHA256.tokenHash(device.token))))
         }
         switch decision.outcome {
         case .send(let request):
-            json.field("decision", "send")
-            json.key("request")
-            json.beginObject()
-            json.field("method", request.method)
-            json.field("path", request.path)
-            if request.platform != .fcm { json.field("host", request.sandbox ? "sandbox" : "production") }
-            json.key("headers")
-            json.beginObject()
-            for header in request.headers { json.field(header.name, header.value) }
-            json.endObject()
-            json.field(
-                "body", (try? JSONParser.parse(request.body)) ?? .string(String(decoding: request.body, as: UTF8.self)))
-            json.field("bodySize", request.body.count)
-            json.endObject()
+            members.append(JSONMember("decision", .string("send")))
+            members.append(JSONMember("request", requestValue(request)))
         case .skipped(let reason):
-            json.field("decision", "skipped")
-            json.field("reason", reason.code)
+            members.append(JSONMember("decision", .string("skipped")))
+            members.append(JSONMember("reason", .string(reason.code)))
         case .expired:
-            json.field("decision", "expired")
+            members.append(JSONMember("decision", .string("expired")))
         case .deadLetter(let error):
-            json.field("decision", "deadLetter")
-            json.field("reason", error.reason.code)
-            json.field("error", error.description)
+            members.append(JSONMember("decision", .string("deadLetter")))
+            members.append(JSONMember("reason", .string(error.reason.code)))
+            members.append(JSONMember("error", .string(error.description)))
         }
-        json.endObject()
+        return .object(members)
+    }
+
+    private static func requestValue(_ request: ProviderRequest) -> JSONValue {
+        var members = [JSONMember("method", .string(request.method)), JSONMember("path", .string(request.path))]
+        if request.platform != .fcm {
+            members.append(JSONMember("host", .string(request.sandbox ? "sandbox" : "production")))
+        }
+        members.append(JSONMember("headers", .object(request.headers.map { JSONMember($0.name, .string($0.value)) })))
+        let body = (try? JSONParser.parse(request.body)) ?? .string(String(decoding: request.body, as: UTF8.self))
+        members.append(JSONMember("body", body))
+        members.append(JSONMember("bodySize", .number(String(request.body.count))))
+        return .object(members)
     }
 }

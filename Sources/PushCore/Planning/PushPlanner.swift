@@ -30,7 +30,7 @@ public struct PushPlanner: Sendable {
     }
 }
 
-/// The work shared by every device of one event: the rule, the rendering and the expiry.
+/// The work shared by every device of one event: the rule, the rendering, the size fitting and the expiry.
 private struct EventPlan {
     let event: ChatMessageEvent
     let lookup: RulesTable.RuleLookup
@@ -38,8 +38,8 @@ private struct EventPlan {
     let apns: APNsRequestBuilder
     let fcm: FCMRequestBuilder
     let now: Date
-    /// The full rendering, made once and reused for every device that fits without trimming.
-    lazy var fullRendering: RenderedPush? = renderer?.render(Trim())
+    /// The size fitting of each platform, made for its first device and shared by the others.
+    var fittings: [Platform: SizeFitting] = [:]
 
     init(event: ChatMessageEvent, lookup: RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext, now: Date)
     {
@@ -71,22 +71,26 @@ private struct EventPlan {
         if rule.kind == .skip { return .skipped(.rule) }
         if recipient.muted, rule.kind != .silent { return .skipped(.muted) }
         guard accepts(device.platform, rule.kind) else { return .skipped(.platform) }
-        let createdAt = event.createdAt ?? now
-        let expiresAt = createdAt.addingTimeInterval(TimeInterval(rule.timeToLiveSeconds))
+        let expiresAt = event.timeToLiveStart(now: now).addingTimeInterval(TimeInterval(rule.timeToLiveSeconds))
         if rule.timeToLiveSeconds > 0, now > expiresAt { return .expired }
-        let expiresAtSeconds = Int(expiresAt.timeIntervalSince1970.rounded(.down))
-        let (limit, build) = builder(for: device, badge: recipient.badge, expiresAt: expiresAtSeconds)
-        if let full = fullRendering {
-            let request = build(full)
-            if request.body.count <= limit { return .send(request) }
-        }
-        guard let request = SizeFitting.fit(limit: limit, renderer: renderer, build: build) else {
+        let expiresAtSeconds = Int(clampingRoundedDown: expiresAt.timeIntervalSince1970)
+        let platform = device.platform
+        // Taken out and put back, so the shared caches are changed in place rather than copied.
+        var fitting = fittings.removeValue(forKey: platform) ?? Self.fitting(for: platform, renderer)
+        defer { fittings[platform] = fitting }
+        guard let trim = fitting.trim(token: platform == .fcm ? device.token : "", badge: recipient.badge) else {
             return .deadLetter(
                 EventError(
                     .payloadTooLarge, path: address.description,
-                    "the \(device.platform.rawValue) request does not fit \(limit) bytes even with every text cut"))
+                    "the \(platform.rawValue) request does not fit \(fitting.limit) bytes even with every text cut"))
         }
-        return .send(request)
+        let push = fitting.rendering(trim)
+        switch platform {
+        case .apns, .apnsVoip:
+            return .send(apns.request(push, device: device, badge: recipient.badge, expiresAt: expiresAtSeconds))
+        case .fcm:
+            return .send(fcm.request(push, device: device, badge: recipient.badge, expiresAt: expiresAtSeconds))
+        }
     }
 
     private func accepts(_ platform: Platform, _ kind: PushRule.Kind) -> Bool {
@@ -97,15 +101,19 @@ private struct EventPlan {
         }
     }
 
-    private func builder(
-        for device: Device, badge: Int?, expiresAt: Int
-    ) -> (limit: Int, build: (RenderedPush) -> ProviderRequest) {
-        let limit = PayloadLimit.bytes(for: device.platform)
-        switch device.platform {
+    /// The size fitting of `platform`'s requests, measuring the body its builder writes.
+    private static func fitting(for platform: Platform, _ renderer: PushRenderer) -> SizeFitting {
+        let limit = PayloadLimit.bytes(for: platform)
+        switch platform {
         case .apns, .apnsVoip:
-            return (limit, { [apns] in apns.request($0, device: device, badge: badge, expiresAt: expiresAt) })
+            let voip = platform == .apnsVoip
+            return SizeFitting(limit: limit, renderer: renderer) { push, _, badge in
+                APNsRequestBuilder.body(push, voip: voip, badge: badge)
+            }
         case .fcm:
-            return (limit, { [fcm] in fcm.request($0, device: device, badge: badge, expiresAt: expiresAt) })
+            return SizeFitting(limit: limit, renderer: renderer) { push, token, badge in
+                FCMRequestBuilder.body(push, token: token, badge: badge)
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ struct RenderedPush {
 }
 
 /// How far a rendering is cut down to fit a size limit.
-struct Trim: Equatable {
+struct Trim: Hashable {
     var includesPayload = true
     /// The most grapheme clusters of the message content.
     var contentLimit: Int?

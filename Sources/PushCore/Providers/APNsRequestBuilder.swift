@@ -25,26 +25,34 @@ struct APNsRequestBuilder {
             headers.append(.init("apns-priority", push.rule.priority == .high ? "10" : "5"))
         }
         headers.append(.init("apns-expiration", String(push.rule.timeToLiveSeconds == 0 ? 0 : expiresAt)))
-        if let collapseKey = push.collapseKey, !voip {
+        if let collapseKey = push.collapseKey, !collapseKey.isEmpty, !voip {
             headers.append(.init("apns-collapse-id", Self.collapseID(collapseKey)))
         }
         let apnsID = DeterministicUUID.make(
             from: "\(push.messageID)\u{0}\(device.platform.rawValue)\u{0}\(device.token)")
         headers.append(.init("apns-id", apnsID))
-        let body =
-            switch push.rule.kind {
-            case .voip where voip: Self.voipBody(push)
-            case .silent: Self.backgroundBody(push, badge: badge)
-            default: Self.alertBody(push, badge: badge)
-            }
         return ProviderRequest(
-            platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers, body: body,
-            sandbox: device.sandbox, apnsID: apnsID, expiresAtEpochSeconds: expiresAt)
+            platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers,
+            body: Self.body(push, voip: voip, badge: badge), sandbox: device.sandbox, apnsID: apnsID,
+            expiresAtEpochSeconds: expiresAt)
     }
 
-    /// The collapse key itself when it fits in 64 bytes, otherwise its SHA-256 in hex (64 characters).
+    /// The body for a PushKit (`voip`) or a user-notification token: the call data, a background push or an alert.
+    static func body(_ push: RenderedPush, voip: Bool, badge: Int?) -> [UInt8] {
+        switch push.rule.kind {
+        case .voip where voip: voipBody(push)
+        case .silent: backgroundBody(push, badge: badge)
+        default: alertBody(push, badge: badge)
+        }
+    }
+
+    /// The collapse key itself when it is a legal header value APNs accepts (at most 64 bytes of printable ASCII
+    /// without spaces, 0x21 to 0x7E), otherwise its SHA-256 in hex (64 characters): the same key always gives the
+    /// same id, and no room id can make the header illegal.
     static func collapseID(_ key: String) -> String {
-        key.utf8.count <= maximumCollapseIDBytes ? key : SHA256.hexDigest(key)
+        let bytes = key.utf8
+        let legal = bytes.count <= maximumCollapseIDBytes && bytes.allSatisfy { (0x21...0x7E).contains($0) }
+        return legal ? key : SHA256.hexDigest(key)
     }
 
     static func alertBody(_ push: RenderedPush, badge: Int?) -> [UInt8] {

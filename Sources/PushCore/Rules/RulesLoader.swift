@@ -10,7 +10,7 @@ extension RulesTable {
         do {
             root = try JSONParser.parse(bytes)
         } catch {
-            throw RulesError([.init(path: "", reason: error.description)])
+            throw RulesError([.init(path: error.path, reason: error.description)])
         }
         var loader = RulesLoader()
         let table = loader.table(root)

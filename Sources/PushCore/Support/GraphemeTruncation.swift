@@ -11,4 +11,15 @@ extension String {
         }
         return self
     }
+
+    /// The number of grapheme clusters, counted no further than `limit`: `min(count, limit)` without walking the rest.
+    func graphemeCount(upTo limit: Int) -> Int {
+        var end = startIndex
+        var count = 0
+        while count < limit, end < endIndex {
+            end = index(after: end)
+            count += 1
+        }
+        return count
+    }
 }

@@ -25,13 +25,13 @@ public final class CorePlanner: EventPlanner {
     }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<ProviderSend>, UndecodableEvent> {
+        let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
         let event: ChatMessageEvent
         do {
-            event = try decoder.decode(value)
+            event = try decoder.decode(value, now: now)
         } catch {
             return .failure(UndecodableEvent(reason: error.reason.code, message: error.description))
         }
-        let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
         let decisions = planner.withLock { $0 }.plan(event, now: now)
         let devices = decisions.map { decision in
             // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names
@@ -47,7 +47,7 @@ public final class CorePlanner: EventPlanner {
         return .success(
             PlannedEvent(
                 messageId: event.id, roomId: event.room.id, type: event.type,
-                eventTimeMillis: event.createdAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
+                eventTimeMillis: event.createdAtEpochMillis,
                 devices: devices,
                 narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) }))
     }

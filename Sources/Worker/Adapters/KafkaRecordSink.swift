@@ -9,7 +9,8 @@ public final class KafkaRecordSink: RecordSink {
     }
 
     /// Queues every record at once, then waits for all delivery reports. Records too large for Kafka
-    /// are reported together as `OutputRejected`; any other failure is thrown.
+    /// are reported together as `OutputRejected`; any other failure is thrown as `ProduceFailed` with
+    /// librdkafka's error name, fatal when the producer is unusable for good.
     public func produce(_ records: [OutputRecord]) async throws {
         let producer = producer
         let failures = await withTaskGroup(of: (Int, KafkaError?).self) { group in
@@ -32,7 +33,12 @@ public final class KafkaRecordSink: RecordSink {
             }
             return failures.sorted { $0.0 < $1.0 }
         }
-        if let other = failures.first(where: { $0.1.code != .messageSizeTooLarge }) { throw other.1 }
+        if let fatal = producer.fatalError {
+            throw ProduceFailed(reason: fatal.name, message: fatal.description, isFatal: true)
+        }
+        if let other = failures.first(where: { $0.1.code != .messageSizeTooLarge })?.1 {
+            throw ProduceFailed(reason: other.name, message: other.description, isFatal: other.isFatal)
+        }
         if let first = failures.first {
             throw OutputRejected(indices: failures.map(\.0), reason: first.1.description)
         }

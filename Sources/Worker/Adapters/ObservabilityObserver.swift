@@ -4,10 +4,14 @@ import Observability
 public struct ObservabilityObserver: PipelineObserver {
     private let logger: Logger
     private let metrics: PushMetrics
+    private let producerHealth: ProducerHealth?
 
-    public init(logger: Logger, metrics: PushMetrics) {
+    /// An observer writing to `logger` and `metrics`; with `readiness`, it also keeps the producer's condition
+    /// there (`ProducerHealth`).
+    public init(logger: Logger, metrics: PushMetrics, readiness: Readiness? = nil) {
         self.logger = logger
         self.metrics = metrics
+        self.producerHealth = readiness.map(ProducerHealth.init)
     }
 
     public func observe(_ event: PipelineEvent) {
@@ -52,8 +56,21 @@ public struct ObservabilityObserver: PipelineObserver {
                 metadata: ["kafka.partitions": .string(Self.list(partitions)), "kafka.unfinished": .init(unfinished)])
         case .pollFailed(let error):
             logger.warning("kafka poll failed", metadata: ["error": .string(error)])
-        case .produceFailed(let error):
-            logger.warning("kafka produce failed, producing again", metadata: ["error": .string(error)])
+        case .produceRetrying(let topics, let reason):
+            for topic in topics { metrics.produceRetries(topic: topic, reason: reason).increment() }
+            producerHealth?.failed()
+            logger.warning(
+                "kafka produce failed, producing again after a backoff",
+                metadata: ["kafka.topics": .string(topics.joined(separator: ",")), "error": .string(reason)])
+        case .produceRecovered:
+            producerHealth?.recovered()
+        case .headerIgnored(let partition, let offset, let header, let reason):
+            logger.warning(
+                "failure header ignored",
+                metadata: [
+                    "kafka.partition": .string(partition.description), "kafka.offset": .init(offset),
+                    "kafka.header": .string(header), "error": .string(reason),
+                ])
         case .storeFailed(let partition, let error):
             logger.warning(
                 "offset store failed",

@@ -36,7 +36,7 @@ public struct ProviderSender: PushSender {
         case .invalidToken(let reason, let since):
             return .invalidToken(
                 reason: reason, status: since == nil ? 400 : 410,
-                timestampMillis: since.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) })
+                timestampMillis: since.flatMap { Int64(exactly: ($0.timeIntervalSince1970 * 1000).rounded()) })
         case .rejected(let status, let reason):
             return .rejected(reason: reason, status: status ?? 0)
         case .retry(let after, let status, let reason):

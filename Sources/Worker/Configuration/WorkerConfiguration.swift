@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import PushCore
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.
@@ -29,6 +30,11 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
 
     /// librdkafka properties from `KAFKA_*` (bootstrap servers and group id included).
     public var kafka: KafkaConfiguration
+    /// `KAFKA_*` variables that name no librdkafka property (Kubernetes' service links such as `KAFKA_PORT`):
+    /// never passed to librdkafka, named in one warning at start.
+    public var ignoredKafkaVariables: [String] = []
+    /// `PUSH_ALLOW_INSECURE_HTTP=true`: provider and OAuth URLs may be `http://` (development only).
+    public var allowsInsecureHTTP = false
     /// The pipeline's topics, identity and limits.
     public var pipeline: PipelineSettings
     /// The rules table file; `nil` for the built-in default table.
@@ -54,11 +60,20 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         return try reader.configuration()
     }
 
+    /// The largest event value accepted (larger ones are dead-lettered without being parsed): the producer's
+    /// `message.max.bytes` (librdkafka's default 1,000,000 unless `KAFKA_MESSAGE_MAX_BYTES` says otherwise) less
+    /// `EventLimits.deadLetterHeadroomBytes`, so that the event's own dead letter, headers included, fits; at
+    /// least 1 KiB.
+    public var maximumEventBytes: Int {
+        let messageMaxBytes = kafka["message.max.bytes"].flatMap { Int($0) } ?? EventLimits.producerMessageMaxBytes
+        return max(1024, messageMaxBytes - EventLimits.deadLetterHeadroomBytes)
+    }
+
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.
     public var description: String {
         var lines = ["kafka: \(kafka)"]
         lines.append(
-            "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTopic) "
+            "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTiers.topics.joined(separator: ",")) "
                 + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
         lines.append("rules: \(rulesFile ?? "<built-in>")")
@@ -72,7 +87,21 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
             lines.append("apns: url=\(apns.url) sandbox=\(apns.sandboxURL) \(credentials) topic=\(apns.topic)")
         }
         if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
+        if allowsInsecureHTTP { lines.append("insecure http: allowed (PUSH_ALLOW_INSECURE_HTTP)") }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension WorkerConfiguration {
+    /// Refuses a cleartext `http://` URL (a bearer token or provider token would travel unencrypted) unless
+    /// `allowsHTTP` (`PUSH_ALLOW_INSECURE_HTTP=true`).
+    static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {
+        guard !url.lowercased().hasPrefix("https://") else { return }
+        guard allowsHTTP, url.lowercased().hasPrefix("http://") else {
+            throw InvalidSetting(
+                variable: variable,
+                reason: "'\(url)' is not https:// (set PUSH_ALLOW_INSECURE_HTTP=true to allow http:// in development)")
+        }
     }
 }
 
@@ -81,7 +110,11 @@ private struct SettingReader {
     let variables: [String: String]
 
     func configuration() throws(InvalidSetting) -> WorkerConfiguration {
-        var kafka = KafkaConfiguration.fromEnvironment(variables)
+        let environmentKafka = KafkaConfiguration.fromEnvironment(variables)
+        if let invalid = environmentKafka.invalid.first {
+            throw InvalidSetting(variable: invalid.variable, reason: invalid.reason)
+        }
+        var kafka = environmentKafka.configuration
         let bootstrap = try text("KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092")
         let group = try text("KAFKA_GROUP_ID", default: "push-worker")
         kafka.properties["bootstrap.servers"] = bootstrap
@@ -90,23 +123,22 @@ private struct SettingReader {
         let topics = try topicList("PUSH_TOPICS", default: ["chat.messages"])
         let receipts = try topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
         let deadLetters = try topic("PUSH_DLQ_TOPIC", default: "push.dlq")
-        let retry = try topic("PUSH_RETRY_TOPIC", default: "push.retry")
-        for (name, output) in [
-            ("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters), ("PUSH_RETRY_TOPIC", retry),
-        ]
+        let retryTiers = try retryTiers()
+        for (name, output) in [("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters)]
+            + retryTiers.topics.map({ ("PUSH_RETRY_TOPIC", $0) })
         where topics.contains(output) {
             throw InvalidSetting(variable: name, reason: "'\(output)' is also an input topic in PUSH_TOPICS")
         }
-        guard Set([receipts, deadLetters, retry]).count == 3 else {
+        guard Set([receipts, deadLetters] + retryTiers.topics).count == 2 + retryTiers.topics.count else {
             throw InvalidSetting(
                 variable: "PUSH_RETRY_TOPIC",
-                reason: "receipts, dead-letter and retry topics must be three different topics")
+                reason: "receipts, dead-letter and retry topics must all be different topics")
         }
 
         let worker = try text(
             "PUSH_WORKER_ID", default: variables["HOSTNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "push-worker")
         var pipeline = PipelineSettings(
-            inputTopics: topics, retryTopic: retry, receiptsTopic: receipts, deadLetterTopic: deadLetters,
+            inputTopics: topics, retryTiers: retryTiers, receiptsTopic: receipts, deadLetterTopic: deadLetters,
             group: group, worker: worker)
         pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
         pipeline.maxInFlightRecords = try integer(
@@ -117,6 +149,7 @@ private struct SettingReader {
             "PUSH_MAX_SENDS_PER_PROVIDER", default: pipeline.maxSendsPerProvider, in: 1...100_000)
         pipeline.retryBudget = try milliseconds(
             "PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
+        pipeline.roomOrder = try roomOrder()
         pipeline.maxAttempts = try integer("PUSH_MAX_ATTEMPTS", default: pipeline.maxAttempts, in: 1...100)
         pipeline.providerFailureThreshold = try integer(
             "PUSH_PROVIDER_FAILURE_THRESHOLD", default: pipeline.providerFailureThreshold, in: 1...1_000_000)
@@ -142,20 +175,70 @@ private struct SettingReader {
             throw InvalidSetting(variable: "PUSH_RETRY_CAP_MS", reason: "must not be less than PUSH_RETRY_BASE_MS")
         }
 
-        let apns = try apnsSettings()
-        let fcm = try fcmSettings()
+        let allowsInsecureHTTP = try flag("PUSH_ALLOW_INSECURE_HTTP", default: false)
+        let apns = try apnsSettings(allowsInsecureHTTP: allowsInsecureHTTP)
+        let fcm = try fcmSettings(allowsInsecureHTTP: allowsInsecureHTTP)
         guard apns != nil || fcm != nil else {
             throw InvalidSetting(
                 variable: "APNS_KEY_FILE",
                 reason: "no provider configured: set APNS_TOPIC with APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID "
                     + "(or APNS_CERT_FILE and APNS_CERT_KEY_FILE), or FCM_SERVICE_ACCOUNT_FILE")
         }
-        return WorkerConfiguration(
+        var configuration = WorkerConfiguration(
             kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
             rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
             apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
             requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
             retryBase: retryBase, retryCap: retryCap)
+        configuration.ignoredKafkaVariables = environmentKafka.ignored
+        configuration.allowsInsecureHTTP = allowsInsecureHTTP
+        return configuration
+    }
+
+    /// `PUSH_RETRY_TOPIC` (the base name) and `PUSH_RETRY_TIERS` (delays like `1s,10s,1m`, ascending).
+    private func retryTiers() throws(InvalidSetting) -> RetryTiers {
+        let base = try topic("PUSH_RETRY_TOPIC", default: "push.retry")
+        var delays: [Duration] = []
+        if let list = optional("PUSH_RETRY_TIERS") {
+            for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+                let text = item.filter { !$0.isWhitespace }
+                guard let delay = Self.duration(text), delay <= .seconds(86_400) else {
+                    throw InvalidSetting(
+                        variable: "PUSH_RETRY_TIERS",
+                        reason: "'\(text)' is not a delay from 1ms to 24h like 500ms, 10s, 5m or 1h")
+                }
+                guard delays.last.map({ $0 < delay }) ?? true else {
+                    throw InvalidSetting(variable: "PUSH_RETRY_TIERS", reason: "delays must be in ascending order")
+                }
+                delays.append(delay)
+            }
+            guard (1...20).contains(delays.count) else {
+                throw InvalidSetting(variable: "PUSH_RETRY_TIERS", reason: "names \(delays.count) delays, not 1 to 20")
+            }
+        }
+        let tiers = RetryTiers(base: base, delays: delays.isEmpty ? RetryTiers.defaultDelays : delays)
+        for topic in tiers.topics { try checkTopicName(topic, variable: "PUSH_RETRY_TOPIC") }
+        return tiers
+    }
+
+    /// A whole number with the unit `ms`, `s`, `m` or `h`, at least 1 ms; nil otherwise.
+    private static func duration(_ text: String) -> Duration? {
+        // `ms` before `s`: the first unit the text ends with.
+        let units: [(suffix: String, millis: Int)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        guard let unit = units.first(where: { text.hasSuffix($0.suffix) }),
+            let count = Int(text.dropLast(unit.suffix.count)), count >= 1, count <= 86_400_000
+        else { return nil }
+        return .milliseconds(count * unit.millis)
+    }
+
+    private func roomOrder() throws(InvalidSetting) -> RoomOrdering {
+        guard let text = optional("PUSH_ROOM_ORDER") else { return .strict }
+        guard let order = RoomOrdering(rawValue: text) else {
+            throw InvalidSetting(
+                variable: "PUSH_ROOM_ORDER",
+                reason: "'\(text)' is not one of \(RoomOrdering.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return order
     }
 
     private static let apnsTokenVariables = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID"]
@@ -163,7 +246,7 @@ private struct SettingReader {
 
     /// APNs is configured when any of its credential variables or `APNS_TOPIC` is set; then exactly one kind of
     /// credentials, complete, and the topic.
-    private func apnsSettings() throws(InvalidSetting) -> WorkerConfiguration.APNs? {
+    private func apnsSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.APNs? {
         let usesToken = Self.apnsTokenVariables.contains { optional($0) != nil }
         let usesCertificate = (Self.apnsCertificateVariables + ["APNS_CERT_KEY_PASSWORD"]).contains {
             optional($0) != nil
@@ -194,8 +277,9 @@ private struct SettingReader {
                 variable: "APNS_TOPIC", reason: "the app's bundle id is required with APNs credentials")
         }
         return WorkerConfiguration.APNs(
-            url: try url("APNS_URL", default: "https://api.push.apple.com"),
-            sandboxURL: try url("APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com"),
+            url: try url("APNS_URL", default: "https://api.push.apple.com", allowsHTTP: allowsInsecureHTTP),
+            sandboxURL: try url(
+                "APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com", allowsHTTP: allowsInsecureHTTP),
             credentials: credentials, topic: topic)
     }
 
@@ -215,10 +299,11 @@ private struct SettingReader {
         return values
     }
 
-    private func fcmSettings() throws(InvalidSetting) -> WorkerConfiguration.FCM? {
+    private func fcmSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.FCM? {
         guard let file = optional("FCM_SERVICE_ACCOUNT_FILE") else { return nil }
         return WorkerConfiguration.FCM(
-            url: try url("FCM_URL", default: "https://fcm.googleapis.com"), serviceAccountFile: file)
+            url: try url("FCM_URL", default: "https://fcm.googleapis.com", allowsHTTP: allowsInsecureHTTP),
+            serviceAccountFile: file)
     }
 
     // MARK: Typed readers
@@ -254,14 +339,26 @@ private struct SettingReader {
         return .milliseconds(try integer(name, default: 0, in: range))
     }
 
-    func url(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
+    /// `true` or `false`.
+    func flag(_ name: String, default defaultValue: Bool) throws(InvalidSetting) -> Bool {
+        guard let text = optional(name) else { return defaultValue }
+        switch text {
+        case "true": return true
+        case "false": return false
+        default: throw InvalidSetting(variable: name, reason: "'\(text)' is neither true nor false")
+        }
+    }
+
+    /// An `https://` URL (or `http://` when `allowsHTTP`), without trailing slashes.
+    func url(_ name: String, default defaultValue: String, allowsHTTP: Bool) throws(InvalidSetting) -> String {
         guard var value = optional(name) else { return defaultValue }
         guard value.hasPrefix("https://") || value.hasPrefix("http://"),
             value.split(separator: "/", omittingEmptySubsequences: true).count >= 2,
             !value.contains(where: \.isWhitespace)
         else {
-            throw InvalidSetting(variable: name, reason: "'\(value)' is not an http(s) URL like https://host:port")
+            throw InvalidSetting(variable: name, reason: "'\(value)' is not an https URL like https://host:port")
         }
+        try WorkerConfiguration.checkTransport(of: value, variable: name, allowsHTTP: allowsHTTP)
         while value.hasSuffix("/") { value.removeLast() }
         return value
     }

@@ -32,6 +32,12 @@ public enum WorkerService {
             return refuse(error)
         }
         logger.info("starting", metadata: ["config": .string(configuration.description)])
+        if !configuration.ignoredKafkaVariables.isEmpty {
+            // Kubernetes' service links (KAFKA_PORT=tcp://…) name no librdkafka property: never passed on.
+            logger.warning(
+                "KAFKA_* variables that name no librdkafka property ignored",
+                metadata: ["kafka.ignored": .string(configuration.ignoredKafkaVariables.joined(separator: ","))])
+        }
 
         let stages: Stages
         do {
@@ -77,7 +83,8 @@ public enum WorkerService {
             return WorkerExitCode.failure
         }
         let clock = SystemWorkerClock()
-        let observer = ObservabilityObserver(logger: logger, metrics: PushMetrics(registry: registry))
+        let observer = ObservabilityObserver(
+            logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness)
         let pipeline = Pipeline(
             source: stages.source, sink: KafkaRecordSink(producer: stages.producer), planner: stages.planner,
             sender: stages.sender,
@@ -102,8 +109,11 @@ public enum WorkerService {
                     for lag in stages.source.lag {
                         metrics.consumerLag(topic: lag.topic, partition: lag.partition).set(lag.records)
                     }
-                    guard let fatal = stages.source.fatalError else { continue }
-                    logger.critical("kafka consumer failed", metadata: ["error": .string(fatal.description)])
+                    guard let (client, fatal) = stages.fatalKafkaError else { continue }
+                    logger.critical(
+                        "kafka client failed fatally, stopping",
+                        metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
+                    if client == "producer" { readiness.set(ProducerHealth.readinessCondition, ready: false) }
                     exitCode.set(WorkerExitCode.failure)
                     pipeline.shutdown()
                     return
@@ -123,6 +133,7 @@ public enum WorkerService {
             logger.warning("records left for redelivery", metadata: ["push.unfinished": .init(unfinished)])
         }
         _ = await stages.producer.close(timeout: .seconds(10))
+        for transport in stages.transports { await transport.shutdown() }
         server.stop()
         signals.cancel()
         return exitCode.value
@@ -164,6 +175,15 @@ private struct Stages {
     let sender: ProviderSender
     let producer: KafkaProducer
     let source: KafkaRecordSource
+    /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
+    let transports: [HTTP2Client]
+
+    /// The first fatal error of a Kafka client, naming the client (`consumer` or `producer`).
+    var fatalKafkaError: (client: String, error: KafkaError)? {
+        if let fatal = source.fatalError { return ("consumer", fatal) }
+        if let fatal = producer.fatalError { return ("producer", fatal) }
+        return nil
+    }
 
     init(configuration: WorkerConfiguration, files: SystemFileReading, logger: Logger) async throws {
         self.files = files
@@ -182,11 +202,16 @@ private struct Stages {
             maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
         let transport = try HTTP2Client(configuration: transportConfiguration)
-        let apnsClient = try configuration.apns.map { apns in
-            try APNsClient(
-                apns, requestDeadline: configuration.requestTimeout, transportConfiguration: transportConfiguration,
-                sharedTransport: transport)
+        var transports = [transport]
+        var apnsClient: APNsClient?
+        if let apns = configuration.apns {
+            let apnsTransport = try APNsClient.transport(
+                for: apns, configuration: transportConfiguration, shared: transport)
+            if apnsTransport !== transport { transports.append(apnsTransport) }
+            apnsClient = try APNsClient(
+                apns, requestDeadline: configuration.requestTimeout, transport: apnsTransport)
         }
+        self.transports = transports
         var fcmClient: FCMClient?
         var projectID = ""
         if let fcm = configuration.fcm {
@@ -196,13 +221,22 @@ private struct Stages {
             } catch {
                 throw error.naming("FCM_SERVICE_ACCOUNT_FILE")
             }
+            do {
+                try WorkerConfiguration.checkTransport(
+                    of: account.tokenURI, variable: "token_uri", allowsHTTP: configuration.allowsInsecureHTTP)
+            } catch {
+                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(error.reason)")
+            }
             projectID = account.projectId
             fcmClient = FCMClient(
                 configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
                 serviceAccount: account, transport: transport)
         }
+        var decoder = EventDecoder()
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
-            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID))
+            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
@@ -210,20 +244,17 @@ private struct Stages {
             logHandler: kafkaLogger.kafkaLogHandler())
         let pipeline = configuration.pipeline
         source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + [pipeline.retryTopic],
+            configuration: configuration.kafka, topics: pipeline.inputTopics + pipeline.retryTiers.topics,
             errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }
 
 extension APNsClient {
-    /// The APNs client for `settings`: token auth over `sharedTransport`, or certificate auth over a transport of
-    /// its own (a client certificate belongs to every connection of its transport).
+    /// The APNs client for `settings` over `transport` (see `apnsTransport`).
     fileprivate convenience init(
-        _ settings: WorkerConfiguration.APNs, requestDeadline: Duration,
-        transportConfiguration: HTTP2ClientConfiguration, sharedTransport: HTTP2Client
+        _ settings: WorkerConfiguration.APNs, requestDeadline: Duration, transport: HTTP2Client
     ) throws {
         let authentication: APNsAuthentication
-        let transport: HTTP2Client
         switch settings.credentials {
         case .token(let keyFile, let keyID, let teamID):
             do {
@@ -231,21 +262,7 @@ extension APNsClient {
             } catch {
                 throw error.naming("APNS_KEY_FILE")
             }
-            transport = sharedTransport
-        case .certificate(let file, let keyFile, let password):
-            var certified = transportConfiguration
-            certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
-            certified.clientCertificate = ClientCertificate(
-                certificateFile: file, keyFile: keyFile, keyPassword: password?.revealed)
-            do {
-                transport = try HTTP2Client(configuration: certified)
-            } catch {
-                // The message names the file that cannot be used, never the password.
-                throw InvalidSetting(
-                    variable: error.message.contains(keyFile) && keyFile != file
-                        ? "APNS_CERT_KEY_FILE" : "APNS_CERT_FILE",
-                    reason: error.message)
-            }
+        case .certificate:
             authentication = .certificate
         }
         self.init(
@@ -253,6 +270,26 @@ extension APNsClient {
                 authentication: authentication, productionURL: settings.url, sandboxURL: settings.sandboxURL,
                 requestDeadline: requestDeadline),
             transport: transport)
+    }
+
+    /// The transport for `settings`: `shared` for token auth, or one of its own for certificate auth (a client
+    /// certificate belongs to every connection of its transport).
+    fileprivate static func transport(
+        for settings: WorkerConfiguration.APNs, configuration: HTTP2ClientConfiguration, shared: HTTP2Client
+    ) throws -> HTTP2Client {
+        guard case .certificate(let file, let keyFile, let password) = settings.credentials else { return shared }
+        var certified = configuration
+        certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
+        certified.clientCertificate = ClientCertificate(
+            certificateFile: file, keyFile: keyFile, keyPassword: password?.revealed)
+        do {
+            return try HTTP2Client(configuration: certified)
+        } catch {
+            // The message names the file that cannot be used, never the password.
+            throw InvalidSetting(
+                variable: error.message.contains(keyFile) && keyFile != file ? "APNS_CERT_KEY_FILE" : "APNS_CERT_FILE",
+                reason: error.message)
+        }
     }
 }
 

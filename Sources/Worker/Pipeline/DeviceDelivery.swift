@@ -92,9 +92,9 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
                 failure.reason = "retries_exhausted"
                 return .deadLettered(failure)
             }
-            let delay = retryPolicy.delay(afterAttempts: attempts, retryAfter: retryAfter)
+            let delay = min(retryPolicy.delay(afterAttempts: attempts, retryAfter: retryAfter), settings.maxRetryDelay)
             if isStopping() || (!providerDown && spent + delay > settings.retryBudget) {
-                return .retryLater(failure, dueMillis: now + delay.wholeMilliseconds)
+                return .retryLater(failure, dueMillis: now.addingClamped(delay.wholeMilliseconds))
             }
             if !providerDown {
                 spent += delay

@@ -7,10 +7,11 @@ import Synchronization
 /// - at least once: a record's offset is stored only when all its devices have a terminal outcome
 ///   (or were handed to the retry topic) and its output records were acknowledged, as a contiguous
 ///   watermark per partition;
-/// - per-room order: records with the same key on an input topic make their first attempts in
-///   offset order; rooms run in parallel;
+/// - per-room order: records with the same key on an input topic are sent in offset order, each waiting
+///   for the previous one's in-process retries (`RoomOrdering.strict`) or only its first attempts
+///   (`.firstAttempt`); a hand-off to the retry topic lets the room go on; rooms run in parallel;
 /// - bounded memory: at `maxInFlightRecords`, or while a provider's breaker is open, every partition
-///   is paused; a retry-topic partition is paused while its next record is not due.
+///   is paused; a retry-tier partition is paused while its next record is not due.
 public actor Pipeline<Request: Sendable>: RebalanceListener {
     private let source: any RecordSource
     private let sink: any RecordSink
@@ -23,7 +24,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     private let lastPoll: Atomic<Int64>
 
     private var partitions: [TopicPartition: PartitionState] = [:]
-    /// Records of a room waiting for the room's previous record's first attempts, by record key.
+    /// Records of a room waiting for the room's previous record (see `RoomOrdering`), by record key.
     private var lanes: [[UInt8]: [(InputRecord, Int)]] = [:]
     /// Records admitted and neither done nor dropped.
     private var inFlight = 0
@@ -54,7 +55,8 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         self.sink = sink
         self.processor = RecordProcessor(
             planner: planner, delivery: delivery, sink: sink, clock: clock, observer: observer,
-            outputs: RecordOutputs(settings: settings))
+            outputs: RecordOutputs(settings: settings),
+            produceBackoff: JitteredRetryDelays(base: settings.produceRetryBase, cap: settings.produceRetryCap))
         self.breakers = breakers
         self.clock = clock
         self.observer = observer
@@ -104,7 +106,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         if partitions[partition] == nil { partitions[partition] = newState() }
         guard partitions[partition]?.revoking == false else { return }
         let waitsForDueTime =
-            record.topic == settings.retryTopic
+            settings.isRetryTopic(record.topic)
             && (partitions[partition]?.waiting.isEmpty == false || dueMillis(record) > clock.nowMillis())
         inFlight += 1
         let generation = modifyState(of: partition) { state in
@@ -130,7 +132,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     }
 
     private func dueMillis(_ record: InputRecord) -> Int64 {
-        record.headers.text(FailureHeaders.retryDue).flatMap { Int64($0) } ?? 0
+        FailureHistory.retryDueMillis(of: record, settings: settings, nowMillis: clock.nowMillis()) ?? 0
     }
 
     /// Dispatches retry records whose due time has come, in order, per partition.
@@ -150,8 +152,8 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
 
     /// Records of an input topic with a key go through their room's lane; others start at once.
     private func dispatch(_ record: InputRecord, generation: Int) {
-        guard record.topic != settings.retryTopic, let key = record.key else {
-            spawn(record, generation) { [processor] in try await processor.finish(try await processor.start(record)) }
+        guard !settings.isRetryTopic(record.topic), let key = record.key else {
+            spawn(record, generation) { [processor] in try await processor.process(record) }
             return
         }
         if lanes[key] != nil {
@@ -162,10 +164,11 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         }
     }
 
-    /// Runs a room's records one after the other up to their first attempts; the rest of each
-    /// record's work runs in its own task so that retries never hold the room up.
+    /// Runs a room's records one after the other up to their first attempts (`.firstAttempt`) or until
+    /// every device is settled (`.strict`); the rest of each record's work runs in its own task.
     private func spawnLane(_ key: [UInt8], first: (InputRecord, Int)) {
         let processor = self.processor
+        let order = settings.roomOrder
         let id = nextTaskId
         nextTaskId += 1
         tasks[id] = Task {
@@ -173,7 +176,15 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
             while let (record, generation) = next, !Task.isCancelled {
                 do {
                     let started = try await processor.start(record)
-                    self.spawn(record, generation) { try await processor.finish(started) }
+                    switch order {
+                    case .strict:
+                        let outputs = try await processor.settle(started)
+                        self.spawn(record, generation) { try await processor.produceUntilAcknowledged(outputs) }
+                    case .firstAttempt:
+                        self.spawn(record, generation) {
+                            try await processor.produceUntilAcknowledged(try await processor.settle(started))
+                        }
+                    }
                 } catch {
                     self.ended(taskId: nil, record: record, generation: generation, done: false)
                 }

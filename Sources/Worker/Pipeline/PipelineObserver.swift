@@ -17,7 +17,13 @@ public enum PipelineEvent: Sendable, Equatable {
     case revoked([TopicPartition], unfinished: Int)
     case offsetStored(TopicPartition, Int64)
     case pollFailed(String)
-    case produceFailed(String)
+    /// Kafka did not acknowledge outputs for `topics`; they are produced again after a backoff. `reason` is a
+    /// stable code (`message_too_large`, librdkafka's error name such as `_MSG_TIMED_OUT`, or `other`).
+    case produceRetrying(topics: [String], reason: String)
+    /// Outputs that had to be produced again were acknowledged.
+    case produceRecovered
+    /// A failure header of a retry-topic record was not believed (not a number, out of range).
+    case headerIgnored(TopicPartition, offset: Int64, header: String, String)
     case storeFailed(TopicPartition, String)
     case commitFailed(String)
     case stalled(sinceMillis: Int64)

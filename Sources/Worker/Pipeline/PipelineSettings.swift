@@ -2,7 +2,8 @@
 public struct PipelineSettings: Sendable, Equatable {
     /// Topics of chat-message events.
     public var inputTopics: [String]
-    public var retryTopic: String
+    /// The retry topics, one per delay tier; the worker consumes them all.
+    public var retryTiers: RetryTiers
     public var receiptsTopic: String
     public var deadLetterTopic: String
     /// The consumer group, written to `x-source-group`.
@@ -23,6 +24,9 @@ public struct PipelineSettings: Sendable, Equatable {
     public var maxSendsPerProvider: Int = 100
     /// The total of in-process retry delays one device may spend before going to the retry topic.
     public var retryBudget: Duration = .seconds(10)
+    /// When a room's next record may start: after the previous one's in-process retries (`strict`) or
+    /// after its first attempts (`firstAttempt`).
+    public var roomOrder: RoomOrdering = .strict
     /// Sends of one device, over all passes through the retry topic, before it is dead-lettered.
     public var maxAttempts: Int = 8
     /// Consecutive provider-wide failures that open a provider's breaker.
@@ -36,15 +40,37 @@ public struct PipelineSettings: Sendable, Equatable {
     /// librdkafka's `max.poll.interval.ms`: the watchdog stops the worker when polling stalls this long.
     public var maxPollInterval: Duration = .seconds(300)
 
+    /// The longest wait a provider's answer can impose on a device (its Retry-After is cut to this).
+    public var maxRetryDelay: Duration = .seconds(86_400)
+    /// Backoff of producing again after Kafka did not acknowledge outputs: full jitter, doubling from the base
+    /// up to the cap, so a refusing broker sees a few calls a second at most, not a hot loop.
+    public var produceRetryBase: Duration = .milliseconds(100)
+    public var produceRetryCap: Duration = .seconds(10)
+
     public init(
-        inputTopics: [String], retryTopic: String, receiptsTopic: String, deadLetterTopic: String,
+        inputTopics: [String], retryTiers: RetryTiers, receiptsTopic: String, deadLetterTopic: String,
         group: String, worker: String
     ) {
         self.inputTopics = inputTopics
-        self.retryTopic = retryTopic
+        self.retryTiers = retryTiers
         self.receiptsTopic = receiptsTopic
         self.deadLetterTopic = deadLetterTopic
         self.group = group
         self.worker = worker
     }
+
+    /// Whether records of `topic` were written by the worker itself for a later pass (one of the retry tiers):
+    /// only there are the failure headers (`x-attempts`, `x-retry-due`, `x-first-failure`, `x-source-*`) believed.
+    public func isRetryTopic(_ topic: String) -> Bool { retryTiers.contains(topic) }
+}
+
+/// How far a room's records keep their order (`PUSH_ROOM_ORDER`).
+public enum RoomOrdering: String, Sendable, Equatable, CaseIterable {
+    /// A room's next record starts once the previous one's devices are settled: delivered, failed for good,
+    /// or handed to the retry topic after the in-process retries (at most `retryBudget` of delays). Only a
+    /// hand-off to the retry topic lets later records of the room pass.
+    case strict
+    /// A room's next record starts once the previous one's first attempts answered; in-process retries run
+    /// beside later records, so a retried message may arrive after later ones of its room.
+    case firstAttempt = "first-attempt"
 }

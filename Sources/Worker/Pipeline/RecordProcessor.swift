@@ -15,8 +15,9 @@ struct StartedRecord<Request: Sendable>: Sendable {
     let content: Content
 }
 
-/// Processes one record in two steps: `start` plans it and makes every device's first attempt
-/// (a room's next record waits for this); `finish` retries, writes the outputs and waits for Kafka.
+/// Processes one record in three steps: `start` plans it and makes every device's first attempt, `settle`
+/// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
+/// A room's next record waits for `start` or `settle`, as `PipelineSettings.roomOrder` says.
 struct RecordProcessor<Request: Sendable>: Sendable {
     let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
@@ -24,10 +25,12 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let clock: any WorkerClock
     let observer: any PipelineObserver
     let outputs: RecordOutputs
+    /// Backoff between produce calls that Kafka did not acknowledge.
+    let produceBackoff: any RetryDelayPolicy
 
     /// Plans `record` and makes the first attempt of each send, concurrently.
     func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
-        let source = SourcePosition(of: record)
+        let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
         switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
         case .failure(let undecodable):
             return StartedRecord(record: record, source: source, content: .undecodable(undecodable))
@@ -62,9 +65,20 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    /// Settles every device, then produces the receipts, retry and dead-letter records until Kafka
-    /// acknowledges them. Throws only when cancelled: the record is then not done.
-    func finish(_ started: StartedRecord<Request>) async throws {
+    /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
+    /// before its real due time (`x-retry-not-before`) moves on, unsent, to the tier that covers the rest.
+    func process(_ record: InputRecord) async throws {
+        if let moved = outputs.movingOn(record, nowMillis: clock.nowMillis()) {
+            try await produceUntilAcknowledged([moved])
+        } else {
+            try await produceUntilAcknowledged(try await settle(try await start(record)))
+        }
+    }
+
+    /// Settles every device (in-process retries within the budget, then the hand-off to the retry topic or
+    /// the dead-letter topic) and returns the receipts, retry and dead-letter records to produce.
+    /// Throws only when cancelled: the record is then not done.
+    func settle(_ started: StartedRecord<Request>) async throws -> [OutputRecord] {
         let record = started.record
         let produced: [OutputRecord]
         switch started.content {
@@ -74,8 +88,12 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             observer.observe(.deadLettered(reason: problem.reason))
             produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
         case .event(let event, let devices):
-            let priorAttempts = record.headers.text(FailureHeaders.attempts).flatMap { Int($0) } ?? 0
-            let firstFailure = record.headers.text(FailureHeaders.firstFailure).flatMap { Int64($0) }
+            let history = FailureHistory(of: record, settings: outputs.settings, nowMillis: clock.nowMillis())
+            for ignored in history.ignored {
+                observer.observe(
+                    .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
+            }
+            let (priorAttempts, firstFailure) = (history.priorAttempts, history.firstFailureMillis)
             let results = try await withThrowingTaskGroup(of: (Int, DeviceResult).self) { group in
                 var results = [DeviceResult?](repeating: nil, count: devices.count)
                 for (index, device) in devices.enumerated() {
@@ -99,9 +117,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map(\.target), results)),
-                narrow: event.narrowed)
+                narrow: event.narrowed, nowMillis: clock.nowMillis())
         }
-        try await produceUntilAcknowledged(produced)
+        return produced
     }
 
     private func observe(_ result: DeviceResult) {
@@ -114,26 +132,43 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    /// Produces `records` again and again (backing off up to 5 s) until Kafka acknowledges them all;
-    /// records refused for good as too large go again without their value.
-    private func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
+    /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
+    /// them all. A record refused for good as too large goes again without its value, then in its minimal form
+    /// (`OutputRecord.minimal`); a minimal record still refused is backed off like any failure. Throws when
+    /// cancelled or when the sink is unusable for good (`ProduceFailed.isFatal`).
+    func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
         guard !records.isEmpty else { return }
         var pending = records
-        var delay = Duration.milliseconds(100)
+        var failures = 0
         while true {
             do {
                 try await sink.produce(pending)
+                if failures > 0 { observer.observe(.produceRecovered) }
                 return
             } catch let rejected as OutputRejected {
-                observer.observe(.produceFailed(rejected.reason))
-                pending = rejected.indices.filter(pending.indices.contains).map { pending[$0].droppingValue() }
+                let refused = rejected.indices.filter(pending.indices.contains).map { pending[$0] }
+                pending = refused.map { $0.value.isEmpty ? $0.minimal() : $0.droppingValue() }
                 if pending.isEmpty { return }
+                failures += 1
+                observer.observe(.produceRetrying(topics: Self.topics(of: pending), reason: "message_too_large"))
+                // A smaller form goes at once; one that cannot shrink further waits like any failure.
+                if pending != refused { continue }
+            } catch let failed as ProduceFailed where failed.isFatal {
+                // Producing again cannot help; the service stops on the producer's fatal error.
+                throw failed
             } catch {
                 try Task.checkCancellation()
-                observer.observe(.produceFailed(String(describing: error)))
-                try await clock.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+                failures += 1
+                let reason = (error as? ProduceFailed)?.reason ?? "other"
+                observer.observe(.produceRetrying(topics: Self.topics(of: pending), reason: reason))
             }
+            try await clock.sleep(for: produceBackoff.delay(afterAttempts: failures, retryAfter: nil))
         }
+    }
+
+    private static func topics(of records: [OutputRecord]) -> [String] {
+        var topics: [String] = []
+        for record in records where !topics.contains(record.topic) { topics.append(record.topic) }
+        return topics
     }
 }

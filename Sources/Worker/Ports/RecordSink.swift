@@ -2,7 +2,8 @@
 public protocol RecordSink: Sendable {
     /// Produces `records` and returns once Kafka acknowledged every one of them. Throws
     /// `OutputRejected` when Kafka refused some for good (too large) and acknowledged all others;
-    /// any other error means some were not acknowledged (the caller produces them all again).
+    /// `ProduceFailed` (or any other error) means some were not acknowledged (the caller produces them all
+    /// again), unless it `isFatal`.
     func produce(_ records: [OutputRecord]) async throws
     /// Waits up to `timeout` for every produced record to be acknowledged.
     func flush(timeout: Duration) async
@@ -22,6 +23,24 @@ public struct OutputRejected: Error, Sendable, Equatable {
     }
 }
 
+/// Kafka did not acknowledge some records of a call.
+public struct ProduceFailed: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable code for metrics and logs, e.g. librdkafka's `_MSG_TIMED_OUT`.
+    public var reason: String
+    /// What went wrong, in words.
+    public var message: String
+    /// The producer is unusable for good (a fatal librdkafka error): producing again cannot help.
+    public var isFatal: Bool
+
+    public init(reason: String, message: String, isFatal: Bool = false) {
+        self.reason = reason
+        self.message = message
+        self.isFatal = isFatal
+    }
+
+    public var description: String { message }
+}
+
 extension OutputRecord {
     /// Header on a record whose value Kafka would not take: the size of the value that was dropped.
     public static let droppedValueHeader = "x-value-dropped"
@@ -32,6 +51,15 @@ extension OutputRecord {
         var record = self
         record.headers.append(RecordHeader(Self.droppedValueHeader, text: String(value.count)))
         record.value = []
+        return record
+    }
+
+    /// The smallest form of this record, for when Kafka refused it even without its value: no value, the key
+    /// only when short, and only the headers that say why and where from (`FailureHeaders.minimal`).
+    func minimal() -> OutputRecord {
+        var record = value.isEmpty ? self : droppingValue()
+        if let key, key.count > OutputLimits.headerValueBytes { record.key = nil }
+        record.headers = record.headers.filter { FailureHeaders.minimal.contains($0.name) }
         return record
     }
 }

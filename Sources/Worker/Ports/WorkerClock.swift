@@ -34,9 +34,12 @@ public struct SystemWorkerClock: WorkerClock {
 }
 
 extension Duration {
-    /// The duration in whole milliseconds, rounded down.
+    /// The duration in whole milliseconds, rounded down; held at `Int64.min`/`Int64.max` for durations beyond
+    /// them (a provider's `Retry-After: 9223372036854775807` seconds never traps here).
     public var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        let (millis, overflow) = components.seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return components.seconds > 0 ? .max : .min }
+        return millis.addingClamped(components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// The duration in milliseconds, with a fraction.

@@ -11,21 +11,31 @@ public enum FailureHeaders {
     public static let attempts = "x-attempts"
     public static let firstFailure = "x-first-failure"
     public static let worker = "x-worker"
+    /// When the retry tier gives the record back (epoch ms).
     public static let retryDue = "x-retry-due"
+    /// The real due time of a retry record whose wait is longer than the longest tier (epoch ms).
+    public static let retryNotBefore = "x-retry-not-before"
     /// Carried from input to receipts when an operator replays a range.
     public static let replayRunId = "x-replay-run-id"
 
-    /// The headers for a record that failed at `source`; `retryDueMillis` only on retry records.
+    /// The headers of the smallest dead letter: why and where from, with no text that could be long.
+    static let minimal: Set<String> = [
+        reason, sourceTopic, sourcePartition, sourceOffset, sourceTimestamp, attempts, firstFailure, retryDue,
+        OutputRecord.droppedValueHeader,
+    ]
+
+    /// The headers for a record that failed at `source`; `retryDueMillis` only on retry records. Every text
+    /// is bounded to `OutputLimits.headerValueBytes`.
     static func make(
         failure: DeliveryFailure, source: SourcePosition, group: String, worker: String, retryDueMillis: Int64? = nil
     ) -> [RecordHeader] {
         var headers = [
-            RecordHeader(reason, text: failure.reason),
-            RecordHeader(error, text: failure.message),
+            RecordHeader(reason, boundedText: failure.reason),
+            RecordHeader(error, boundedText: failure.message),
         ]
         if let status = failure.status { headers.append(RecordHeader(Self.status, text: String(status))) }
         headers += [
-            RecordHeader(sourceTopic, text: source.topic),
+            RecordHeader(sourceTopic, boundedText: source.topic),
             RecordHeader(sourcePartition, text: String(source.partition)),
             RecordHeader(sourceOffset, text: String(source.offset)),
         ]
@@ -33,13 +43,13 @@ public enum FailureHeaders {
             headers.append(RecordHeader(sourceTimestamp, text: String(timestamp)))
         }
         headers += [
-            RecordHeader(sourceGroup, text: group),
+            RecordHeader(sourceGroup, boundedText: group),
             RecordHeader(attempts, text: String(failure.attempts)),
         ]
         if let first = failure.firstFailureMillis {
             headers.append(RecordHeader(firstFailure, text: String(first)))
         }
-        headers.append(RecordHeader(Self.worker, text: worker))
+        headers.append(RecordHeader(Self.worker, boundedText: worker))
         if let retryDueMillis { headers.append(RecordHeader(retryDue, text: String(retryDueMillis))) }
         return headers
     }

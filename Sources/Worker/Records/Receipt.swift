@@ -26,10 +26,11 @@ public struct SourcePosition: Sendable, Equatable {
         self.timestampMillis = timestampMillis
     }
 
-    /// The original position of `record`: its `x-source-*` headers when it carries them, else its own.
-    public init(of record: InputRecord) {
+    /// The original position of `record`: its `x-source-*` headers when they are trusted (a retry topic's
+    /// record, written by the worker) and complete, else its own.
+    public init(of record: InputRecord, trustingHeaders: Bool) {
         let headers = record.headers
-        if let topic = headers.text(FailureHeaders.sourceTopic),
+        if trustingHeaders, let topic = headers.text(FailureHeaders.sourceTopic),
             let partition = headers.text(FailureHeaders.sourcePartition).flatMap({ Int32($0) }),
             let offset = headers.text(FailureHeaders.sourceOffset).flatMap({ Int64($0) })
         {
@@ -115,7 +116,12 @@ extension JSONWriter {
 
 /// RFC 3339 text for receipts, in UTC with milliseconds: `2026-11-29T12:00:00.000Z`.
 enum RFC3339 {
-    static func format(epochMillis: Int64) -> String {
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: what four-digit years can show.
+    static let representableMillis: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
+    /// The time, held within `representableMillis` (so that no arithmetic on a hostile value overflows).
+    static func format(epochMillis unclamped: Int64) -> String {
+        let epochMillis = min(max(unclamped, representableMillis.lowerBound), representableMillis.upperBound)
         let seconds = epochMillis >= 0 ? epochMillis / 1000 : (epochMillis - 999) / 1000
         let millis = epochMillis - seconds * 1000
         return LogTimestamp(secondsSinceEpoch: seconds, nanoseconds: Int32(millis * 1_000_000)).rfc3339

@@ -4,11 +4,12 @@ struct RecordOutputs {
     let settings: PipelineSettings
 
     /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
-    /// `narrow` gives the event cut down to some devices (indices into `results`).
+    /// `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to
+    /// the tier that covers its wait from `nowMillis` (see `RetryTiers`).
     func forEvent(
         record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
         eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
-        narrow: ([Int]) -> [UInt8]
+        narrow: ([Int]) -> [UInt8], nowMillis: Int64
     ) -> [OutputRecord] {
         let replayRunId = record.headers.text(FailureHeaders.replayRunId)
         let receiptKey = Array(messageId.utf8)
@@ -43,11 +44,12 @@ struct RecordOutputs {
         }
         if !retrying.isEmpty {
             let failure = retrying.max { $0.1.attempts < $1.1.attempts }?.1 ?? retrying[0].1
-            let due = retrying.map(\.2).max() ?? 0
+            let route = settings.retryTiers.route(dueMillis: retrying.map(\.2).max() ?? nowMillis, nowMillis: nowMillis)
             outputs.append(
                 OutputRecord(
-                    topic: settings.retryTopic, key: record.key, value: narrow(retrying.map(\.0)),
-                    headers: headers(failure, source, retryDueMillis: due)))
+                    topic: route.topic, key: record.key, value: narrow(retrying.map(\.0)),
+                    headers: headers(failure, source, retryDueMillis: route.takeUpMillis)
+                        + Self.notBefore(route.notBeforeMillis)))
         }
         var reasons: [String] = []
         for (_, failure) in deadLetters where !reasons.contains(failure.reason) { reasons.append(failure.reason) }
@@ -69,6 +71,27 @@ struct RecordOutputs {
                 topic: settings.deadLetterTopic, key: record.key, value: record.value,
                 headers: headers(failure, source))
         ]
+    }
+
+    /// The same retry record again on the tier that covers the rest of its wait, when `record` comes from a
+    /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due.
+    func movingOn(_ record: InputRecord, nowMillis: Int64) -> OutputRecord? {
+        guard settings.isRetryTopic(record.topic),
+            let notBefore = record.headers.text(FailureHeaders.retryNotBefore).flatMap({ Int64($0) }),
+            notBefore > nowMillis
+        else { return nil }
+        let route = settings.retryTiers.route(dueMillis: notBefore, nowMillis: nowMillis)
+        let kept = record.headers.filter {
+            $0.name != FailureHeaders.retryDue && $0.name != FailureHeaders.retryNotBefore
+        }
+        return OutputRecord(
+            topic: route.topic, key: record.key, value: record.value,
+            headers: kept + [RecordHeader(FailureHeaders.retryDue, text: String(route.takeUpMillis))]
+                + Self.notBefore(route.notBeforeMillis))
+    }
+
+    private static func notBefore(_ millis: Int64?) -> [RecordHeader] {
+        millis.map { [RecordHeader(FailureHeaders.retryNotBefore, text: String($0))] } ?? []
     }
 
     private func headers(_ failure: DeliveryFailure, _ source: SourcePosition, retryDueMillis: Int64? = nil)

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+@testable import HTTP2
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Combined CA bundle file")
+struct CombinedCAFileTests {
+    /// A PEM file with certificates: the system bundle.
+    static let pemFile = "/etc/ssl/certs/ca-certificates.crt"
+
+    @Test func shutdownRemovesTheCombinedFileNotOnlyDeinit() async throws {
+        let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: Self.pemFile))
+        let path = try #require(client.combinedCAFile)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(path.contains("push-worker-ca-\(getpid())-"))
+        await client.shutdown()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func filesOfEndedProcessesAreRemovedAndLiveOnesKept() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Pid 1 lives (init); a pid beyond pid_max never does; our own pid's files are an earlier run's.
+        let names = [
+            "push-worker-ca-1-A.pem", "push-worker-ca-2147483646-B.pem", "push-worker-ca-\(getpid())-C.pem",
+            "push-worker-ca-notapid.pem", "other.pem",
+        ]
+        for name in names {
+            #expect(FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: Data("x".utf8)))
+        }
+        TrustedCertificates.removeStaleFiles(in: directory)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(left == ["other.pem", "push-worker-ca-1-A.pem", "push-worker-ca-notapid.pem"])
+    }
+}
