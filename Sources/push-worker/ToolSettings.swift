@@ -20,8 +20,15 @@ struct ToolSettings {
         variables = fileVariables.merging(environment) { _, fromEnvironment in fromEnvironment }
     }
 
-    /// The librdkafka properties from `KAFKA_*`, as `run` reads them.
-    var kafka: KafkaConfiguration { KafkaConfiguration.fromEnvironment(variables) }
+    /// The librdkafka properties from `KAFKA_*`, as `run` reads them (variables that name no librdkafka
+    /// property, such as Kubernetes' `KAFKA_PORT`, are left out); a value librdkafka refuses names its variable.
+    func kafka() throws(InvalidSetting) -> KafkaConfiguration {
+        let properties = KafkaConfiguration.fromEnvironment(variables)
+        if let invalid = properties.invalid.first {
+            throw InvalidSetting(variable: invalid.variable, reason: invalid.reason)
+        }
+        return properties.configuration
+    }
 
     /// A topic variable's value, or its default when unset or empty.
     func topic(_ variable: String, default defaultTopic: String) -> String {
