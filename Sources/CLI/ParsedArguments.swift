@@ -73,6 +73,15 @@ public struct ParsedArguments: Sendable, Equatable {
         return number
     }
 
+    /// The value of `flag` when it is one of `choices`, `nil` when the flag is absent.
+    public func choice(_ flag: String, from choices: [String]) throws(UsageError) -> String? {
+        guard let text = values[flag] else { return nil }
+        guard choices.contains(text) else {
+            throw UsageError("option '\(flag)' needs one of \(choices.joined(separator: ", ")), not '\(text)'")
+        }
+        return text
+    }
+
     /// The value of `flag` as a comma-separated list with blanks dropped, or `defaultValue` when absent.
     public func list(_ flag: String, default defaultValue: [String]) throws(UsageError) -> [String] {
         guard let text = values[flag] else { return defaultValue }

@@ -8,6 +8,7 @@ enum PushWorkerCommand {
         subcommands: [
             RunCommand.subcommand,
             RenderCommand.subcommand,
+            StringsCommand.subcommand,
             DevBrokerCommand.subcommand,
             ReceiptsStatsCommand.subcommand,
             ReceiptsInvalidTokensCommand.subcommand,

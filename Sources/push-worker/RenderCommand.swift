@@ -16,7 +16,9 @@ enum RenderCommand {
             --apns-topic, else APNS_TOPIC, else \(defaultAPNsTopic); the FCM project is --fcm-project, else the \
             project_id of FCM_SERVICE_ACCOUNT_FILE, else \(defaultFCMProject). TIME (RFC 3339 or epoch \
             milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once. The \
-            event's createdAt must lie within 100 years of TIME, else of the clock.
+            event's createdAt must lie within 100 years of TIME, else of the clock. Each device shows the locale \
+            its fallback texts were chosen in: its recipient's locale, else PUSH_DEFAULT_LOCALE, else the \
+            table's defaultLocale.
             """,
         options: [
             .value("--event", "FILE", "The chat-message event (JSON)."),
@@ -26,7 +28,7 @@ enum RenderCommand {
             .value("--now", "TIME", "The time to plan at."),
         ],
         run: { arguments in
-            do throws(Failure) {
+            do throws(CommandFailure) {
                 StandardStreams.writeOut(try render(arguments, environment: ProcessInfo.processInfo.environment))
                 return 0
             } catch {
@@ -36,27 +38,23 @@ enum RenderCommand {
         }
     )
 
-    /// A failure that ends the command with one line on stderr and exit code 1.
-    struct Failure: Error {
-        let message: String
-    }
-
-    static func render(_ arguments: ParsedArguments, environment: [String: String]) throws(Failure) -> String {
+    static func render(_ arguments: ParsedArguments, environment: [String: String]) throws(CommandFailure) -> String {
         let eventPath: String
         do {
             eventPath = try arguments.required("--event")
         } catch {
-            throw Failure(message: error.message)
+            throw CommandFailure(message: error.message)
         }
-        let bytes = try read(eventPath)
+        let bytes = try CommandInput.read(eventPath)
         let givenTime = try time(arguments.value("--now"))
         let event: ChatMessageEvent
         do {
             event = try EventDecoder().decode(bytes, now: givenTime ?? Date())
         } catch {
-            throw Failure(message: "\(eventPath): \(error.reason): \(error)")
+            throw CommandFailure(message: "\(eventPath): \(error.reason): \(error)")
         }
-        let rules = try loadRules(arguments.value("--rules") ?? environment["PUSH_RULES_FILE"])
+        let rules = try CommandInput.rules(arguments.value("--rules") ?? environment["PUSH_RULES_FILE"])
+        let defaultLocale = try CommandInput.defaultLocale(environment)
         var fcmProjectID = defaultFCMProject
         if let project = arguments.value("--fcm-project") {
             fcmProjectID = project
@@ -68,41 +66,25 @@ enum RenderCommand {
             fcmProjectID: fcmProjectID
         )
         let now = givenTime ?? event.createdAt ?? Date()
-        let decisions = PushPlanner(rules: rules, context: context).plan(event, now: now)
+        let decisions = PushPlanner(rules: rules, context: context, defaultLocale: defaultLocale).plan(
+            event, now: now)
         return DecisionReport.json(event: event, decisions: decisions, now: now)
     }
 
-    static func read(_ path: String) throws(Failure) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure(message: "\(path): cannot read the file")
-        }
-        return Array(data)
-    }
-
-    static func loadRules(_ path: String?) throws(Failure) -> RulesTable {
-        guard let path else { return .standard }
-        let bytes = try read(path)
-        do {
-            return try RulesTable.load(json: bytes)
-        } catch {
-            throw Failure(message: "\(path): \(error)")
-        }
-    }
-
-    static func projectID(inServiceAccount path: String) throws(Failure) -> String {
-        let bytes = try read(path)
+    static func projectID(inServiceAccount path: String) throws(CommandFailure) -> String {
+        let bytes = try CommandInput.read(path)
         guard let account = try? JSONParser.parse(bytes), let project = account["project_id"]?.stringValue,
             !project.isEmpty
-        else { throw Failure(message: "\(path): not a service-account JSON with a project_id") }
+        else { throw CommandFailure(message: "\(path): not a service-account JSON with a project_id") }
         return project
     }
 
     /// The `--now` time, if given.
-    static func time(_ text: String?) throws(Failure) -> Date? {
+    static func time(_ text: String?) throws(CommandFailure) -> Date? {
         guard let text else { return nil }
         if let milliseconds = Int64(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
         guard let date = RFC3339.parse(text) else {
-            throw Failure(message: "--now: '\(text)' is neither RFC 3339 nor epoch milliseconds")
+            throw CommandFailure(message: "--now: '\(text)' is neither RFC 3339 nor epoch milliseconds")
         }
         return date
     }

@@ -88,4 +88,13 @@ import Testing
         #expect(throws: UsageError.self) { try empty.list("--topics", default: []) }
         #expect(try ParsedArguments().list("--topics", default: ["x"]) == ["x"])
     }
+
+    @Test func choicesAcceptOnlyTheirValues() throws {
+        let parsed = ParsedArguments(values: ["--platform": "ios", "--format": "xml"])
+        #expect(try parsed.choice("--platform", from: ["ios", "android"]) == "ios")
+        #expect(throws: UsageError("option '--format' needs one of json, csv, not 'xml'")) {
+            try parsed.choice("--format", from: ["json", "csv"])
+        }
+        #expect(try parsed.choice("--absent", from: ["a"]) == nil)
+    }
 }

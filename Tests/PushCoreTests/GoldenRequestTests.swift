@@ -33,8 +33,22 @@ import Testing
             golden: "unknown-type-\(policy)")
     }
 
+    /// The sample event of every seed type sent to one recipient per language of the built-in table (ko, ja,
+    /// zh-Hant, en), each with an APNs and an FCM device: `Goldens/Localized/<type>.json`.
+    @Test(arguments: Fixture.seedTypes)
+    func everySeedTypeInEveryLanguageMatchesItsGolden(type: String) throws {
+        let file = Repository.examples.appendingPathComponent("chat-message/\(type).json")
+        try compare(
+            event: LocalizedEvents.addressed(to: LocalizedEvents.locales, try Repository.read(file)), rules: .standard,
+            golden: "Localized/\(type)")
+    }
+
     private func compare(file: URL, rules: RulesTable, golden: String) throws {
-        let event = try EventDecoder().decode(try Repository.read(file), now: Fixture.now)
+        try compare(event: try Repository.read(file), rules: rules, golden: golden)
+    }
+
+    private func compare(event bytes: [UInt8], rules: RulesTable, golden: String) throws {
+        let event = try EventDecoder().decode(bytes, now: Fixture.now)
         let now = try #require(event.createdAt)
         let decisions = PushPlanner(rules: rules, context: Fixture.context).plan(event, now: now)
         let report = DecisionReport.json(event: event, decisions: decisions, now: now) + "\n"

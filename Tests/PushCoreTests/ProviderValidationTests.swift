@@ -60,15 +60,33 @@ import Testing
         var description: String { "validator failed (run deploy/local/setup.sh first): \(output)" }
     }
 
-    /// Every request of every sample event, plus oversized and odd-Unicode events that go through size fitting.
+    /// Every request of every sample event (as it is, and sent to one recipient per language of the built-in
+    /// table), plus oversized and odd-Unicode events that go through size fitting.
     static func producedRequests() throws -> [Case] {
         var cases: [Case] = []
         let planner = PushPlanner(rules: .standard, context: Fixture.context)
         for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("chat-message")) {
-            let event = try EventDecoder().decode(try Repository.read(file), now: Fixture.now)
-            for decision in planner.plan(event, now: event.createdAt ?? Fixture.now) {
+            let sample = try Repository.read(file)
+            let inEveryLanguage = try LocalizedEvents.addressed(to: LocalizedEvents.locales, sample)
+            for (variant, bytes) in [("", sample), (" in every language", inEveryLanguage)] {
+                let event = try EventDecoder().decode(bytes, now: Fixture.now)
+                for decision in planner.plan(event, now: event.createdAt ?? Fixture.now) {
+                    guard let request = decision.outcome.request else { continue }
+                    cases.append(
+                        Case(name: "\(file.lastPathComponent)\(variant) \(decision.address)", request: request))
+                }
+            }
+        }
+        let hangul = String(repeating: "가\u{1100}\u{1161}\u{11A8}한글 漢字かな𠀋葛\u{E0100} ", count: 500)
+        for type in Fixture.seedTypes {
+            let bytes = try LocalizedEvents.addressed(
+                to: LocalizedEvents.locales,
+                Fixture.event(
+                    type: type, content: hangul, nickname: String(hangul.prefix(90)),
+                    payload: #"{"blob": \#(Fixture.quoted(hangul))}"#))
+            for decision in try Fixture.decisions(bytes) {
                 guard let request = decision.outcome.request else { continue }
-                cases.append(Case(name: "\(file.lastPathComponent) \(decision.address)", request: request))
+                cases.append(Case(name: "huge CJK \(type) \(decision.address)", request: request))
             }
         }
         let huge = String(repeating: "👩‍👩‍👧‍👦 漢字 e\u{301} مرحبا ", count: 400)

@@ -55,6 +55,43 @@ import Testing
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
+    func eachDeviceShowsTheLanguageOfItsFallbackTexts() throws {
+        let event = Repository.examples.appendingPathComponent("chat-message/image-four-languages.json").path
+        let (status, stdout, _) = try render(["--event", event])
+        #expect(status == 0)
+        guard case .array(let devices)? = try JSONParser.parse(Array(stdout.utf8))["devices"] else {
+            Issue.record("no devices")
+            return
+        }
+        let shown = devices.map { device in
+            [
+                device["locale"]?.stringValue,
+                device["request"]?["body"]?["aps"]?["alert"]?["body"]?.stringValue
+                    ?? device["request"]?["body"]?["message"]?["notification"]?["body"]?.stringValue,
+            ]
+        }
+        #expect(
+            shown == [
+                ["ko", "Alice님이 사진을 보냈습니다"], ["ja", "Alice が画像を送信しました"], ["zh-Hant", "Alice 傳送了一張圖片"],
+                ["en", "Alice sent a photo"],
+            ])
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
+    func theDefaultLocaleComesFromTheEnvironmentAndIsChecked() throws {
+        let event = Repository.examples.appendingPathComponent("chat-message/image.json").path
+        let korean = try ChildProcessResult.run(
+            Self.executable, ["render", "--event", event], environment: ["PUSH_DEFAULT_LOCALE": "ko"])
+        #expect(korean.status == 0)
+        #expect(korean.stdout.contains(#""body": "Alice님이 사진을 보냈습니다""#))
+        let bad = try ChildProcessResult.run(
+            Self.executable, ["render", "--event", event], environment: ["PUSH_DEFAULT_LOCALE": "korean"])
+        #expect(bad.status == 1)
+        #expect(
+            bad.stderr.hasPrefix(#"push-worker render: error: PUSH_DEFAULT_LOCALE: "korean" is not a language tag"#))
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
     func planningTimeDecidesExpiry() throws {
         let event = Repository.examples.appendingPathComponent("chat-message/text.json").path
         let (status, stdout, _) = try render(["--event", event, "--now", "2026-12-01T00:00:00Z"])

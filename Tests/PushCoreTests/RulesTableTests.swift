@@ -50,7 +50,7 @@ import Testing
         (#"{}"#, "types: required"),
         (
             #"{"types": [], "extra": 1}"#,
-            "extra: unknown key (allowed: anonymousName, defaults, types, unknownType); types: must be an object, not array"
+            "extra: unknown key (allowed: anonymousName, defaultLocale, defaults, types, unknownType); types: must be an object, not array"
         ),
         (
             #"{"types": {"a": {"ttlSeconds": 1.5}}}"#,
@@ -92,6 +92,27 @@ import Testing
             #"unknownType.rule: only allowed with policy "fallback""#
         ),
         (#"{"types": {}, "anonymousName": 3}"#, "anonymousName: must be a string, not number"),
+        (
+            #"{"types": {"a": {"body": {"ko": "x", "ja": "y"}}}}"#,
+            "types.a.body: no text for the default locale en (defaultLocale)"
+        ),
+        (
+            #"{"defaultLocale": "ko", "types": {"a": {"title": {"en": "x"}}}}"#,
+            "types.a.title: no text for the default locale ko (defaultLocale)"
+        ),
+        (
+            #"{"types": {"a": {"body": {"en": "x", "ko_KR": "y"}}}}"#,
+            #"types.a.body.ko_KR: "ko_KR" is not a language tag (language[-Script][-REGION], e.g. ko, zh-Hant, en-US)"#
+        ),
+        (
+            #"{"types": {"a": {"body": {"en": "x", "EN": "y"}}}}"#,
+            "types.a.body.EN: a second text for en"
+        ),
+        (#"{"types": {"a": {"body": {"en": 3}}}}"#, "types.a.body.en: must be a string, not number"),
+        (
+            #"{"defaultLocale": "english", "types": {}}"#,
+            #"defaultLocale: "english" is not a language tag (language[-Script][-REGION], e.g. ko, zh-Hant, en-US)"#
+        ),
         (
             #"{"types": {"text": {"sound": "a", "sound": "b"}}}"#,
             "types.text.sound: invalid JSON at byte 34: duplicate member name"

@@ -52,6 +52,22 @@ import Testing
                 ]))
     }
 
+    @Test func theDefaultLocaleStaysInForceWhenTheRulesAreReplaced() throws {
+        let korean = CorePlanner(
+            rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project"),
+            defaultLocale: LanguageTag("ko"))
+        let image = Self.event.replacingOccurrences(of: #""type": "text""#, with: #""type": "image""#)
+        for rules in [RulesTable.standard, try RulesTable.load(json: Array(RulesTable.standardJSON.utf8))] {
+            korean.replaceRules(with: rules)
+            let event = try korean.plan(Array(image.utf8), nowMillis: 1_795_953_600_000).get()
+            guard case .send(.apns, let apns) = event.devices[0].decision else {
+                Issue.record("the image was not sent")
+                return
+            }
+            #expect(String(decoding: apns.request.body, as: UTF8.self).contains("Alice님이 사진을 보냈습니다"))
+        }
+    }
+
     /// On the main branch before the range check, `9223372036854775807` trapped converting to Int64 (signal 4).
     @Test(arguments: ["9223372036854775807", "-9223372036854775808", "1e300", "\"0001-01-01T00:00:00Z\""])
     func aCreatedAtFarFromNowIsADecodeErrorNotATrap(createdAt: String) {

@@ -27,6 +27,13 @@ import Testing
         #expect(configuration.fcm?.url == "https://fcm.googleapis.com")
         #expect(configuration.apns == nil)
         #expect(configuration.rulesFile == nil)
+        #expect(configuration.defaultLocale == nil)
+    }
+
+    @Test func theDefaultLocaleIsALanguageTagInCanonicalCase() throws {
+        let configuration = try WorkerConfiguration.load(
+            environment: Self.fcmOnly.merging(["PUSH_DEFAULT_LOCALE": "zh-hant-tw"]) { $1 })
+        #expect(configuration.defaultLocale?.description == "zh-Hant-TW")
     }
 
     @Test func readsEveryProviderAndKafkaSetting() throws {
@@ -72,6 +79,7 @@ import Testing
         (["PUSH_RETRY_BASE_MS": "1000", "PUSH_RETRY_CAP_MS": "10"], "PUSH_RETRY_CAP_MS"),
         (["APNS_KEY_FILE": "/k.p8"], "APNS_KEY_ID"),
         (["KAFKA_GROUP_ID": "two words"], "KAFKA_GROUP_ID"),
+        (["PUSH_DEFAULT_LOCALE": "korean!"], "PUSH_DEFAULT_LOCALE"),
         // Hostile numbers (librdkafka's own check for KAFKA_*) and cleartext provider URLs.
         (["KAFKA_LINGER_MS": "soon"], "KAFKA_LINGER_MS"),
         (["KAFKA_MESSAGE_MAX_BYTES": "99999999999999999999"], "KAFKA_MESSAGE_MAX_BYTES"),

@@ -202,8 +202,8 @@ class Demo:
                              on_delivery=lambda error, _: error and failures.append(str(error)))
         if producer.flush(30) or failures:
             raise DemoFailed(f"producing the sample traffic failed: {failures or 'delivery timed out'}")
-        say(f"produced {len(traffic.events)} chat events (every IMKIT type, unreadCount, call and an unknown "
-            f"type) and 1 poison record to {TOPIC}")
+        say(f"produced {len(traffic.events)} chat events (every IMKIT type, unreadCount, call, an unknown type, "
+            f"and an image to recipients in ko-KR, ja, zh-TW and en-US) and 1 poison record to {TOPIC}")
 
     @staticmethod
     def collect(servers: str, traffic: Traffic, worker: Child) -> Outputs:

@@ -10,7 +10,7 @@ import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from demo_traffic import POISON, Traffic, short
+from demo_traffic import FALLBACK_BODIES, LANGUAGES_MESSAGE, POISON, Traffic, short
 
 PLATFORMS = ("apns", "apns-voip", "fcm")
 STATUSES = ("delivered", "skipped", "invalid_token", "dead_lettered", "expired", "rejected")
@@ -30,13 +30,14 @@ def print_report(traffic: Traffic, outputs, requests: list[dict], metrics: str, 
     """Prints the report; returns what is missing or wrong (empty when the demo passed)."""
     receipts = outputs.receipts()
     print_devices(traffic, receipts, requests)
+    languages = print_languages(traffic, requests)
     print_receipts(receipts)
     print_failure_records("Retry records on the retry tiers push.retry-<delay ms>", outputs.retries())
     print_failure_records("Dead letters on push.dlq", outputs.records["push.dlq"])
     print_metrics(metrics)
     print_log(log)
     print()
-    return check(traffic, receipts, outputs.records["push.dlq"], requests) + room_order_problems(
+    return check(traffic, receipts, outputs.records["push.dlq"], requests) + languages + room_order_problems(
         traffic, requests, outputs.retries())
 
 
@@ -139,6 +140,40 @@ def print_devices(traffic: Traffic, receipts: list[dict], requests: list[dict]) 
         for why, kinds in not_sent.items():
             print(textwrap.fill(f"not sent ({why}): {', '.join(kinds)}", 120, initial_indent="   ",
                                 subsequent_indent="      "))
+
+
+# The message in every language
+
+def fallback_text(request: dict) -> tuple[str | None, str | None, list]:
+    """(title, body, loc-args) of an alert request: APNs aps.alert, FCM message.notification."""
+    body = json.loads(request["body"])
+    if request["path"].startswith("/3/device/"):
+        alert = body.get("aps", {}).get("alert", {})
+        return alert.get("title"), alert.get("body"), alert.get("loc-args", [])
+    message = body.get("message", {})
+    notification = message.get("notification", {})
+    card = message.get("android", {}).get("notification", {})
+    return notification.get("title"), notification.get("body"), card.get("body_loc_args", [])
+
+
+def print_languages(traffic: Traffic, requests: list[dict]) -> list[str]:
+    """Prints what each recipient of the message in every language read; returns the bodies that are wrong."""
+    heading(f"One image message ({LANGUAGES_MESSAGE}) to a recipient per language: the fallback body each read")
+    problems = []
+    delivered = {request_token(request): request for request in requests
+                 if request["status"] == 200 and describe(request)[0] == LANGUAGES_MESSAGE}
+    for locale, device in traffic.localized_sends():
+        request = delivered.get(device.token)
+        if request is None:
+            problems.append(f"{LANGUAGES_MESSAGE} {device.label} ({locale}): no request delivered")
+            continue
+        title, body, loc_args = fallback_text(request)
+        print(f"   {device.user} locale {locale:<6} {device.label.split(' ', 1)[1]:<22} title {title!r}  body {body!r}"
+              f"  loc-args {json.dumps(loc_args, ensure_ascii=False)}")
+        if body != FALLBACK_BODIES[locale]:
+            problems.append(f"{LANGUAGES_MESSAGE} {device.label} ({locale}): body {body!r}, expected "
+                            f"{FALLBACK_BODIES[locale]!r}")
+    return problems
 
 
 # Receipts

@@ -5,6 +5,8 @@ rules do not know) goes out stamped with the current time. Each reaches user u-2
 its PushKit token, an Android phone on FCM) and u-3 (an iPhone on sandbox APNs, muted for the text message).
 On top of that: u-4, whose two tokens the simulator calls unregistered, gets the text message; u-5, whose token
 is not a device token at all, gets the file message; and one record that is not JSON goes in between.
+One more image message (image-four-languages.json) goes to u-11 to u-14, whose apps run in Korean, Japanese,
+Traditional Chinese and English: each must get the fallback body in their own language.
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ MALFORMED_TOKEN = "not-a-device-token"
 POISON = b'{"id": "m-poison", "type": "text", "room": {"id": "r-42"'
 # The poison record goes in after this message, so the room's later messages show the partition flowing on.
 POISON_AFTER = "m-1005"
+# The image message sent to one recipient per language, and the fallback body each must read (the seeds' wording).
+LANGUAGES_MESSAGE = "m-1401"
+FALLBACK_BODIES = {
+    "ko-KR": "Alice님이 사진을 보냈습니다",
+    "ja": "Alice が画像を送信しました",
+    "zh-TW": "Alice 傳送了一張圖片",
+    "en-US": "Alice sent a photo",
+}
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,11 @@ class Traffic:
             for recipient in event["recipients"]
             for device in recipient["devices"]
         ]
+
+    def localized_sends(self) -> list[tuple[str, Device]]:
+        """(the recipient's locale, device) of every device of the message sent in every language."""
+        return [(recipient["locale"], device) for event, recipient, device in self.sends()
+                if event["id"] == LANGUAGES_MESSAGE]
 
     def receipt_keys(self) -> set[tuple[str, str, str]]:
         return {(event["id"], recipient["userId"], device.token_hash) for event, recipient, device in self.sends()}

@@ -47,6 +47,9 @@ public struct ChatMessageEvent: Sendable {
         public var userID: String
         public var badge: Int?
         public var muted: Bool
+        /// The recipient's language (`recipients[].locale`, BCP 47 such as `ko-KR`, `zh-Hant`, `ja`): the language of
+        /// the fallback texts. `nil` when absent or not a language tag; then the default locale applies.
+        public var locale: LanguageTag?
         /// The devices in the order of the event; an unusable entry is `nil` and listed in `invalidDevices`.
         public var devices: [Device?]
     }

@@ -121,6 +121,7 @@ public struct EventDecoder: Sendable {
             userID: try recipient.requiredString("userId", maxLength: EventLimits.maximumIDLength),
             badge: badge,
             muted: try recipient.optionalBool("muted") ?? false,
+            locale: try recipient.optionalString("locale", maxLength: nil).flatMap { LanguageTag(lenient: $0) },
             devices: devices
         )
     }

@@ -27,6 +27,7 @@ public enum DecisionReport {
         switch decision.outcome {
         case .send(let request):
             members.append(JSONMember("decision", .string("send")))
+            if let locale = decision.locale { members.append(JSONMember("locale", .string(locale.description))) }
             members.append(JSONMember("request", requestValue(request)))
         case .skipped(let reason):
             members.append(JSONMember("decision", .string("skipped")))

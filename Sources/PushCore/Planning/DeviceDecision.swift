@@ -5,12 +5,16 @@ public struct DeviceDecision: Sendable {
     /// The device, or `nil` when its entry in the event was unusable.
     public var device: Device?
     public var outcome: Outcome
+    /// The language of the request's fallback texts (`ko`, `zh-Hant`); `nil` when nothing is sent or the texts are
+    /// the same in every language.
+    public var locale: LanguageTag?
 
-    public init(address: DeviceAddress, userID: String, device: Device?, outcome: Outcome) {
+    public init(address: DeviceAddress, userID: String, device: Device?, outcome: Outcome, locale: LanguageTag? = nil) {
         self.address = address
         self.userID = userID
         self.device = device
         self.outcome = outcome
+        self.locale = locale
     }
 
     /// The decision itself.

@@ -6,10 +6,14 @@ import Foundation
 public struct PushPlanner: Sendable {
     public var rules: RulesTable
     public var context: ProviderContext
+    /// The language of recipients without a `locale` or with one no text names (`PUSH_DEFAULT_LOCALE`); when it
+    /// has no text either, the table's `defaultLocale` does.
+    public var defaultLocale: LanguageTag?
 
-    public init(rules: RulesTable, context: ProviderContext) {
+    public init(rules: RulesTable, context: ProviderContext, defaultLocale: LanguageTag? = nil) {
         self.rules = rules
         self.context = context
+        self.defaultLocale = defaultLocale
     }
 
     /// One decision per device address of `event`, in event order.
@@ -17,13 +21,17 @@ public struct PushPlanner: Sendable {
         let lookup = rules.rule(for: event.type)
         var decisions: [DeviceDecision] = []
         decisions.reserveCapacity(event.recipients.reduce(0) { $0 + $1.devices.count })
-        var planner = EventPlan(event: event, lookup: lookup, rules: rules, context: context, now: now)
+        var planner = EventPlan(
+            event: event, lookup: lookup, rules: rules, context: context, defaultLocale: defaultLocale, now: now)
         for (recipientIndex, recipient) in event.recipients.enumerated() {
+            let renderer = planner.renderer(for: recipient)
             for (deviceIndex, device) in recipient.devices.enumerated() {
                 let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
-                let outcome = planner.outcome(for: device, of: recipient, at: address)
-                decisions.append(
-                    DeviceDecision(address: address, userID: recipient.userID, device: device, outcome: outcome))
+                let outcome = planner.outcome(for: device, of: recipient, at: address, renderer: renderer)
+                var decision = DeviceDecision(
+                    address: address, userID: recipient.userID, device: device, outcome: outcome)
+                if case .send = outcome { decision.locale = renderer?.texts.language }
+                decisions.append(decision)
             }
         }
         return decisions
@@ -34,30 +42,51 @@ public struct PushPlanner: Sendable {
 private struct EventPlan {
     let event: ChatMessageEvent
     let lookup: RulesTable.RuleLookup
-    let renderer: PushRenderer?
+    let rule: PushRule?
+    let anonymousName: String
+    /// The languages tried after the recipient's own: `PUSH_DEFAULT_LOCALE`, then the table's `defaultLocale`.
+    let defaultLocales: [LanguageTag]
     let apns: APNsRequestBuilder
     let fcm: FCMRequestBuilder
     let now: Date
-    /// The size fitting of each platform, made for its first device and shared by the others.
-    var fittings: [Platform: SizeFitting] = [:]
+    /// The size fitting of each platform and language's texts, made for its first device and shared by the others:
+    /// an event renders once per platform, language and byte budget (badge), never per device.
+    var fittings: [FittingKey: SizeFitting] = [:]
 
-    init(event: ChatMessageEvent, lookup: RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext, now: Date)
-    {
+    struct FittingKey: Hashable {
+        var platform: Platform
+        var texts: FallbackTexts
+    }
+
+    init(
+        event: ChatMessageEvent, lookup: RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext,
+        defaultLocale: LanguageTag?, now: Date
+    ) {
         self.event = event
         self.lookup = lookup
         self.now = now
+        anonymousName = rules.anonymousName
+        defaultLocales = [defaultLocale, rules.defaultLocale].compactMap { $0 }
         apns = APNsRequestBuilder(context: context)
         fcm = FCMRequestBuilder(context: context)
         switch lookup {
-        case .listed(let rule), .fallback(let rule):
-            renderer = PushRenderer(rule: rule, event: event, anonymousName: rules.anonymousName)
-        case .skip, .deadLetter:
-            renderer = nil
+        case .listed(let rule), .fallback(let rule): self.rule = rule
+        case .skip, .deadLetter: rule = nil
         }
     }
 
+    /// The renderer of the rule's texts in `recipient`'s language; `nil` when the event's type has no rule.
+    func renderer(for recipient: ChatMessageEvent.Recipient) -> PushRenderer? {
+        guard let rule else { return nil }
+        let languages = [recipient.locale].compactMap { $0 } + defaultLocales
+        return PushRenderer(
+            rule: rule, event: event, anonymousName: anonymousName,
+            texts: FallbackTexts(rule: rule, preferring: languages))
+    }
+
     mutating func outcome(
-        for device: Device?, of recipient: ChatMessageEvent.Recipient, at address: DeviceAddress
+        for device: Device?, of recipient: ChatMessageEvent.Recipient, at address: DeviceAddress,
+        renderer: PushRenderer?
     ) -> DeviceDecision.Outcome {
         guard let device else {
             return .deadLetter(
@@ -76,8 +105,9 @@ private struct EventPlan {
         let expiresAtSeconds = Int(clampingRoundedDown: expiresAt.timeIntervalSince1970)
         let platform = device.platform
         // Taken out and put back, so the shared caches are changed in place rather than copied.
-        var fitting = fittings.removeValue(forKey: platform) ?? Self.fitting(for: platform, renderer)
-        defer { fittings[platform] = fitting }
+        let key = FittingKey(platform: platform, texts: renderer.texts)
+        var fitting = fittings.removeValue(forKey: key) ?? Self.fitting(for: platform, renderer)
+        defer { fittings[key] = fitting }
         guard let trim = fitting.trim(token: platform == .fcm ? device.token : "", badge: recipient.badge) else {
             return .deadLetter(
                 EventError(

@@ -31,6 +31,8 @@ struct PushRenderer {
     let rule: PushRule
     let event: ChatMessageEvent
     let anonymousName: String
+    /// The rule's title and body in the reader's language.
+    let texts: FallbackTexts
 
     /// The content as the rules allow it: never for `encrypted` or content-hiding rules.
     var visibleContent: String {
@@ -65,8 +67,8 @@ struct PushRenderer {
             senderNickname: value(.senderNickname).truncated(toGraphemes: trim.textLimit),
             locKey: rule.locKey.render(value),
             locArgs: rule.locArgs.map { $0.render(value).truncated(toGraphemes: trim.textLimit) },
-            title: text(rule.title),
-            body: text(rule.body),
+            title: text(texts.title),
+            body: text(texts.body),
             collapseKey: rule.collapseKey?.render(value),
             threadID: rule.threadID?.render(value),
             payload: trim.includesPayload && rule.forwardsPayload && !isEncrypted ? event.payload : nil

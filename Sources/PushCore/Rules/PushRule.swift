@@ -23,10 +23,10 @@ public struct PushRule: Sendable, Equatable {
     public var locKey = Template.imkitLocKey
     /// The localization arguments (`$1`, `$2`, …).
     public var locArgs: [Template] = []
-    /// The fallback title shown when the app has no translation; empty renders as no title.
-    public var title: Template?
-    /// The fallback body shown when the app has no translation.
-    public var body: Template?
+    /// The fallback title shown when the app has no translation, in the reader's language; empty renders as no title.
+    public var title: LocalizedTemplate?
+    /// The fallback body shown when the app has no translation, in the reader's language.
+    public var body: LocalizedTemplate?
     /// The sound name; `nil` for none.
     public var sound: String? = "default"
     /// The Android intent action when the notification is tapped.

@@ -1,8 +1,9 @@
 /// Loads a rules table from JSON, reporting every problem at once, each with its path and reason.
 ///
-/// Format: `{"anonymousName": "…", "defaults": RULE, "types": {"text": RULE, …},
+/// Format: `{"anonymousName": "…", "defaultLocale": "en", "defaults": RULE, "types": {"text": RULE, …},
 /// "unknownType": {"policy": "fallback" | "skip" | "deadLetter", "rule": RULE}}`; each type's rule starts from
-/// `defaults`. See `schemas/rules.schema.json` and the README.
+/// `defaults`; a rule's `title` and `body` are a template or an object of language tag → template that has a text
+/// for `defaultLocale`. See `schemas/rules.schema.json` and the README.
 extension RulesTable {
     /// Parses and validates a rules file.
     public static func load(json bytes: [UInt8]) throws(RulesError) -> RulesTable {
@@ -21,6 +22,8 @@ extension RulesTable {
 
 private struct RulesLoader {
     var problems: [RulesError.Problem] = []
+    /// The table's `defaultLocale`, read before any rule so that every localized text can be checked against it.
+    var defaultLocale = LanguageTag.english
 
     mutating func problem(_ path: String, _ reason: String) {
         problems.append(.init(path: path, reason: reason))
@@ -42,13 +45,23 @@ private struct RulesLoader {
     }
 
     mutating func table(_ root: JSONValue) -> RulesTable? {
-        guard let members = members(root, at: "", allowed: ["anonymousName", "defaults", "types", "unknownType"]) else {
+        guard
+            let members = members(
+                root, at: "", allowed: ["anonymousName", "defaultLocale", "defaults", "types", "unknownType"])
+        else {
             return nil
         }
         let value = { (key: String) in members.last { $0.key == key }?.value }
         var anonymousName = "Someone"
         if let name = value("anonymousName") {
             if let text = nonEmptyString(name, at: "anonymousName") { anonymousName = text }
+        }
+        if let locale = value("defaultLocale"), let text = nonEmptyString(locale, at: "defaultLocale") {
+            if let tag = LanguageTag(text) {
+                defaultLocale = tag
+            } else {
+                problem("defaultLocale", LanguageTag.malformed(text))
+            }
         }
         var defaults = PushRule()
         if let defaultsValue = value("defaults") { defaults = rule(defaultsValue, at: "defaults", base: defaults) }
@@ -67,7 +80,8 @@ private struct RulesLoader {
             problem("types", "required")
         }
         let unknownType = unknownTypePolicy(value("unknownType"), defaults: defaults)
-        return RulesTable(types: types, unknownType: unknownType, anonymousName: anonymousName)
+        return RulesTable(
+            types: types, unknownType: unknownType, anonymousName: anonymousName, defaultLocale: defaultLocale)
     }
 
     mutating func unknownTypePolicy(_ value: JSONValue?, defaults: PushRule) -> RulesTable.UnknownTypePolicy {
@@ -117,6 +131,30 @@ private struct RulesLoader {
         }
     }
 
+    /// A template, or an object of language tag → template with a text for the default locale.
+    mutating func localizedTemplate(_ value: JSONValue, at path: String) -> LocalizedTemplate? {
+        guard case .object(let members) = value else { return template(value, at: path).map { .universal($0) } }
+        var templates: [LanguageTag: Template] = [:]
+        let earlierProblems = problems.count
+        for member in members {
+            let at = join(path, member.key)
+            guard let tag = LanguageTag(member.key) else {
+                problem(at, LanguageTag.malformed(member.key))
+                continue
+            }
+            if templates[tag] != nil { problem(at, "a second text for \(tag)") }
+            templates[tag] = template(member.value, at: at)
+        }
+        // A broken entry is reported as itself, not also as a missing default.
+        guard problems.count == earlierProblems else { return nil }
+        let localized = LocalizedTemplate.localized(templates)
+        guard localized.template(preferring: [defaultLocale]) != nil else {
+            problem(path, "no text for the default locale \(defaultLocale) (defaultLocale)")
+            return nil
+        }
+        return localized
+    }
+
     /// A string, or `null` to switch the option off.
     mutating func optionalString(_ value: JSONValue, at path: String) -> String?? {
         if value == .null { return .some(nil) }
@@ -164,8 +202,8 @@ private struct RulesLoader {
                     continue
                 }
                 rule.locArgs = elements.enumerated().compactMap { template($0.element, at: "\(at)[\($0.offset)]") }
-            case "title": rule.title = value == .null ? nil : template(value, at: at)
-            case "body": rule.body = value == .null ? nil : template(value, at: at)
+            case "title": rule.title = value == .null ? nil : localizedTemplate(value, at: at)
+            case "body": rule.body = value == .null ? nil : localizedTemplate(value, at: at)
             case "collapseKey": rule.collapseKey = value == .null ? nil : template(value, at: at)
             case "threadId": rule.threadID = value == .null ? nil : template(value, at: at)
             case "sound": optionalString(value, at: at).map { rule.sound = $0 }

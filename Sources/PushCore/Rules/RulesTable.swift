@@ -15,11 +15,18 @@ public struct RulesTable: Sendable, Equatable {
     public var unknownType: UnknownTypePolicy
     /// Shown instead of a missing nickname, so a lock screen never says "null".
     public var anonymousName: String
+    /// The language every localized text has (`defaultLocale`, default `en`): the last resort for a reader whose
+    /// language a text does not name.
+    public var defaultLocale: LanguageTag
 
-    public init(types: [String: PushRule], unknownType: UnknownTypePolicy, anonymousName: String) {
+    public init(
+        types: [String: PushRule], unknownType: UnknownTypePolicy, anonymousName: String,
+        defaultLocale: LanguageTag = .english
+    ) {
         self.types = types
         self.unknownType = unknownType
         self.anonymousName = anonymousName
+        self.defaultLocale = defaultLocale
     }
 
     /// How an event of `type` is handled: a rule, or the unknown-type policy when the table does not list it.

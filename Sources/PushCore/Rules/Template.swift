@@ -1,5 +1,5 @@
 /// A text with placeholders such as `{sender.nickname}`, parsed once when the rules table loads.
-public struct Template: Sendable, Equatable, CustomStringConvertible {
+public struct Template: Sendable, Hashable, CustomStringConvertible {
     /// A value a template can refer to.
     public enum Placeholder: String, Sendable, CaseIterable {
         case senderID = "sender.id"
@@ -13,7 +13,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         case messageID = "message.id"
     }
 
-    enum Part: Sendable, Equatable {
+    enum Part: Sendable, Hashable {
         case literal(String)
         case placeholder(Placeholder)
     }

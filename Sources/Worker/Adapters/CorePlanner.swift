@@ -14,9 +14,13 @@ public final class CorePlanner: EventPlanner {
     private let decoder: EventDecoder
     private let planner: Mutex<PushPlanner>
 
-    public init(rules: RulesTable, context: ProviderContext, decoder: EventDecoder = EventDecoder()) {
+    /// `defaultLocale` is `PUSH_DEFAULT_LOCALE`: it stays in force when the rules table is replaced.
+    public init(
+        rules: RulesTable, context: ProviderContext, defaultLocale: LanguageTag? = nil,
+        decoder: EventDecoder = EventDecoder()
+    ) {
         self.decoder = decoder
-        self.planner = Mutex(PushPlanner(rules: rules, context: context))
+        self.planner = Mutex(PushPlanner(rules: rules, context: context, defaultLocale: defaultLocale))
     }
 
     /// Puts `rules` in force for every event planned from now on.

@@ -39,6 +39,9 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var pipeline: PipelineSettings
     /// The rules table file; `nil` for the built-in default table.
     public var rulesFile: String?
+    /// The language of recipients without a `locale` (`PUSH_DEFAULT_LOCALE`); `nil` for the rules table's
+    /// `defaultLocale`.
+    public var defaultLocale: LanguageTag?
     /// How often the rules file is checked for changes.
     public var rulesCheckInterval: Duration
     public var apns: APNs?
@@ -76,7 +79,7 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
             "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTiers.topics.joined(separator: ",")) "
                 + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
-        lines.append("rules: \(rulesFile ?? "<built-in>")")
+        lines.append("rules: \(rulesFile ?? "<built-in>") defaultLocale=\(defaultLocale?.description ?? "<rules>")")
         if let apns {
             let credentials =
                 switch apns.credentials {
@@ -186,6 +189,7 @@ private struct SettingReader {
         }
         var configuration = WorkerConfiguration(
             kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
+            defaultLocale: try languageTag("PUSH_DEFAULT_LOCALE"),
             rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
             apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
             requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
@@ -320,6 +324,14 @@ private struct SettingReader {
             throw InvalidSetting(variable: name, reason: "'\(value)' must not contain spaces")
         }
         return value
+    }
+
+    func languageTag(_ name: String) throws(InvalidSetting) -> LanguageTag? {
+        guard let text = optional(name) else { return nil }
+        guard let tag = LanguageTag(text) else {
+            throw InvalidSetting(variable: name, reason: LanguageTag.malformed(text))
+        }
+        return tag
     }
 
     func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(InvalidSetting) -> Int {

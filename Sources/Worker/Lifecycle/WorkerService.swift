@@ -236,7 +236,7 @@ private struct Stages {
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
             rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
-            decoder: decoder)
+            defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(

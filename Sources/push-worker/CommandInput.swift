@@ -1,0 +1,37 @@
+import Foundation
+import PushCore
+
+/// A failure of `render` or `strings` that ends the command with one line on stderr and exit code 1.
+struct CommandFailure: Error {
+    let message: String
+}
+
+/// The files and settings `render` and `strings` read: the event, the rules table, the default locale.
+enum CommandInput {
+    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(message: "\(path): cannot read the file")
+        }
+        return Array(data)
+    }
+
+    /// The table of `path` (`--rules`, else `PUSH_RULES_FILE`), or the built-in table when there is none.
+    static func rules(_ path: String?) throws(CommandFailure) -> RulesTable {
+        guard let path else { return .standard }
+        let bytes = try read(path)
+        do {
+            return try RulesTable.load(json: bytes)
+        } catch {
+            throw CommandFailure(message: "\(path): \(error)")
+        }
+    }
+
+    /// `PUSH_DEFAULT_LOCALE` of `environment`, as the worker reads it.
+    static func defaultLocale(_ environment: [String: String]) throws(CommandFailure) -> LanguageTag? {
+        guard let text = environment["PUSH_DEFAULT_LOCALE"], !text.isEmpty else { return nil }
+        guard let tag = LanguageTag(text) else {
+            throw CommandFailure(message: "PUSH_DEFAULT_LOCALE: \(LanguageTag.malformed(text))")
+        }
+        return tag
+    }
+}
