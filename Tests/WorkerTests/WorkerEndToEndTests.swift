@@ -148,17 +148,42 @@ final class EndToEnd {
             try await run.produce(EndToEnd.event(index, apnsToken: token), key: "r-\(index % 3)")
         }
         try await run.produce("{\"id\": 5", key: "r-x")
-        let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count + 1)
+        let outputs = try await run.read(["push.receipts", "push.dlq", "push.invalid-tokens"], count: 2 * count + 2)
+        // A later event to the dead token makes no provider request: every worker skips what the topic lists.
+        try await run.produce(EndToEnd.event(99, apnsToken: Self.unregistered), key: "r-0")
+        let later = try await run.read(["push.receipts"], within: .seconds(60)) { records in
+            records.contains { String(decoding: $0.value, as: UTF8.self).contains("\"messageId\":\"m-99\"") }
+        }
+        let requests = try await run.simulator.requests()
         let log = run.worker.stderr.text
         #expect(await run.stop() == 0)
+        #expect(requests.filter { $0.path.hasSuffix(Self.unregistered) }.count == 1)
+        let skipped = later.compactMap { try? JSONParser.parse($0.value) }.first {
+            $0["messageId"] == .string("m-99") && $0["platform"] == .string("apns")
+        }
+        #expect(skipped?["status"] == .string("skipped"))
+        #expect(skipped?["reason"] == .string("invalid_token"))
 
         let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
         #expect(receipts.count == 2 * count)
         let statuses = Dictionary(grouping: receipts) { $0["status"]?.stringValue ?? "?" }.mapValues(\.count)
         #expect(statuses == ["delivered": 2 * count - 1, "invalid_token": 1])
         let invalid = receipts.first { $0["status"] == .string("invalid_token") }
-        #expect(invalid?["token"] == .string(Self.unregistered))
         #expect(invalid?["messageId"] == .string("m-7"))
+        #expect(
+            !outputs.filter { $0.topic == "push.receipts" }.contains {
+                String(decoding: $0.value, as: UTF8.self).contains(Self.unregistered)
+            })
+        let dead = outputs.filter { $0.topic == "push.invalid-tokens" }
+        #expect(
+            dead.map { String(decoding: $0.key ?? [], as: UTF8.self) } == [
+                "apns:" + SHA256.tokenHash(Self.unregistered)
+            ])
+        let record = dead.first.flatMap { InvalidTokenRecord(json: $0.value) }
+        #expect(record?.token == Self.unregistered)
+        #expect(record?.invalidSinceMillis == 1_700_000_000_000)
+        #expect(record?.app == run.apns.topic)
+        #expect(try schemaViolations(dead.map(\.value), schema: "invalid-token.schema.json") == nil)
         let deadLetters = outputs.filter { $0.topic == "push.dlq" }
         #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\": 5"])
         #expect(deadLetters.first?.key == Array("r-x".utf8))

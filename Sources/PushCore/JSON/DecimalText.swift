@@ -1,5 +1,6 @@
 /// A finite number as short decimal text with at most `fractionDigits` digits after the point and no
-/// trailing zeros (`12.5`, `3`, `0.125`); values beyond ±9e15 are clamped. Pure.
+/// trailing zeros (`12.5`, `3`, `0.125`); values beyond ±9e15 are clamped, and NaN and infinities are written
+/// as `0`. Pure.
 public enum DecimalText {
     public static func format(_ value: Double, fractionDigits: Int = 3) -> String {
         let digits = min(max(fractionDigits, 0), 9)

@@ -85,8 +85,12 @@ public enum WorkerService {
         let clock = SystemWorkerClock()
         let observer = ObservabilityObserver(
             logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness)
+        let invalidTokens = InvalidTokenTable()
+        let planner: any EventPlanner<ProviderSend> =
+            configuration.pipeline.skipKnownInvalidTokens
+            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
         let pipeline = Pipeline(
-            source: stages.source, sink: KafkaRecordSink(producer: stages.producer), planner: stages.planner,
+            source: stages.source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
             sender: stages.sender,
             retryPolicy: JitteredRetryDelays(
                 policy: RetryPolicy(
@@ -123,7 +127,25 @@ public enum WorkerService {
                 await reloadRules(
                     stages, configuration: configuration, clock: clock, registry: registry, logger: logger)
             },
+            Task {
+                guard configuration.pipeline.skipKnownInvalidTokens else { return }
+                let follower = InvalidTokenFollower(
+                    configuration: configuration.kafka, topic: configuration.pipeline.invalidTokensTopic,
+                    table: invalidTokens)
+                await follower.run { error in
+                    logger.warning("cannot read the invalid-token topic", metadata: ["error": .string(error)])
+                }
+            },
         ]
+        if configuration.pipeline.skipKnownInvalidTokens {
+            await waitForInvalidTokens(invalidTokens, limit: configuration.invalidTokensLoadTimeout, clock: clock)
+            logger.info(
+                "invalid-token table loaded",
+                metadata: [
+                    "push.invalid_tokens": .init(invalidTokens.count),
+                    "push.invalid_tokens_complete": .bool(invalidTokens.isLoaded),
+                ])
+        }
         readiness.set("pipeline.running", ready: true)
         logger.info("started", metadata: ["http.port": .init(server.port)])
         let stop = await pipeline.run()
@@ -137,6 +159,17 @@ public enum WorkerService {
         server.stop()
         signals.cancel()
         return exitCode.value
+    }
+
+    /// Waits until the invalid-token table holds what its topic held at the start, at most `limit`: past it
+    /// the worker starts anyway (the table keeps filling; sends to dead tokens meanwhile only cost a 410).
+    private static func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, clock: some WorkerClock)
+        async
+    {
+        let deadline = clock.nowMicros() + limit.wholeMilliseconds * 1000
+        while !table.isLoaded, clock.nowMicros() < deadline {
+            try? await clock.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Checks the rules file every `rulesCheckInterval` and applies a valid new table.

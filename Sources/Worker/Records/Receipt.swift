@@ -60,9 +60,6 @@ public struct Receipt: Sendable, Equatable {
     public var latencyMillis: Double?
     public var replayRunId: String?
     public var worker: String
-    /// APNs' time (epoch ms) since which an invalid token is no longer valid, when it says (for the
-    /// invalid-token record).
-    public var tokenInvalidSinceMillis: Int64?
 
     /// The receipt as JSON. It never holds the raw token (analysts read receipts): an `invalid_token` send also
     /// writes an `InvalidTokenRecord`, which does.
