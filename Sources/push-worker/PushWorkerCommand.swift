@@ -8,6 +8,7 @@ enum PushWorkerCommand {
         subcommands: [
             RunCommand.subcommand,
             RenderCommand.subcommand,
+            ReplayCommand.subcommand,
             StringsCommand.subcommand,
             DevBrokerCommand.subcommand,
             ReceiptsStatsCommand.subcommand,

@@ -18,7 +18,8 @@ final class EndToEnd {
     let broker: DevBrokerProcess
     /// The first worker process; `startWorker()` starts more (or a replacement).
     private(set) var worker: ChildProcess
-    private let workerEnvironment: [String: String]
+    /// The environment every worker process (and a replay) of this run gets.
+    let workerEnvironment: [String: String]
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
 

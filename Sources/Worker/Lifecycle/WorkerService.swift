@@ -40,15 +40,22 @@ public enum WorkerService {
         }
 
         let stages: Stages
+        let source: KafkaRecordSource
         do {
             stages = try await Stages(configuration: configuration, files: files, logger: logger)
+            let kafkaLogger = logger.with(["component": "kafka"])
+            source = try await KafkaRecordSource(
+                configuration: configuration.kafka,
+                topics: configuration.pipeline.inputTopics + configuration.pipeline.retryTiers.topics,
+                errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
         } catch let error as InvalidSetting {
             return refuse(error)
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
             return WorkerExitCode.failure
         }
-        return await serve(stages, configuration: configuration, status: statusConfiguration, logger: logger)
+        return await serve(
+            stages, source: source, configuration: configuration, status: statusConfiguration, logger: logger)
     }
 
     /// Prints the one line that names the bad setting.
@@ -69,7 +76,8 @@ public enum WorkerService {
 
     /// Runs the pipeline with its status server, signals, watchdog and rules reloader.
     private static func serve(
-        _ stages: Stages, configuration: WorkerConfiguration, status: StatusServerConfiguration, logger: Logger
+        _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
+        status: StatusServerConfiguration, logger: Logger
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
@@ -90,7 +98,7 @@ public enum WorkerService {
             configuration.pipeline.skipKnownInvalidTokens
             ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
         let pipeline = Pipeline(
-            source: stages.source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
+            source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
             sender: stages.sender,
             retryPolicy: JitteredRetryDelays(
                 policy: RetryPolicy(
@@ -110,10 +118,10 @@ public enum WorkerService {
             Task {
                 let metrics = PushMetrics(registry: registry)
                 while (try? await clock.sleep(for: .seconds(1))) != nil {
-                    for lag in stages.source.lag {
+                    for lag in source.lag {
                         metrics.consumerLag(topic: lag.topic, partition: lag.partition).set(lag.records)
                     }
-                    guard let (client, fatal) = stages.fatalKafkaError else { continue }
+                    guard let (client, fatal) = stages.fatalKafkaError(consumer: source) else { continue }
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
@@ -200,20 +208,20 @@ public enum WorkerService {
     }
 }
 
-/// Every stage that talks to the outside, built from the configuration before anything runs.
-private struct Stages {
+/// Every stage that talks to the outside but the record source, built from the configuration before anything
+/// runs: `run` adds the group consumer, `replay` a topic window.
+struct Stages {
     let files: SystemFileReading
     let planner: CorePlanner
     let rulesStamp: FileStamp?
     let sender: ProviderSender
     let producer: KafkaProducer
-    let source: KafkaRecordSource
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     let transports: [HTTP2Client]
 
     /// The first fatal error of a Kafka client, naming the client (`consumer` or `producer`).
-    var fatalKafkaError: (client: String, error: KafkaError)? {
-        if let fatal = source.fatalError { return ("consumer", fatal) }
+    func fatalKafkaError(consumer: KafkaRecordSource) -> (client: String, error: KafkaError)? {
+        if let fatal = consumer.fatalError { return ("consumer", fatal) }
         if let fatal = producer.fatalError { return ("producer", fatal) }
         return nil
     }
@@ -275,10 +283,6 @@ private struct Stages {
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
             logHandler: kafkaLogger.kafkaLogHandler())
-        let pipeline = configuration.pipeline
-        source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + pipeline.retryTiers.topics,
-            errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }
 

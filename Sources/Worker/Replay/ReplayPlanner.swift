@@ -1,15 +1,21 @@
 /// The planner of a replay: the live planner's decisions, then `--max-age` (sends of events created before
 /// the cut-off become `expired`) and `--skip-delivered` (sends the receipts already show delivered are
 /// `skipped`, reason `already_delivered`; those to tokens found dead, reason `invalid_token`). Pure.
-struct ReplayPlanner<Inner: EventPlanner>: EventPlanner {
-    typealias Request = Inner.Request
-
-    let inner: Inner
+struct ReplayPlanner<Request: Sendable>: EventPlanner {
+    let inner: any EventPlanner<Request>
     /// Events created more than this many milliseconds before "now" are not sent.
     let maxAgeMillis: Int64?
     let delivered: DeliveredSends?
+    /// Told about every planned record, when given.
+    var tally: ReplayTally?
 
     func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        let result = replan(value, nowMillis: nowMillis)
+        tally?.planned(result)
+        return result
+    }
+
+    private func replan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         inner.plan(value, nowMillis: nowMillis).map { event in
             var event = event
             let tooOld =
