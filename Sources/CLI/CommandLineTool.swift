@@ -3,19 +3,22 @@ public struct CommandLineTool: Sendable {
     public let name: String
     public let summary: String
     public let subcommands: [Subcommand]
+    /// Printed by `TOOL --version`.
+    public let version: String
 
     /// Exit code for a command line that does not fit the usage.
     public static let usageExitCode: Int32 = 2
 
-    public init(name: String, summary: String, subcommands: [Subcommand]) {
+    public init(name: String, summary: String, version: String, subcommands: [Subcommand]) {
         self.name = name
         self.summary = summary
+        self.version = version
         self.subcommands = subcommands
     }
 
     /// The text printed by `TOOL --help`.
     public var usage: String {
-        var lines = ["USAGE: \(name) <subcommand> [options]", "", summary, ""]
+        var lines = ["USAGE: \(name) <subcommand> [options]", "       \(name) --version", "", summary, ""]
         lines.append(Self.list(subcommands, title: "SUBCOMMANDS:", toolName: name))
         return lines.joined(separator: "\n")
     }
@@ -30,6 +33,7 @@ public struct CommandLineTool: Sendable {
 
     /// What an invocation resolves to before anything runs.
     public enum Invocation: Sendable {
+        /// Help or the version: printed to stdout, exit 0.
         case printHelp(String)
         case usageError(message: String, usage: String)
         case run(Subcommand, ParsedArguments)
@@ -41,6 +45,7 @@ public struct CommandLineTool: Sendable {
             return .usageError(message: "missing subcommand", usage: usage)
         }
         if first == "--help" || first == "-h" || first == "help" { return .printHelp(usage) }
+        if first == "--version" { return .printHelp("\(name) \(version)") }
         // A name of several words (`receipts stats`) is matched word by word; the longest match wins.
         let matching = subcommands.filter { $0.words.elementsEqual(arguments.prefix($0.words.count)) }
         guard let command = matching.max(by: { $0.words.count < $1.words.count }) else {

@@ -32,6 +32,9 @@ final class EventLoop: @unchecked Sendable {
     private var known: [UInt64: Transfer] = [:]
     private var idleHandles: [EasyHandle] = []
     private var lastExpirySweep: ContinuousClock.Instant
+    private let born: ContinuousClock.Instant
+    /// Nanoseconds from `born` to the start of the loop's latest turn (a turn waits at most a second).
+    private let lastTurnNanoseconds = Atomic<Int64>(0)
 
     init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
         self.configuration = configuration
@@ -44,6 +47,7 @@ final class EventLoop: @unchecked Sendable {
         }
         self.multi = multi
         lastExpirySweep = clock.now
+        born = lastExpirySweep
     }
 
     /// The combined CA bundle written for `extraCAFile`, if any (tests check its removal).
@@ -94,8 +98,15 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: - The event-loop thread
 
+    /// How long ago the loop last started a turn; more than a few seconds means the thread is stuck or gone.
+    var timeSinceLastTurn: Duration {
+        clock.now - born - .nanoseconds(lastTurnNanoseconds.load(ordering: .relaxed))
+    }
+
     private func run() {
         while true {
+            let (seconds, attoseconds) = (clock.now - born).components
+            lastTurnNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
             let (submitted, cancelled, isStopping) = inbox.withLock { inbox in
                 defer {
                     inbox.submitted = []

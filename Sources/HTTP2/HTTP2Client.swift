@@ -54,6 +54,9 @@ public final class HTTP2Client: HTTPTransport {
         return try result.get()
     }
 
+    /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).
+    public var timeSinceLastTurn: Duration { loop.timeSinceLastTurn }
+
     /// Fails every queued and in-flight request with `.cancelled`, closes the connections and stops the
     /// event-loop thread; later `send` calls fail with `.cancelled`.
     public func shutdown() async {

@@ -33,9 +33,12 @@ final class ConsumerContext: KafkaLogReceiving {
             statistics: { _, json, length, opaque in
                 guard let json, let opaque else { return 0 }
                 let bytes = UnsafeRawBufferPointer(start: json, count: length)
-                if let lag = ConsumerLagStatistics.parse(Array(bytes)) {
+                if let statistics = ConsumerStatistics.parse(Array(bytes)) {
                     ConsumerContext.from(opaque).state.withLock { state in
-                        state.lag = lag.filter { state.assignment.contains($0.key) }
+                        state.lag = statistics.lag.filter { state.assignment.contains($0.key) }
+                        state.health = ConsumerHealth(
+                            groupState: statistics.group?.state, joinState: statistics.group?.joinState,
+                            brokersUp: statistics.brokersUp)
                     }
                 }
                 return 0  // librdkafka frees the JSON
@@ -44,7 +47,19 @@ final class ConsumerContext: KafkaLogReceiving {
                 guard let handle, let opaque else { return }
                 ConsumerContext.from(opaque).rebalance(handle: handle, code: code, partitions: partitions)
             },
-            delivery: nil
+            delivery: nil,
+            offsetCommit: { _, code, _, opaque in
+                guard let opaque else { return }
+                // Nothing to commit is not a commit; every other answer is one success or one failure.
+                guard code != RD_KAFKA_RESP_ERR__NO_OFFSET else { return }
+                ConsumerContext.from(opaque).state.withLock { state in
+                    if code == RD_KAFKA_RESP_ERR_NO_ERROR {
+                        state.commits.succeeded &+= 1
+                    } else {
+                        state.commits.failed &+= 1
+                    }
+                }
+            }
         )
     }
 

@@ -14,6 +14,10 @@ struct ConsumerState: Sendable {
     var fatalError: KafkaError?
     /// Whether `close` has run.
     var isClosed = false
+    /// Group and broker state from the latest statistics; nil before the first.
+    var health: ConsumerHealth?
+    /// Commit answers so far.
+    var commits = CommitCounts()
 
     mutating func assign(_ partitions: [TopicPartition]) {
         assignment.formUnion(partitions)

@@ -235,6 +235,12 @@ public final class KafkaConsumer: Sendable {
     /// Records not yet consumed per owned partition, from the latest statistics (`statistics.interval.ms`).
     public var lag: [TopicPartition: Int64] { context.state.withLock { $0.lag } }
 
+    /// Group and broker state from the latest statistics (`statistics.interval.ms`); nil before the first.
+    public var health: ConsumerHealth? { context.state.withLock { $0.health } }
+
+    /// Commit answers (automatic or explicit) since the consumer started.
+    public var commits: CommitCounts { context.state.withLock { $0.commits } }
+
     /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
     func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
         client.raiseFatalErrorForTesting(code)

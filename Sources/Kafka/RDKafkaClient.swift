@@ -27,6 +27,14 @@ final class RDKafkaClient: @unchecked Sendable {
             )?
         var delivery:
             (@convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void)?
+        /// Every commit's answer (automatic or explicit), served where the consumer polls.
+        var offsetCommit:
+            (
+                @convention(c) (
+                    OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+                    UnsafeMutableRawPointer?
+                ) -> Void
+            )? = nil
     }
 
     enum Kind {
@@ -54,6 +62,7 @@ final class RDKafkaClient: @unchecked Sendable {
         if let statistics = callbacks.statistics { rd_kafka_conf_set_stats_cb(configuration, statistics) }
         if let rebalance = callbacks.rebalance { rd_kafka_conf_set_rebalance_cb(configuration, rebalance) }
         if let delivery = callbacks.delivery { rd_kafka_conf_set_dr_msg_cb(configuration, delivery) }
+        if let offsetCommit = callbacks.offsetCommit { rd_kafka_conf_set_offset_commit_cb(configuration, offsetCommit) }
         // Log lines go to the owner's log handler, or nowhere: never straight to stderr.
         rd_kafka_conf_set_log_cb(configuration, Self.forwardLog)
 

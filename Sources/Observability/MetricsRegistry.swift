@@ -26,6 +26,27 @@ public final class MetricsRegistry: Sendable {
         return counter
     }
 
+    /// The counter `name` with these label values, set from a total the process samples (CPU time, commits counted
+    /// by a library), created at zero on first use.
+    public func sampledCounter(_ name: String, help: String, labels: KeyValuePairs<String, String> = [:])
+        -> SampledCounter
+    {
+        guard case .sampledCounter(let counter) = metric(name, help: help, kind: .sampledCounter, labels: labels)
+        else {
+            preconditionFailure("metric \(name) is not a sampled counter")
+        }
+        return counter
+    }
+
+    /// Removes the series of `name` with these label values (a partition no longer owned), if there is one.
+    public func remove(_ name: String, labels: KeyValuePairs<String, String>) {
+        families.withLock { families in
+            guard var family = families[name] else { return }
+            family.children[family.labelValues(from: labels)] = nil
+            families[name] = family
+        }
+    }
+
     /// The gauge `name` with these label values, created at zero on first use.
     public func gauge(_ name: String, help: String, labels: KeyValuePairs<String, String> = [:]) -> Gauge {
         guard case .gauge(let gauge) = metric(name, help: help, kind: .gauge, labels: labels) else {
@@ -93,6 +114,8 @@ public final class MetricsRegistry: Sendable {
 struct MetricFamily: Sendable {
     enum Kind: Sendable, Equatable {
         case counter
+        /// A counter whose total is sampled rather than incremented; rendered as a `counter`.
+        case sampledCounter
         case gauge
         case histogram(upperBounds: [Double])
 
@@ -102,7 +125,7 @@ struct MetricFamily: Sendable {
 
         var prometheusType: String {
             switch self {
-            case .counter: "counter"
+            case .counter, .sampledCounter: "counter"
             case .gauge: "gauge"
             case .histogram: "histogram"
             }
@@ -111,6 +134,7 @@ struct MetricFamily: Sendable {
         func makeMetric() -> Metric {
             switch self {
             case .counter: .counter(Counter())
+            case .sampledCounter: .sampledCounter(SampledCounter())
             case .gauge: .gauge(Gauge())
             case .histogram(let upperBounds): .histogram(Histogram(upperBounds: upperBounds))
             }
@@ -119,6 +143,7 @@ struct MetricFamily: Sendable {
 
     enum Metric: Sendable {
         case counter(Counter)
+        case sampledCounter(SampledCounter)
         case gauge(Gauge)
         case histogram(Histogram)
     }

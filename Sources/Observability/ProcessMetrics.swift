@@ -3,7 +3,7 @@
 #endif
 
 /// The process's own resource use in the names Prometheus client libraries use, sampled at each scrape:
-/// `process_resident_memory_bytes`, `process_cpu_seconds_total` (a gauge here, set from `getrusage`) and
+/// `process_resident_memory_bytes`, `process_cpu_seconds_total` (a counter sampled from `getrusage`) and
 /// `process_start_time_seconds`.
 public enum ProcessMetrics {
     /// Registers the collector; call once at start, right after creating the registry.
@@ -12,10 +12,11 @@ public enum ProcessMetrics {
         registry.gauge("process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.")
             .set(Double(start.secondsSinceEpoch) + Double(start.nanoseconds) / 1e9)
         let resident = registry.gauge("process_resident_memory_bytes", help: "Resident memory size in bytes.")
-        let cpu = registry.gauge("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
+        let cpu = registry.sampledCounter(
+            "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
         registry.addCollector {
             if let bytes = residentMemoryBytes() { resident.set(bytes) }
-            cpu.set(cpuSeconds())
+            cpu.advance(to: cpuSeconds())
         }
     }
 

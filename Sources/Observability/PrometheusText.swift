@@ -15,6 +15,8 @@ struct PrometheusText {
             switch metric {
             case .counter(let counter):
                 sample(family.name, labels, String(counter.value))
+            case .sampledCounter(let counter):
+                sample(family.name, labels, Self.number(counter.value))
             case .gauge(let gauge):
                 sample(family.name, labels, Self.number(gauge.value))
             case .histogram(let histogram):

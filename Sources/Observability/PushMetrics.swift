@@ -28,9 +28,63 @@ public struct PushMetrics: Sendable {
             buckets: Self.sendLatencyBuckets, labels: ["provider": provider])
     }
 
-    /// `push_inflight`: device sends started and not yet finished.
-    public var inflight: Gauge {
-        registry.gauge("push_inflight", help: "Device sends in flight.")
+    /// Buckets of `push_end_to_end_latency_seconds`: 10 ms to 1 h, as events may wait in a backlog or a retry.
+    public static let endToEndLatencyBuckets: [Double] = [
+        0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600,
+    ]
+
+    /// `push_sends_in_flight`: device sends started and not yet finished.
+    public var sendsInFlight: Gauge {
+        registry.gauge("push_sends_in_flight", help: "Device sends in flight.")
+    }
+
+    /// `push_records_in_flight`: input records taken from Kafka and not yet done.
+    public var recordsInFlight: Gauge {
+        registry.gauge("push_records_in_flight", help: "Input records consumed and not yet done.")
+    }
+
+    /// `push_end_to_end_latency_seconds`: from an event's `createdAt` to its receipts being acknowledged by Kafka.
+    public var endToEndLatency: Histogram {
+        registry.histogram(
+            "push_end_to_end_latency_seconds",
+            help: "Time from the event's createdAt to its receipts being written, in seconds.",
+            buckets: Self.endToEndLatencyBuckets)
+    }
+
+    /// `push_breaker_open{provider}`: 1 while the provider's breaker is open (consumption paused), else 0.
+    public func breakerOpen(provider: String) -> Gauge {
+        registry.gauge(
+            "push_breaker_open", help: "Whether the provider's failure breaker is open (1) or closed (0).",
+            labels: ["provider": provider])
+    }
+
+    /// `push_retry_handoffs_total`: device sends handed to the retry topic.
+    public var retryHandoffs: Counter {
+        registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")
+    }
+
+    /// `kafka_partitions_assigned`: input and retry partitions this worker owns.
+    public var partitionsAssigned: Gauge {
+        registry.gauge("kafka_partitions_assigned", help: "Partitions assigned to this consumer.")
+    }
+
+    /// `kafka_partitions_paused`: owned partitions paused (back pressure, an open breaker, a retry not due).
+    public var partitionsPaused: Gauge {
+        registry.gauge("kafka_partitions_paused", help: "Assigned partitions paused by the worker.")
+    }
+
+    /// `kafka_rebalances_total{event}`: partitions `assigned` or `revoked` (revoked includes lost) by rebalances.
+    public func rebalances(event: String) -> Counter {
+        registry.counter(
+            "kafka_rebalances_total", help: "Rebalance callbacks, by event (assigned or revoked).",
+            labels: ["event": event])
+    }
+
+    /// `kafka_commits_total{result}`: offset commits the group coordinator answered, `success` or `failure`.
+    public func commits(result: String) -> SampledCounter {
+        registry.sampledCounter(
+            "kafka_commits_total", help: "Offset commits answered by the group coordinator, by result.",
+            labels: ["result": result])
     }
 
     /// `kafka_consumer_lag{topic,partition}`: records behind the partition's high watermark.
@@ -38,6 +92,11 @@ public struct PushMetrics: Sendable {
         registry.gauge(
             "kafka_consumer_lag", help: "Records between the consumer position and the high watermark.",
             labels: ["topic": topic, "partition": String(partition)])
+    }
+
+    /// Removes the lag series of a partition this worker no longer owns, so that sums over pods stay true.
+    public func removeConsumerLag(topic: String, partition: Int32) {
+        registry.remove("kafka_consumer_lag", labels: ["topic": topic, "partition": String(partition)])
     }
 
     /// `push_receipts_total{status}`: receipts acknowledged by Kafka, by status.

@@ -1,38 +1,30 @@
-/// What the status endpoints answer: `/metrics`, `/healthz` and `/readyz`, GET or HEAD only.
+/// What the status endpoints answer: `/metrics` (Prometheus text), `/healthz` (liveness) and `/readyz`
+/// (readiness), GET or HEAD only. The probes answer JSON naming every check, with 200 when all pass and 503 if not.
 struct StatusRoutes: Sendable {
     let registry: MetricsRegistry
-    let readiness: Readiness
+    let liveness: HealthChecks
+    let readiness: HealthChecks
 
-    func respond(to request: StatusRequest) -> StatusResponse {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return StatusResponse(
-                status: 405, reason: "Method Not Allowed", extraHeaders: [("Allow", "GET, HEAD")],
-                body: "method not allowed\n")
+    /// The response to `method` on `path` (the request target, query string included or not).
+    func respond(method: String, path target: String) -> StatusResponse {
+        guard method == "GET" || method == "HEAD" else {
+            return StatusResponse(status: 405, extraHeaders: ["Allow": "GET, HEAD"], body: "method not allowed\n")
         }
-        var response = route(request.path)
-        response.omitsBody = request.method == "HEAD"
-        return response
-    }
-
-    private func route(_ path: String) -> StatusResponse {
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         switch path {
         case "/metrics":
             return StatusResponse(
-                status: 200, reason: "OK", contentType: PrometheusText.contentType, body: registry.prometheusText())
+                status: 200, contentType: PrometheusText.contentType, body: registry.prometheusText())
         case "/healthz":
-            return StatusResponse(status: 200, reason: "OK", body: "ok\n")
+            return Self.probe(liveness.evaluate())
         case "/readyz":
-            let unmet = readiness.unmetConditions
-            if unmet.isEmpty { return StatusResponse(status: 200, reason: "OK", body: "ready\n") }
-            return StatusResponse(
-                status: 503, reason: "Service Unavailable", body: "not ready: \(unmet.joined(separator: ", "))\n")
+            return Self.probe(readiness.evaluate())
         default:
-            return StatusResponse(status: 404, reason: "Not Found", body: "not found\n")
+            return StatusResponse(status: 404, body: "not found\n")
         }
     }
 
-    /// The answer to a request that could not be read.
-    static func failure(_ status: Int, _ reason: String) -> StatusResponse {
-        StatusResponse(status: status, reason: reason, body: reason.lowercased() + "\n")
+    private static func probe(_ report: HealthReport) -> StatusResponse {
+        StatusResponse(status: report.passing ? 200 : 503, contentType: "application/json", body: report.json)
     }
 }

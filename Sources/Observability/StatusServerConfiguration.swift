@@ -4,10 +4,14 @@ public struct StatusServerConfiguration: Sendable, Equatable {
     public var host: String
     /// The TCP port; 0 picks a free one (tests), read back from `StatusServer.port`.
     public var port: Int
-    /// The longest one connection may take, from accept to the last byte of the response.
+    /// How long a connection may stay idle (no byte either way) before it is closed; whole seconds, at least 1.
     public var connectionTimeout: Duration
-    /// The largest request head accepted; longer ones get 431.
-    public var maximumRequestHeadBytes: Int
+    /// The buffer memory of one connection, which bounds the request head (a longer one gets 431).
+    public var connectionMemoryLimit: Int
+    /// The most connections held at once; more wait in the listen backlog.
+    public var connectionLimit: Int
+    /// libmicrohttpd's worker threads, so that rendering a scrape never delays a probe.
+    public var threadPoolSize: Int
     /// How many connections may wait for accept.
     public var backlog: Int32
 
@@ -15,13 +19,17 @@ public struct StatusServerConfiguration: Sendable, Equatable {
         host: String = "0.0.0.0",
         port: Int = 9464,
         connectionTimeout: Duration = .seconds(2),
-        maximumRequestHeadBytes: Int = 8192,
+        connectionMemoryLimit: Int = 16_384,
+        connectionLimit: Int = 256,
+        threadPoolSize: Int = 2,
         backlog: Int32 = 64
     ) {
         self.host = host
         self.port = port
         self.connectionTimeout = connectionTimeout
-        self.maximumRequestHeadBytes = maximumRequestHeadBytes
+        self.connectionMemoryLimit = connectionMemoryLimit
+        self.connectionLimit = connectionLimit
+        self.threadPoolSize = threadPoolSize
         self.backlog = backlog
     }
 

@@ -1,10 +1,12 @@
 import CLI
+import Observability
 
 /// The `push-worker` tool: every subcommand it offers.
 enum PushWorkerCommand {
     static let tool = CommandLineTool(
         name: "push-worker",
         summary: "Turns chat messages from Kafka into APNs and FCM push notifications.",
+        version: BuildInfo.version,
         subcommands: [
             RunCommand.subcommand,
             RenderCommand.subcommand,

@@ -5,6 +5,7 @@ import Testing
     let tool = CommandLineTool(
         name: "tool",
         summary: "Does things.",
+        version: "1.2.3",
         subcommands: [
             Subcommand(
                 name: "greet",
@@ -27,6 +28,14 @@ import Testing
         }
         #expect(text.contains("greet  Greets someone."))
         #expect(text.hasPrefix("USAGE: tool <subcommand>"))
+    }
+
+    @Test func versionFlagPrintsTheToolsVersion() {
+        guard case .printHelp(let text) = tool.resolve(["--version"]) else {
+            Issue.record("expected the version")
+            return
+        }
+        #expect(text == "tool 1.2.3")
     }
 
     @Test func subcommandHelpShowsItsOptions() {

@@ -4,13 +4,20 @@ import PushCore
 import Testing
 
 /// The deployment files checked offline: Kubernetes JSON schemas (kubernetes-validate), the project's own
-/// requirements on the manifests (check_manifests.py) and hadolint for the Dockerfile. No cluster, no Docker engine.
+/// requirements on the manifests and the KEDA / Prometheus Operator kinds (check_manifests.py), the rendered
+/// overlays (check_overlays.py, `kubectl kustomize`), the alerts (check_rules.py, promtool), hadolint and the runtime
+/// stage's libraries (check_image_libraries.py, `ldd`) for the Dockerfile. No cluster; a Docker engine only where
+/// one exists.
 @Suite("Deployment files")
 struct DeploymentFilesTests {
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let manifests = root.appending(path: "deploy/kubernetes")
-    static let checker = root.appending(path: "Tests/DeploymentTests/check_manifests.py").path
+    static let manifests = root.appending(path: "deploy/kubernetes/base")
+    static let checker = script("check_manifests.py")
+
+    static func script(_ name: String) -> String {
+        root.appending(path: "Tests/DeploymentTests/\(name)").path
+    }
     /// The oldest Kubernetes minor release the manifests must work on.
     static let kubernetesVersion = "1.30.0"
 
@@ -22,7 +29,7 @@ struct DeploymentFilesTests {
 
     @Test func manifestsValidateAgainstTheKubernetesSchemasStrictly() throws {
         let files = try Self.resourceFiles(in: Self.manifests)
-        #expect(files.count >= 4)
+        #expect(files.count >= 7)
         let result = try Tool.run("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion] + files)
         #expect(result.status == 0, "\(result.output)")
     }
@@ -30,6 +37,53 @@ struct DeploymentFilesTests {
     @Test func manifestsMeetTheWorkersRequirements() throws {
         let result = try Tool.run("python", [Self.checker, Self.manifests.path])
         #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test(
+        .enabled(
+            if: Tool.onPath("kubectl") != nil,
+            "kubectl (with kustomize v5) not on PATH: Debian ships none recent enough; the overlays are not rendered"))
+    func overlaysRenderAndValidateWithTheirDifferences() throws {
+        let result = try Tool.run(
+            "python",
+            [
+                Self.script("check_overlays.py"), Self.root.appending(path: "deploy/kubernetes").path,
+                Self.kubernetesVersion,
+            ])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func alertRulesPassPromtoolChecksAndUnitTestsWithARunbookSectionEach() throws {
+        let result = try Tool.run("python", [Self.script("check_rules.py"), Self.root.path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func runtimeStageInstallsExactlyTheLibrariesTheBinaryLoads() throws {
+        let binary = Self.root.appending(path: ".build/debug/push-worker").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first")
+        let result = try Tool.run(
+            "python",
+            [Self.script("check_image_libraries.py"), Self.root.appending(path: "deploy/Dockerfile").path, binary])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test(
+        .enabled(
+            if: ContainerEngine.available != nil,
+            "no running container engine (docker or podman): the image build is checked where one exists"))
+    func dockerfileBuildsAnImageThatPrintsItsVersion() throws {
+        let engine = try #require(ContainerEngine.available)
+        let tag = "push-worker:test-\(UUID().uuidString.prefix(8).lowercased())"
+        let build = try ChildProcessResult.run(
+            engine,
+            [
+                "build", "-f", Self.root.appending(path: "deploy/Dockerfile").path, "--build-arg", "VERSION=9.9.9-test",
+                "-t", tag, Self.root.path,
+            ])
+        try #require(build.status == 0, "\(build.stderr.suffix(3000))")
+        let version = try ChildProcessResult.run(engine, ["run", "--rm", tag, "--version"])
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "push-worker 9.9.9-test")
+        _ = try? ChildProcessResult.run(engine, ["rmi", tag])
     }
 
     @Test func dockerfilePassesHadolint() throws {
@@ -76,7 +130,25 @@ struct DeploymentFilesTests {
         ("deployment.yaml", "name: PUSH_HTTP_PORT", "name: PUSH_HTTP_PORTS", "PUSH_HTTP_PORT"),
         ("deployment.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"),
         ("deployment.yaml", "enableServiceLinks: false", "enableServiceLinks: true", "enableServiceLinks"),
-        ("deployment.yaml", "terminationGracePeriodSeconds: 40", "terminationGracePeriodSeconds: 30", "grace 25 s"),
+        ("deployment.yaml", "terminationGracePeriodSeconds: 60", "terminationGracePeriodSeconds: 40", "grace 25 s"),
+        ("deployment.yaml", "  revisionHistoryLimit: 5", "  replicas: 2\n  revisionHistoryLimit: 5", "sets replicas"),
+        (
+            "deployment.yaml", "            optional: true\n            defaultMode", "            defaultMode",
+            "optional"
+        ),
+        ("kustomization.yaml", "newTag: 0.1.0", "newTag: latest", "must set a tag"),
+        (
+            "scaledobject.yaml", "excludePersistentLag: \"true\"", "excludePersistentLag: \"false\"",
+            "excludePersistentLag"
+        ),
+        ("scaledobject.yaml", "minReplicaCount: 2", "minReplicaCount: 0", "minReplicaCount"),
+        ("scaledobject.yaml", "consumerGroup: push-worker", "consumerGroup: other", "bootstrap servers and group"),
+        ("podmonitor.yaml", "port: http-status", "port: metrics", "PodMonitor"),
+        ("networkpolicy.yaml", "port: 9464", "port: 8080", "NetworkPolicy"),
+        (
+            "prometheusrule.yaml", "          for: 2m\n          labels:\n            severity: critical\n",
+            "          for: 2m\n", "severity"
+        ),
     ])
     func checkerRejectsABrokenManifest(file: String, original: String, broken: String, complaint: String) throws {
         let copy = try copyOfManifests(replacing: original, with: broken, in: file)
@@ -87,12 +159,13 @@ struct DeploymentFilesTests {
     }
 
     @Test func schemaValidationRejectsAnUnknownField() throws {
-        let copy = try copyOfManifests(replacing: "  replicas:", with: "  replica:", in: "deployment.yaml")
+        let copy = try copyOfManifests(
+            replacing: "  revisionHistoryLimit:", with: "  revisionHistoryLimits:", in: "deployment.yaml")
         defer { try? FileManager.default.removeItem(at: copy) }
         let file = copy.appending(path: "deployment.yaml").path
         let result = try Tool.run("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion, file])
         #expect(result.status != 0)
-        #expect(result.output.contains("'replica' was unexpected"), "\(result.output)")
+        #expect(result.output.contains("'revisionHistoryLimits' was unexpected"), "\(result.output)")
     }
 
     /// A temporary copy of the manifests with one text replaced (which must occur) in one file.
@@ -123,4 +196,24 @@ enum Tool {
         let hint = result.status == 127 ? "\n(\(name) not found: run deploy/local/setup.sh)" : ""
         return Result(status: result.status, output: result.stdout + result.stderr + hint)
     }
+}
+
+extension Tool {
+    /// The executable `name` on PATH, if there is one.
+    static func onPath(_ name: String) -> URL? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .map { URL(filePath: String($0)).appending(path: name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+}
+
+/// A container engine to build the image with: `docker` or `podman` on PATH whose `info` reaches a running engine
+/// (a client without a daemon does not count).
+enum ContainerEngine {
+    static let available: URL? = ["docker", "podman"].lazy.compactMap { name -> URL? in
+        guard let candidate = Tool.onPath(name), (try? ChildProcessResult.run(candidate, ["info"]))?.status == 0 else {
+            return nil
+        }
+        return candidate
+    }.first
 }

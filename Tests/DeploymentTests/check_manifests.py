@@ -19,8 +19,9 @@ REQUIRED_ENV = [
     "PUSH_SHUTDOWN_GRACE_SECONDS", "PUSH_WORKER_ID", "LOG_LEVEL",
 ]
 MINIMUM_MEMORY_LIMIT_MIB = 150
-# Seconds between the end of the worker's own grace period and SIGKILL: producer flush, commit, leaving the group.
-MINIMUM_SHUTDOWN_MARGIN_SECONDS = 10
+# Seconds between the end of the worker's own grace period and SIGKILL: producer flush (10 s), consumer close with
+# its commit and leaving the group (10 s), HTTP/2 clients and status server (10 s), and 5 s of margin.
+MINIMUM_SHUTDOWN_MARGIN_SECONDS = 35
 UNITS = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "K": 1000 / 1024**2, "M": 1000**2 / 1024**2, "G": 1000**3 / 1024**2}
 
 
@@ -52,7 +53,8 @@ def check(directory):
             failures.append(f"{name}: sets metadata.namespace (the manifests are namespace-agnostic)")
         if doc.get("kind") == "Secret":
             failures.append(f"{name}: commits a Secret; secrets are created out of band")
-    for kind in ["ConfigMap", "Deployment", "PodDisruptionBudget", "HorizontalPodAutoscaler"]:
+    for kind in ["ConfigMap", "Deployment", "PodDisruptionBudget", "ScaledObject", "NetworkPolicy", "PodMonitor",
+                 "PrometheusRule"]:
         if len(by_kind.get(kind, [])) != 1:
             failures.append(f"expected one {kind}, found {len(by_kind.get(kind, []))}")
     if failures:
@@ -79,6 +81,14 @@ def check(directory):
     if failures:
         return failures
 
+    if "replicas" in spec:
+        failures.append("Deployment: sets replicas, which every apply would reset under the autoscaler")
+    image = container.get("image", "")
+    images = {entry.get("name"): entry for entry in (kustomization[0].get("images", []) if kustomization else [])}
+    if ":" in image or "@" in image:
+        failures.append(f"Deployment: image {image} carries a tag; kustomization.yaml's images: sets it")
+    elif image not in images or images[image].get("newTag", "latest") == "latest":
+        failures.append(f"kustomization.yaml: images: must set a tag (not latest) for {image}")
     if "run" not in container.get("args", []) + container.get("command", []):
         failures.append("Deployment: the container does not run `push-worker run`")
 
@@ -93,10 +103,30 @@ def check(directory):
         if ports.get(http.get("port"), http.get("port")) != port:
             failures.append(f"Deployment: {probe} must use PUSH_HTTP_PORT {port}")
 
-    annotations = spec["template"]["metadata"].get("annotations", {})
-    if annotations.get("prometheus.io/scrape") != "true" or annotations.get("prometheus.io/port") != str(port) \
-            or annotations.get("prometheus.io/path") != "/metrics":
-        failures.append(f"Deployment: prometheus.io annotations must scrape /metrics on {port}")
+    monitor = by_kind["PodMonitor"][0]["spec"]
+    if monitor.get("selector", {}).get("matchLabels", {}).items() - pod_labels.items() \
+            or not monitor.get("selector", {}).get("matchLabels"):
+        failures.append("PodMonitor: selector does not match the worker's pods")
+    endpoints = monitor.get("podMetricsEndpoints", [])
+    if not any(ports.get(e.get("port")) == port and e.get("path", "/metrics") == "/metrics" for e in endpoints):
+        failures.append(f"PodMonitor: must scrape /metrics on the named port of PUSH_HTTP_PORT {port}")
+
+    policy = by_kind["NetworkPolicy"][0]["spec"]
+    if policy.get("podSelector", {}).get("matchLabels", {}).items() - pod_labels.items():
+        failures.append("NetworkPolicy: podSelector does not match the worker's pods")
+    ingress = policy.get("ingress", [])
+    if "Ingress" not in policy.get("policyTypes", []) or not ingress:
+        failures.append("NetworkPolicy: must restrict ingress")
+    for rule in ingress:
+        if not rule.get("from") or [p.get("port") for p in rule.get("ports", [])] not in ([port], ["http-status"]):
+            failures.append(f"NetworkPolicy: every ingress rule must name its sources and only port {port}")
+
+    for alert in [r for g in by_kind["PrometheusRule"][0]["spec"].get("groups", []) for r in g.get("rules", [])]:
+        for field in ["alert", "expr"]:
+            if not alert.get(field):
+                failures.append(f"PrometheusRule: a rule without {field}")
+        if not alert.get("annotations", {}).get("runbook_url") or not alert.get("labels", {}).get("severity"):
+            failures.append(f"PrometheusRule: {alert.get('alert')} needs labels.severity and annotations.runbook_url")
 
     resources_spec = container.get("resources", {})
     for part in ["requests", "limits"]:
@@ -145,19 +175,51 @@ def check(directory):
         name, mount, volume = mounted_from(env[variable]["value"])
         if "secret" not in volume:
             failures.append(f"Deployment: {variable} is not in a Secret volume")
+        elif volume["secret"].get("optional") is not True:
+            failures.append(f"Deployment: the Secret of {variable} must be optional (one-provider overlays)")
     for variable in ["APNS_KEY_ID", "APNS_TEAM_ID"]:
-        if "secretKeyRef" not in env[variable].get("valueFrom", {}):
+        reference = env[variable].get("valueFrom", {}).get("secretKeyRef")
+        if reference is None:
             failures.append(f"Deployment: {variable} must come from a Secret")
+        elif reference.get("optional") is not True:
+            failures.append(f"Deployment: the Secret key of {variable} must be optional (one-provider overlays)")
 
     pdb = by_kind["PodDisruptionBudget"][0]
     if pdb["spec"].get("selector", {}).get("matchLabels", {}).items() - pod_labels.items():
         failures.append("PodDisruptionBudget: selector does not match the worker's pods")
-    hpa = by_kind["HorizontalPodAutoscaler"][0]
-    target = hpa["spec"]["scaleTargetRef"]
-    if target.get("kind") != "Deployment" or target.get("name") != deployment["metadata"]["name"]:
-        failures.append("HorizontalPodAutoscaler: does not target the Deployment")
-    if hpa["spec"].get("minReplicas", 1) < 2:
-        failures.append("HorizontalPodAutoscaler: minReplicas below 2 leaves no worker during a disruption")
+    failures += check_scaled_object(by_kind["ScaledObject"][0], deployment, env)
+    return failures
+
+
+def check_scaled_object(scaled, deployment, env):
+    """KEDA's required fields (scaleTargetRef.name, triggers[].type/metadata) and what the worker needs of them."""
+    failures = []
+    spec = scaled.get("spec", {})
+    if spec.get("scaleTargetRef", {}).get("name") != deployment["metadata"]["name"]:
+        failures.append("ScaledObject: scaleTargetRef does not name the Deployment")
+    minimum, maximum = spec.get("minReplicaCount", 0), spec.get("maxReplicaCount", 100)
+    if minimum < 2 or maximum < minimum:
+        failures.append("ScaledObject: minReplicaCount must be at least 2 and at most maxReplicaCount")
+    down = spec.get("advanced", {}).get("horizontalPodAutoscalerConfig", {}).get("behavior", {}).get("scaleDown", {})
+    if down.get("stabilizationWindowSeconds", 0) < 60:
+        failures.append("ScaledObject: scale-down needs a stabilization window (rebalance churn)")
+    topics = set(env["PUSH_TOPICS"]["value"].split(","))
+    triggers = [t for t in spec.get("triggers", []) if t.get("type") == "kafka"]
+    if not triggers or len(triggers) != len(spec.get("triggers", [])):
+        failures.append("ScaledObject: every trigger must be a kafka trigger")
+    covered = set()
+    for trigger in triggers:
+        metadata = trigger.get("metadata", {})
+        covered.add(metadata.get("topic"))
+        if metadata.get("bootstrapServers") != env["KAFKA_BOOTSTRAP_SERVERS"]["value"] \
+                or metadata.get("consumerGroup") != env["KAFKA_GROUP_ID"]["value"]:
+            failures.append("ScaledObject: kafka trigger must use the worker's bootstrap servers and group")
+        if not str(metadata.get("lagThreshold", "")).isdigit() or int(metadata["lagThreshold"]) <= 0:
+            failures.append("ScaledObject: lagThreshold must be a positive integer")
+        if metadata.get("excludePersistentLag") != "true":
+            failures.append("ScaledObject: excludePersistentLag must be \"true\" (a stuck partition is no load)")
+    if topics - covered:
+        failures.append(f"ScaledObject: no kafka trigger for input topics {sorted(topics - covered)}")
     return failures
 
 

@@ -67,8 +67,26 @@ import Testing
               "1": {"partition": 1, "consumer_lag": -1},
               "-1": {"partition": -1, "consumer_lag": -1}}}}}
             """
-        #expect(ConsumerLagStatistics.parse(Array(json.utf8)) == [first: 42])
-        #expect(ConsumerLagStatistics.parse(Array("not json".utf8)) == nil)
-        #expect(ConsumerLagStatistics.parse(Array("{}".utf8)) == [:])
+        #expect(ConsumerStatistics.parse(Array(json.utf8))?.lag == [first: 42])
+        #expect(ConsumerStatistics.parse(Array("not json".utf8)) == nil)
+        #expect(ConsumerStatistics.parse(Array("{}".utf8)) == ConsumerStatistics(lag: [:], brokersUp: 0))
+    }
+
+    @Test func groupAndBrokerStateComeFromStatistics() throws {
+        let json = """
+            {"brokers": {
+              "127.0.0.1:9092/1": {"nodeid": 1, "state": "UP"},
+              "127.0.0.1:9093/2": {"nodeid": 2, "state": "DOWN"},
+              "GroupCoordinator": {"nodeid": -1, "state": "UP"}},
+             "cgrp": {"state": "up", "join_state": "steady", "rebalance_cnt": 1}}
+            """
+        let statistics = try #require(ConsumerStatistics.parse(Array(json.utf8)))
+        #expect(statistics.brokersUp == 1)
+        let health = ConsumerHealth(
+            groupState: statistics.group?.state, joinState: statistics.group?.joinState,
+            brokersUp: statistics.brokersUp)
+        #expect(health.hasJoinedGroup)
+        #expect(!ConsumerHealth(groupState: "up", joinState: "wait-sync", brokersUp: 1).hasJoinedGroup)
+        #expect(!ConsumerHealth(groupState: "wait-coord", joinState: "init", brokersUp: 0).hasJoinedGroup)
     }
 }

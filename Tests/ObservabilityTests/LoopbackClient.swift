@@ -79,6 +79,13 @@ enum LoopbackClient {
         return descriptor
     }
 
+    /// Writes `text` to an open socket; false when the server closed it.
+    static func write(_ descriptor: Int32, _ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            == bytes.count
+    }
+
     struct ClientError: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }

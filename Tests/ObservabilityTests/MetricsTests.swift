@@ -97,7 +97,7 @@ struct MetricsTests {
                 group.addTask {
                     let sends = metrics.sends(provider: task.isMultiple(of: 2) ? "apns" : "fcm", status: "delivered")
                     let latency = metrics.sendLatency(provider: "apns")
-                    let inflight = metrics.inflight
+                    let inflight = metrics.sendsInFlight
                     for _ in 0..<perTask {
                         inflight.increment()
                         sends.increment()
@@ -112,7 +112,7 @@ struct MetricsTests {
         #expect(metrics.sends(provider: "fcm", status: "delivered").value == total / 2)
         #expect(metrics.sendLatency(provider: "apns").count == total)
         #expect(metrics.sendLatency(provider: "apns").sum == 0.25 * Double(total))
-        #expect(metrics.inflight.value == 0)
+        #expect(metrics.sendsInFlight.value == 0)
     }
 
     @Test func pushMetricsUseTheDocumentedNames() {
@@ -120,7 +120,7 @@ struct MetricsTests {
         let metrics = PushMetrics(registry: registry)
         metrics.sends(provider: "apns", status: "delivered").increment()
         _ = metrics.sendLatency(provider: "apns")
-        metrics.inflight.set(1)
+        metrics.sendsInFlight.set(1)
         metrics.consumerLag(topic: "chat.messages", partition: 3).set(42)
         metrics.receipts(status: "delivered").increment()
         metrics.deadLetters(reason: "decode_error").increment()
@@ -131,7 +131,7 @@ struct MetricsTests {
         for sample in [
             #"push_sends_total{provider="apns",status="delivered"} 1"#,
             #"push_send_latency_seconds_bucket{provider="apns",le="0.001"} 0"#,
-            "push_inflight 1",
+            "push_sends_in_flight 1",
             #"kafka_consumer_lag{partition="3",topic="chat.messages"} 42"#,
             #"push_receipts_total{status="delivered"} 1"#,
             #"push_dlq_total{reason="decode_error"} 1"#,
@@ -154,7 +154,7 @@ struct ProcessMetricsTests {
             text.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") })
         let bytes = try #require(Double(resident.split(separator: " ")[1]))
         #expect(bytes > 1_000_000)
-        #expect(text.contains("# TYPE process_cpu_seconds_total gauge\n"))
+        #expect(text.contains("# TYPE process_cpu_seconds_total counter\n"))
         #expect(text.contains("# TYPE process_start_time_seconds gauge\n"))
     }
 
@@ -164,5 +164,42 @@ struct ProcessMetricsTests {
         registry.addCollector { scrapes.increment() }
         _ = registry.prometheusText()
         #expect(registry.prometheusText().contains("scrapes_total 2\n"))
+    }
+}
+
+@Suite("Sampled counters, removal and probes")
+struct SampledCounterAndHealthTests {
+    @Test func sampledCounterRendersAsACounterAndNeverGoesDown() {
+        let registry = MetricsRegistry()
+        let cpu = registry.sampledCounter("cpu_seconds_total", help: "CPU.")
+        cpu.advance(to: 2.5)
+        cpu.advance(to: 1)
+        #expect(cpu.value == 2.5)
+        #expect(
+            registry.prometheusText()
+                == "# HELP cpu_seconds_total CPU.\n# TYPE cpu_seconds_total counter\ncpu_seconds_total 2.5\n")
+    }
+
+    @Test func removingASeriesKeepsTheOthersOfItsFamily() {
+        let registry = MetricsRegistry()
+        registry.gauge("lag", help: "Lag.", labels: ["partition": "0"]).set(1)
+        registry.gauge("lag", help: "Lag.", labels: ["partition": "1"]).set(2)
+        registry.remove("lag", labels: ["partition": "0"])
+        registry.remove("absent", labels: ["partition": "0"])
+        #expect(registry.prometheusText() == "# HELP lag Lag.\n# TYPE lag gauge\nlag{partition=\"1\"} 2\n")
+    }
+
+    @Test func healthReportPassesOnlyWhenEveryCheckPasses() {
+        let checks = HealthChecks()
+        #expect(checks.evaluate().passing)
+        checks.set("b", passing: true, detail: "fine")
+        checks.register("a") { .fail("down") }
+        let report = checks.evaluate()
+        #expect(!report.passing)
+        #expect(report.failing == ["a"])
+        #expect(
+            report.json
+                == #"{"checks":{"a":{"detail":"down","passing":false},"b":{"detail":"fine","passing":true}},"status":"fail"}"#
+                + "\n")
     }
 }

@@ -6,13 +6,20 @@ import Testing
 @Suite("Status endpoints over loopback TCP", .serialized)
 struct StatusServerTests {
     let registry = MetricsRegistry()
-    let readiness = Readiness(conditions: ["kafka.connected", "providers.configured"])
+    let liveness = HealthChecks()
+    let readiness = HealthChecks()
     let logger = Logger(label: "test", level: .critical)
 
-    private func startServer(timeout: Duration = .seconds(2)) throws -> StatusServer {
+    init() {
+        readiness.set("kafka.group", passing: false, detail: "not joined")
+        readiness.set("providers.breakers", passing: false, detail: "apns open")
+    }
+
+    private func startServer(
+        _ configuration: StatusServerConfiguration = StatusServerConfiguration(host: "127.0.0.1", port: 0)
+    ) throws -> StatusServer {
         try StatusServer.start(
-            configuration: StatusServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: timeout),
-            registry: registry, readiness: readiness, logger: logger)
+            configuration: configuration, registry: registry, liveness: liveness, readiness: readiness, logger: logger)
     }
 
     @Test func servesMetricsInPrometheusTextFormat() throws {
@@ -28,31 +35,43 @@ struct StatusServerTests {
         #expect(reply.headers["content-length"] == String(reply.body.utf8.count))
     }
 
-    @Test func healthzAnswersWhileTheProcessIsAliveEvenWhenNotReady() throws {
+    @Test func healthzFollowsTheLivenessChecksEvenWhenNotReady() throws {
         let server = try startServer()
         defer { server.stop() }
+        liveness.register("poll_loop") { .pass("last poll 5 ms ago") }
         let reply = try LoopbackClient.get(port: server.port, "/healthz")
         #expect(reply.status == 200)
-        #expect(reply.body == "ok\n")
+        #expect(reply.headers["content-type"] == "application/json")
+        #expect(
+            reply.body == #"{"checks":{"poll_loop":{"detail":"last poll 5 ms ago","passing":true}},"status":"pass"}"#
+                + "\n")
+
+        liveness.register("event_loop") { .fail("no turn for 31 s") }
+        let stalled = try LoopbackClient.get(port: server.port, "/healthz")
+        #expect(stalled.status == 503)
+        #expect(stalled.body.contains(#""event_loop":{"detail":"no turn for 31 s","passing":false}"#))
     }
 
-    @Test func readyzFollowsTheReadinessConditions() throws {
+    @Test func readyzReportsEveryCheckAsJSON() throws {
         let server = try startServer()
         defer { server.stop() }
         let before = try LoopbackClient.get(port: server.port, "/readyz")
         #expect(before.status == 503)
-        #expect(before.body == "not ready: kafka.connected, providers.configured\n")
+        #expect(
+            before.body
+                == #"{"checks":{"kafka.group":{"detail":"not joined","passing":false},"#
+                + #""providers.breakers":{"detail":"apns open","passing":false}},"status":"fail"}"# + "\n")
 
-        readiness.set("kafka.connected", ready: true)
-        readiness.set("providers.configured", ready: true)
+        readiness.set("kafka.group", passing: true)
+        readiness.set("providers.breakers", passing: true)
         let ready = try LoopbackClient.get(port: server.port, "/readyz?verbose=1")
         #expect(ready.status == 200)
-        #expect(ready.body == "ready\n")
+        #expect(ready.body.hasSuffix(#""status":"pass"}"# + "\n"))
 
-        readiness.set("kafka.connected", ready: false)
+        readiness.set("kafka.group", passing: false, detail: "rebalancing")
         let lost = try LoopbackClient.get(port: server.port, "/readyz")
         #expect(lost.status == 503)
-        #expect(lost.body == "not ready: kafka.connected\n")
+        #expect(lost.body.contains(#""kafka.group":{"detail":"rebalancing","passing":false}"#))
     }
 
     @Test(arguments: ["/", "/metrics/extra", "/health", "/READYZ"])
@@ -70,25 +89,52 @@ struct StatusServerTests {
         #expect(post.headers["allow"] == "GET, HEAD")
         let head = try LoopbackClient.get(port: server.port, "/healthz", method: "HEAD")
         #expect(head.status == 200)
-        #expect(head.headers["content-length"] == "3")
+        #expect(head.headers["content-length"] == "30")
         #expect(head.body.isEmpty)
     }
 
-    @Test func rejectsMalformedAndOversizedRequests() throws {
+    @Test func dropsMalformedRequestsAndRefusesOversizedHeads() throws {
         let server = try startServer()
         defer { server.stop() }
-        #expect(try LoopbackClient.exchange(port: server.port, request: "hello\r\n\r\n").status == 400)
-        let huge = "GET /metrics HTTP/1.1\r\nX-Padding: " + String(repeating: "a", count: 10_000) + "\r\n\r\n"
+        // libmicrohttpd closes the connection on a request line it cannot parse, without an answer.
+        #expect(
+            try LoopbackClient.send(host: "127.0.0.1", port: server.port, bytes: Array("hello\r\n\r\n".utf8)).isEmpty)
+        let huge = "GET /metrics HTTP/1.1\r\nX-Padding: " + String(repeating: "a", count: 20_000) + "\r\n\r\n"
         #expect(try LoopbackClient.exchange(port: server.port, request: huge).status == 431)
         #expect(try LoopbackClient.get(port: server.port, "/healthz").status == 200)
     }
 
-    @Test func aSilentClientIsDroppedAtItsDeadlineAndOthersAreServedAfterIt() throws {
-        let server = try startServer(timeout: .milliseconds(200))
+    @Test func aSilentClientIsClosedAfterTheIdleTimeout() throws {
+        let server = try startServer(
+            StatusServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(1)))
         defer { server.stop() }
         let silent = try LoopbackClient.connect(port: server.port)
         defer { close(silent) }
-        #expect(try LoopbackClient.get(port: server.port, "/healthz").status == 200)
+        let started = ContinuousClock.now
+        var byte: UInt8 = 0
+        #expect(recv(silent, &byte, 1, 0) == 0)  // end of stream: the server closed it
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func probesAnswerInMillisecondsBesideIdleAndSlowLorisClients() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let idle = try (0..<100).map { _ in try LoopbackClient.connect(port: server.port) }
+        let slow = try (0..<20).map { _ in try LoopbackClient.connect(port: server.port) }
+        defer { for descriptor in idle + slow { close(descriptor) } }
+        for descriptor in slow { _ = LoopbackClient.write(descriptor, "GET /metrics HTTP/1.1\r\n") }
+        var slowest = Duration.zero
+        for round in 0..<10 {
+            for descriptor in slow { _ = LoopbackClient.write(descriptor, "X-Slow-\(round): a\r\n") }
+            for path in ["/healthz", "/readyz"] {
+                let started = ContinuousClock.now
+                let reply = try LoopbackClient.get(port: server.port, path)
+                slowest = max(slowest, ContinuousClock.now - started)
+                #expect(reply.status == (path == "/healthz" ? 200 : 503))
+            }
+        }
+        // Milliseconds when alone; the bound leaves room for a machine shared with other builds.
+        #expect(slowest < .milliseconds(500), "slowest probe took \(slowest)")
     }
 
     @Test func stopClosesTheListeningSocketAndIsIdempotent() throws {
@@ -101,7 +147,8 @@ struct StatusServerTests {
     }
 
     @Test func stopReturnsWhileAClientHoldsAConnectionOpen() throws {
-        let server = try startServer(timeout: .seconds(60))
+        let server = try startServer(
+            StatusServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(60)))
         let idle = try LoopbackClient.connect(port: server.port)
         defer { close(idle) }
         server.stop()
@@ -109,9 +156,7 @@ struct StatusServerTests {
     }
 
     @Test func listensOnIPv6Loopback() throws {
-        let server = try StatusServer.start(
-            configuration: StatusServerConfiguration(host: "::1", port: 0),
-            registry: registry, readiness: readiness, logger: logger)
+        let server = try startServer(StatusServerConfiguration(host: "::1", port: 0))
         defer { server.stop() }
         #expect(try LoopbackClient.get(host: "::1", port: server.port, "/healthz").status == 200)
     }
@@ -120,15 +165,13 @@ struct StatusServerTests {
         let server = try startServer()
         defer { server.stop() }
         let error = #expect(throws: StatusServerError.self) {
-            try StatusServer.start(
-                configuration: StatusServerConfiguration(host: "127.0.0.1", port: server.port),
-                registry: registry, readiness: readiness, logger: logger)
+            try startServer(StatusServerConfiguration(host: "127.0.0.1", port: server.port))
         }
         #expect(error?.description == "cannot listen on 127.0.0.1:\(server.port): Address already in use")
     }
 }
 
-@Suite("Status server configuration and request parsing")
+@Suite("Status server configuration")
 struct StatusServerConfigurationTests {
     @Test func readsPortAndHostFromTheEnvironmentWithDefaults() throws {
         #expect(try StatusServerConfiguration.fromEnvironment([:]) == StatusServerConfiguration())
@@ -149,27 +192,5 @@ struct StatusServerConfigurationTests {
             try StatusServerConfiguration.fromEnvironment([variable: value])
         }
         #expect(error?.description == message)
-    }
-
-    @Test(arguments: [
-        ("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", StatusRequest(method: "GET", path: "/metrics")),
-        ("HEAD /readyz?x=1 HTTP/1.0\r\n\r\n", StatusRequest(method: "HEAD", path: "/readyz")),
-        ("GET /healthz HTTP/1.1\n\n", StatusRequest(method: "GET", path: "/healthz")),
-    ])
-    func parsesRequestLines(head: String, expected: StatusRequest) throws {
-        #expect(try StatusRequest.parse(Array(head.utf8)) == expected)
-    }
-
-    @Test(arguments: ["GET /metrics HTTP/1.1\r\nHost: x\r\n", "GET /metrics HTTP/1.1", ""])
-    func waitsForTheRestOfAnIncompleteHead(head: String) {
-        #expect(throws: StatusRequest.ParseError.incomplete) { try StatusRequest.parse(Array(head.utf8)) }
-    }
-
-    @Test(arguments: [
-        "GET\r\n\r\n", "GET /metrics\r\n\r\n", "get /metrics HTTP/1.1\r\n\r\n", "GET metrics HTTP/1.1\r\n\r\n",
-        "GET /metrics SPDY/3\r\n\r\n", "GET  /metrics HTTP/1.1\r\n\r\n",
-    ])
-    func rejectsMalformedRequestLines(head: String) {
-        #expect(throws: StatusRequest.ParseError.malformed) { try StatusRequest.parse(Array(head.utf8)) }
     }
 }

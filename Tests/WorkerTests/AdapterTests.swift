@@ -150,7 +150,7 @@ import Testing
         observer.observe(.deadLettered(reason: "decode_error"))
         let text = registry.prometheusText()
         for line in [
-            #"kafka_records_consumed_total{topic="chat"} 3"#, "push_inflight 0",
+            #"kafka_records_consumed_total{topic="chat"} 3"#, "push_sends_in_flight 0",
             #"push_sends_total{provider="apns",status="delivered"} 1"#,
             #"push_sends_total{provider="fcm",status="retry"} 1"#, #"push_retries_total{provider="fcm"} 1"#,
             #"push_receipts_total{status="delivered"} 1"#, #"push_dlq_total{reason="decode_error"} 1"#,

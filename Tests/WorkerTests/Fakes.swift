@@ -303,13 +303,15 @@ final class RecordingObserver: PipelineObserver {
     var all: [PipelineEvent] { events.withLock { $0 } }
 }
 
-/// Waits until `condition` holds, checking every millisecond of real time for at most `limit`; false if it
-/// never did.
-func eventually(within limit: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+/// Waits until `condition` holds, checking every `interval` (a millisecond; longer for a costly condition) of real
+/// time for at most `limit`; false if it never did.
+func eventually(
+    within limit: Duration = .seconds(10), every interval: Duration = .milliseconds(1), _ condition: () -> Bool
+) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
+        try? await Task.sleep(for: interval)
     }
     return condition()
 }

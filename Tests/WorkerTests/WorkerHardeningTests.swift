@@ -28,7 +28,10 @@ import Testing
         }
         let produceFailures = run.worker.stderr.lines.filter { $0.contains("kafka produce failed") }.count
         #expect(await run.stop() == 0)
-        let deadLetters = outputs.filter { $0.topic == "push.dlq" }
+        // In input order: the two records' outputs are produced concurrently, and the refused one goes again.
+        let deadLetters = outputs.filter { $0.topic == "push.dlq" }.sorted {
+            Self.sourceOffset($0) < Self.sourceOffset($1)
+        }
         #expect(deadLetters.count == 2)
         // Each failure header is at most 1 KB; the megabyte event goes without its value, the other with it.
         for record in deadLetters {
@@ -38,6 +41,13 @@ import Testing
         #expect(deadLetters.last?.value.count ?? 0 > 100_000)
         #expect(Self.receipts(of: "m-1", in: outputs) == 2)
         #expect(produceFailures <= 2, "\(produceFailures) produce failures logged")
+    }
+
+    static func sourceOffset(_ record: KafkaRecord) -> Int64 {
+        record.headers.first { $0.name == "x-source-offset" }?.value.flatMap {
+            Int64(String(decoding: $0, as: UTF8.self))
+        }
+            ?? -1
     }
 
     static func receipts(of messageId: String, in records: [KafkaRecord]) -> Int {

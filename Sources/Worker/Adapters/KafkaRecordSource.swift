@@ -29,6 +29,12 @@ public final class KafkaRecordSource: RecordSource {
     /// The fatal error that made the consumer unusable, if one was raised.
     public var fatalError: KafkaError? { consumer.fatalError }
 
+    /// Group and broker state from librdkafka's latest statistics; nil before the first.
+    public var health: ConsumerHealth? { consumer.health }
+
+    /// Commit answers (automatic or explicit) since the start.
+    public var commits: CommitCounts { consumer.commits }
+
     /// Records not yet consumed per owned partition, from librdkafka's latest statistics.
     public var lag: [(topic: String, partition: Int32, records: Int64)] {
         consumer.lag.map { (topic: $0.key.topic, partition: $0.key.partition, records: $0.value) }

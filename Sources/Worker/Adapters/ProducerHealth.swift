@@ -1,20 +1,20 @@
 import Observability
 
-/// The producer's readiness condition: `kafka.producer` is unmet while outputs are being produced again after a
-/// failure (backing off) and met again once Kafka acknowledges them; the service clears it for good on a fatal
+/// The producer's readiness check: `kafka.producer` fails while outputs are being produced again after a failure
+/// (backing off) and passes again once Kafka acknowledges them; the service fails it for good on a fatal
 /// producer error.
 struct ProducerHealth: Sendable {
-    /// The readiness condition's name (`/readyz` lists it when unmet).
+    /// The readiness check's name (`/readyz` reports it).
     static let readinessCondition = "kafka.producer"
 
-    let readiness: Readiness
+    let readiness: HealthChecks
 
-    init(_ readiness: Readiness) {
+    init(_ readiness: HealthChecks) {
         self.readiness = readiness
-        readiness.set(Self.readinessCondition, ready: true)
+        readiness.set(Self.readinessCondition, passing: true, detail: "acknowledged")
     }
 
-    func failed() { readiness.set(Self.readinessCondition, ready: false) }
+    func failed() { readiness.set(Self.readinessCondition, passing: false, detail: "backing off after a failure") }
 
-    func recovered() { readiness.set(Self.readinessCondition, ready: true) }
+    func recovered() { readiness.set(Self.readinessCondition, passing: true, detail: "acknowledged") }
 }

@@ -12,6 +12,11 @@ public struct ProviderSender: PushSender {
         self.fcm = fcm
     }
 
+    /// The providers with a client, in `PushProvider` order.
+    public var configuredProviders: [PushProvider] {
+        PushProvider.allCases.filter { $0 == .apns ? apns != nil : fcm != nil }
+    }
+
     public func send(_ send: ProviderSend, to provider: PushProvider) async -> SendOutcome {
         let request = send.request
         let outcome: DeliveryOutcome

@@ -81,18 +81,22 @@ public enum WorkerService {
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
-        let readiness = Readiness(conditions: ["pipeline.running"])
+        BuildInfo.register(in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version)
+        let liveness = HealthChecks()
+        let readiness = HealthChecks()
+        readiness.set("pipeline", passing: false, detail: "starting")
         let server: StatusServer
         do {
             server = try StatusServer.start(
-                configuration: status, registry: registry, readiness: readiness, logger: logger)
+                configuration: status, registry: registry, liveness: liveness, readiness: readiness, logger: logger)
         } catch {
             logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
             return WorkerExitCode.failure
         }
         let clock = SystemWorkerClock()
         let observer = ObservabilityObserver(
-            logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness)
+            logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness,
+            providers: stages.sender.configuredProviders)
         let invalidTokens = InvalidTokenTable()
         let planner: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
@@ -106,7 +110,15 @@ public enum WorkerService {
                     maxAttempts: configuration.pipeline.maxAttempts)),
             clock: clock, observer: observer, settings: configuration.pipeline)
 
-        let signals = SignalHandler(logger: logger) { pipeline.shutdown() }
+        registerChecks(
+            liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
+            lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
+
+        let signals = SignalHandler(logger: logger) {
+            // Out of rotation at once: a rollout sees the pod go unready while it drains, not after.
+            readiness.set("pipeline", passing: false, detail: "shutting down")
+            pipeline.shutdown()
+        }
         let exitCode = SharedInt32()
         let helpers = [
             Task {
@@ -116,16 +128,17 @@ public enum WorkerService {
                 exit(WorkerExitCode.stalled)
             },
             Task {
-                let metrics = PushMetrics(registry: registry)
+                var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
                 while (try? await clock.sleep(for: .seconds(1))) != nil {
-                    for lag in source.lag {
-                        metrics.consumerLag(topic: lag.topic, partition: lag.partition).set(lag.records)
-                    }
+                    sampler.sample(
+                        lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight)
                     guard let (client, fatal) = stages.fatalKafkaError(consumer: source) else { continue }
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-                    if client == "producer" { readiness.set(ProducerHealth.readinessCondition, ready: false) }
+                    if client == "producer" {
+                        readiness.set(ProducerHealth.readinessCondition, passing: false, detail: "failed fatally")
+                    }
                     exitCode.set(WorkerExitCode.failure)
                     pipeline.shutdown()
                     return
@@ -154,10 +167,10 @@ public enum WorkerService {
                     "push.invalid_tokens_complete": .bool(invalidTokens.isLoaded),
                 ])
         }
-        readiness.set("pipeline.running", ready: true)
+        readiness.set("pipeline", passing: true, detail: "running")
         logger.info("started", metadata: ["http.port": .init(server.port)])
         let stop = await pipeline.run()
-        readiness.set("pipeline.running", ready: false)
+        readiness.set("pipeline", passing: false, detail: "shutting down")
         for helper in helpers { helper.cancel() }
         if case .shutDown(let unfinished) = stop, unfinished > 0 {
             logger.warning("records left for redelivery", metadata: ["push.unfinished": .init(unfinished)])
@@ -178,6 +191,24 @@ public enum WorkerService {
         while !table.isLoaded, clock.nowMicros() < deadline {
             try? await clock.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// Registers the probes' checks (`WorkerHealth`) over the running stages.
+    private static func registerChecks(
+        liveness: HealthChecks, readiness: HealthChecks, stages: Stages, source: KafkaRecordSource,
+        observer: ObservabilityObserver,
+        clock: some WorkerClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
+    ) {
+        liveness.register("poll_loop") {
+            WorkerHealth.pollLoop(lastPollMicros: lastPollMicros(), nowMicros: clock.nowMicros(), limit: pollLimit)
+        }
+        let transports = stages.transports
+        liveness.register("event_loop") {
+            WorkerHealth.eventLoop(sinceLastTurn: transports.map(\.timeSinceLastTurn).max() ?? .zero)
+        }
+        readiness.register("kafka.group") { WorkerHealth.group(source.health) }
+        readiness.register("kafka.brokers") { WorkerHealth.brokers(source.health) }
+        readiness.register("providers.breakers") { WorkerHealth.breakers(open: observer.openBreakers) }
     }
 
     /// Checks the rules file every `rulesCheckInterval` and applies a valid new table.

@@ -26,8 +26,11 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     private var partitions: [TopicPartition: PartitionState] = [:]
     /// Records of a room waiting for the room's previous record (see `RoomOrdering`), by record key.
     private var lanes: [[UInt8]: [(InputRecord, Int)]] = [:]
-    /// Records admitted and neither done nor dropped.
-    private var inFlight = 0
+    /// Records admitted and neither done nor dropped (mirrored for `recordsInFlight`).
+    private var inFlight = 0 {
+        didSet { inFlightMirror.store(inFlight, ordering: .relaxed) }
+    }
+    private let inFlightMirror = Atomic<Int>(0)
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextTaskId = 0
     private var nextGeneration = 0
@@ -68,6 +71,9 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     public nonisolated func shutdown() {
         stopFlag.set()
     }
+
+    /// Records admitted and not yet done or dropped (read by the metrics).
+    public nonisolated var recordsInFlight: Int { inFlightMirror.load(ordering: .relaxed) }
 
     /// When the last poll returned, in epoch microseconds (read by the watchdog).
     public nonisolated var lastPollMicros: Int64 { lastPoll.load(ordering: .relaxed) }
@@ -179,10 +185,14 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
                     switch order {
                     case .strict:
                         let outputs = try await processor.settle(started)
-                        self.spawn(record, generation) { try await processor.produceUntilAcknowledged(outputs) }
+                        self.spawn(record, generation) {
+                            try await processor.produceUntilAcknowledged(
+                                outputs, eventTimeMillis: started.eventTimeMillis)
+                        }
                     case .firstAttempt:
                         self.spawn(record, generation) {
-                            try await processor.produceUntilAcknowledged(try await processor.settle(started))
+                            try await processor.produceUntilAcknowledged(
+                                try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
                         }
                     }
                 } catch {

@@ -6,6 +6,8 @@ public enum PipelineEvent: Sendable, Equatable {
     case sendStarted(PushProvider)
     case sent(PushProvider, SendOutcome, latencyMillis: Double)
     case receipt(ReceiptStatus)
+    /// A record's outputs were acknowledged this long after its event's `createdAt` (negative with a clock skew).
+    case endToEnd(latencyMillis: Double)
     case retryScheduled(attempts: Int)
     case deadLettered(reason: String)
     case breakerOpened(PushProvider)

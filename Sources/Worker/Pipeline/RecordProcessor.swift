@@ -13,6 +13,12 @@ struct StartedRecord<Request: Sendable>: Sendable {
     let record: InputRecord
     let source: SourcePosition
     let content: Content
+
+    /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency).
+    var eventTimeMillis: Int64? {
+        guard case .event(let event, _) = content else { return nil }
+        return event.eventTimeMillis
+    }
 }
 
 /// Processes one record in three steps: `start` plans it and makes every device's first attempt, `settle`
@@ -71,7 +77,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         if let moved = outputs.movingOn(record, nowMillis: clock.nowMillis()) {
             try await produceUntilAcknowledged([moved])
         } else {
-            try await produceUntilAcknowledged(try await settle(try await start(record)))
+            let started = try await start(record)
+            try await produceUntilAcknowledged(try await settle(started), eventTimeMillis: started.eventTimeMillis)
         }
     }
 
@@ -135,8 +142,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
     /// them all. A record refused for good as too large goes again without its value, then in its minimal form
     /// (`OutputRecord.minimal`); a minimal record still refused is backed off like any failure. Throws when
-    /// cancelled or when the sink is unusable for good (`ProduceFailed.isFatal`).
-    func produceUntilAcknowledged(_ records: [OutputRecord]) async throws {
+    /// cancelled or when the sink is unusable for good (`ProduceFailed.isFatal`). With the event's
+    /// `eventTimeMillis`, the time from it to the acknowledgement is observed as the end-to-end latency.
+    func produceUntilAcknowledged(_ records: [OutputRecord], eventTimeMillis: Int64? = nil) async throws {
         guard !records.isEmpty else { return }
         var pending = records
         var failures = 0
@@ -144,6 +152,10 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             do {
                 try await sink.produce(pending)
                 if failures > 0 { observer.observe(.produceRecovered) }
+                if let created = eventTimeMillis {
+                    // In doubles: an event time from the input can be anything, and must not trap.
+                    observer.observe(.endToEnd(latencyMillis: Double(clock.nowMillis()) - Double(created)))
+                }
                 return
             } catch let rejected as OutputRejected {
                 let refused = rejected.indices.filter(pending.indices.contains).map { pending[$0] }

@@ -88,13 +88,15 @@ struct RecordOutputs {
     }
 
     /// The same retry record again on the tier that covers the rest of its wait, when `record` comes from a
-    /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due.
+    /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due. A wait beyond
+    /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever.
     func movingOn(_ record: InputRecord, nowMillis: Int64) -> OutputRecord? {
         guard settings.isRetryTopic(record.topic),
             let notBefore = record.headers.text(FailureHeaders.retryNotBefore).flatMap({ Int64($0) }),
             notBefore > nowMillis
         else { return nil }
-        let route = settings.retryTiers.route(dueMillis: notBefore, nowMillis: nowMillis)
+        let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds)
+        let route = settings.retryTiers.route(dueMillis: min(notBefore, latest), nowMillis: nowMillis)
         let kept = record.headers.filter {
             $0.name != FailureHeaders.retryDue && $0.name != FailureHeaders.retryNotBefore
         }

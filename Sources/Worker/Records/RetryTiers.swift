@@ -22,10 +22,6 @@ public struct RetryTiers: Sendable, Equatable {
         public var notBeforeMillis: Int64?
     }
 
-    /// The longest a retry record waits, 24 h (providers' Retry-After is capped there too): a due time further
-    /// away, written by anyone to a retry topic, is cut to it, so no record hops between tiers for ever.
-    public static let longestWaitMillis: Int64 = 86_400_000
-
     /// The name the tier topics start with (`PUSH_RETRY_TOPIC`).
     public let base: String
     /// Each tier's delay in milliseconds, ascending, distinct, at least 1, never empty.
@@ -45,24 +41,16 @@ public struct RetryTiers: Sendable, Equatable {
     /// Whether `topic` is one of the tiers: records there carry failure headers the worker wrote.
     public func contains(_ topic: String) -> Bool { topics.contains(topic) }
 
-    /// The tier for a record due at `dueMillis` (at most `longestWaitMillis` away), written at `nowMillis`:
-    /// the shortest tier whose delay covers the wait, else the longest one (then with `notBeforeMillis`).
-    /// Saturates instead of overflowing.
+    /// The tier for a record due at `dueMillis`, written at `nowMillis`: the shortest tier whose delay covers
+    /// the wait, else the longest one (then with `notBeforeMillis`). Saturates instead of overflowing.
     public func route(dueMillis: Int64, nowMillis: Int64) -> Route {
         let (difference, overflow) = dueMillis.subtractingReportingOverflow(nowMillis)
-        let wait = min(overflow ? (dueMillis > nowMillis ? Int64.max : Int64.min) : difference, Self.longestWaitMillis)
-        let due = Self.saturatingSum(nowMillis, max(wait, 0))
+        let wait = overflow ? (dueMillis > nowMillis ? Int64.max : Int64.min) : difference
         let delay = delaysMillis.first { $0 >= wait } ?? delaysMillis[delaysMillis.count - 1]
-        let takeUp = Self.saturatingSum(nowMillis, delay)
+        let takeUp = nowMillis.addingClamped(delay)
         return Route(
             topic: Self.topic(base: base, delayMillis: delay), takeUpMillis: takeUp,
-            notBeforeMillis: due > takeUp ? due : nil)
-    }
-
-    /// `a + b` for `b >= 0`, `Int64.max` when it does not fit.
-    private static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        return overflow ? .max : sum
+            notBeforeMillis: dueMillis > takeUp ? dueMillis : nil)
     }
 
     private static func topic(base: String, delayMillis: Int64) -> String { "\(base)-\(delayMillis)" }

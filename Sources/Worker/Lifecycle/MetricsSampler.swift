@@ -1,0 +1,32 @@
+import Kafka
+import Observability
+
+/// Copies what the consumer and the pipeline count themselves into the metrics, once a second: lag per owned
+/// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
+/// answers and records in flight.
+struct MetricsSampler {
+    let metrics: PushMetrics
+    /// The partitions whose lag series exist, to remove those that were revoked.
+    private var lagSeries: Set<TopicPartition> = []
+
+    init(metrics: PushMetrics) {
+        self.metrics = metrics
+    }
+
+    mutating func sample(
+        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, recordsInFlight: Int
+    ) {
+        var owned: Set<TopicPartition> = []
+        for entry in lag {
+            owned.insert(TopicPartition(entry.topic, entry.partition))
+            metrics.consumerLag(topic: entry.topic, partition: entry.partition).set(entry.records)
+        }
+        for gone in lagSeries.subtracting(owned) {
+            metrics.removeConsumerLag(topic: gone.topic, partition: gone.partition)
+        }
+        lagSeries = owned
+        metrics.commits(result: "success").advance(to: Double(commits.succeeded))
+        metrics.commits(result: "failure").advance(to: Double(commits.failed))
+        metrics.recordsInFlight.set(recordsInFlight)
+    }
+}

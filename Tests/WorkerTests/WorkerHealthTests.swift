@@ -1,0 +1,78 @@
+import Kafka
+import Observability
+import Testing
+
+@testable import Worker
+
+@Suite("Worker probes and sampled metrics")
+struct WorkerHealthTests {
+    @Test func pollLoopFailsOnlyBeyondMaxPollInterval() {
+        let limit = Duration.seconds(300)
+        #expect(WorkerHealth.pollLoop(lastPollMicros: 0, nowMicros: 5_000, limit: limit) == .pass("last poll 5 ms ago"))
+        #expect(WorkerHealth.pollLoop(lastPollMicros: 0, nowMicros: 300_000_000, limit: limit).passing)
+        #expect(
+            WorkerHealth.pollLoop(lastPollMicros: 0, nowMicros: 300_001_000, limit: limit)
+                == .fail("last poll 300001 ms ago, limit 300000 ms"))
+    }
+
+    @Test func eventLoopFailsWhenItStopsTurning() {
+        #expect(WorkerHealth.eventLoop(sinceLastTurn: .milliseconds(900)) == .pass("last turn 900 ms ago"))
+        #expect(!WorkerHealth.eventLoop(sinceLastTurn: .seconds(31)).passing)
+    }
+
+    @Test(arguments: [
+        (nil, false, false),
+        (ConsumerHealth(groupState: "up", joinState: "steady", brokersUp: 1), true, true),
+        (ConsumerHealth(groupState: "up", joinState: "wait-sync", brokersUp: 3), false, true),
+        (ConsumerHealth(groupState: "wait-coord", joinState: "init", brokersUp: 0), false, false),
+    ])
+    func groupAndBrokersFollowTheConsumersStatistics(health: ConsumerHealth?, joined: Bool, brokers: Bool) {
+        #expect(WorkerHealth.group(health).passing == joined)
+        #expect(WorkerHealth.brokers(health).passing == brokers)
+    }
+
+    @Test func breakersFailNamingTheOpenProviders() {
+        #expect(WorkerHealth.breakers(open: []) == .pass("all closed"))
+        #expect(WorkerHealth.breakers(open: [.apns, .fcm]) == .fail("open: apns,fcm"))
+    }
+
+    @Test func observerTracksBreakersAndPartitionsForGaugesAndReadiness() {
+        let registry = MetricsRegistry()
+        let metrics = PushMetrics(registry: registry)
+        let observer = ObservabilityObserver(
+            logger: Logger(label: "test", level: .critical), metrics: metrics, providers: [.fcm])
+        #expect(registry.prometheusText().contains(#"push_breaker_open{provider="fcm"} 0"#))
+        observer.observe(.breakerOpened(.fcm))
+        #expect(observer.openBreakers == [.fcm])
+        #expect(metrics.breakerOpen(provider: "fcm").value == 1)
+        observer.observe(.breakerClosed(.fcm))
+        #expect(observer.openBreakers.isEmpty)
+
+        let partitions = [Worker.TopicPartition("t", 0), Worker.TopicPartition("t", 1)]
+        observer.observe(.assigned(partitions))
+        observer.observe(.paused(partitions))
+        #expect(metrics.partitionsPaused.value == 2)
+        observer.observe(.revoked([partitions[0]], unfinished: 0))
+        #expect(metrics.partitionsAssigned.value == 1)
+        #expect(metrics.partitionsPaused.value == 1)
+        #expect(metrics.rebalances(event: "revoked").value == 1)
+        observer.observe(.endToEnd(latencyMillis: 1500))
+        #expect(metrics.endToEndLatency.sum == 1.5)
+    }
+
+    @Test func samplerRemovesTheLagOfPartitionsNoLongerOwnedAndAdvancesCommits() {
+        let registry = MetricsRegistry()
+        var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
+        sampler.sample(
+            lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1), recordsInFlight: 4)
+        var text = registry.prometheusText()
+        #expect(text.contains(#"kafka_consumer_lag{partition="1",topic="t"} 7"#))
+        #expect(text.contains(#"kafka_commits_total{result="success"} 3"#))
+        #expect(text.contains("push_records_in_flight 4"))
+        sampler.sample(lag: [("t", 0, 2)], commits: CommitCounts(succeeded: 5, failed: 1), recordsInFlight: 0)
+        text = registry.prometheusText()
+        #expect(!text.contains(#"partition="1""#))
+        #expect(text.contains(#"kafka_consumer_lag{partition="0",topic="t"} 2"#))
+        #expect(text.contains(#"kafka_commits_total{result="success"} 5"#))
+    }
+}

@@ -1,0 +1,125 @@
+import ChildProcessTesting
+import Foundation
+import Testing
+
+/// A real scrape of a running `push-worker run`: valid for promtool, holding every metric the Grafana dashboard
+/// and the alert rules query, and probes that report each check.
+@Suite(.serialized) struct WorkerScrapeTests {
+    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test func aRunningWorkersScrapePassesPromtoolAndHoldsEveryMetricOfTheDashboardAndTheAlerts() async throws {
+        let run = try await EndToEnd()
+        for index in 0..<10 {
+            try await run.produce(
+                EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)), key: "r-\(index % 3)")
+        }
+        try await run.produce("{\"id\": 5", key: "r-x")
+        _ = try await run.read(["push.receipts", "push.dlq"], count: 21)
+        let port = try #require(Self.statusPort(in: run.worker.stderr.text), "\(run.worker.stderr.text.suffix(2000))")
+
+        let readiness = try await Self.readiness(port: port)
+        #expect(readiness.status == 200, "\(readiness.body)")
+        for check in ["pipeline", "kafka.group", "kafka.brokers", "kafka.producer", "providers.breakers"] {
+            #expect(readiness.body.contains("\"\(check)\":{\"detail\":"), "\(readiness.body)")
+        }
+        let liveness = try Self.get(port: port, "/healthz")
+        #expect(liveness.status == 200, "\(liveness.body)")
+        #expect(liveness.body.contains("\"poll_loop\"") && liveness.body.contains("\"event_loop\""))
+
+        // Lag comes with librdkafka's statistics (every 5 s) once the partitions' positions are known.
+        var scrape = try Self.get(port: port, "/metrics").body
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !scrape.contains("\nkafka_consumer_lag{"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            scrape = try Self.get(port: port, "/metrics").body
+        }
+        #expect(await run.stop() == 0)
+
+        let promtool = try ChildProcessResult.run(
+            URL(filePath: "/usr/bin/env"), ["promtool", "check", "metrics"], input: scrape)
+        #expect(promtool.status == 0, "\(promtool.stdout)\(promtool.stderr)")
+
+        let exposed = Self.sampleNames(in: scrape)
+        let dashboard = try String(
+            contentsOf: Self.root.appending(path: "deploy/grafana/push-worker.json"), encoding: .utf8)
+        let dashboardMetrics = Self.metricNames(in: dashboard)
+        #expect(dashboardMetrics.count >= 15)
+        #expect(
+            dashboardMetrics.subtracting(exposed).isEmpty, "missing: \(dashboardMetrics.subtracting(exposed).sorted())")
+        let rules = try String(
+            contentsOf: Self.root.appending(path: "deploy/kubernetes/base/prometheusrule.yaml"), encoding: .utf8)
+        let ruleMetrics = Self.metricNames(in: rules)
+        #expect(ruleMetrics.subtracting(exposed).isEmpty, "missing: \(ruleMetrics.subtracting(exposed).sorted())")
+
+        #expect(scrape.contains(#"push_breaker_open{provider="apns"} 0"#))
+        #expect(scrape.contains("# TYPE process_cpu_seconds_total counter"))
+        #expect(scrape.contains(#"push_worker_build_info{libcurl="#))
+        #expect(scrape.contains("push_end_to_end_latency_seconds_count 10"))
+        let commits = scrape.split(separator: "\n").first { $0.hasPrefix(#"kafka_commits_total{result="success"} "#) }
+        #expect((commits?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(scrape)")
+    }
+
+    @Test func aWorkerWithOnlyFCMConfiguredStartsAndBecomesReady() async throws {
+        // Empty values count as unset: the APNs settings of the shared environment are taken away.
+        let withoutAPNs = Dictionary(
+            uniqueKeysWithValues: [
+                "APNS_URL", "APNS_SANDBOX_URL", "APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC",
+            ]
+            .map { ($0, "") })
+        let run = try await EndToEnd(workerEnvironment: withoutAPNs)
+        let started = await eventually(within: .seconds(30), every: .milliseconds(200)) {
+            Self.statusPort(in: run.worker.stderr.text) != nil
+        }
+        let port = try #require(
+            started ? Self.statusPort(in: run.worker.stderr.text) : nil, "\(run.worker.stderr.text)")
+        let readiness = try await Self.readiness(port: port)
+        #expect(readiness.status == 200, "\(readiness.body)")
+        let scrape = try Self.get(port: port, "/metrics").body
+        #expect(await run.stop() == 0)
+        #expect(scrape.contains(#"push_breaker_open{provider="fcm"} 0"#))
+        #expect(!scrape.contains(#"provider="apns""#))
+    }
+
+    /// `/readyz` once it answers 200, or its last answer after 30 s. Readiness follows librdkafka's statistics
+    /// (every 5 s): the group joined and a broker up.
+    static func readiness(port: Int) async throws -> (status: Int, body: String) {
+        var readiness = try get(port: port, "/readyz")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while readiness.status != 200, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            readiness = try get(port: port, "/readyz")
+        }
+        return readiness
+    }
+
+    /// The port from the worker's `status endpoints listening` log line.
+    static func statusPort(in log: String) -> Int? {
+        guard let range = log.range(of: #""http.port":\d+"#, options: .regularExpression) else { return nil }
+        return Int(log[range].split(separator: ":").last ?? "")
+    }
+
+    /// The worker's own metric names in `text` (PromQL or a scrape): `push_*`, `kafka_*` and `process_*`
+    /// identifiers, with a histogram's `_bucket`, `_sum` and `_count` kept as they are written.
+    static func metricNames(in text: String) -> Set<String> {
+        let pattern = /\b(?:push|kafka|process)_[a-z0-9_]+\b/
+        return Set(text.matches(of: pattern).map { String($0.output) })
+    }
+
+    /// The sample names of a scrape (the name before `{` or the space).
+    static func sampleNames(in scrape: String) -> Set<String> {
+        Set(
+            scrape.split(separator: "\n").filter { !$0.hasPrefix("#") }.map {
+                String($0.prefix { $0 != "{" && $0 != " " })
+            })
+    }
+
+    /// GET through curl: status and body.
+    static func get(port: Int, _ path: String) throws -> (status: Int, body: String) {
+        let result = try ChildProcessResult.run(
+            URL(filePath: "/usr/bin/env"),
+            ["curl", "-sS", "--max-time", "5", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+    }
+}
