@@ -31,8 +31,8 @@ import Testing
         return (broker, servers)
     }
 
-    static func stats(_ arguments: [String], servers: String) throws -> ChildProcessResult {
-        try ChildProcessResult.run(
+    static func stats(_ arguments: [String], servers: String) async throws -> ChildProcessResult {
+        try await ChildProcessResult.run(
             ChildProcess.built("push-worker"), ["receipts", "stats"] + arguments,
             environment: ["KAFKA_BOOTSTRAP_SERVERS": servers])
     }
@@ -60,7 +60,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let html = directory.appending(path: "report.html")
 
-        let result = try Self.stats(["--format", "json", "--html", html.path], servers: servers)
+        let result = try await Self.stats(["--format", "json", "--html", html.path], servers: servers)
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONParser.parse(Array(result.stdout.utf8))
         let expected = Self.receipts
@@ -78,37 +78,37 @@ import Testing
             #expect(abs(value - exact) <= exact * 0.01 + 0.001, "\(name): \(value) vs exact \(exact)")
         }
 
-        try Self.expectTheReportRendersTheSameNumbers(html, json: json)
-        try Self.expectTheWarehouseQueriesAgree(json, directory: directory)
+        try await Self.expectTheReportRendersTheSameNumbers(html, json: json)
+        try await Self.expectTheWarehouseQueriesAgree(json, directory: directory)
         _ = try await broker.terminate()
     }
 
     @Test func filtersByRunAndLeavesReplaysOut() async throws {
         let (broker, servers) = try await Self.broker()
         let run = try JSONParser.parse(
-            Array(try Self.stats(["--format", "json", "--run-id", "run-a"], servers: servers).stdout.utf8))
+            Array(try await Self.stats(["--format", "json", "--run-id", "run-a"], servers: servers).stdout.utf8))
         #expect(Self.number(run["total"]) == Double(Self.receipts.perRun["run-a"] ?? 0))
         let live = try JSONParser.parse(
-            Array(try Self.stats(["--format", "json", "--no-replays"], servers: servers).stdout.utf8))
+            Array(try await Self.stats(["--format", "json", "--no-replays"], servers: servers).stdout.utf8))
         #expect(Self.number(live["total"]) == Double(Self.receipts.perRun["-"] ?? 0))
         let window = try JSONParser.parse(
             Array(
-                try Self.stats(["--format", "json", "--from", "10", "--to", "0:20,1:20,2:20"], servers: servers).stdout
+                try await Self.stats(["--format", "json", "--from", "10", "--to", "0:20,1:20,2:20"], servers: servers).stdout
                     .utf8))
         #expect(Self.number(window["total"]) == 30)
-        let csv = try Self.stats(["--format", "csv", "--by", "status"], servers: servers)
+        let csv = try await Self.stats(["--format", "csv", "--by", "status"], servers: servers)
         #expect(csv.stdout.split(separator: "\n").first == "status,receipts")
         #expect(csv.stdout.contains("\ndelivered,\(Self.receipts.byStatus["delivered"] ?? 0)\n"))
         _ = try await broker.terminate()
     }
 
-    @Test func badOptionsAreUsageErrorsAndAnUnreachableBrokerIsARuntimeFailure() throws {
-        let usage = try Self.stats(["--from", "yesterday"], servers: "127.0.0.1:9")
+    @Test func badOptionsAreUsageErrorsAndAnUnreachableBrokerIsARuntimeFailure() async throws {
+        let usage = try await Self.stats(["--from", "yesterday"], servers: "127.0.0.1:9")
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("option '--from': 'yesterday': expected beginning"))
-        #expect(try Self.stats(["--by", "colour"], servers: "127.0.0.1:9").status == 2)
-        #expect(try Self.stats(["--run-id", "a", "--no-replays"], servers: "127.0.0.1:9").status == 2)
-        let unreachable = try ChildProcessResult.run(
+        #expect(try await Self.stats(["--by", "colour"], servers: "127.0.0.1:9").status == 2)
+        #expect(try await Self.stats(["--run-id", "a", "--no-replays"], servers: "127.0.0.1:9").status == 2)
+        let unreachable = try await ChildProcessResult.run(
             ChildProcess.built("push-worker"), ["receipts", "stats"],
             environment: ["KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:9", "KAFKA_SOCKET_TIMEOUT_MS": "2000"])
         #expect(unreachable.status == 1)
@@ -116,8 +116,8 @@ import Testing
     }
 
     /// Chromium loads the page (no network, no script) and every `data-metric` number equals the JSON's.
-    static func expectTheReportRendersTheSameNumbers(_ html: URL, json: JSONValue) throws {
-        let dom = try ChildProcessResult.run(
+    static func expectTheReportRendersTheSameNumbers(_ html: URL, json: JSONValue) async throws {
+        let dom = try await ChildProcessResult.run(
             URL(filePath: "/usr/bin/env"),
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.absoluteString])
         try #require(dom.status == 0, "chromium: \(dom.stderr.suffix(500)) (run deploy/local/setup.sh)")
@@ -140,11 +140,11 @@ import Testing
     }
 
     /// The kit's DDL and queries in embedded ClickHouse, on the same receipts, agree with the command.
-    static func expectTheWarehouseQueriesAgree(_ json: JSONValue, directory: URL) throws {
+    static func expectTheWarehouseQueriesAgree(_ json: JSONValue, directory: URL) async throws {
         let file = directory.appending(path: "receipts.jsonl")
         try Data(receipts.lines.joined(separator: "\n").utf8).write(to: file)
         let python = root.appending(path: ".venv/bin/python")
-        let result = try ChildProcessResult.run(
+        let result = try await ChildProcessResult.run(
             python, [root.appending(path: "deploy/analytics/chdb_check.py").path, "--receipts", file.path])
         try #require(result.status == 0, "chdb_check: \(result.stderr.suffix(2000))")
         let warehouse = try JSONParser.parse(Array(result.stdout.utf8))

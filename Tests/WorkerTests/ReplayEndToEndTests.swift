@@ -15,7 +15,7 @@ import Testing
         -> (result: ChildProcessResult, summary: JSONValue?)
     {
         _ = try await run.simulator.control("POST", "/control/apns-reset", body: "{}")
-        let result = try ChildProcessResult.run(
+        let result = try await ChildProcessResult.run(
             ChildProcess.built("push-worker"), ["replay", "--format", "json"] + arguments,
             environment: run.workerEnvironment.merging(["LOG_LEVEL": "warning"]) { $1 })
         return (result, try? JSONParser.parse(Array(result.stdout.utf8)))
@@ -163,12 +163,12 @@ import Testing
         #expect(await run.stop() == 0)
     }
 
-    @Test func badOptionsAreUsageErrors() throws {
+    @Test func badOptionsAreUsageErrors() async throws {
         for arguments in [
             ["--from", "0"], ["--topic", "t", "--from", "soon"], ["--topic", "t", "--rate", "0"],
             ["--topic", "t", "--max-age", "5w"], ["--topic", "t", "--format", "yaml"],
         ] {
-            let result = try ChildProcessResult.run(ChildProcess.built("push-worker"), ["replay"] + arguments)
+            let result = try await ChildProcessResult.run(ChildProcess.built("push-worker"), ["replay"] + arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
         }
     }
