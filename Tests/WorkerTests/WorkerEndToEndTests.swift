@@ -152,13 +152,31 @@ final class EndToEnd {
         let outputs = try await run.read(["push.receipts", "push.dlq", "push.invalid-tokens"], count: 2 * count + 2)
         // A later event to the dead token makes no provider request: every worker skips what the topic lists.
         try await run.produce(EndToEnd.event(99, apnsToken: Self.unregistered), key: "r-0")
-        let later = try await run.read(["push.receipts"], within: .seconds(60)) { records in
-            records.contains { String(decoding: $0.value, as: UTF8.self).contains("\"messageId\":\"m-99\"") }
-        }
+        // Every receipt, m-99's two included.
+        let later = try await run.read(["push.receipts"], count: 2 * count + 2)
         let requests = try await run.simulator.requests()
+        // What the analysts' and the token owners' commands make of the run equals what the topics hold.
+        let environment = ["KAFKA_BOOTSTRAP_SERVERS": run.workerEnvironment["KAFKA_BOOTSTRAP_SERVERS"] ?? ""]
+        let stats = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["receipts", "stats", "--format", "json"], environment: environment)
+        let export = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["receipts", "invalid-tokens", "--format", "json"],
+            environment: environment)
         let log = run.worker.stderr.text
         #expect(await run.stop() == 0)
         #expect(requests.filter { $0.path.hasSuffix(Self.unregistered) }.count == 1)
+        let counted = Dictionary(
+            grouping: later.compactMap { try? JSONParser.parse($0.value) }, by: { $0["status"]?.stringValue ?? "?" }
+        ).mapValues { JSONValue.number(String($0.count)) }
+        let summary = try JSONParser.parse(Array(stats.stdout.utf8))
+        #expect(summary["byStatus"] == .object(counted.sorted { $0.key < $1.key }.map { JSONMember($0.key, $0.value) }))
+        #expect(summary["total"] == .number(String(later.count)))
+        guard case .array(let tokens) = try JSONParser.parse(Array(export.stdout.utf8)) else {
+            Issue.record("receipts invalid-tokens: \(export.stdout) \(export.stderr)")
+            return
+        }
+        #expect(tokens.map { $0["token"] } == [.string(Self.unregistered)])
+        #expect(tokens.first?["messageId"] == .string("m-7"))
         let skipped = later.compactMap { try? JSONParser.parse($0.value) }.first {
             $0["messageId"] == .string("m-99") && $0["platform"] == .string("apns")
         }
