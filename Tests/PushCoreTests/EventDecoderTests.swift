@@ -260,9 +260,15 @@ import Testing
         }
     }
 
-    @Test func recordsFitADeadLetterBelowTheProducersMessageMaxBytes() {
+    @Test(arguments: [
+        (1_000_000, 900_000), (2_000_000, 1_900_000), (100_000, 1_024), (Int.min, 1_024), (Int.max, Int.max - 100_000),
+    ])
+    func recordsLeaveRoomForTheirDeadLetterUnderMessageMaxBytes(messageMaxBytes: Int, limit: Int) {
+        #expect(EventLimits.maximumRecordBytes(messageMaxBytes: messageMaxBytes) == limit)
+    }
+
+    @Test func theDefaultRecordLimitFitsLibrdkafkasDefaultMessageMaxBytes() {
         #expect(EventLimits().maximumRecordBytes == 900_000)
-        #expect(EventLimits().maximumRecordBytes + EventLimits.deadLetterHeadroomBytes <= 1_000_000)
         let padding = String(repeating: "p", count: 900_000)
         #expect(throws: EventError.self) {
             try EventDecoder().decode(EventDecoderTests.event(", \"extra\": \"\(padding)\""), now: Fixture.now)

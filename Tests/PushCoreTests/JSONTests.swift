@@ -113,6 +113,22 @@ import Testing
         }
     }
 
+    @Test func longOrControlCharacterNamesAreShownCutAndPrintable() {
+        let long = String(repeating: "k", count: 800_000)
+        do {
+            _ = try JSONParser.parse(Array(#"{"\#(long)": 1, "\#(long)": 2}"#.utf8))
+            Issue.record("parsed a document with a repeated name")
+        } catch {
+            #expect(error.path == String(repeating: "k", count: 64) + "…")
+        }
+        do {
+            _ = try JSONParser.parse(Array(#"{"a\tb\u0000\u007f": {"x": nul}}"#.utf8))
+            Issue.record("parsed an invalid document")
+        } catch {
+            #expect(error.path == "a?b??.x")
+        }
+    }
+
     @Test func theSameNameInDifferentObjectsIsFine() throws {
         let value = try JSONParser.parse(Array(#"{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}"#.utf8))
         #expect(value["a"]?["a"] == .number("1"))

@@ -1,12 +1,14 @@
 /// Bounds on what one event may contain; larger events are dead-lettered instead of exhausting memory.
 ///
-/// The record size limit leaves room below the producer's `message.max.bytes` for the headers of a dead letter, so
-/// any accepted event can go to the dead-letter topic whole. The length limits are part of the event contract
+/// The record size limit leaves room below the producer's `message.max.bytes` for the key and headers of a dead
+/// letter, so any accepted event can go to the dead-letter topic whole; the worker derives it from its producer's
+/// setting with `maximumRecordBytes(messageMaxBytes:)`. The length limits are part of the event contract
 /// (`schemas/chat-message.schema.json`, `maxLength`), counted in characters (Unicode scalars) as JSON Schema does.
 public struct EventLimits: Sendable, Equatable {
     /// librdkafka's default `message.max.bytes`: the largest record the producer sends.
     public static let producerMessageMaxBytes = 1_000_000
-    /// What a dead letter may add to the event: its headers and the record overhead.
+    /// What a dead letter may add to the event: its key and failure headers (at most 1 KB of text each) with their
+    /// names and Kafka's per-record framing, with room to spare.
     public static let deadLetterHeadroomBytes = 100_000
     /// The longest id: the message id, `room.id`, `sender.id`, `target.id`, `recipients[].userId`.
     public static let maximumIDLength = 256
@@ -15,8 +17,7 @@ public struct EventLimits: Sendable, Equatable {
     /// The longest display name: `room.name`, `sender.nickname`, `target.nickname`.
     public static let maximumNameLength = 256
 
-    /// The largest record value accepted, in bytes (default 900,000: `producerMessageMaxBytes` minus
-    /// `deadLetterHeadroomBytes`).
+    /// The largest record value accepted, in bytes (default 900,000: for librdkafka's default `message.max.bytes`).
     public var maximumRecordBytes: Int
     /// The most recipients one event may list.
     public var maximumRecipients: Int
@@ -24,11 +25,18 @@ public struct EventLimits: Sendable, Equatable {
     public var maximumDevicesPerRecipient: Int
 
     public init(
-        maximumRecordBytes: Int = producerMessageMaxBytes - deadLetterHeadroomBytes, maximumRecipients: Int = 10_000,
-        maximumDevicesPerRecipient: Int = 100
+        maximumRecordBytes: Int = maximumRecordBytes(messageMaxBytes: producerMessageMaxBytes),
+        maximumRecipients: Int = 10_000, maximumDevicesPerRecipient: Int = 100
     ) {
         self.maximumRecordBytes = maximumRecordBytes
         self.maximumRecipients = maximumRecipients
         self.maximumDevicesPerRecipient = maximumDevicesPerRecipient
+    }
+
+    /// The largest event accepted for a producer whose `message.max.bytes` is `messageMaxBytes`: that less
+    /// `deadLetterHeadroomBytes`, so any accepted event fits in its own dead letter; at least 1 KiB.
+    public static func maximumRecordBytes(messageMaxBytes: Int) -> Int {
+        let (difference, overflow) = messageMaxBytes.subtractingReportingOverflow(deadLetterHeadroomBytes)
+        return overflow ? 1024 : max(1024, difference)
     }
 }

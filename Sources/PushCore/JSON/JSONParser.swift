@@ -13,10 +13,21 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 
+    /// The longest member name a path shows, in characters; longer ones are cut and end in `…`.
+    public static let maximumNameLength = 64
+
     /// The same error seen from the object that holds it as member `name`.
+    ///
+    /// Names come from the document, so the path shows at most `maximumNameLength` characters of each, with control
+    /// characters as `?`: an error stays short and printable whatever the input.
     func inMember(_ name: String) -> JSONSyntaxError {
+        let scalars = name.unicodeScalars
+        var shown = String.UnicodeScalarView(
+            scalars.prefix(Self.maximumNameLength).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 })
+        if scalars.count > Self.maximumNameLength { shown.append("…") }
+        let component = String(shown)
         var error = self
-        error.path = path.isEmpty ? name : path.hasPrefix("[") ? name + path : "\(name).\(path)"
+        error.path = path.isEmpty ? component : path.hasPrefix("[") ? component + path : "\(component).\(path)"
         return error
     }
 
@@ -132,7 +143,7 @@ public struct JSONParser {
             let nameOffset = index
             let key = try parseString()
             guard names.insert(key, into: members) else {
-                throw JSONSyntaxError(offset: nameOffset, path: key, reason: "duplicate member name")
+                throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member name").inMember(key)
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }

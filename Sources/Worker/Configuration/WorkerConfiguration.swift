@@ -70,8 +70,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     /// `EventLimits.deadLetterHeadroomBytes`, so that the event's own dead letter, headers included, fits; at
     /// least 1 KiB.
     public var maximumEventBytes: Int {
-        let messageMaxBytes = kafka["message.max.bytes"].flatMap { Int($0) } ?? EventLimits.producerMessageMaxBytes
-        return max(1024, messageMaxBytes - EventLimits.deadLetterHeadroomBytes)
+        EventLimits.maximumRecordBytes(
+            messageMaxBytes: kafka["message.max.bytes"].flatMap { Int($0) } ?? EventLimits.producerMessageMaxBytes)
     }
 
     /// The configuration as `name=value` lines for the start-up log, secrets redacted.
