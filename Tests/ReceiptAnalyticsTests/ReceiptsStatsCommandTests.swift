@@ -93,7 +93,8 @@ import Testing
         #expect(Self.number(live["total"]) == Double(Self.receipts.perRun["-"] ?? 0))
         let window = try JSONParser.parse(
             Array(
-                try await Self.stats(["--format", "json", "--from", "10", "--to", "0:20,1:20,2:20"], servers: servers).stdout
+                try await Self.stats(["--format", "json", "--from", "10", "--to", "0:20,1:20,2:20"], servers: servers)
+                    .stdout
                     .utf8))
         #expect(Self.number(window["total"]) == 30)
         let csv = try await Self.stats(["--format", "csv", "--by", "status"], servers: servers)
