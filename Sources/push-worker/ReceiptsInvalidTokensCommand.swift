@@ -46,10 +46,8 @@ enum ReceiptsInvalidTokensCommand {
             return ToolFailure.usage(UsageError("option '--format' takes csv or json"))
         }
         let settings: ToolSettings
-        let kafka: KafkaConfiguration
         do {
             settings = try ToolSettings(environment: environment, configFile: arguments.value("--config"))
-            kafka = try settings.kafka()
         } catch {
             return ToolFailure.configuration(error)
         }
@@ -57,7 +55,7 @@ enum ReceiptsInvalidTokensCommand {
             arguments.value("--topic") ?? settings.topic("PUSH_INVALID_TOKENS_TOPIC", default: "push.invalid-tokens")
         var table: [String: InvalidTokenRecord] = [:]
         do {
-            let reader = try TopicWindowReader(configuration: kafka, topic: topic)
+            let reader = try TopicWindowReader(configuration: settings.kafka, topic: topic)
             let windows = try await reader.plan(from: .beginning, to: .end)
             _ = try await reader.read(windows) { records in
                 for record in records {

@@ -63,17 +63,15 @@ enum ReceiptsStatsCommand {
             return ToolFailure.usage(error)
         }
         let settings: ToolSettings
-        let kafka: KafkaConfiguration
         do {
             settings = try ToolSettings(environment: environment, configFile: arguments.value("--config"))
-            kafka = try settings.kafka()
         } catch {
             return ToolFailure.configuration(error)
         }
         let topic = arguments.value("--topic") ?? settings.topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
         var statistics = ReceiptStatistics(dimensions: dimensions, filter: filter)
         do {
-            let reader = try TopicWindowReader(configuration: kafka, topic: topic)
+            let reader = try TopicWindowReader(configuration: settings.kafka, topic: topic)
             let windows = try await reader.plan(from: request.from, to: request.to, partitions: request.partitions)
             _ = try await reader.read(windows) { records in
                 for record in records {
