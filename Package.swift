@@ -29,13 +29,17 @@ let package = Package(
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
             name: "Worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability"],
+            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow"],
             swiftSettings: strict
         ),
         .target(name: "Observability", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
+        .target(name: "ReceiptAnalytics", dependencies: ["PushCore"], swiftSettings: strict),
+        // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
+        .target(name: "TopicWindow", dependencies: ["Kafka", "PushCore"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability"],
+            dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow"],
             swiftSettings: strict
         ),
 
@@ -65,6 +69,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
+        .testTarget(
+            name: "ReceiptAnalyticsTests",
+            dependencies: [
+                "ReceiptAnalytics", "PushCore", "SeededRandomness", "ChildProcessTesting", "KafkaTesting", "Kafka",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "KafkaTesting"], swiftSettings: strict
+        ),
         .testTarget(
             name: "DeploymentTests",
             dependencies: ["PushCore", "ChildProcessTesting"],

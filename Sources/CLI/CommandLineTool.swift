@@ -18,12 +18,16 @@ public struct CommandLineTool: Sendable {
 
     /// The text printed by `TOOL --help`.
     public var usage: String {
-        let width = subcommands.map(\.name.count).max() ?? 0
-        var lines = [
-            "USAGE: \(name) <subcommand> [options]", "       \(name) --version", "", summary, "", "SUBCOMMANDS:",
-        ]
-        lines += subcommands.map { "  " + $0.name.padding(to: width) + "  " + $0.summary }
-        lines += ["", "See '\(name) <subcommand> --help' for the options of each subcommand."]
+        var lines = ["USAGE: \(name) <subcommand> [options]", "       \(name) --version", "", summary, ""]
+        lines.append(Self.list(subcommands, title: "SUBCOMMANDS:", toolName: name))
+        return lines.joined(separator: "\n")
+    }
+
+    private static func list(_ commands: [Subcommand], title: String, toolName: String) -> String {
+        let width = commands.map(\.name.count).max() ?? 0
+        var lines = [title]
+        lines += commands.map { "  " + $0.name.padding(to: width) + "  " + $0.summary }
+        lines += ["", "See '\(toolName) <subcommand> --help' for the options of each subcommand."]
         return lines.joined(separator: "\n")
     }
 
@@ -42,10 +46,19 @@ public struct CommandLineTool: Sendable {
         }
         if first == "--help" || first == "-h" || first == "help" { return .printHelp(usage) }
         if first == "--version" { return .printHelp("\(name) \(version)") }
-        guard let command = subcommands.first(where: { $0.name == first }) else {
-            return .usageError(message: "unknown subcommand '\(first)'", usage: usage)
+        // A name of several words (`receipts stats`) is matched word by word; the longest match wins.
+        let matching = subcommands.filter { $0.words.elementsEqual(arguments.prefix($0.words.count)) }
+        guard let command = matching.max(by: { $0.words.count < $1.words.count }) else {
+            let group = subcommands.filter { $0.words.count > 1 && $0.words[0] == first }
+            guard !group.isEmpty else { return .usageError(message: "unknown subcommand '\(first)'", usage: usage) }
+            let groupUsage = Self.list(group, title: "SUBCOMMANDS OF '\(first)':", toolName: name)
+            switch arguments.dropFirst().first {
+            case nil: return .usageError(message: "'\(first)' needs a subcommand", usage: groupUsage)
+            case "--help", "-h": return .printHelp(groupUsage)
+            case let word?: return .usageError(message: "unknown subcommand '\(first) \(word)'", usage: groupUsage)
+            }
         }
-        let rest = Array(arguments.dropFirst())
+        let rest = Array(arguments.dropFirst(command.words.count))
         if rest.contains("--help") || rest.contains("-h") { return .printHelp(command.usage(toolName: name)) }
         do {
             return .run(command, try ParsedArguments.parse(rest, options: command.options))

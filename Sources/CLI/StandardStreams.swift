@@ -16,6 +16,11 @@ public enum StandardStreams {
         write(line + "\n", to: STDERR_FILENO)
     }
 
+    /// Writes `text` to stderr as it is (no newline), e.g. a progress line redrawn in place with `\r`.
+    public static func writeErrorText(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {

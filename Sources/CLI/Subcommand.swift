@@ -27,6 +27,9 @@ public struct Subcommand: Sendable {
         self.run = run
     }
 
+    /// The words of the name: one for `render`, two for `receipts stats`.
+    var words: [String] { name.split(separator: " ").map(String.init) }
+
     /// The full usage text printed by `TOOL NAME --help`.
     public func usage(toolName: String) -> String {
         var lines = ["USAGE: \(toolName) \(name) \(synopsis)".trimmingTrailingSpaces(), "", summary]

@@ -7,7 +7,8 @@ import Worker
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
 enum DevBrokerCommand {
     /// The worker's default topics: input, receipts, dead letters and every default retry tier.
-    static let defaultTopics = ["chat.messages", "push.receipts", "push.dlq"] + RetryTiers(base: "push.retry").topics
+    static let defaultTopics =
+        ["chat.messages", "push.receipts", "push.dlq", "push.invalid-tokens"] + RetryTiers(base: "push.retry").topics
 
     static let subcommand = Subcommand(
         name: "dev-broker",

@@ -10,8 +10,11 @@ enum PushWorkerCommand {
         subcommands: [
             RunCommand.subcommand,
             RenderCommand.subcommand,
+            ReplayCommand.subcommand,
             StringsCommand.subcommand,
             DevBrokerCommand.subcommand,
+            ReceiptsStatsCommand.subcommand,
+            ReceiptsInvalidTokensCommand.subcommand,
         ]
     )
 }

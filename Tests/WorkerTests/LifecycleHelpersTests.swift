@@ -70,17 +70,4 @@ struct BadRules: Error, CustomStringConvertible {
         }
         #expect(await watching.value == lastPoll)
     }
-
-    @Test(arguments: [
-        (Int64(0), "1970-01-01T00:00:00.000Z"), (1_800_000_000_123, "2027-01-15T08:00:00.123Z"),
-        (951_782_400_000, "2000-02-29T00:00:00.000Z"), (-1, "1969-12-31T23:59:59.999Z"),
-    ])
-    func formatsEpochMillisecondsAsRFC3339(millis: Int64, text: String) {
-        #expect(RFC3339.format(epochMillis: millis) == text)
-    }
-
-    @Test(arguments: [(12.5, "12.5"), (3.0, "3"), (0.125, "0.125"), (0.0004, "0"), (1.0105, "1.011")])
-    func writesLatencyWithAtMostThreeDecimals(millis: Double, text: String) {
-        #expect(Receipt.decimal(millis) == text)
-    }
 }

@@ -42,7 +42,7 @@ import Testing
         #expect(receipt["token"] == nil)
     }
 
-    @Test func invalidTokenReceiptsCarryTheRawTokenAndApnsTimestamp() async {
+    @Test func anInvalidTokenGetsAReceiptWithoutItsTokenAndARecordOnTheInvalidTokenTopic() async throws {
         let harness = Harness()
         harness.sender.script(
             "m1/a", [.invalidToken(reason: "Unregistered", status: 410, timestampMillis: 1_800_000_000_000)])
@@ -51,8 +51,16 @@ import Testing
         let receipt = harness.receipts().first
         #expect(receipt?["status"] == .string("invalid_token"))
         #expect(receipt?["reason"] == .string("Unregistered"))
-        #expect(receipt?["token"] == .string("token-a"))
-        #expect(receipt?["tokenTimestamp"] == .string("2027-01-15T08:00:00.000Z"))
+        #expect(receipt?["token"] == nil)
+        #expect(receipt?["tokenTimestamp"] == nil)
+        let records = harness.sink.records(on: harness.settings.invalidTokensTopic)
+        #expect(records.map(\.key) == [Array("apns:sha256:a".utf8)])
+        let invalid = try #require(records.first.flatMap { InvalidTokenRecord(json: $0.value) })
+        #expect(invalid.token == "token-a")
+        #expect(invalid.userId == "u-a")
+        #expect(invalid.reason == "Unregistered")
+        #expect(invalid.invalidSinceMillis == 1_800_000_000_000)
+        #expect(invalid.messageId == "m1")
         #expect(harness.sender.sent == ["m1/a"])
     }
 

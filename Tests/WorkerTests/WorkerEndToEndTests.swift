@@ -18,7 +18,8 @@ final class EndToEnd {
     let broker: DevBrokerProcess
     /// The first worker process; `startWorker()` starts more (or a replacement).
     private(set) var worker: ChildProcess
-    private let workerEnvironment: [String: String]
+    /// The environment every worker process (and a replay) of this run gets.
+    let workerEnvironment: [String: String]
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
 
@@ -148,17 +149,60 @@ final class EndToEnd {
             try await run.produce(EndToEnd.event(index, apnsToken: token), key: "r-\(index % 3)")
         }
         try await run.produce("{\"id\": 5", key: "r-x")
-        let outputs = try await run.read(["push.receipts", "push.dlq"], count: 2 * count + 1)
+        let outputs = try await run.read(["push.receipts", "push.dlq", "push.invalid-tokens"], count: 2 * count + 2)
+        // A later event to the dead token makes no provider request: every worker skips what the topic lists.
+        try await run.produce(EndToEnd.event(99, apnsToken: Self.unregistered), key: "r-0")
+        // Every receipt, m-99's two included.
+        let later = try await run.read(["push.receipts"], count: 2 * count + 2)
+        let requests = try await run.simulator.requests()
+        // What the analysts' and the token owners' commands make of the run equals what the topics hold.
+        let environment = ["KAFKA_BOOTSTRAP_SERVERS": run.workerEnvironment["KAFKA_BOOTSTRAP_SERVERS"] ?? ""]
+        let stats = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["receipts", "stats", "--format", "json"], environment: environment)
+        let export = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["receipts", "invalid-tokens", "--format", "json"],
+            environment: environment)
         let log = run.worker.stderr.text
         #expect(await run.stop() == 0)
+        #expect(requests.filter { $0.path.hasSuffix(Self.unregistered) }.count == 1)
+        let counted = Dictionary(
+            grouping: later.compactMap { try? JSONParser.parse($0.value) }, by: { $0["status"]?.stringValue ?? "?" }
+        ).mapValues { JSONValue.number(String($0.count)) }
+        let summary = try JSONParser.parse(Array(stats.stdout.utf8))
+        #expect(summary["byStatus"] == .object(counted.sorted { $0.key < $1.key }.map { JSONMember($0.key, $0.value) }))
+        #expect(summary["total"] == .number(String(later.count)))
+        guard case .array(let tokens) = try JSONParser.parse(Array(export.stdout.utf8)) else {
+            Issue.record("receipts invalid-tokens: \(export.stdout) \(export.stderr)")
+            return
+        }
+        #expect(tokens.map { $0["token"] } == [.string(Self.unregistered)])
+        #expect(tokens.first?["messageId"] == .string("m-7"))
+        let skipped = later.compactMap { try? JSONParser.parse($0.value) }.first {
+            $0["messageId"] == .string("m-99") && $0["platform"] == .string("apns")
+        }
+        #expect(skipped?["status"] == .string("skipped"))
+        #expect(skipped?["reason"] == .string("invalid_token"))
 
         let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
         #expect(receipts.count == 2 * count)
         let statuses = Dictionary(grouping: receipts) { $0["status"]?.stringValue ?? "?" }.mapValues(\.count)
         #expect(statuses == ["delivered": 2 * count - 1, "invalid_token": 1])
         let invalid = receipts.first { $0["status"] == .string("invalid_token") }
-        #expect(invalid?["token"] == .string(Self.unregistered))
         #expect(invalid?["messageId"] == .string("m-7"))
+        #expect(
+            !outputs.filter { $0.topic == "push.receipts" }.contains {
+                String(decoding: $0.value, as: UTF8.self).contains(Self.unregistered)
+            })
+        let dead = outputs.filter { $0.topic == "push.invalid-tokens" }
+        #expect(
+            dead.map { String(decoding: $0.key ?? [], as: UTF8.self) } == [
+                "apns:" + SHA256.tokenHash(Self.unregistered)
+            ])
+        let record = dead.first.flatMap { InvalidTokenRecord(json: $0.value) }
+        #expect(record?.token == Self.unregistered)
+        #expect(record?.invalidSinceMillis == 1_700_000_000_000)
+        #expect(record?.app == run.apns.topic)
+        #expect(try schemaViolations(dead.map(\.value), schema: "invalid-token.schema.json") == nil)
         let deadLetters = outputs.filter { $0.topic == "push.dlq" }
         #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\": 5"])
         #expect(deadLetters.first?.key == Array("r-x".utf8))

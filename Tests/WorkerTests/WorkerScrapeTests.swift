@@ -36,7 +36,7 @@ import Testing
         }
         #expect(await run.stop() == 0)
 
-        let promtool = try ChildProcessResult.run(
+        let promtool = try await ChildProcessResult.run(
             URL(filePath: "/usr/bin/env"), ["promtool", "check", "metrics"], input: scrape)
         #expect(promtool.status == 0, "\(promtool.stdout)\(promtool.stderr)")
 

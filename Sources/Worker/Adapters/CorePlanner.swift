@@ -44,7 +44,8 @@ public final class CorePlanner: EventPlanner {
             let token = decision.device?.token ?? entry?["token"]?.stringValue ?? ""
             let platform = decision.device?.platform.rawValue ?? entry?["platform"]?.stringValue ?? "unknown"
             let target = DeviceTarget(
-                userId: decision.userID, platform: platform, token: token, tokenHash: SHA256.tokenHash(token))
+                userId: decision.userID, platform: platform, token: token, tokenHash: SHA256.tokenHash(token),
+                app: Self.app(of: decision.outcome))
             return PlannedDevice(target: target, decision: Self.action(for: decision.outcome, token: token))
         }
         let addresses = decisions.map(\.address)
@@ -54,6 +55,17 @@ public final class CorePlanner: EventPlanner {
                 eventTimeMillis: event.createdAtEpochMillis,
                 devices: devices,
                 narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) }))
+    }
+
+    /// The APNs topic or FCM project a send goes to (`nil` when nothing is sent).
+    private static func app(of outcome: DeviceDecision.Outcome) -> String? {
+        guard case .send(let request) = outcome else { return nil }
+        if request.platform == .fcm {
+            // `/v1/projects/<project>/messages:send`
+            let parts = request.path.split(separator: "/")
+            return parts.count > 2 ? String(parts[2]) : nil
+        }
+        return request.headers.first { $0.name == "apns-topic" }?.value
     }
 
     /// The raw device entry `recipients[r].devices[d]` of the event.

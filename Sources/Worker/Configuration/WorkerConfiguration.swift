@@ -48,6 +48,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var fcm: FCM?
     /// Extra CA bundle to trust for provider connections.
     public var caFile: String?
+    /// How long the start waits for the invalid-token table to be read (`PUSH_INVALID_TOKENS_LOAD_MS`).
+    public var invalidTokensLoadTimeout: Duration = .seconds(30)
     /// The deadline of one provider request.
     public var requestTimeout: Duration
     /// Backoff of the first retry (doubling per attempt, with full jitter) and its ceiling.
@@ -77,7 +79,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         var lines = ["kafka: \(kafka)"]
         lines.append(
             "topics: in=\(pipeline.inputTopics.joined(separator: ",")) retry=\(pipeline.retryTiers.topics.joined(separator: ",")) "
-                + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic)")
+                + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic) "
+                + "invalidTokens=\(pipeline.invalidTokensTopic)")
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
         lines.append("rules: \(rulesFile ?? "<built-in>") defaultLocale=\(defaultLocale?.description ?? "<rules>")")
         if let apns {
@@ -126,16 +129,20 @@ private struct SettingReader {
         let topics = try topicList("PUSH_TOPICS", default: ["chat.messages"])
         let receipts = try topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
         let deadLetters = try topic("PUSH_DLQ_TOPIC", default: "push.dlq")
+        let invalidTokens = try topic("PUSH_INVALID_TOKENS_TOPIC", default: "push.invalid-tokens")
         let retryTiers = try retryTiers()
-        for (name, output) in [("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters)]
-            + retryTiers.topics.map({ ("PUSH_RETRY_TOPIC", $0) })
+        let outputs = [
+            ("PUSH_RECEIPTS_TOPIC", receipts), ("PUSH_DLQ_TOPIC", deadLetters),
+            ("PUSH_INVALID_TOKENS_TOPIC", invalidTokens),
+        ]
+        for (name, output) in outputs + retryTiers.topics.map({ ("PUSH_RETRY_TOPIC", $0) })
         where topics.contains(output) {
             throw InvalidSetting(variable: name, reason: "'\(output)' is also an input topic in PUSH_TOPICS")
         }
-        guard Set([receipts, deadLetters] + retryTiers.topics).count == 2 + retryTiers.topics.count else {
+        guard Set(outputs.map(\.1) + retryTiers.topics).count == outputs.count + retryTiers.topics.count else {
             throw InvalidSetting(
                 variable: "PUSH_RETRY_TOPIC",
-                reason: "receipts, dead-letter and retry topics must all be different topics")
+                reason: "receipts, dead-letter, invalid-token and retry topics must all be different topics")
         }
 
         let worker = try text(
@@ -143,6 +150,8 @@ private struct SettingReader {
         var pipeline = PipelineSettings(
             inputTopics: topics, retryTiers: retryTiers, receiptsTopic: receipts, deadLetterTopic: deadLetters,
             group: group, worker: worker)
+        pipeline.invalidTokensTopic = invalidTokens
+        pipeline.skipKnownInvalidTokens = try flag("PUSH_SKIP_INVALID_TOKENS", default: true)
         pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
         pipeline.maxInFlightRecords = try integer(
             "PUSH_MAX_IN_FLIGHT", default: pipeline.maxInFlightRecords, in: 1...1_000_000)
@@ -196,6 +205,8 @@ private struct SettingReader {
             retryBase: retryBase, retryCap: retryCap)
         configuration.ignoredKafkaVariables = environmentKafka.ignored
         configuration.allowsInsecureHTTP = allowsInsecureHTTP
+        configuration.invalidTokensLoadTimeout = try milliseconds(
+            "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)
         return configuration
     }
 

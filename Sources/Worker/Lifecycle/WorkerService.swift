@@ -40,15 +40,22 @@ public enum WorkerService {
         }
 
         let stages: Stages
+        let source: KafkaRecordSource
         do {
             stages = try await Stages(configuration: configuration, files: files, logger: logger)
+            let kafkaLogger = logger.with(["component": "kafka"])
+            source = try await KafkaRecordSource(
+                configuration: configuration.kafka,
+                topics: configuration.pipeline.inputTopics + configuration.pipeline.retryTiers.topics,
+                errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
         } catch let error as InvalidSetting {
             return refuse(error)
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
             return WorkerExitCode.failure
         }
-        return await serve(stages, configuration: configuration, status: statusConfiguration, logger: logger)
+        return await serve(
+            stages, source: source, configuration: configuration, status: statusConfiguration, logger: logger)
     }
 
     /// Prints the one line that names the bad setting.
@@ -69,7 +76,8 @@ public enum WorkerService {
 
     /// Runs the pipeline with its status server, signals, watchdog and rules reloader.
     private static func serve(
-        _ stages: Stages, configuration: WorkerConfiguration, status: StatusServerConfiguration, logger: Logger
+        _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
+        status: StatusServerConfiguration, logger: Logger
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
@@ -89,8 +97,12 @@ public enum WorkerService {
         let observer = ObservabilityObserver(
             logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness,
             providers: stages.sender.configuredProviders)
+        let invalidTokens = InvalidTokenTable()
+        let planner: any EventPlanner<ProviderSend> =
+            configuration.pipeline.skipKnownInvalidTokens
+            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
         let pipeline = Pipeline(
-            source: stages.source, sink: KafkaRecordSink(producer: stages.producer), planner: stages.planner,
+            source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
             sender: stages.sender,
             retryPolicy: JitteredRetryDelays(
                 policy: RetryPolicy(
@@ -99,7 +111,7 @@ public enum WorkerService {
             clock: clock, observer: observer, settings: configuration.pipeline)
 
         registerChecks(
-            liveness: liveness, readiness: readiness, stages: stages, observer: observer, clock: clock,
+            liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
             lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
 
         let signals = SignalHandler(logger: logger) {
@@ -119,9 +131,8 @@ public enum WorkerService {
                 var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
                 while (try? await clock.sleep(for: .seconds(1))) != nil {
                     sampler.sample(
-                        lag: stages.source.lag, commits: stages.source.commits,
-                        recordsInFlight: pipeline.recordsInFlight)
-                    guard let (client, fatal) = stages.fatalKafkaError else { continue }
+                        lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight)
+                    guard let (client, fatal) = stages.fatalKafkaError(consumer: source) else { continue }
                     logger.critical(
                         "kafka client failed fatally, stopping",
                         metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
@@ -137,7 +148,25 @@ public enum WorkerService {
                 await reloadRules(
                     stages, configuration: configuration, clock: clock, registry: registry, logger: logger)
             },
+            Task {
+                guard configuration.pipeline.skipKnownInvalidTokens else { return }
+                let follower = InvalidTokenFollower(
+                    configuration: configuration.kafka, topic: configuration.pipeline.invalidTokensTopic,
+                    table: invalidTokens)
+                await follower.run { error in
+                    logger.warning("cannot read the invalid-token topic", metadata: ["error": .string(error)])
+                }
+            },
         ]
+        if configuration.pipeline.skipKnownInvalidTokens {
+            await waitForInvalidTokens(invalidTokens, limit: configuration.invalidTokensLoadTimeout, clock: clock)
+            logger.info(
+                "invalid-token table loaded",
+                metadata: [
+                    "push.invalid_tokens": .init(invalidTokens.count),
+                    "push.invalid_tokens_complete": .bool(invalidTokens.isLoaded),
+                ])
+        }
         readiness.set("pipeline", passing: true, detail: "running")
         logger.info("started", metadata: ["http.port": .init(server.port)])
         let stop = await pipeline.run()
@@ -153,9 +182,21 @@ public enum WorkerService {
         return exitCode.value
     }
 
+    /// Waits until the invalid-token table holds what its topic held at the start, at most `limit`: past it
+    /// the worker starts anyway (the table keeps filling; sends to dead tokens meanwhile only cost a 410).
+    private static func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, clock: some WorkerClock)
+        async
+    {
+        let deadline = clock.nowMicros() + limit.wholeMilliseconds * 1000
+        while !table.isLoaded, clock.nowMicros() < deadline {
+            try? await clock.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Registers the probes' checks (`WorkerHealth`) over the running stages.
     private static func registerChecks(
-        liveness: HealthChecks, readiness: HealthChecks, stages: Stages, observer: ObservabilityObserver,
+        liveness: HealthChecks, readiness: HealthChecks, stages: Stages, source: KafkaRecordSource,
+        observer: ObservabilityObserver,
         clock: some WorkerClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
     ) {
         liveness.register("poll_loop") {
@@ -165,7 +206,6 @@ public enum WorkerService {
         liveness.register("event_loop") {
             WorkerHealth.eventLoop(sinceLastTurn: transports.map(\.timeSinceLastTurn).max() ?? .zero)
         }
-        let source = stages.source
         readiness.register("kafka.group") { WorkerHealth.group(source.health) }
         readiness.register("kafka.brokers") { WorkerHealth.brokers(source.health) }
         readiness.register("providers.breakers") { WorkerHealth.breakers(open: observer.openBreakers) }
@@ -199,20 +239,20 @@ public enum WorkerService {
     }
 }
 
-/// Every stage that talks to the outside, built from the configuration before anything runs.
-private struct Stages {
+/// Every stage that talks to the outside but the record source, built from the configuration before anything
+/// runs: `run` adds the group consumer, `replay` a topic window.
+struct Stages {
     let files: SystemFileReading
     let planner: CorePlanner
     let rulesStamp: FileStamp?
     let sender: ProviderSender
     let producer: KafkaProducer
-    let source: KafkaRecordSource
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     let transports: [HTTP2Client]
 
     /// The first fatal error of a Kafka client, naming the client (`consumer` or `producer`).
-    var fatalKafkaError: (client: String, error: KafkaError)? {
-        if let fatal = source.fatalError { return ("consumer", fatal) }
+    func fatalKafkaError(consumer: KafkaRecordSource) -> (client: String, error: KafkaError)? {
+        if let fatal = consumer.fatalError { return ("consumer", fatal) }
         if let fatal = producer.fatalError { return ("producer", fatal) }
         return nil
     }
@@ -274,10 +314,6 @@ private struct Stages {
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
             logHandler: kafkaLogger.kafkaLogHandler())
-        let pipeline = configuration.pipeline
-        source = try await KafkaRecordSource(
-            configuration: configuration.kafka, topics: pipeline.inputTopics + pipeline.retryTiers.topics,
-            errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
     }
 }
 

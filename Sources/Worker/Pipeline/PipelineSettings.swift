@@ -6,6 +6,10 @@ public struct PipelineSettings: Sendable, Equatable {
     public var retryTiers: RetryTiers
     public var receiptsTopic: String
     public var deadLetterTopic: String
+    /// One record per token a provider called dead, keyed `platform:tokenHash` (meant to be compacted).
+    public var invalidTokensTopic: String = "push.invalid-tokens"
+    /// Whether sends to tokens on the invalid-token topic are skipped (`skipped`, reason `invalid_token`).
+    public var skipKnownInvalidTokens = true
     /// The consumer group, written to `x-source-group`.
     public var group: String
     /// This worker's name (the pod), written to receipts and `x-worker`.

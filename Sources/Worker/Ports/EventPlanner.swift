@@ -9,16 +9,19 @@ public struct DeviceTarget: Sendable, Hashable {
     public var userId: String
     /// `apns`, `apns-voip` or `fcm`, as in the event.
     public var platform: String
-    /// The raw device token: only ever written to `invalid_token` receipts and narrowed events.
+    /// The raw device token: only ever written to invalid-token records and narrowed events.
     public var token: String
     /// `sha256:` and the hex SHA-256 of the token.
     public var tokenHash: String
+    /// The APNs topic (bundle id) or FCM project the send goes to, when there is a send.
+    public var app: String?
 
-    public init(userId: String, platform: String, token: String, tokenHash: String) {
+    public init(userId: String, platform: String, token: String, tokenHash: String, app: String? = nil) {
         self.userId = userId
         self.platform = platform
         self.token = token
         self.tokenHash = tokenHash
+        self.app = app
     }
 }
 

@@ -60,10 +60,9 @@ public struct Receipt: Sendable, Equatable {
     public var latencyMillis: Double?
     public var replayRunId: String?
     public var worker: String
-    /// APNs' time (epoch ms) since which an invalid token is no longer valid, when it says.
-    public var tokenInvalidSinceMillis: Int64?
 
-    /// The receipt as JSON; `invalid_token` receipts also carry the raw token and APNs' timestamp.
+    /// The receipt as JSON. It never holds the raw token (analysts read receipts): an `invalid_token` send also
+    /// writes an `InvalidTokenRecord`, which does.
     public func json() -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
@@ -85,24 +84,11 @@ public struct Receipt: Sendable, Equatable {
         writer.endObject()
         writer.optional("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
         writer.optional("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
-        writer.field("latencyMs", latencyMillis.map { .number(Self.decimal($0)) } ?? .null)
+        writer.field("latencyMs", latencyMillis.map { .number(DecimalText.format(max($0, 0))) } ?? .null)
         writer.optional("replayRunId", replayRunId)
         writer.field("worker", worker)
-        if status == .invalidToken {
-            writer.field("token", device.token)
-            writer.optional("tokenTimestamp", tokenInvalidSinceMillis.map { RFC3339.format(epochMillis: $0) })
-        }
         writer.endObject()
         return writer.bytes
-    }
-
-    /// Milliseconds with at most three decimals: `12.5`, `3`, `0.125`.
-    static func decimal(_ millis: Double) -> String {
-        let thousandths = Int64((max(0, millis) * 1000).rounded())
-        var digits = String(thousandths % 1000)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return digits.isEmpty ? String(thousandths / 1000) : "\(thousandths / 1000).\(digits)"
     }
 }
 
@@ -111,19 +97,5 @@ extension JSONWriter {
     fileprivate mutating func optional(_ name: String, _ value: String?) {
         key(name)
         if let value { string(value) } else { null() }
-    }
-}
-
-/// RFC 3339 text for receipts, in UTC with milliseconds: `2026-11-29T12:00:00.000Z`.
-enum RFC3339 {
-    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: what four-digit years can show.
-    static let representableMillis: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
-
-    /// The time, held within `representableMillis` (so that no arithmetic on a hostile value overflows).
-    static func format(epochMillis unclamped: Int64) -> String {
-        let epochMillis = min(max(unclamped, representableMillis.lowerBound), representableMillis.upperBound)
-        let seconds = epochMillis >= 0 ? epochMillis / 1000 : (epochMillis - 999) / 1000
-        let millis = epochMillis - seconds * 1000
-        return LogTimestamp(secondsSinceEpoch: seconds, nanoseconds: Int32(millis * 1_000_000)).rfc3339
     }
 }

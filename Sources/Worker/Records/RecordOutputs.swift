@@ -20,8 +20,7 @@ struct RecordOutputs {
             var receipt = Receipt(
                 messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
                 providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
-                sentAtMicros: nil, latencyMillis: nil, replayRunId: replayRunId, worker: settings.worker,
-                tokenInvalidSinceMillis: nil)
+                sentAtMicros: nil, latencyMillis: nil, replayRunId: replayRunId, worker: settings.worker)
             switch result {
             case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
                 receipt.status = status
@@ -29,8 +28,12 @@ struct RecordOutputs {
                 receipt.attempts = attempts
                 receipt.sentAtMicros = attempt?.sentAtMicros
                 receipt.latencyMillis = attempt?.latencyMillis
-                receipt.tokenInvalidSinceMillis = invalidSince
                 if case .delivered(let id) = attempt?.outcome { receipt.providerMessageId = id }
+                if status == .invalidToken {
+                    outputs.append(
+                        invalidTokenRecord(
+                            device, reason: reason, sinceMillis: invalidSince ?? nowMillis, messageId: messageId))
+                }
             case .retryLater(let failure, let due):
                 retrying.append((index, failure, due))
                 continue
@@ -62,6 +65,17 @@ struct RecordOutputs {
                     headers: headers(failure, source)))
         }
         return outputs
+    }
+
+    /// The record that tells every worker, and the token's owner, that `device`'s token is dead.
+    private func invalidTokenRecord(_ device: DeviceTarget, reason: String?, sinceMillis: Int64, messageId: String)
+        -> OutputRecord
+    {
+        let record = InvalidTokenRecord(
+            platform: device.platform, token: device.token, tokenHash: device.tokenHash, userId: device.userId,
+            app: device.app, reason: reason ?? "invalid_token", invalidSinceMillis: sinceMillis, messageId: messageId,
+            worker: settings.worker)
+        return OutputRecord(topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
     }
 
     /// The dead-letter record for a value that is not an event: original key and bytes.

@@ -1,0 +1,37 @@
+import Foundation
+import Kafka
+import Observability
+import Worker
+
+/// The settings the `receipts` commands share with `run`: the environment, with a `--config`
+/// file's `NAME=value` lines under it, and the librdkafka properties and topics read from them.
+struct ToolSettings {
+    let variables: [String: String]
+    /// The librdkafka properties from `KAFKA_*`, as `run` reads them (variables that name no librdkafka
+    /// property, such as Kubernetes' `KAFKA_PORT`, are left out).
+    let kafka: KafkaConfiguration
+
+    /// Reads the environment and the `--config` file; the error names the file, its bad line, or the `KAFKA_*`
+    /// variable whose value librdkafka refuses.
+    init(environment: [String: String], configFile: String?) throws(InvalidSetting) {
+        var fileVariables: [String: String] = [:]
+        if let configFile {
+            guard let data = FileManager.default.contents(atPath: configFile) else {
+                throw InvalidSetting(variable: "--config", reason: "cannot read \(configFile)")
+            }
+            fileVariables = try EnvironmentFile.parse(String(decoding: data, as: UTF8.self), path: configFile)
+        }
+        variables = fileVariables.merging(environment) { _, fromEnvironment in fromEnvironment }
+        let properties = KafkaConfiguration.fromEnvironment(variables)
+        if let invalid = properties.invalid.first {
+            throw InvalidSetting(variable: invalid.variable, reason: invalid.reason)
+        }
+        kafka = properties.configuration
+    }
+
+    /// A topic variable's value, or its default when unset or empty.
+    func topic(_ variable: String, default defaultTopic: String) -> String {
+        guard let value = variables[variable], !value.isEmpty else { return defaultTopic }
+        return value
+    }
+}
