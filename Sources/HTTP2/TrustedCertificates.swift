@@ -3,6 +3,8 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// The system CA bundle plus an extra PEM file, written once to a private file for libcurl's `CURLOPT_CAINFO`

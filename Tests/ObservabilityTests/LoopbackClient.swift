@@ -1,5 +1,10 @@
 import Foundation
-import Glibc
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A minimal blocking HTTP client over a raw TCP socket to a loopback address, with a receive timeout so no test hangs.
 enum LoopbackClient {

@@ -50,7 +50,9 @@ import Testing
     }
 
     @Test func everyExampleRulesFileLoads() throws {
-        for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("rules")) {
+        let files = try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("rules"))
+        #expect(!files.isEmpty)
+        for file in files {
             _ = try RulesTable.load(json: try Repository.read(file))
         }
     }

@@ -147,6 +147,7 @@ import Testing
             try await run.produce(EndToEnd.event(index, device: 1, rooms: 4), key: "r-\(index % 4)")
         }
         _ = try await run.read(["push.receipts"], count: 20)
+        let before = try await Self.pushes(run).count
         let started = ContinuousClock.now
         let (paced, summary) = try await Self.replay(
             run, ["--topic", "chat.messages", "--rate", "10", "--run-id", "paced"])
@@ -155,6 +156,15 @@ import Testing
         #expect(Self.number(summary?["sends"]) == 20)
         // 20 sends at 10 a second: the last starts 1.9 s after the first.
         #expect(elapsed >= .milliseconds(1_900))
+        // Per room, the replay sends in event order, as `run` does (event i is in room r-(i % 4), token fcm-token-i).
+        let replayed = try await Self.pushes(run).dropFirst(before).compactMap { request in
+            request.body.firstMatch(of: /fcm-token-(\d+)/).flatMap { Int($0.1) }
+        }
+        #expect(replayed.count == 20)
+        for room in 0..<4 {
+            let events = replayed.filter { $0 % 4 == room }
+            #expect(events == events.sorted(), "room r-\(room): \(events)")
+        }
         try await Task.sleep(for: .seconds(2))
         let (stale, expired) = try await Self.replay(run, ["--topic", "chat.messages", "--max-age", "1s", "--dry-run"])
         #expect(stale.status == 0, "\(stale.stderr)")

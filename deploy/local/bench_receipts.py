@@ -6,10 +6,12 @@ Starts the dev broker with enough partitions that the mock cluster keeps every r
 newest records of each partition), writes `--receipts` generated receipts (statuses, platforms, types,
 latencies and times drawn from a seed), then runs `receipts stats --format json` once and prints the
 receipts it counted, its wall time, receipts/s and peak resident memory (the kernel's maxrss of the child).
+`KAFKA_*` variables of the environment are passed to the command (to compare librdkafka settings).
 """
 
 import argparse
 import json
+import os
 import random
 import resource
 import subprocess
@@ -78,7 +80,8 @@ def main():
         began = time.monotonic()
         stats = subprocess.run(
             [arguments.bin, "receipts", "stats", "--format", "json", "--by", "platform,type,status,worker"],
-            env={"KAFKA_BOOTSTRAP_SERVERS": servers}, capture_output=True, text=True, check=True)
+            env={**{k: v for k, v in os.environ.items() if k.startswith("KAFKA_")}, "KAFKA_BOOTSTRAP_SERVERS": servers},
+            capture_output=True, text=True, check=True)
         elapsed = time.monotonic() - began
         peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         counted = json.loads(stats.stdout)["total"]

@@ -32,7 +32,7 @@ from processes import ROOT, Child, ProcessFailed, Simulator, start_dev_broker, s
 PARTITIONS = 3
 # The worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h): one topic each, named by the delay in ms.
 RETRY_TOPICS = tuple(f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000))
-OUTPUT_TOPICS = ("push.receipts", "push.dlq", *RETRY_TOPICS)
+OUTPUT_TOPICS = ("push.receipts", "push.dlq", "push.invalid-tokens", *RETRY_TOPICS)
 ARRIVAL_TIMEOUT = 60
 
 
@@ -56,6 +56,11 @@ class Outputs:
 
     def receipts(self) -> list[dict]:
         return [json.loads(message.value()) for message in self.records["push.receipts"]]
+
+    def invalid_tokens(self) -> dict[str, dict]:
+        """The invalid-token topic as a table: key (platform:tokenHash) → its newest record."""
+        return {message.key().decode(): json.loads(message.value())
+                for message in self.records["push.invalid-tokens"] if message.value()}
 
     def retries(self) -> list:
         """Retry records of every tier."""

@@ -31,13 +31,13 @@ def print_report(traffic: Traffic, outputs, requests: list[dict], metrics: str, 
     receipts = outputs.receipts()
     print_devices(traffic, receipts, requests)
     languages = print_languages(traffic, requests)
-    print_receipts(receipts)
+    dead_tokens = print_receipts(receipts, outputs.invalid_tokens())
     print_failure_records("Retry records on the retry tiers push.retry-<delay ms>", outputs.retries())
     print_failure_records("Dead letters on push.dlq", outputs.records["push.dlq"])
     print_metrics(metrics)
     print_log(log)
     print()
-    return check(traffic, receipts, outputs.records["push.dlq"], requests) + languages + room_order_problems(
+    return check(traffic, receipts, outputs.records["push.dlq"], requests) + languages + dead_tokens + room_order_problems(
         traffic, requests, outputs.retries())
 
 
@@ -178,7 +178,11 @@ def print_languages(traffic: Traffic, requests: list[dict]) -> list[str]:
 
 # Receipts
 
-def print_receipts(receipts: list[dict]) -> None:
+def print_receipts(receipts: list[dict], invalid_tokens: dict[str, dict]) -> list[str]:
+    """Prints the receipts; returns the problems with dead tokens (a raw token in a receipt, a dead token missing
+    from push.invalid-tokens)."""
+    problems = [f"receipt of {receipt['messageId']} {receipt['platform']} carries a raw token"
+                for receipt in receipts if "token" in receipt]
     counts = Counter((receipt["status"], receipt["platform"]) for receipt in receipts)
     heading(f"Receipts on push.receipts: {len(receipts)}, one per device of every event")
     print(f"   {'status':<14}" + "".join(f"{platform:>10}" for platform in PLATFORMS) + f"{'total':>8}")
@@ -192,9 +196,12 @@ def print_receipts(receipts: list[dict]) -> None:
     for receipt in receipts:
         who = f"{receipt['messageId']} {receipt['type']} {receipt['userId']} {receipt['platform']}"
         if receipt["status"] == "invalid_token":
-            since = f", invalid since {receipt['tokenTimestamp']}" if receipt.get("tokenTimestamp") else ""
-            print(f"   invalid_token: {who}, token {short(receipt['token'])} in the receipt for its owner to delete "
-                  f"({receipt['reason']}{since})")
+            record = invalid_tokens.get(f"{receipt['platform']}:{receipt['tokenHash']}")
+            if record is None:
+                problems.append(f"no push.invalid-tokens record for {who}")
+                continue
+            print(f"   invalid_token: {who}; push.invalid-tokens holds token {short(record['token'])} for its owner "
+                  f"to delete ({record['reason']}, invalid since {record['invalidSince']}); later sends skip it")
         if receipt["status"] == "dead_lettered":
             print(f"   dead_lettered: {who} ({receipt['reason']})")
     retried = [receipt for receipt in receipts if receipt["attempts"] > 1]
@@ -202,6 +209,7 @@ def print_receipts(receipts: list[dict]) -> None:
     for receipt in retried:
         print(f"      {receipt['messageId']} {receipt['type']} {receipt['userId']} {receipt['platform']}: "
               f"{receipt['status']} after {receipt['attempts']} attempts")
+    return problems
 
 
 # Retry and dead-letter records

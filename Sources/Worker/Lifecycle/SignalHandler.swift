@@ -3,6 +3,8 @@ import Observability
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// SIGTERM and SIGINT: the first starts the graceful shutdown, a second one exits at once.

@@ -8,6 +8,8 @@ import PushCore
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `push-worker run`: reads the configuration, builds every stage, runs the pipeline until a signal,

@@ -7,6 +7,8 @@ import TopicWindow
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 /// `push-worker replay`: sends a window of a topic again with the live worker's configuration and pipeline,

@@ -1,13 +1,25 @@
 /// The tokens providers called dead, as read from the invalid-token topic: what the worker no longer
 /// sends to. Pure.
 ///
-/// Each entry is the platform and the 32-byte SHA-256 of the token (about 40 bytes, some 55 MB per million
-/// tokens in a hash set), never the raw token. A record with an empty value (a tombstone, written when the
+/// Each entry is the platform and the 32-byte SHA-256 of the token (40 bytes; in a hash set that grows by
+/// doubling, 55 to 85 MB per million tokens), never the raw token. A record with an empty value (a tombstone, written when the
 /// token's owner deletes it) removes the entry.
 public struct KnownInvalidTokens: Sendable {
     struct Entry: Hashable, Sendable {
         let platform: UInt8
-        let digest: SIMD4<UInt64>
+        let digest: (UInt64, UInt64, UInt64, UInt64)
+
+        static func == (lhs: Entry, rhs: Entry) -> Bool {
+            lhs.platform == rhs.platform && lhs.digest == rhs.digest
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(platform)
+            hasher.combine(digest.0)
+            hasher.combine(digest.1)
+            hasher.combine(digest.2)
+            hasher.combine(digest.3)
+        }
     }
 
     private static let platforms = ["apns", "apns-voip", "fcm"]
@@ -39,7 +51,7 @@ public struct KnownInvalidTokens: Sendable {
         guard let index = platforms.firstIndex(of: platform), tokenHash.hasPrefix("sha256:") else { return nil }
         let hex = Array(tokenHash.utf8.dropFirst("sha256:".count))
         guard hex.count == 64 else { return nil }
-        var words = SIMD4<UInt64>()
+        var words: [UInt64] = [0, 0, 0, 0]
         for word in 0..<4 {
             var value: UInt64 = 0
             for byte in hex[(word * 16)..<(word * 16 + 16)] {
@@ -48,7 +60,7 @@ public struct KnownInvalidTokens: Sendable {
             }
             words[word] = value
         }
-        return Entry(platform: UInt8(index), digest: words)
+        return Entry(platform: UInt8(index), digest: (words[0], words[1], words[2], words[3]))
     }
 
     private static func nibble(_ byte: UInt8) -> UInt64? {
