@@ -89,16 +89,10 @@ public final class MetricsRegistry: Sendable {
         kind: MetricFamily.Kind,
         labels: KeyValuePairs<String, String>
     ) -> MetricFamily.Metric {
-        precondition(MetricName.isValidMetricName(name), "invalid metric name '\(name)'")
-        for (label, _) in labels {
-            precondition(
-                MetricName.isValidLabelName(label) && !(kind.isHistogram && label == "le"),
-                "invalid label name '\(label)' of metric \(name)")
-        }
-        return families.withLock { families in
+        families.withLock { families in
+            // Names are checked once, when their family is registered: lookups happen for every event.
             var family =
-                families[name]
-                ?? MetricFamily(name: name, help: help, kind: kind, labelNames: labels.map(\.key).sorted())
+                families[name] ?? Self.newFamily(name, help: help, kind: kind, labelNames: labels.map(\.key))
             precondition(family.kind == kind, "metric \(name) was registered as another kind or with other buckets")
             let values = family.labelValues(from: labels)
             if let existing = family.children[values] { return existing }
@@ -107,6 +101,18 @@ public final class MetricsRegistry: Sendable {
             families[name] = family
             return created
         }
+    }
+
+    private static func newFamily(_ name: String, help: String, kind: MetricFamily.Kind, labelNames: [String])
+        -> MetricFamily
+    {
+        precondition(MetricName.isValidMetricName(name), "invalid metric name '\(name)'")
+        for label in labelNames {
+            precondition(
+                MetricName.isValidLabelName(label) && !(kind.isHistogram && label == "le"),
+                "invalid label name '\(label)' of metric \(name)")
+        }
+        return MetricFamily(name: name, help: help, kind: kind, labelNames: labelNames.sorted())
     }
 }
 

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -370,6 +371,19 @@ class Bench:
             capture_output=True, text=True, timeout=300).stdout
         return next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
 
+    def bare_peer(self, requests: int) -> tuple[str, float]:
+        """The bare libcurl multi loop (`bench_peer.c`) on the same endpoint: its summary line and requests/s."""
+        binary = self.directory / "bench_peer"
+        subprocess.run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name("bench_peer.c")), "-lcurl"],
+                       check=True)
+        output = subprocess.run(
+            [str(binary), f"https://127.0.0.1:{self.apns_port}", f"https://127.0.0.1:{self.fcm_port}", self.ca_file,
+             str(requests), "200"], capture_output=True, text=True, timeout=600)
+        line = output.stdout.strip() or output.stderr.strip()
+        match = re.search(r"([\d.]+) requests/s", line)
+        rate = float(match.group(1)) if match else 0.0
+        return line, rate
+
     def run_case(self, case: str, events: int) -> Result:
         prefix = f"{case}-{int(time.time())}"
         factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix)
@@ -502,6 +516,8 @@ def main() -> int:
     parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
     parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
                         help="first measure the endpoint alone with N h2load requests (0: skip)")
+    parser.add_argument("--peer", type=int, default=100_000, metavar="N",
+                        help="then run the bare libcurl peer (bench_peer.c) for N requests and print the ratio (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
     arguments = parser.parse_args()
 
@@ -515,6 +531,14 @@ def main() -> int:
             results.append(bench.run_case("backlog", arguments.backlog_events))
         if arguments.events:
             results.append(bench.run_case("stream", arguments.events))
+        if arguments.peer:
+            peer_line, peer_rate = bench.bare_peer(arguments.peer)
+            print(f"bench: bare libcurl peer (200 streams, reused handles, the worker's requests): {peer_line}",
+                  file=sys.stderr)
+            for result in results:
+                if peer_rate and result.rate:
+                    print(f"bench: {result.case}: worker / bare libcurl peer = {result.rate / peer_rate:.2f}",
+                          file=sys.stderr)
     finally:
         bench.close()
     print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin}")
