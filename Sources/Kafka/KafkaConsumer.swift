@@ -175,7 +175,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Marks `record` (and everything before it in its partition) as done.
     public func store(_ record: KafkaRecord) throws(KafkaError) {
-        try storeOffset(record.offset + 1, for: record.topicPartition)
+        try storeOffset(record.nextOffset, for: record.topicPartition)
     }
 
     /// Commits every stored offset now and waits for the group coordinator's answer.

@@ -24,4 +24,8 @@ public struct KafkaRecord: Sendable, Equatable {
 
     /// The partition this record came from.
     public var topicPartition: TopicPartition { TopicPartition(topic, partition) }
+
+    /// The offset after this record's, where reading goes on (saturating: an offset is the broker's word,
+    /// and `Int64.max + 1` would trap).
+    public var nextOffset: Int64 { offset == .max ? .max : offset + 1 }
 }

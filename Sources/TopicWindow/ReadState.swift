@@ -21,8 +21,8 @@ struct ReadState: Sendable {
         inside.reserveCapacity(batch.count)
         for record in batch where record.topic == topic && open.contains(record.partition) {
             guard let window = windows[record.partition], record.offset < window.end else { continue }
-            next[record.partition] = record.offset + 1
-            if record.offset + 1 >= window.end { open.remove(record.partition) }
+            next[record.partition] = record.nextOffset
+            if record.nextOffset >= window.end { open.remove(record.partition) }
             if window.contains(record) { inside.append(record) }
         }
         return inside

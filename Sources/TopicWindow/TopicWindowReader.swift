@@ -138,7 +138,7 @@ public final class TopicWindowReader: Sendable {
             let mine = records.filter { $0.topic == topic }
             if !mine.isEmpty { try await handle(mine) }
             guard !behind.isEmpty else { continue }
-            for record in mine where record.offset + 1 >= behind[record.partition] ?? .max {
+            for record in mine where record.nextOffset >= behind[record.partition] ?? .max {
                 behind[record.partition] = nil
             }
             if behind.isEmpty { caughtUp() }

@@ -17,6 +17,16 @@ import Testing
         #expect(tracker.pendingCount == 0)
     }
 
+    /// An offset is the broker's word: the largest one must not trap the worker on `+ 1`.
+    @Test func theLargestOffsetSaturatesInsteadOfTrapping() {
+        var tracker = OffsetTracker()
+        tracker.begin(Int64.max - 1)
+        tracker.begin(Int64.max)
+        #expect(tracker.complete(Int64.max - 1) == Int64.max)
+        #expect(tracker.complete(Int64.max) == nil)
+        #expect(tracker.isIdle)
+    }
+
     @Test func skipsGapsInOffsetsLikeCompactedOrTransactionMarkers() {
         var tracker = OffsetTracker()
         tracker.begin(5)

@@ -32,7 +32,7 @@ public struct OffsetTracker: Sendable {
         if let next, offset < next { return }
         if next == nil { stored = offset }
         window.append((offset, false))
-        next = offset + 1
+        next = offset == .max ? .max : offset + 1  // the broker's word: never trap on it
         pendingCount += 1
     }
 

@@ -72,7 +72,7 @@ public final class ReplayRecordSource: RecordSource {
         let records = try await reader.poll(maxRecords: maxRecords, timeout: timeout)
         let runHeader = RecordHeader(FailureHeaders.replayRunId, text: runId)
         progress.withLock { progress in
-            for record in records { progress.handedOut[record.partition] = record.offset + 1 }
+            for record in records { progress.handedOut[record.partition] = record.nextOffset }
         }
         return records.map { record in
             InputRecord(
