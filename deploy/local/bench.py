@@ -281,7 +281,7 @@ class Bench:
 
     def start_services(self) -> None:
         arguments = self.arguments
-        topics = [f"bench.{case}.{kind}" for case in CASES for kind in ("events", "receipts")]
+        topics = [f"bench.{case}.{kind}" for case in CASES for kind in ("events", "receipts")] + ["bench.replay.receipts"]
         # The dead-letter topic and the worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h).
         topics += ["push.dlq"] + [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
         broker = self.spawn([arguments.bin, "dev-broker", "--partitions", str(arguments.partitions),
@@ -383,6 +383,22 @@ class Bench:
         match = re.search(r"([\d.]+) requests/s", line)
         rate = float(match.group(1)) if match else 0.0
         return line, rate
+
+    def replay(self, topic: str) -> str:
+        """`push-worker replay` of a whole events topic, sending for real to the same endpoint: its summary line."""
+        environment = self.worker_environment("replay")
+        began = time.monotonic()
+        process = subprocess.Popen(
+            [str(self.arguments.bin), "replay", "--topic", topic, "--format", "json"], env=environment,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        sampler = ResourceSampler(process.pid, interval=0.1)
+        output, _ = process.communicate(timeout=900)
+        elapsed = time.monotonic() - began
+        sampler.stop()
+        summary = json.loads(output)
+        return (f"{summary['records']} records, {summary['sends']} sends in {elapsed:.1f} s: "
+                f"{summary['sends'] / elapsed:,.0f} sends/s, receipts {summary['statuses']}, "
+                f"peak RSS {sampler.peak_rss_kib / 1024:.0f} MB, exit {process.returncode}")
 
     def run_case(self, case: str, events: int) -> Result:
         prefix = f"{case}-{int(time.time())}"
@@ -516,6 +532,8 @@ def main() -> int:
     parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
     parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
                         help="first measure the endpoint alone with N h2load requests (0: skip)")
+    parser.add_argument("--replay", action=argparse.BooleanOptionalAction, default=True,
+                        help="after the cases, replay the backlog's events topic with real sends (--no-replay skips)")
     parser.add_argument("--peer", type=int, default=100_000, metavar="N",
                         help="then run the bare libcurl peer (bench_peer.c) for N requests and print the ratio (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
@@ -531,6 +549,9 @@ def main() -> int:
             results.append(bench.run_case("backlog", arguments.backlog_events))
         if arguments.events:
             results.append(bench.run_case("stream", arguments.events))
+        if arguments.replay and arguments.backlog_events:
+            print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
+                  file=sys.stderr)
         if arguments.peer:
             peer_line, peer_rate = bench.bare_peer(arguments.peer)
             print(f"bench: bare libcurl peer (200 streams, reused handles, the worker's requests): {peer_line}",

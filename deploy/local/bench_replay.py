@@ -3,7 +3,7 @@
     .venv/bin/python deploy/local/bench_replay.py --bin .build/release/push-worker [--events 100000]
 
 Starts the dev broker with enough partitions that the mock cluster keeps every event, writes `--events` text
-messages (one recipient with one FCM device each, 50 rooms), then replays the whole topic with `--dry-run`: every
+messages (one recipient with one FCM device each, 5,000 rooms), then replays the whole topic with `--dry-run`: every
 record is read by explicit assignment, decoded, planned through the rules table, rendered for FCM, counted and
 its receipt built, but nothing is sent and nothing written. It prints records/s, planned sends/s and the peak
 resident memory of the replay (the kernel's maxrss of the child). The network and the provider are left out on
@@ -38,7 +38,7 @@ def service_account(directory: Path) -> Path:
 
 def event(index: int, created_ms: int) -> bytes:
     return json.dumps({
-        "id": f"m-{index}", "type": "text", "room": {"id": f"r-{index % 50}", "name": "Team"},
+        "id": f"m-{index}", "type": "text", "room": {"id": f"r-{index % 5000}", "name": "Team"},
         "sender": {"id": "u-1", "nickname": "Alice"}, "content": f"Hello {index}", "createdAt": created_ms,
         "recipients": [{"userId": f"u-{index % 997}", "badge": 1,
                         "devices": [{"platform": "fcm", "token": f"fcm-token-{index:08d}"}]}],
@@ -65,7 +65,7 @@ def main() -> None:
             for index in range(arguments.events):
                 while True:
                     try:
-                        producer.produce("chat.messages", event(index, now), key=f"r-{index % 50}".encode())
+                        producer.produce("chat.messages", event(index, now), key=f"r-{index % 5000}".encode())
                         break
                     except BufferError:
                         producer.poll(0.05)
