@@ -67,9 +67,17 @@ public final class TopicWindowReader: Sendable {
         let open = windows.filter { $0.count > 0 }
         state.withLock { $0 = ReadState(windows: windows) }
         guard !open.isEmpty else { return }
+        try await assign(open)
+    }
+
+    /// Assigns the partitions of `windows`, each at its window's start.
+    private func assign(_ windows: [PartitionWindow]) async throws(KafkaError) {
         try await consumer.assign(
             Dictionary(
-                uniqueKeysWithValues: open.map { (TopicPartition(topic, $0.partition), KafkaOffset.offset($0.start)) }))
+                uniqueKeysWithValues: windows.map {
+                    (TopicPartition(topic, $0.partition), KafkaOffset.offset($0.start))
+                }
+            ))
     }
 
     /// The next records inside the windows, in offset order per partition; empty when none came within
@@ -120,6 +128,22 @@ public final class TopicWindowReader: Sendable {
         return positions
     }
 
+    /// Reads the window `[from, to)` of `topic` to its end with a reader of its own, then closes it (also when
+    /// reading fails): for the tools that read a topic once.
+    public static func read(
+        _ topic: String, configuration: KafkaConfiguration, from: TopicPosition = .beginning,
+        to: TopicPosition = .end, partitions: [Int32]? = nil, handle: ([KafkaRecord]) async throws -> Void
+    ) async throws {
+        let reader = try TopicWindowReader(configuration: configuration, topic: topic)
+        do {
+            _ = try await reader.read(try await reader.plan(from: from, to: to, partitions: partitions), handle: handle)
+        } catch {
+            await reader.close()
+            throw error
+        }
+        await reader.close()
+    }
+
     /// Reads every partition of `windows` from its start and keeps reading what is written later, until the
     /// task is cancelled: a topic followed like a table. `caughtUp` is called once, when every partition has
     /// reached its window's end (the high watermark when the window was planned).
@@ -128,11 +152,7 @@ public final class TopicWindowReader: Sendable {
     ) async throws {
         var behind = Dictionary(uniqueKeysWithValues: windows.filter { $0.count > 0 }.map { ($0.partition, $0.end) })
         if behind.isEmpty { caughtUp() }
-        try await consumer.assign(
-            Dictionary(
-                uniqueKeysWithValues: windows.map {
-                    (TopicPartition(topic, $0.partition), KafkaOffset.offset($0.start))
-                }))
+        try await assign(windows)
         while !Task.isCancelled {
             let records = try await consumer.poll(maxRecords: 1000, timeout: .milliseconds(200))
             let mine = records.filter { $0.topic == topic }

@@ -1,6 +1,5 @@
 import CLI
 import Foundation
-import Kafka
 import PushCore
 import ReceiptAnalytics
 import TopicWindow
@@ -55,15 +54,12 @@ enum ReceiptsInvalidTokensCommand {
             arguments.value("--topic") ?? settings.topic("PUSH_INVALID_TOKENS_TOPIC", default: "push.invalid-tokens")
         var table: [String: InvalidTokenRecord] = [:]
         do {
-            let reader = try TopicWindowReader(configuration: settings.kafka, topic: topic)
-            let windows = try await reader.plan(from: .beginning, to: .end)
-            _ = try await reader.read(windows) { records in
+            try await TopicWindowReader.read(topic, configuration: settings.kafka) { records in
                 for record in records {
                     guard let key = record.key.map({ String(decoding: $0, as: UTF8.self) }) else { continue }
                     table[key] = InvalidTokenRecord(json: record.value)
                 }
             }
-            await reader.close()
         } catch {
             return ToolFailure.runtime("reading \(topic)", error)
         }

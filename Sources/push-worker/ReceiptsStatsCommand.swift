@@ -1,6 +1,5 @@
 import CLI
 import Foundation
-import Kafka
 import Observability
 import ReceiptAnalytics
 import TopicWindow
@@ -71,9 +70,10 @@ enum ReceiptsStatsCommand {
         let topic = arguments.value("--topic") ?? settings.topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
         var statistics = ReceiptStatistics(dimensions: dimensions, filter: filter)
         do {
-            let reader = try TopicWindowReader(configuration: settings.kafka, topic: topic)
-            let windows = try await reader.plan(from: request.from, to: request.to, partitions: request.partitions)
-            _ = try await reader.read(windows) { records in
+            try await TopicWindowReader.read(
+                topic, configuration: settings.kafka, from: request.from, to: request.to,
+                partitions: request.partitions
+            ) { records in
                 for record in records {
                     if let receipt = ReceiptFacts(
                         json: record.value, recordTimestampMillis: record.timestampMilliseconds)
@@ -84,7 +84,6 @@ enum ReceiptsStatsCommand {
                     }
                 }
             }
-            await reader.close()
         } catch {
             return ToolFailure.runtime("reading \(topic)", error)
         }

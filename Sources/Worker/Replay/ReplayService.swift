@@ -146,15 +146,10 @@ public enum ReplayService {
     /// The tokens on the invalid-token topic, read to its end: a replay skips them as the live worker does.
     private static func invalidTokens(_ configuration: WorkerConfiguration) async throws -> InvalidTokenTable {
         let table = InvalidTokenTable()
-        let reader = try TopicWindowReader(
-            configuration: configuration.kafka, topic: configuration.pipeline.invalidTokensTopic)
-        _ = try await reader.read(try await reader.plan(from: .beginning, to: .end)) { records in
-            for record in records {
-                guard let key = record.key else { continue }
-                table.apply(key: String(decoding: key, as: UTF8.self), value: record.value)
-            }
+        try await TopicWindowReader.read(configuration.pipeline.invalidTokensTopic, configuration: configuration.kafka)
+        {
+            table.apply($0)
         }
-        await reader.close()
         table.isLoaded = true
         return table
     }
@@ -168,10 +163,11 @@ public enum ReplayService {
             if case .time(let millis) = options.from {
                 .time(epochMillis: millis - ReplayOptions.receiptsMargin.wholeMilliseconds)
             } else { .beginning }
-        let reader = try TopicWindowReader(
-            configuration: configuration.kafka, topic: configuration.pipeline.receiptsTopic)
         var delivered = DeliveredSends()
-        _ = try await reader.read(try await reader.plan(from: from, to: .end)) { records in
+        try await TopicWindowReader.read(
+            configuration.pipeline.receiptsTopic, configuration: configuration.kafka, from: from
+        ) {
+            records in
             for record in records {
                 guard let receipt = try? JSONParser.parse(record.value),
                     let messageId = receipt["messageId"]?.stringValue,
@@ -180,7 +176,6 @@ public enum ReplayService {
                 delivered.add(messageId: messageId, tokenHash: tokenHash, status: status)
             }
         }
-        await reader.close()
         return delivered
     }
 }

@@ -37,11 +37,6 @@ public struct InvalidTokenFollower: Sendable {
     private func follow(_ reader: TopicWindowReader) async throws {
         let windows = try await reader.plan(from: .beginning, to: .end)
         let table = table
-        try await reader.follow(windows, caughtUp: { table.isLoaded = true }) { records in
-            for record in records {
-                guard let key = record.key else { continue }
-                table.apply(key: String(decoding: key, as: UTF8.self), value: record.value)
-            }
-        }
+        try await reader.follow(windows, caughtUp: { table.isLoaded = true }) { table.apply($0) }
     }
 }

@@ -1,3 +1,4 @@
+import Kafka
 import Synchronization
 
 /// The known dead tokens, shared between the follower that fills it from the invalid-token topic and the
@@ -11,6 +12,14 @@ public final class InvalidTokenTable: Sendable {
     /// Applies one record of the invalid-token topic (an empty value is a tombstone).
     public func apply(key: String, value: [UInt8]) {
         tokens.withLock { _ = $0.apply(key: key, value: value) }
+    }
+
+    /// Applies records of the invalid-token topic (a record without a key is not one of its records).
+    public func apply(_ records: [KafkaRecord]) {
+        for record in records {
+            guard let key = record.key else { continue }
+            apply(key: String(decoding: key, as: UTF8.self), value: record.value)
+        }
     }
 
     /// Whether `target`'s token is known dead on its platform.
