@@ -70,6 +70,9 @@ import Testing
         #expect(
             summary.progressLine(elapsedSeconds: 2)
                 == "replay run-1: records 7/17, 6 sends/s, delivered 11, invalid_token 1, ETA 3 s")
+        // Watermarks are the broker's word: an absurd window gives no estimate rather than a trap.
+        summary.recordsInWindow = Int64.max
+        #expect(summary.progressLine(elapsedSeconds: 1e9).hasSuffix("ETA -"))
     }
 }
 

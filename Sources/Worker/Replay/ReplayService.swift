@@ -49,13 +49,16 @@ public enum ReplayService {
             StandardStreams.writeError("push-worker: error: cannot start: \(error)")
             return WorkerExitCode.failure
         }
-        defer { Task { for transport in stages.transports { await transport.shutdown() } } }
+        let status: Int32
         do {
-            return try await replay(options, stages: stages, configuration: configuration, logger: logger)
+            status = try await replay(options, stages: stages, configuration: configuration, logger: logger)
         } catch {
             StandardStreams.writeError("push-worker: error: replay failed: \(error)")
-            return WorkerExitCode.failure
+            status = WorkerExitCode.failure
         }
+        // Before `main` exits: shutting a client down also removes its combined CA file.
+        for transport in stages.transports { await transport.shutdown() }
+        return status
     }
 
     private static func replay(

@@ -41,7 +41,9 @@ public struct ReplaySummary: Sendable, Equatable {
         let rate = elapsedSeconds > 0 ? Double(sends) / elapsedSeconds : 0
         let recordRate = elapsedSeconds > 0 ? Double(records) / elapsedSeconds : 0
         let left = max(recordsInWindow - Int64(records), 0)
-        let eta = recordRate > 0 ? "\(Int((Double(left) / recordRate).rounded(.up))) s" : "-"
+        let secondsLeft = recordRate > 0 ? (Double(left) / recordRate).rounded(.up) : .infinity
+        // A window sized by the broker's watermarks can be absurd: beyond a year, no estimate (and no trap).
+        let eta = secondsLeft < 31_536_000 ? "\(Int(secondsLeft)) s" : "-"
         let outcomes = statuses.keys.sorted().map { "\($0) \(statuses[$0] ?? 0)" }.joined(separator: ", ")
         return "replay \(runId): records \(records)/\(recordsInWindow), \(DecimalText.format(rate, fractionDigits: 1)) "
             + "sends/s, \(outcomes.isEmpty ? "no receipts yet" : outcomes), ETA \(eta)"
