@@ -23,10 +23,7 @@ public enum WorkerService {
         let logger: Logger
         let statusConfiguration: StatusServerConfiguration
         do {
-            let fileVariables = try configFile.map { path throws(InvalidSetting) in
-                try EnvironmentFile.parse(try readText(path, variable: "--config", files: files), path: path)
-            }
-            variables = (fileVariables ?? [:]).merging(environment) { _, fromEnvironment in fromEnvironment }
+            variables = try self.variables(environment: environment, configFile: configFile, files: files)
             logger = Logger(label: "push-worker", level: try LogLevel.fromEnvironment(variables))
             configuration = try WorkerConfiguration.load(environment: variables)
             statusConfiguration = try StatusServerConfiguration.fromEnvironment(variables)
@@ -60,8 +57,19 @@ public enum WorkerService {
             stages, source: source, configuration: configuration, status: statusConfiguration, logger: logger)
     }
 
+    /// The environment with the `--config` file's `NAME=value` lines under it (the environment wins); the error
+    /// names `--config` and what is wrong with the file.
+    static func variables(environment: [String: String], configFile: String?, files: some FileReading)
+        throws(InvalidSetting) -> [String: String]
+    {
+        let fileVariables = try configFile.map { path throws(InvalidSetting) in
+            try EnvironmentFile.parse(try readText(path, variable: "--config", files: files), path: path)
+        }
+        return (fileVariables ?? [:]).merging(environment) { _, fromEnvironment in fromEnvironment }
+    }
+
     /// Prints the one line that names the bad setting.
-    private static func refuse(_ error: any Error) -> Int32 {
+    static func refuse(_ error: any Error) -> Int32 {
         StandardStreams.writeError("push-worker: \(error)")
         return WorkerExitCode.configuration
     }

@@ -25,26 +25,20 @@ public enum ReplayService {
         let configuration: WorkerConfiguration
         let logger: Logger
         do {
-            var variables = environment
-            if let configFile {
-                let text = String(decoding: try files.contents(of: configFile), as: UTF8.self)
-                variables = try EnvironmentFile.parse(text, path: configFile).merging(environment) { $1 }
-            }
+            let variables = try WorkerService.variables(environment: environment, configFile: configFile, files: files)
             // The summary and progress are the interface: logs only say what goes wrong, unless asked.
             logger = Logger(
                 label: "push-worker-replay",
                 level: try LogLevel.fromEnvironment(["LOG_LEVEL": "warning"].merging(variables) { $1 }))
             configuration = try WorkerConfiguration.load(environment: variables)
         } catch {
-            StandardStreams.writeError("push-worker: \(error)")
-            return WorkerExitCode.configuration
+            return WorkerService.refuse(error)
         }
         let stages: Stages
         do {
             stages = try await Stages(configuration: configuration, files: files, logger: logger)
         } catch let error as InvalidSetting {
-            StandardStreams.writeError("push-worker: \(error)")
-            return WorkerExitCode.configuration
+            return WorkerService.refuse(error)
         } catch {
             StandardStreams.writeError("push-worker: error: cannot start: \(error)")
             return WorkerExitCode.failure
