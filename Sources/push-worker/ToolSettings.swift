@@ -1,4 +1,3 @@
-import Foundation
 import Kafka
 import Observability
 import Worker
@@ -14,14 +13,7 @@ struct ToolSettings {
     /// Reads the environment and the `--config` file; the error names the file, its bad line, or the `KAFKA_*`
     /// variable whose value librdkafka refuses.
     init(environment: [String: String], configFile: String?) throws(InvalidSetting) {
-        var fileVariables: [String: String] = [:]
-        if let configFile {
-            guard let data = FileManager.default.contents(atPath: configFile) else {
-                throw InvalidSetting(variable: "--config", reason: "cannot read \(configFile)")
-            }
-            fileVariables = try EnvironmentFile.parse(String(decoding: data, as: UTF8.self), path: configFile)
-        }
-        variables = fileVariables.merging(environment) { _, fromEnvironment in fromEnvironment }
+        variables = try WorkerService.variables(environment: environment, configFile: configFile)
         let properties = KafkaConfiguration.fromEnvironment(variables)
         if let invalid = properties.invalid.first {
             throw InvalidSetting(variable: invalid.variable, reason: invalid.reason)

@@ -59,9 +59,9 @@ public enum WorkerService {
 
     /// The environment with the `--config` file's `NAME=value` lines under it (the environment wins); the error
     /// names `--config` and what is wrong with the file.
-    static func variables(environment: [String: String], configFile: String?, files: some FileReading)
-        throws(InvalidSetting) -> [String: String]
-    {
+    public static func variables(
+        environment: [String: String], configFile: String?, files: some FileReading = SystemFileReading()
+    ) throws(InvalidSetting) -> [String: String] {
         let fileVariables = try configFile.map { path throws(InvalidSetting) in
             try EnvironmentFile.parse(try readText(path, variable: "--config", files: files), path: path)
         }
