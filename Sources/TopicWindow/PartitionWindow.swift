@@ -20,7 +20,12 @@ public struct PartitionWindow: Sendable, Equatable {
     }
 
     /// How many offsets the window spans (an upper bound on its records).
-    public var count: Int64 { max(end - start, 0) }
+    /// (Watermarks are the broker's word: an absurd pair saturates instead of trapping.)
+    public var count: Int64 {
+        guard end > start else { return 0 }
+        let (difference, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? .max : difference
+    }
 
     /// Whether `record` (of this partition) is inside the window.
     public func contains(_ record: KafkaRecord) -> Bool {

@@ -56,6 +56,11 @@ import TopicWindow
             unnamed == PartitionWindow(partition: 3, start: 100, end: 500, notBeforeMillis: 1_000, beforeMillis: 2_000))
     }
 
+    @Test func anAbsurdWindowCountsSaturatedInsteadOfTrapping() {
+        #expect(PartitionWindow(partition: 0, start: .min, end: .max).count == .max)
+        #expect(PartitionWindow(partition: 0, start: .max, end: .min).count == 0)
+    }
+
     @Test func containsChecksOffsetsAndTimestamps() {
         let window = PartitionWindow(partition: 0, start: 10, end: 20, notBeforeMillis: 1_000, beforeMillis: 2_000)
         func record(_ offset: Int64, _ time: Int64?) -> KafkaRecord {

@@ -62,7 +62,10 @@ public enum ReplayService {
         let reader = try TopicWindowReader(configuration: configuration.kafka, topic: options.topic)
         let windows = try await reader.plan(from: options.from, to: options.to, partitions: options.partitions)
         var initial = ReplaySummary(runId: options.runId, topic: options.topic, dryRun: options.dryRun)
-        initial.recordsInWindow = windows.reduce(0) { $0 + $1.count }
+        initial.recordsInWindow = windows.reduce(0) { total, window in
+            let (sum, overflow) = total.addingReportingOverflow(window.count)
+            return overflow ? .max : sum
+        }
         let tally = ReplayTally(initial)
         StandardStreams.writeError(
             "replay \(options.runId): \(options.topic), \(initial.recordsInWindow) records in "
