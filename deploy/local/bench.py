@@ -1,6 +1,7 @@
 """End-to-end benchmark of `push-worker run`: Kafka in, HTTP/2 out, receipts in Kafka.
 
     python deploy/local/bench.py --bin .build/release/push-worker [--events 100000] [--backlog-events 30000]
+    python deploy/local/bench.py --bin A=old/push-worker --bin B=new/push-worker --rounds 3   # A/B (ab.sh)
 
 Starts the dev broker (librdkafka mock cluster), a fast TLS HTTP/2 push endpoint (nginx with the echo module:
 it reads every request body before answering; APNs-shaped answers carry `apns-id`, FCM-shaped ones a message
@@ -15,6 +16,11 @@ For each case it reads every receipt from `push.receipts` and prints pushes/s (f
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
 end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case), the worker's peak resident
 memory (sampled VmRSS and the kernel's VmHWM) and its CPU time.
+
+A/B mode (`deploy/local/ab.sh`): with several `--bin LABEL=PATH`, every round runs the cases for each binary in
+turn (the order alternating between rounds: A B, B A, …) against the same broker and endpoint, each on topics of
+its own, then the bare libcurl peer; it prints every run with its ratio to that round's peer, then the median per
+binary and case.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -245,6 +252,19 @@ class Producer:
 
 
 @dataclass
+class Variant:
+    """A worker binary under test and its label (A/B mode)."""
+
+    label: str
+    path: str
+
+    @staticmethod
+    def parse(text: str) -> "Variant":
+        label, separator, path = text.partition("=")
+        return Variant(label, path) if separator and label and "/" not in label else Variant("worker", text)
+
+
+@dataclass
 class Result:
     case: str
     events: int
@@ -256,6 +276,9 @@ class Result:
     others_cpu_s: dict
     wall_s: float
     load: str
+    label: str = "worker"
+    round: int = 1
+    peer_rate: float = 0.0
 
     @property
     def span_s(self) -> float:
@@ -281,10 +304,11 @@ class Bench:
 
     def start_services(self) -> None:
         arguments = self.arguments
-        topics = [f"bench.{case}.{kind}" for case in CASES for kind in ("events", "receipts")] + ["bench.replay.receipts"]
+        topics = [f"{self.topic_base(tag, case)}.{kind}" for tag in self.tags() for case in CASES
+                  for kind in ("events", "receipts")] + ["bench.replay.receipts"]
         # The dead-letter topic and the worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h).
         topics += ["push.dlq"] + [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
-        broker = self.spawn([arguments.bin, "dev-broker", "--partitions", str(arguments.partitions),
+        broker = self.spawn([arguments.bin[0].path, "dev-broker", "--partitions", str(arguments.partitions),
                              "--topics", ",".join(topics)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.broker = broker
@@ -315,6 +339,17 @@ class Bench:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.wait_for_port(self.apns_port, "nginx")
 
+    def tags(self) -> list[str]:
+        """One topic tag per binary and round in A/B mode ("A1", "B1", …); a single run uses the plain topics."""
+        if len(self.arguments.bin) == 1 and self.arguments.rounds == 1:
+            return [""]
+        return [f"{variant.label}{round}" for round in range(1, self.arguments.rounds + 1)
+                for variant in self.arguments.bin]
+
+    @staticmethod
+    def topic_base(tag: str, case: str) -> str:
+        return f"bench.{tag}.{case}" if tag else f"bench.{case}"
+
     @staticmethod
     def control(url: str, body: dict) -> dict:
         request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
@@ -331,11 +366,12 @@ class Bench:
                 time.sleep(0.1)
         raise RuntimeError(f"{what} did not listen on port {port}")
 
-    def worker_environment(self, case: str) -> dict[str, str]:
+    def worker_environment(self, case: str, tag: str = "") -> dict[str, str]:
         environment = {key: value for key, value in os.environ.items() if not key.startswith(("KAFKA_", "PUSH_"))}
+        base = self.topic_base(tag, case)
         environment.update({
-            "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "KAFKA_GROUP_ID": f"bench-{case}",
-            "PUSH_TOPICS": f"bench.{case}.events", "PUSH_RECEIPTS_TOPIC": f"bench.{case}.receipts",
+            "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "KAFKA_GROUP_ID": f"bench-{tag}{case}",
+            "PUSH_TOPICS": f"{base}.events", "PUSH_RECEIPTS_TOPIC": f"{base}.receipts",
             "APNS_URL": f"https://127.0.0.1:{self.apns_port}", "APNS_SANDBOX_URL": f"https://127.0.0.1:{self.apns_port}",
             "APNS_KEY_FILE": self.apns["key_file"], "APNS_KEY_ID": self.apns["key_id"],
             "APNS_TEAM_ID": self.apns["team_id"], "APNS_TOPIC": self.apns["topic"],
@@ -348,9 +384,9 @@ class Bench:
             environment[name] = value
         return environment
 
-    def start_worker(self, case: str) -> subprocess.Popen:
-        with open(self.directory / f"worker-{case}.log", "w") as log:
-            return self.spawn([self.arguments.bin, "run"], env=self.worker_environment(case),
+    def start_worker(self, case: str, variant: Variant, tag: str) -> subprocess.Popen:
+        with open(self.directory / f"worker-{tag}{case}.log", "w") as log:
+            return self.spawn([variant.path, "run"], env=self.worker_environment(case, tag),
                               stdin=subprocess.DEVNULL, stdout=log, stderr=log)
 
     def stop_worker(self, worker: subprocess.Popen) -> None:
@@ -389,7 +425,7 @@ class Bench:
         environment = self.worker_environment("replay")
         began = time.monotonic()
         process = subprocess.Popen(
-            [str(self.arguments.bin), "replay", "--topic", topic, "--format", "json"], env=environment,
+            [self.arguments.bin[0].path, "replay", "--topic", topic, "--format", "json"], env=environment,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         sampler = ResourceSampler(process.pid, interval=0.1)
         output, _ = process.communicate(timeout=900)
@@ -400,20 +436,21 @@ class Bench:
                 f"{summary['sends'] / elapsed:,.0f} sends/s, receipts {summary['statuses']}, "
                 f"peak RSS {sampler.peak_rss_kib / 1024:.0f} MB, exit {process.returncode}")
 
-    def run_case(self, case: str, events: int) -> Result:
-        prefix = f"{case}-{int(time.time())}"
+    def run_case(self, case: str, events: int, variant: Variant, tag: str = "", round: int = 1) -> Result:
+        prefix = f"{tag}{case}-{int(time.time())}"
         factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix)
         created: dict[str, int] = {}
-        reader = ReceiptReader(self.bootstrap, f"bench.{case}.receipts", prefix, created)
+        base = self.topic_base(tag, case)
+        reader = ReceiptReader(self.bootstrap, f"{base}.receipts", prefix, created)
         others_before = {name: cpu_seconds(process.pid) for name, process in self.others().items()}
         driver_before = time.process_time()
-        producer = Producer(self.bootstrap, f"bench.{case}.events")
+        producer = Producer(self.bootstrap, f"{base}.events")
         if case == "backlog":
             while factory.count < events:
                 producer.write([factory.next()[:2] for _ in range(min(1000, events - factory.count))])
             producer.close()
         started = time.monotonic()
-        worker = self.start_worker(case)
+        worker = self.start_worker(case, variant, tag)
         sampler = ResourceSampler(worker.pid, interval=0.1)
         profiler = None
         if self.arguments.perf and case == "stream":
@@ -452,7 +489,7 @@ class Bench:
         self.stop_worker(worker)
         reader.stop()
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
-                      memory.get("VmHWM", 0), worker_cpu, others, wall, load)
+                      memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round)
 
     @staticmethod
     def warm_up(producer: Producer, reader: ReceiptReader) -> None:
@@ -490,18 +527,18 @@ def milliseconds(value: float | None) -> str:
 
 
 def print_table(results: list[Result]) -> None:
-    header = ("case", "events", "sends", "receipts", "pushes/s", "send p50 ms", "send p99 ms",
-              "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
+    header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "send p50 ms",
+              "send p99 ms", "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
     rows = []
     for result in results:
         stats = result.stats
         rows.append((
-            result.case, str(result.events), str(result.sends), str(stats.count), f"{result.rate:,.0f}",
+            result.label, str(result.round), result.case, str(result.events), str(result.sends), str(stats.count),
+            f"{result.rate:,.0f}", f"{result.rate / result.peer_rate:.2f}" if result.peer_rate else "-",
             milliseconds(percentile(stats.provider_latency_ms, 0.5)),
             milliseconds(percentile(stats.provider_latency_ms, 0.99)),
             milliseconds(percentile(stats.end_to_end_ms, 0.5)), milliseconds(percentile(stats.end_to_end_ms, 0.99)),
-            f"{max(result.peak_rss_kib, result.hwm_kib) / 1024:.0f}", f"{result.worker_cpu_s:.1f}",
-            f"{result.worker_cpu_s / max(1, stats.count) * 10000:.2f}",
+            f"{peak_mb(result):.0f}", f"{result.worker_cpu_s:.1f}", f"{cpu_per_10k(result):.2f}",
         ))
     widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
     for row in [header, *rows]:
@@ -509,13 +546,78 @@ def print_table(results: list[Result]) -> None:
     for result in results:
         statuses = ", ".join(f"{name} {count}" for name, count in sorted(result.stats.statuses.items()))
         others = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.others_cpu_s.items())
-        print(f"{result.case}: receipts by status: {statuses or 'none'}; first→last receipt {result.span_s:.2f} s; "
+        print(f"{result.label} {result.round} {result.case}: receipts by status: {statuses or 'none'}; first→last receipt {result.span_s:.2f} s; "
               f"wall {result.wall_s:.1f} s; CPU of {others}; load average at the end {result.load}")
+
+
+def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
+    """A/B mode: every round runs each binary's cases in turn (the order reversed every other round), then the
+    bare libcurl peer, whose rate becomes the round's yardstick."""
+    results: list[Result] = []
+    for round in range(1, arguments.rounds + 1):
+        variants = arguments.bin if round % 2 else list(reversed(arguments.bin))
+        this_round: list[Result] = []
+        for variant in variants:
+            tag = f"{variant.label}{round}"
+            for case, events in (("backlog", arguments.backlog_events), ("stream", arguments.events)):
+                if events:
+                    result = bench.run_case(case, events, variant, tag, round)
+                    print(f"bench: round {round} {variant.label} {case}: {result.rate:,.0f} pushes/s, "
+                          f"{cpu_per_10k(result):.2f} s CPU per 10k, peak RSS {peak_mb(result):.0f} MB",
+                          file=sys.stderr)
+                    this_round.append(result)
+        if arguments.peer:
+            line, peer_rate = bench.bare_peer(arguments.peer)
+            print(f"bench: round {round} bare libcurl peer: {line}", file=sys.stderr)
+            for result in this_round:
+                result.peer_rate = peer_rate
+        results += this_round
+    return results
+
+
+def cpu_per_10k(result: Result) -> float:
+    return result.worker_cpu_s / max(1, result.stats.count) * 10000
+
+
+def peak_mb(result: Result) -> float:
+    return max(result.peak_rss_kib, result.hwm_kib) / 1024
+
+
+def print_medians(results: list[Result]) -> None:
+    """A/B mode: the median of every figure per binary and case, and B's pushes/s and CPU relative to A's."""
+    print("medians:")
+    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer")
+    rows, medians = [], {}
+    for label in dict.fromkeys(result.label for result in results):
+        for case in dict.fromkeys(result.case for result in results):
+            runs = [result for result in results if result.label == label and result.case == case]
+            if not runs:
+                continue
+            rate = statistics.median([result.rate for result in runs])
+            cpu = statistics.median([cpu_per_10k(result) for result in runs])
+            ratios = [result.rate / result.peer_rate for result in runs if result.peer_rate]
+            medians[label, case] = (rate, cpu)
+            rows.append((label, case, str(len(runs)), f"{rate:,.0f}", f"{cpu:.2f}",
+                         f"{statistics.median([peak_mb(result) for result in runs]):.0f}",
+                         f"{statistics.median(ratios):.2f}" if ratios else "-"))
+    widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
+    labels = list(dict.fromkeys(result.label for result in results))
+    for case in dict.fromkeys(result.case for result in results):
+        for label in labels[1:]:
+            if (labels[0], case) in medians and (label, case) in medians:
+                (rate_a, cpu_a), (rate_b, cpu_b) = medians[labels[0], case], medians[label, case]
+                print(f"{case}: {label} / {labels[0]}: pushes/s {rate_b / max(rate_a, 1e-9):.3f}×, "
+                      f"CPU per 10k {cpu_b / max(cpu_a, 1e-9):.3f}×")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True, help="the push-worker binary (a release build)")
+    parser.add_argument("--bin", required=True, action="append", type=Variant.parse, metavar="[LABEL=]PATH",
+                        help="the push-worker binary (a release build); several LABEL=PATH: A/B mode (ab.sh)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="A/B mode: rounds of every binary in turn (A B, B A, …), the peer once per round")
     parser.add_argument("--events", type=int, default=100_000, help="events of the stream case (0: skip it)")
     parser.add_argument("--backlog-events", type=int, default=25_000,
                         help="events of the backlog case (0: skip it); the mock cluster keeps ~5 MB per partition")
@@ -545,10 +647,16 @@ def main() -> int:
         bench.start_services()
         if arguments.h2load:
             print(f"bench: endpoint alone (h2load): {bench.endpoint_ceiling(arguments.h2load)}", file=sys.stderr)
+        if len(arguments.bin) > 1 or arguments.rounds > 1:
+            results = run_rounds(bench, arguments)
+            print_table(results)
+            print_medians(results)
+            return 0 if all(result.stats.count == result.sends for result in results) else 1
+        variant = arguments.bin[0]
         if arguments.backlog_events:
-            results.append(bench.run_case("backlog", arguments.backlog_events))
+            results.append(bench.run_case("backlog", arguments.backlog_events, variant))
         if arguments.events:
-            results.append(bench.run_case("stream", arguments.events))
+            results.append(bench.run_case("stream", arguments.events, variant))
         if arguments.replay and arguments.backlog_events:
             print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
                   file=sys.stderr)
@@ -557,12 +665,13 @@ def main() -> int:
             print(f"bench: bare libcurl peer (200 streams, reused handles, the worker's requests): {peer_line}",
                   file=sys.stderr)
             for result in results:
+                result.peer_rate = peer_rate
                 if peer_rate and result.rate:
                     print(f"bench: {result.case}: worker / bare libcurl peer = {result.rate / peer_rate:.2f}",
                           file=sys.stderr)
     finally:
         bench.close()
-    print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin}")
+    print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin[0].path}")
     print_table(results)
     complete = all(result.stats.count == result.sends for result in results)
     if not complete:

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A/B benchmark of two revisions of push-worker in ONE run: both are built in release mode (each from a clean
+# export of its commit, cached by commit in $PUSH_AB_DIR, default /tmp/push-ab; `.` is this checkout as it is,
+# uncommitted changes included), then deploy/local/bench.py runs them alternately (A B, B A, A B, …) against the
+# same broker and endpoint, with the bare libcurl peer once per round, and prints pushes/s, CPU per 10k pushes,
+# peak RSS and the ratio to the peer for every run, then the median per revision and case.
+#
+#   bash deploy/local/ab.sh REV_A REV_B [--rounds N] [bench.py options, e.g. --backlog-events 10000 --events 30000]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then
+    echo "usage: bash deploy/local/ab.sh REV_A REV_B [--rounds N] [bench.py options]" >&2
+    exit 2
+fi
+rev_a=$1 rev_b=$2
+shift 2
+cache=${PUSH_AB_DIR:-/tmp/push-ab}
+bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client
+
+# Prints the path of REV's release binary, building it first unless cached.
+build() {
+    local rev=$1
+    if [[ $rev == . ]]; then
+        swift build -c release --product push-worker >&2
+        echo "$(swift build -c release --show-bin-path)/push-worker"
+        return
+    fi
+    local sha
+    sha=$(git rev-parse --verify "$rev^{commit}")
+    local dir=$cache/$sha
+    if [[ ! -x $dir/push-worker ]]; then
+        echo "ab: building $rev ($sha) in $dir/src" >&2
+        rm -rf "$dir/src"
+        mkdir -p "$dir/src"
+        git archive "$sha" | tar -x -C "$dir/src"
+        (cd "$dir/src" && swift build -c release --product push-worker >&2 &&
+            cp "$(swift build -c release --show-bin-path)/push-worker" "$dir/push-worker")
+    fi
+    echo "$dir/push-worker"
+}
+
+bin_a=$(build "$rev_a")
+bin_b=$(build "$rev_b")
+echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay "$@"
