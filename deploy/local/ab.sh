@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B benchmark of two revisions of push-worker in ONE run: both are built in release mode (each from a clean
-# export of its commit, cached by commit in $PUSH_AB_DIR, default /tmp/push-ab; `.` is this checkout as it is,
+# export of its commit, cached by its sources in $PUSH_AB_DIR, default /tmp/push-ab; `.` is this checkout as it is,
 # uncommitted changes included), then deploy/local/bench.py runs them alternately (A B, B A, A B, …) against the
 # same broker and endpoint, with the bare libcurl peer once per round, and prints pushes/s, CPU per 10k pushes,
 # peak RSS and the ratio to the peer for every run, then the median per revision and case.
@@ -25,9 +25,14 @@ build() {
         echo "$(swift build -c release --show-bin-path)/push-worker"
         return
     fi
-    local sha
+    local sha key
     sha=$(git rev-parse --verify "$rev^{commit}")
-    local dir=$cache/$sha
+    # Cached by what the binary is built from, so commits that change only scripts or docs share a build.
+    key=$({
+        git rev-parse "$sha:Sources" "$sha:Package.swift"
+        git rev-parse -q --verify "$sha:Package.resolved" || true
+    } | sha1sum | cut -c1-40)
+    local dir=$cache/$key
     if [[ ! -x $dir/push-worker ]]; then
         echo "ab: building $rev ($sha) in $dir/src" >&2
         rm -rf "$dir/src"
@@ -39,7 +44,12 @@ build() {
     echo "$dir/push-worker"
 }
 
-bin_a=$(build "$rev_a")
-bin_b=$(build "$rev_b")
-echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay "$@"
+# In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
+main() {
+    local bin_a bin_b
+    bin_a=$(build "$rev_a")
+    bin_b=$(build "$rev_b")
+    echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay "$@"
+}
+main "$@"
