@@ -186,11 +186,11 @@ final class EventLoop: @unchecked Sendable {
             complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
             return
         }
-        guard let handle = idleHandles.popLast() ?? EasyHandle() else {
+        guard let handle = idleHandles.popLast() ?? makeHandle() else {
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl could not create an easy handle")))
             return
         }
-        transfer.configure(handle, configuration: configuration, certificates: certificates, now: now)
+        transfer.configure(handle, configuration: configuration, now: now)
         guard multi.add(handle) else {
             recycle(handle)
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl refused the transfer")))
@@ -283,9 +283,16 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Resets a handle and keeps it for the next request, up to as many as can be in flight.
+    /// A new easy handle with the client's options and the transfers' callbacks, set once for all its requests.
+    private func makeHandle() -> EasyHandle? {
+        guard let handle = EasyHandle(configuration: configuration, certificates: certificates) else { return nil }
+        Transfer.installCallbacks(on: handle)
+        return handle
+    }
+
+    /// Keeps a handle, out of libcurl's multi handle, for the next request (which sets every option its own
+    /// request needs), up to as many as can be in flight.
     private func recycle(_ handle: EasyHandle) {
-        handle.reset()
         if idleHandles.count < configuration.maxInFlightPerOrigin { idleHandles.append(handle) }
     }
 }
