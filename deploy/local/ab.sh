@@ -47,8 +47,14 @@ build() {
 # In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
 main() {
     local bin_a bin_b
-    bin_a=$(build "$rev_a")
-    bin_b=$(build "$rev_b")
+    # This checkout first: once it is built, editing it cannot leak into the run.
+    if [[ $rev_b == . ]]; then
+        bin_b=$(build "$rev_b")
+        bin_a=$(build "$rev_a")
+    else
+        bin_a=$(build "$rev_a")
+        bin_b=$(build "$rev_b")
+    fi
     echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay "$@"
 }
