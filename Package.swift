@@ -30,7 +30,7 @@ let package = Package(
         // Reading a test's child processes (dev broker, push simulator) line by line.
         .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "Providers", dependencies: ["HTTPTypes", "Signing"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing"], swiftSettings: strict),
         // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
         // invalid-token table, replay's pure parts and the push metrics. Imports no module that wraps C.
         .target(

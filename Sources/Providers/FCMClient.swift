@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import PushCore
 
 /// Where the FCM client sends.
 public struct FCMConfiguration: Sendable {

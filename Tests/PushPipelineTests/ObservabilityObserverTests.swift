@@ -12,7 +12,7 @@ import Testing
         observer.observe(.sendStarted(.apns))
         observer.observe(.sendStarted(.fcm))
         observer.observe(.sent(.apns, .delivered(providerMessageId: "x"), latencyMillis: 12))
-        observer.observe(.sent(.fcm, .retry(reason: "UNAVAILABLE", status: 503, after: nil), latencyMillis: 3))
+        observer.observe(.sent(.fcm, .retry(status: 503, reason: "UNAVAILABLE", after: nil), latencyMillis: 3))
         observer.observe(.receipt(.delivered))
         observer.observe(.deadLettered(reason: "decode_error"))
         let text = registry.prometheusText()

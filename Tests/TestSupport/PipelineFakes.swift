@@ -1,4 +1,5 @@
 import KafkaTypes
+import PushCore
 import PushPipeline
 import Synchronization
 
@@ -249,24 +250,24 @@ public struct FakePlanner: EventPlanner {
 /// delivered. Requests named in `held` wait until released. Records the order of sends.
 public final class FakeSender: PushSender {
     public struct State {
-        public var scripts: [String: [SendOutcome]] = [:]
+        public var scripts: [String: [DeliveryOutcome]] = [:]
         public var held: Set<String> = []
         public var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
         public var sent: [String] = []
-        public var fallback: SendOutcome = .delivered(providerMessageId: "id")
+        public var fallback: DeliveryOutcome = .delivered(providerMessageId: "id")
     }
 
     public let state = Mutex(State())
 
     public init() {}
 
-    public func script(_ request: String, _ outcomes: [SendOutcome]) {
+    public func script(_ request: String, _ outcomes: [DeliveryOutcome]) {
         state.withLock { $0.scripts[request] = outcomes }
     }
 
     public func hold(_ request: String) { state.withLock { _ = $0.held.insert(request) } }
 
-    public func answerEverything(with outcome: SendOutcome) { state.withLock { $0.fallback = outcome } }
+    public func answerEverything(with outcome: DeliveryOutcome) { state.withLock { $0.fallback = outcome } }
 
     public func release(_ request: String) {
         let waiters = state.withLock { state in
@@ -278,7 +279,7 @@ public final class FakeSender: PushSender {
 
     public var sent: [String] { state.withLock { $0.sent } }
 
-    public func send(_ request: String, to provider: PushProvider) async -> SendOutcome {
+    public func send(_ request: String, to provider: PushProvider) async -> DeliveryOutcome {
         state.withLock { $0.sent.append(request) }
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state in

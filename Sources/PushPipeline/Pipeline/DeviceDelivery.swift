@@ -1,6 +1,8 @@
+import PushCore
+
 /// One send and how it went.
 struct Attempt: Sendable {
-    var outcome: SendOutcome
+    var outcome: DeliveryOutcome
     var sentAtMicros: Int64
     var latencyMillis: Double
 }
@@ -70,17 +72,17 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
             case .delivered:
                 return .finished(
                     .delivered, reason: nil, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
-            case .invalidToken(let why, _, let timestamp):
+            case .invalidToken(_, let why, let timestamp):
                 return .finished(
                     .invalidToken, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: timestamp
                 )
-            case .rejected(let why, _):
+            case .rejected(_, let why):
                 return .finished(
                     .rejected, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
-            case .retry(let why, let code, let after):
+            case .retry(let code, let why, let after):
                 (reason, status, retryAfter) = (why, code, after)
-            case .credentials(let why):
-                (reason, status, retryAfter) = (why, nil, nil)
+            case .credentials(let code, let why):
+                (reason, status, retryAfter) = (why, code, nil)
             }
             let now = clock.nowMillis()
             firstFailure = firstFailure ?? now

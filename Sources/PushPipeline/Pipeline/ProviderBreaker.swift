@@ -1,3 +1,4 @@
+import PushCore
 import Synchronization
 
 /// The failure breaker of one provider: after `threshold` consecutive provider-wide failures
@@ -73,7 +74,7 @@ final class ProviderBreakers: Sendable {
     }
 
     /// Records how a send ended; returns the new open state when it changed.
-    func record(_ outcome: SendOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
+    func record(_ outcome: DeliveryOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
         states.withLock { [closed] in
             $0[provider, default: closed].record(providerFailure: outcome.isProviderFailure, nowMillis: nowMillis)
         }

@@ -1,3 +1,4 @@
+import PushCore
 import Synchronization
 
 /// A sender that starts at most `--rate` sends a second, evenly spaced, then sends with `inner`.
@@ -14,7 +15,7 @@ public final class PacedSender<Inner: PushSender>: PushSender {
         pacing = Mutex(SendPacing(sendsPerSecond: sendsPerSecond))
     }
 
-    public func send(_ request: Request, to provider: PushProvider) async -> SendOutcome {
+    public func send(_ request: Request, to provider: PushProvider) async -> DeliveryOutcome {
         let now = clock.nowMicros()
         let wait = pacing.withLock { $0.reserve(nowMicros: now) }
         if wait > 0 { try? await clock.sleep(for: .microseconds(wait)) }
