@@ -117,7 +117,7 @@ let package = Package(
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness", swiftSettings: strict),
         // Fakes of the pipeline's ports (source, sink, sender, planner, clock, observer) and `eventually`.
         .target(
-            name: "TestSupport", dependencies: ["PushPipeline", "KafkaTypes"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["PushPipeline", "PushCore", "KafkaTypes"], path: "Tests/TestSupport",
             swiftSettings: strict),
         .target(
             name: "PushSimulatorSupport",
