@@ -18,32 +18,39 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "HTTP2", dependencies: ["CCurl", "Essentials"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
-        .target(name: "PushCore", swiftSettings: strict),
-        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
+        // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
+        .target(name: "Essentials", swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "Essentials"], swiftSettings: strict),
         .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
         // Reading a test's child processes (dev broker, push simulator) line by line.
         .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTP2", "Signing", "Essentials"], swiftSettings: strict),
         .target(
             name: "Worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow"],
+            dependencies: [
+                "CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow", "Essentials",
+            ],
             swiftSettings: strict
         ),
-        .target(name: "Observability", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "Observability", dependencies: ["CMicroHTTPD", "Essentials"], swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
-        .target(name: "ReceiptAnalytics", dependencies: ["PushCore"], swiftSettings: strict),
+        .target(name: "ReceiptAnalytics", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
-        .target(name: "TopicWindow", dependencies: ["Kafka", "PushCore"], swiftSettings: strict),
+        .target(name: "TopicWindow", dependencies: ["Kafka", "PushCore", "Essentials"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow"],
+            dependencies: [
+                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
+            ],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "SeededRandomness"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness"],
@@ -56,7 +63,7 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport", "SeededRandomness"],
+            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport", "SeededRandomness", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -64,7 +71,7 @@ let package = Package(
             dependencies: [
                 "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport", "KafkaTesting",
                 "SeededRandomness",
-                "ChildProcessTesting",
+                "ChildProcessTesting", "Essentials",
             ],
             swiftSettings: strict
         ),
@@ -73,6 +80,7 @@ let package = Package(
             name: "ReceiptAnalyticsTests",
             dependencies: [
                 "ReceiptAnalytics", "PushCore", "SeededRandomness", "ChildProcessTesting", "KafkaTesting", "Kafka",
+                "Essentials",
             ],
             swiftSettings: strict
         ),

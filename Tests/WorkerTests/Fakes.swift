@@ -1,9 +1,10 @@
+import Essentials
 import Synchronization
 
 @testable import Worker
 
 /// Virtual time: `sleep` waits until the test (or the fake source, when idle) advances the clock.
-final class TestClock: WorkerClock {
+final class TestClock: WallClock {
     private struct Sleeper {
         let deadline: Int64
         let continuation: CheckedContinuation<Void, any Error>

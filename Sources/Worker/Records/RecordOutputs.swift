@@ -1,3 +1,5 @@
+import Essentials
+
 /// The records one input record turns into: receipts, at most one retry record, and dead-letter
 /// records (one per reason, each the event narrowed to its devices). Pure.
 struct RecordOutputs {

@@ -1,3 +1,4 @@
+import Essentials
 import Synchronization
 
 /// A sender that starts at most `--rate` sends a second, evenly spaced, then sends with `inner`.
@@ -5,10 +6,10 @@ final class PacedSender<Inner: PushSender>: PushSender {
     typealias Request = Inner.Request
 
     let inner: Inner
-    let clock: any WorkerClock
+    let clock: any WallClock
     let pacing: Mutex<SendPacing>
 
-    init(_ inner: Inner, sendsPerSecond: Int, clock: any WorkerClock) {
+    init(_ inner: Inner, sendsPerSecond: Int, clock: any WallClock) {
         self.inner = inner
         self.clock = clock
         pacing = Mutex(SendPacing(sendsPerSecond: sendsPerSecond))
