@@ -22,7 +22,8 @@ public enum RFC3339 {
             let hour = number(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16),
             bytes[16] == UInt8(ascii: ":"), let second = number(17..<19)
         else { return nil }
-        guard (1...12).contains(month), (1...CivilDate.daysIn(month: Int64(month), year: Int64(year))).contains(Int64(day)),
+        guard (1...12).contains(month),
+            (1...CivilDate.daysIn(month: Int64(month), year: Int64(year))).contains(Int64(day)),
             hour < 24, minute < 60, second <= 60
         else { return nil }
         var index = 19

@@ -1,6 +1,5 @@
-import Essentials
-
 internal import CCurl
+import Essentials
 
 /// One request from `send` to its result: created by the caller's task, then owned by the event-loop thread.
 ///

@@ -32,11 +32,12 @@ struct ProviderTokenSchedule: Sendable, Equatable {
     /// 20 minutes; if that token was already replaced, the caller just retries with the current one.
     mutating func allowsForcedRenewal(rejected rejectedGeneration: Int, now: Date) -> Bool {
         guard rejectedGeneration == generation else { return false }
-        if let lastForcedRenewal, now.timeIntervalSince(lastForcedRenewal) < Self.minimumForcedInterval.fractionalSeconds {
+        if let lastForcedRenewal,
+            now.timeIntervalSince(lastForcedRenewal) < Self.minimumForcedInterval.fractionalSeconds
+        {
             return false
         }
         lastForcedRenewal = now
         return true
     }
 }
-

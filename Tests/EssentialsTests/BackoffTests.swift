@@ -9,7 +9,8 @@ import Testing
     /// The growth table of `Backoff`'s doc comment, row by row.
     @Test(arguments: [
         (1, Duration.milliseconds(500), Duration.milliseconds(100)), (2, .seconds(1), .milliseconds(200)),
-        (3, .seconds(2), .milliseconds(400)), (4, .seconds(4), .milliseconds(800)), (5, .seconds(8), .milliseconds(1600)),
+        (3, .seconds(2), .milliseconds(400)), (4, .seconds(4), .milliseconds(800)),
+        (5, .seconds(8), .milliseconds(1600)),
         (6, .seconds(16), .milliseconds(3200)), (7, .seconds(32), .milliseconds(6400)), (8, .seconds(64), .seconds(10)),
         (9, .seconds(128), .seconds(10)), (10, .seconds(256), .seconds(10)), (11, .seconds(300), .seconds(10)),
         (12, .seconds(300), .seconds(10)), (1000, .seconds(300), .seconds(10)),

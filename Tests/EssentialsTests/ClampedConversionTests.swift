@@ -2,10 +2,11 @@ import Essentials
 import Testing
 
 @Suite struct ClampedConversionTests {
-    @Test(arguments: [
-        (1.9, 1), (-1.1, -2), (Double.nan, 0), (Double.infinity, Int64.max), (-Double.infinity, Int64.min),
-        (1e300, Int64.max), (-1e300, Int64.min), (9.3e18, Int64.max),
-    ] as [(Double, Int64)])
+    @Test(
+        arguments: [
+            (1.9, 1), (-1.1, -2), (Double.nan, 0), (Double.infinity, Int64.max), (-Double.infinity, Int64.min),
+            (1e300, Int64.max), (-1e300, Int64.min), (9.3e18, Int64.max),
+        ] as [(Double, Int64)])
     func doublesRoundDownIntoTheRange(value: Double, expected: Int64) {
         #expect(Int64(clampingRoundedDown: value) == expected)
     }

@@ -4,7 +4,8 @@ import Testing
 @Suite struct DurationConversionTests {
     @Test(arguments: [
         (Duration.zero, Int64(0), Int64(0)), (.nanoseconds(1), 0, 1), (.microseconds(1_500), 1, 2),
-        (.milliseconds(250), 250, 250), (.seconds(3), 3000, 3000), (.nanoseconds(-1_500_000), -1, -1), (.milliseconds(-1500), -1500, -1500),
+        (.milliseconds(250), 250, 250), (.seconds(3), 3000, 3000), (.nanoseconds(-1_500_000), -1, -1),
+        (.milliseconds(-1500), -1500, -1500),
         (.seconds(Int64.max), .max, .max), (.seconds(Int64.min), .min, .min),
         (.seconds(9_223_372_036_854_775), 9_223_372_036_854_775_000, 9_223_372_036_854_775_000),
     ])

@@ -178,4 +178,3 @@ public enum ReplayService {
         return delivered
     }
 }
-
