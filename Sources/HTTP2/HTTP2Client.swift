@@ -1,4 +1,5 @@
 import Essentials
+import HTTPTypes
 import Synchronization
 
 /// The production `HTTPTransport`: HTTP/2 over TLS with libcurl's multi interface, driven by one event-loop

@@ -1,5 +1,6 @@
 internal import CCurl
 import Essentials
+import HTTPTypes
 
 /// One request from `send` to its result: created by the caller's task, then owned by the event-loop thread.
 ///

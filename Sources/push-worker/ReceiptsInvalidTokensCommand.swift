@@ -2,6 +2,7 @@ import CLI
 import Essentials
 import Foundation
 import PushCore
+import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
 import Worker

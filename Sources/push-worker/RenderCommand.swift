@@ -2,6 +2,7 @@ import CLI
 import Essentials
 import Foundation
 import PushCore
+import PushPipeline
 
 /// `push-worker render`: prints every provider request (and every skip, expiry, dead letter) an event produces.
 enum RenderCommand {

@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import HTTP2
+import HTTPTypes
 import Providers
 import Synchronization
 

@@ -1,6 +1,7 @@
 import ChildProcessTesting
 import Essentials
 import Foundation
+import TestSupport
 import Testing
 
 /// A rolling restart of three workers as Kubernetes does it (maxSurge 1, maxUnavailable 0): start a new worker,

@@ -35,7 +35,7 @@ struct APNsRequestBuilder {
         headers.append(.init("apns-id", apnsID))
         return ProviderRequest(
             platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers,
-            body: Self.body(push, voip: voip, badge: badge), sandbox: device.sandbox, apnsID: apnsID,
+            body: Self.body(push, voip: voip, badge: badge), sandbox: device.sandbox,
             expiresAtEpochSeconds: expiresAt)
     }
 

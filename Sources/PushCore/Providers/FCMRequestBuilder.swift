@@ -14,7 +14,7 @@ struct FCMRequestBuilder {
         ProviderRequest(
             platform: .fcm, method: "POST", path: "/v1/projects/\(context.fcmProjectID)/messages:send",
             headers: [.init("content-type", "application/json; charset=UTF-8")],
-            body: Self.body(push, token: device.token, badge: badge), sandbox: false, apnsID: nil,
+            body: Self.body(push, token: device.token, badge: badge), sandbox: false,
             expiresAtEpochSeconds: expiresAt)
     }
 
