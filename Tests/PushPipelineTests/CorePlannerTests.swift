@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import PushCore
 import Testing
@@ -26,7 +27,7 @@ import Testing
         #expect(event.roomId == "r-42")
         #expect(event.eventTimeMillis == 1_795_953_600_000)
         #expect(event.devices.map(\.target.userId) == ["u-2", "u-2", "u-3"])
-        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash(Self.apnsToken))
+        #expect(event.devices[0].target.tokenHash == SHA256.tokenHash(Self.apnsToken))
         #expect(event.devices[0].target.tokenHash.hasPrefix("sha256:"))
         guard case .send(.apns, let apns) = event.devices[0].decision, case .send(.fcm, _) = event.devices[1].decision,
             case .skipped(let reason) = event.devices[2].decision
@@ -83,7 +84,7 @@ import Testing
         let event = try planner.plan(Array(value.utf8), nowMillis: 1_795_953_600_000).get()
         #expect(event.devices[0].target.platform == "apns")
         #expect(event.devices[0].target.token == "not-hex")
-        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash("not-hex"))
+        #expect(event.devices[0].target.tokenHash == SHA256.tokenHash("not-hex"))
         guard case .deadLetter(let reason, _) = event.devices[0].decision else {
             Issue.record("an unusable device was not dead-lettered")
             return

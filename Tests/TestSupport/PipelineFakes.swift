@@ -1,10 +1,11 @@
+import Essentials
 import KafkaTypes
 import PushCore
 import PushPipeline
 import Synchronization
 
 /// Virtual time: `sleep` waits until the test (or the fake source, when idle) advances the clock.
-public final class TestClock: WorkerClock {
+public final class TestClock: WallClock {
     private struct Sleeper {
         let deadline: Int64
         let continuation: CheckedContinuation<Void, any Error>

@@ -1,4 +1,5 @@
 import ChildProcessTesting
+import Essentials
 import Foundation
 import Kafka
 import KafkaTesting

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Builds APNs HTTP/2 requests (`POST /3/device/<token>`): headers and the `aps` body.
 struct APNsRequestBuilder {
     let context: ProviderContext

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Builds FCM HTTP v1 requests (`POST /v1/projects/<project>/messages:send`).
 ///
 /// The legacy fields of the IMKIT format move to their v1 homes: `collapseKey` → `android.collapse_key`,

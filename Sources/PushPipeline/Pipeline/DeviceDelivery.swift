@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// One send and how it went.
@@ -24,7 +25,7 @@ extension Attempt: Equatable {}
 struct DeviceDelivery<Request: Sendable>: Sendable {
     let sender: any PushSender<Request>
     let retryPolicy: any RetryDelayPolicy
-    let clock: any WorkerClock
+    let clock: any WallClock
     let breakers: ProviderBreakers
     let globalLimit: AsyncLimiter
     let providerLimits: [PushProvider: AsyncLimiter]
@@ -38,8 +39,18 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         try Task.checkCancellation()
         try await breakers.waitForAdmission(to: provider, clock: clock)
         let providerLimit = providerLimits[provider]
-        await globalLimit.acquire()
-        await providerLimit?.acquire()
+        // The pipeline never closes its limiters: a refusal means the task was cancelled while waiting.
+        do throws(AsyncLimiter.Refusal) {
+            try await globalLimit.acquire()
+            do {
+                try await providerLimit?.acquire()
+            } catch {
+                globalLimit.release()
+                throw error
+            }
+        } catch {
+            throw CancellationError()
+        }
         observer.observe(.sendStarted(provider))
         let start = clock.nowMicros()
         let outcome = await sender.send(request, to: provider)

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 import Synchronization
 
@@ -67,7 +68,7 @@ final class ProviderBreakers: Sendable {
     func isOpen(_ provider: PushProvider) -> Bool { states.withLock { $0[provider]?.isOpen == true } }
 
     /// Waits until a send to `provider` may go: at once while closed, as the next probe while open.
-    func waitForAdmission(to provider: PushProvider, clock: any WorkerClock) async throws {
+    func waitForAdmission(to provider: PushProvider, clock: any WallClock) async throws {
         while !states.withLock({ [closed] in $0[provider, default: closed].admit(nowMillis: clock.nowMillis()) }) {
             try await clock.sleep(for: probeInterval)
         }

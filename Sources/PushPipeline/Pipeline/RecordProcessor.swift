@@ -1,3 +1,5 @@
+import Essentials
+
 /// A record after its first attempts: what is known per device, and what is left to do.
 struct StartedRecord<Request: Sendable>: Sendable {
     enum Device: Sendable {
@@ -28,7 +30,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
     let sink: any RecordSink
-    let clock: any WorkerClock
+    let clock: any WallClock
     let observer: any PipelineObserver
     let outputs: RecordOutputs
     /// Backoff between produce calls that Kafka did not acknowledge.

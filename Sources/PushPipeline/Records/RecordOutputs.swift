@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// The records one input record turns into: receipts, at most one retry record, and dead-letter

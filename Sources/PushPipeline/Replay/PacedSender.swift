@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 import Synchronization
 
@@ -6,10 +7,10 @@ public final class PacedSender<Inner: PushSender>: PushSender {
     public typealias Request = Inner.Request
 
     let inner: Inner
-    let clock: any WorkerClock
+    let clock: any WallClock
     let pacing: Mutex<SendPacing>
 
-    public init(_ inner: Inner, sendsPerSecond: Int, clock: any WorkerClock) {
+    public init(_ inner: Inner, sendsPerSecond: Int, clock: any WallClock) {
         self.inner = inner
         self.clock = clock
         pacing = Mutex(SendPacing(sendsPerSecond: sendsPerSecond))
