@@ -1,4 +1,6 @@
 internal import CCurl
+import Essentials
+import HTTPTypes
 
 /// Makes libcurl's process-wide state ready exactly once, before the first handle is created.
 let curlGlobalInitialization: Void = {
@@ -37,9 +39,9 @@ final class EasyHandle {
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         set(CURLOPT_PIPEWAIT, 1)
         set(CURLOPT_TCP_KEEPALIVE, 1)
-        set(CURLOPT_TCP_KEEPIDLE, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
-        set(CURLOPT_TCP_KEEPINTVL, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
-        set(CURLOPT_MAXAGE_CONN, max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000))
+        set(CURLOPT_TCP_KEEPIDLE, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
+        set(CURLOPT_TCP_KEEPINTVL, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
+        set(CURLOPT_MAXAGE_CONN, Int(max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000)))
         if let certificates { set(CURLOPT_CAINFO, certificates.path) }
         if let client = configuration.clientCertificate {
             // libcurl copies the strings; connections are only reused by transfers with the same certificate.

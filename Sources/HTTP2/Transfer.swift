@@ -1,4 +1,6 @@
 internal import CCurl
+import Essentials
+import HTTPTypes
 
 /// One request from `send` to its result: created by the caller's task, then owned by the event-loop thread.
 ///
@@ -68,8 +70,8 @@ final class Transfer: @unchecked Sendable {
 
         handle.clearErrorText()
         handle.set(CURLOPT_URL, request.url)
-        handle.set(CURLOPT_TIMEOUT_MS, remaining)
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, min(remaining, configuration.connectTimeout.roundedUpMilliseconds))
+        handle.set(CURLOPT_TIMEOUT_MS, Int(remaining))
+        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(remaining, configuration.connectTimeout.roundedUpMilliseconds)))
         handle.set(CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0)
         handle.set(CURLOPT_HTTPHEADER, headers: headers)
         switch method {
