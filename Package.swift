@@ -128,7 +128,8 @@ let package = Package(
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness", swiftSettings: strict),
         // Fakes of the pipeline's ports (source, sink, sender, planner, clock, observer) and `eventually`.
         .target(
-            name: "TestSupport", dependencies: ["PushPipeline", "KafkaTypes", "Essentials"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials"],
+            path: "Tests/TestSupport",
             swiftSettings: strict),
         .target(
             name: "PushSimulatorSupport",

@@ -37,7 +37,7 @@ import Testing
         }
         #expect(apns.deviceToken == Self.apnsToken)
         #expect(apns.request.path == "/3/device/\(Self.apnsToken)")
-        #expect(reason == "muted")
+        #expect(reason == .muted)
         let narrowed = try JSONParser.parse(event.narrowed([1]))
         guard case .array(let recipients) = narrowed["recipients"] else {
             Issue.record("no recipients")
@@ -75,7 +75,7 @@ import Testing
             Issue.record("planned an event with createdAt \(createdAt)")
             return
         }
-        #expect(error.reason == "decode_error")
+        #expect(error.reason == .decodeError)
         #expect(error.message.hasPrefix("createdAt: "))
     }
 
@@ -89,7 +89,7 @@ import Testing
             Issue.record("an unusable device was not dead-lettered")
             return
         }
-        #expect(reason == "decode_error")
+        #expect(reason == .decodeError)
     }
 
     @Test func thePlannerAdapterReportsUndecodableValuesWithTheirReason() {
@@ -97,7 +97,7 @@ import Testing
             Issue.record("decoded a bad event")
             return
         }
-        #expect(problem.reason == "decode_error")
+        #expect(problem.reason == .decodeError)
         #expect(!problem.message.isEmpty)
     }
 }

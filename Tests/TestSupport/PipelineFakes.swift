@@ -216,7 +216,7 @@ public struct FakePlanner: EventPlanner {
         let text = String(decoding: value, as: UTF8.self)
         let parts = text.split(separator: ";", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-            return .failure(UndecodableEvent(reason: "decode_error", message: "not an event"))
+            return .failure(UndecodableEvent(reason: .decodeError, message: "not an event"))
         }
         let messageId = String(parts[0])
         let names = parts[1].split(separator: ",").map(String.init)
@@ -226,13 +226,13 @@ public struct FakePlanner: EventPlanner {
                 tokenHash: "sha256:\(name)")
             let action: DeviceAction<String> =
                 if name.hasPrefix("skip") {
-                    .skipped(reason: "muted")
+                    .skipped(reason: .muted)
                 } else if name.hasPrefix("old") {
                     .expired
                 } else if name.hasPrefix("big") {
-                    .deadLetter(reason: "payload_too_large", message: "does not fit")
+                    .deadLetter(reason: .payloadTooLarge, message: "does not fit")
                 } else if name.hasPrefix("unknown") {
-                    .deadLetter(reason: "unknown_type", message: "no rule for type '\(name)'")
+                    .deadLetter(reason: .unknownType, message: "no rule for type '\(name)'")
                 } else {
                     .send(name.hasPrefix("f") ? .fcm : .apns, "\(messageId)/\(name)")
                 }

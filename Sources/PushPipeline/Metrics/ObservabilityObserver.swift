@@ -69,7 +69,7 @@ public final class ObservabilityObserver: PipelineObserver {
         case .retryScheduled:
             metrics.retryHandoffs.increment()
         case .deadLettered(let reason):
-            metrics.deadLetters(reason: reason).increment()
+            metrics.deadLetters(reason: reason.code).increment()
         case .breakerOpened(let provider), .breakerClosed(let provider):
             let open = event == .breakerOpened(provider)
             state.withLock { state in

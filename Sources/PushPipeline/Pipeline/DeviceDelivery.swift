@@ -98,11 +98,11 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
             let now = clock.nowMillis()
             firstFailure = firstFailure ?? now
             var failure = DeliveryFailure(
-                reason: "transient_failure", message: reason, status: status, attempts: attempts,
+                reason: .transientFailure, message: reason, status: status, attempts: attempts,
                 firstFailureMillis: firstFailure)
             let providerDown = breakers.isOpen(provider)
             if attempts >= settings.maxAttempts, !providerDown {
-                failure.reason = "retries_exhausted"
+                failure.reason = .retriesExhausted
                 return .deadLettered(failure)
             }
             let delay = min(retryPolicy.delay(afterAttempts: attempts, retryAfter: retryAfter), settings.maxRetryDelay)

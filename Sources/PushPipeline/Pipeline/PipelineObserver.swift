@@ -12,7 +12,7 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A record's outputs were acknowledged this long after its event's `createdAt` (negative with a clock skew).
     case endToEnd(latencyMillis: Double)
     case retryScheduled(attempts: Int)
-    case deadLettered(reason: String)
+    case deadLettered(reason: DeadLetterReason)
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
     case paused([TopicPartition])

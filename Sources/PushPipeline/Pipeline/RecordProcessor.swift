@@ -53,7 +53,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                         }
                     case .skipped(let reason):
                         devices[index] = .done(
-                            .finished(.skipped, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
+                            .finished(
+                                .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
                         )
                     case .expired:
                         devices[index] = .done(
