@@ -48,7 +48,9 @@ from processes import ResourceSampler, cpu_seconds, memory_kib
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
 ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
-CASES = ("backlog", "stream")
+CASES = ("backlog", "stream", "fanout")
+# Cases whose events are all written before the worker starts.
+PREWRITTEN = ("backlog", "fanout")
 
 NGINX_CONF = """\
 load_module {echo_module};
@@ -120,12 +122,14 @@ class EventFactory:
 
     TYPES = ("text", "text", "text", "image", "sticker", "file")
 
-    def __init__(self, seed: int, rooms: int, prefix: str):
+    def __init__(self, seed: int, rooms: int, prefix: str, fanout: int = 0):
         self.random = random.Random(seed)
         self.rooms = rooms
         self.prefix = prefix
         self.count = 0
         self.sends = 0
+        # Group-chat fan-out: this many recipients with one APNs and one FCM device each (0: one recipient, 1-3).
+        self.fanout = fanout
 
     def next(self) -> tuple[str, str, str, int]:
         """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
@@ -133,13 +137,22 @@ class EventFactory:
         self.count += 1
         generator = self.random
         room = f"r-{generator.randrange(self.rooms)}"
-        devices = []
-        for _ in range(generator.choice((1, 1, 2, 2, 3))):
-            if generator.random() < 0.5:
-                devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
-            else:
-                devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
-        self.sends += len(devices)
+        if self.fanout:
+            recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
+                           "muted": False,
+                           "devices": [{"platform": "apns", "token": "%064x" % generator.getrandbits(256)},
+                                       {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}]}
+                          for _ in range(self.fanout)]
+        else:
+            devices = []
+            for _ in range(generator.choice((1, 1, 2, 2, 3))):
+                if generator.random() < 0.5:
+                    devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
+                else:
+                    devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
+            recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
+                           "muted": False, "devices": devices}]
+        self.sends += sum(len(recipient["devices"]) for recipient in recipients)
         message_id = f"{self.prefix}-{index}"
         created = int(time.time() * 1000)
         event = {
@@ -149,8 +162,7 @@ class EventFactory:
             "sender": {"id": f"u-{generator.randrange(100000)}", "nickname": "Alice"},
             "content": "Hello there, this is a benchmark message " + "x" * generator.randrange(80),
             "createdAt": created,
-            "recipients": [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
-                            "muted": False, "devices": devices}],
+            "recipients": recipients,
             "payload": {"messageId": message_id, "kind": "benchmark"},
         }
         return room, json.dumps(event, separators=(",", ":")), message_id, created
@@ -438,14 +450,15 @@ class Bench:
 
     def run_case(self, case: str, events: int, variant: Variant, tag: str = "", round: int = 1) -> Result:
         prefix = f"{tag}{case}-{int(time.time())}"
-        factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix)
+        factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix,
+                               fanout=self.arguments.fanout_recipients if case == "fanout" else 0)
         created: dict[str, int] = {}
         base = self.topic_base(tag, case)
         reader = ReceiptReader(self.bootstrap, f"{base}.receipts", prefix, created)
         others_before = {name: cpu_seconds(process.pid) for name, process in self.others().items()}
         driver_before = time.process_time()
         producer = Producer(self.bootstrap, f"{base}.events")
-        if case == "backlog":
+        if case in PREWRITTEN:
             while factory.count < events:
                 producer.write([factory.next()[:2] for _ in range(min(1000, events - factory.count))])
             producer.close()
@@ -559,7 +572,8 @@ def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
         this_round: list[Result] = []
         for variant in variants:
             tag = f"{variant.label}{round}"
-            for case, events in (("backlog", arguments.backlog_events), ("stream", arguments.events)):
+            for case, events in (("backlog", arguments.backlog_events), ("stream", arguments.events),
+                                 ("fanout", arguments.fanout_events)):
                 if events:
                     result = bench.run_case(case, events, variant, tag, round)
                     print(f"bench: round {round} {variant.label} {case}: {result.rate:,.0f} pushes/s, "
@@ -621,6 +635,10 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=100_000, help="events of the stream case (0: skip it)")
     parser.add_argument("--backlog-events", type=int, default=25_000,
                         help="events of the backlog case (0: skip it); the mock cluster keeps ~5 MB per partition")
+    parser.add_argument("--fanout-events", type=int, default=100,
+                        help="events of the group-chat fan-out case, written before the worker starts (0: skip it)")
+    parser.add_argument("--fanout-recipients", type=int, default=500,
+                        help="fan-out case: recipients per event, each with one APNs and one FCM device")
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--rooms", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
@@ -657,6 +675,8 @@ def main() -> int:
             results.append(bench.run_case("backlog", arguments.backlog_events, variant))
         if arguments.events:
             results.append(bench.run_case("stream", arguments.events, variant))
+        if arguments.fanout_events:
+            results.append(bench.run_case("fanout", arguments.fanout_events, variant))
         if arguments.replay and arguments.backlog_events:
             print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
                   file=sys.stderr)
