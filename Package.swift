@@ -22,9 +22,6 @@ let package = Package(
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
-        .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
-        // Reading a test's child processes (dev broker, push simulator) line by line.
-        .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
@@ -46,54 +43,42 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness"],
+            dependencies: ["PushCore", "TestSupport"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting", "ChildProcessTesting"], swiftSettings: strict
+            name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strict
         ),
-        .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
+        .testTarget(name: "SigningTests", dependencies: ["Signing", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport", "SeededRandomness"],
+            dependencies: ["Providers", "Signing", "HTTP2", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: [
-                "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport", "KafkaTesting",
-                "SeededRandomness",
-                "ChildProcessTesting",
-            ],
+            dependencies: ["Worker", "Kafka", "PushCore", "Providers", "Observability", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsTests",
-            dependencies: [
-                "ReceiptAnalytics", "PushCore", "SeededRandomness", "ChildProcessTesting", "KafkaTesting", "Kafka",
-            ],
+            dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Kafka"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "KafkaTesting"], swiftSettings: strict
+            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "TestSupport"], swiftSettings: strict
         ),
         .testTarget(
             name: "DeploymentTests",
-            dependencies: ["PushCore", "ChildProcessTesting"],
+            dependencies: ["PushCore", "TestSupport"],
             exclude: ["check_manifests.py", "check_overlays.py", "check_rules.py", "check_image_libraries.py"],
             swiftSettings: strict
         ),
-        // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
-        // A seeded random number generator, so tests that draw random input reproduce.
-        .target(name: "SeededRandomness", path: "Tests/SeededRandomness", swiftSettings: strict),
-        .target(
-            name: "PushSimulatorSupport",
-            dependencies: ["HTTP2", "ChildProcessTesting"],
-            path: "Tests/PushSimulatorSupport",
-            swiftSettings: strict
-        ),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushSimulatorSupport"], swiftSettings: strict),
+        // What the tests share: child processes read line by line, the dev broker and the push simulator (Python,
+        // Tests/PushSimulator) as children, "eventually", test keys, chat events and a seeded random generator.
+        .target(name: "TestSupport", dependencies: ["HTTP2"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,7 +1,6 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
-import KafkaTesting
+import TestSupport
 import Testing
 
 /// Runs `kcat` with `arguments` to its end, feeding `input`.

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers
@@ -9,12 +9,6 @@ import Testing
 /// listener, and the fresh connection after `ExpiredProviderToken`.
 extension EndToEndTests {
     @Suite struct APNsCertificates {
-        /// A client certificate the simulator issued (`apns-client-certificate`).
-        struct IssuedCertificate: Decodable {
-            let certificateFile: String
-            let keyFile: String
-        }
-
         static let deviceToken = String(repeating: "0f", count: 32)
         static let body = Array(#"{"aps":{"alert":{"loc-key":"im_loc_text","loc-args":["Alice","Hi"]}}}"#.utf8)
 
@@ -22,16 +16,6 @@ extension EndToEndTests {
 
         init() async throws {
             simulator = try await SharedSimulator.reset(clearing: "/control/apns-reset")
-        }
-
-        func issue(topic: String = "com.example.chat", password: String? = nil, unrelatedCA: Bool = false)
-            async throws -> IssuedCertificate
-        {
-            let password = password.map { #","password":"\#($0)""# } ?? ""
-            return try await simulator.control(
-                "POST", "/control/apns-client-certificate",
-                body: #"{"topic":"\#(topic)","unrelated_ca":\#(unrelatedCA)\#(password)}"#,
-                as: IssuedCertificate.self)
         }
 
         /// An APNs client with certificate auth, sending to the mutual-TLS listener.
@@ -52,7 +36,7 @@ extension EndToEndTests {
         }
 
         @Test func aClientCertificateWithAnEncryptedKeyDeliversWithoutAuthorizationHeader() async throws {
-            let issued = try await issue(password: "s3cret pass")
+            let issued = try await simulator.apnsClientCertificate(password: "s3cret pass")
             let apns = try client(
                 presenting: ClientCertificate(
                     certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "s3cret pass"))
@@ -64,7 +48,7 @@ extension EndToEndTests {
         }
 
         @Test func theCertificateAllowsOnlyItsOwnTopicAndItsVoipVariant() async throws {
-            let issued = try await issue(topic: "com.example.chat")
+            let issued = try await simulator.apnsClientCertificate(topic: "com.example.chat")
             let apns = try client(
                 presenting: ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile))
             #expect(await send(apns, pushType: "voip", topic: "com.example.chat.voip").className == "delivered")
@@ -80,7 +64,7 @@ extension EndToEndTests {
         }
 
         @Test func aCertificateFromAnotherCAIsACredentialsFailure() async throws {
-            let issued = try await issue(unrelatedCA: true)
+            let issued = try await simulator.apnsClientCertificate(unrelatedCA: true)
             let certificate = ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile)
             #expect(
                 await send(try client(presenting: certificate), topic: "com.example.chat")
@@ -94,7 +78,7 @@ extension EndToEndTests {
         }
 
         @Test func aWrongKeyPasswordIsATLSErrorAboutTheKey() async throws {
-            let issued = try await issue(password: "right")
+            let issued = try await simulator.apnsClientCertificate(password: "right")
             let error = await transportError(
                 presenting: ClientCertificate(
                     certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "wrong"))

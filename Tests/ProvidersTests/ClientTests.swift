@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func expiredProviderTokenRenewsOnceAndResends() async throws {
-        let calls = Counter()
+        let calls = Shared(0)
         let transport = ScriptedTransport { _ in
             if calls.increment() == 1 {
                 return .json(403, #"{"reason":"ExpiredProviderToken"}"#)
@@ -147,7 +147,7 @@ import Testing
 
     /// An OAuth endpoint issuing `access-N` tokens valid for an hour, and an FCM endpoint answering `send`.
     static func fakeGoogle(
-        tokenRequests: Counter, send: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+        tokenRequests: Shared<Int>, send: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) -> ScriptedTransport {
         ScriptedTransport { request in
             guard request.url == tokenURI else { return send(request) }
@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test func concurrentSendsShareOneTokenRequest() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { _ in
             .json(200, #"{"name":"projects/demo-project/messages/1"}"#)
         }
@@ -169,12 +169,12 @@ import Testing
         }
         #expect(outcomes.count == 500)
         #expect(outcomes.allSatisfy { $0 == .delivered(providerMessageId: "projects/demo-project/messages/1") })
-        #expect(tokenRequests.count == 1)
+        #expect(tokenRequests.value == 1)
         #expect(await fcm.tokenRequestsSent == 1)
     }
 
     @Test func tokenRequestIsAJWTBearerGrantWithAnRS256Assertion() async throws {
-        let transport = Self.fakeGoogle(tokenRequests: Counter()) { _ in .json(200, #"{"name":"n"}"#) }
+        let transport = Self.fakeGoogle(tokenRequests: Shared(0)) { _ in .json(200, #"{"name":"n"}"#) }
         _ = try await client(transport).send(body: [])
         let tokenRequest = try #require(transport.requests.first)
         #expect(tokenRequest.method == "POST" && tokenRequest.url == Self.tokenURI)
@@ -187,21 +187,21 @@ import Testing
     }
 
     @Test func tokenIsCachedUntilFiveMinutesBeforeExpiry() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let clock = ManualClock()
         let fcm = try client(
             Self.fakeGoogle(tokenRequests: tokenRequests) { _ in .json(200, #"{"name":"n"}"#) }, clock: clock)
         _ = await fcm.send(body: [])
         clock.advance(by: .seconds(54 * 60))
         _ = await fcm.send(body: [])
-        #expect(tokenRequests.count == 1)
+        #expect(tokenRequests.value == 1)
         clock.advance(by: .seconds(60))
         _ = await fcm.send(body: [])
-        #expect(tokenRequests.count == 2)
+        #expect(tokenRequests.value == 2)
     }
 
     @Test func unauthorizedRefreshesOnceThenSucceeds() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { request in
             request.header("authorization") == "Bearer access-1"
                 ? .json(401, #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#)
@@ -209,16 +209,16 @@ import Testing
         }
         let fcm = try client(transport)
         #expect(await fcm.send(body: []) == .delivered(providerMessageId: "projects/demo-project/messages/2"))
-        #expect(tokenRequests.count == 2)
+        #expect(tokenRequests.value == 2)
     }
 
     @Test func unauthorizedTwiceIsACredentialsFailure() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { _ in
             .json(401, #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#)
         }
         #expect(try await client(transport).send(body: []) == .credentials(status: 401, reason: "UNAUTHENTICATED"))
-        #expect(tokenRequests.count == 2)
+        #expect(tokenRequests.value == 2)
     }
 
     @Test(arguments: [

@@ -1,6 +1,6 @@
 import Foundation
 import HTTP2
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers

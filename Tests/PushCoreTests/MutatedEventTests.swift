@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-import SeededRandomness
+import TestSupport
 import Testing
 
 /// Seeded mutations of the sample events (hostile numbers and strings in any field, repeated members, flipped

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// Every example in `schemas/examples` validates against its schema with `check-jsonschema` (from `.venv`),
@@ -17,7 +18,7 @@ import Testing
             files.append(exported?.path ?? "")
         }
         defer { exported.map { try? FileManager.default.removeItem(at: $0) } }
-        let (status, output) = try Repository.runVenvTool(
+        let (status, output) = try Repository.runTool(
             "check-jsonschema", ["--schemafile", "schemas/\(schema).schema.json".inRepository] + files)
         #expect(status == 0, "\(output)")
     }
@@ -28,7 +29,7 @@ import Testing
                 #"{"type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "recipients": [{"userId": "u", "devices": [{"platform": "apns", "token": "zz"}]}]}"#
                     .utf8))
         defer { try? FileManager.default.removeItem(at: broken) }
-        let (status, output) = try Repository.runVenvTool(
+        let (status, output) = try Repository.runTool(
             "check-jsonschema", ["--schemafile", "schemas/chat-message.schema.json".inRepository, broken.path])
         #expect(status != 0)
         #expect(output.contains("'id' is a required property"))
@@ -43,7 +44,7 @@ import Testing
         #expect(throws: EventError.self) { try EventDecoder().decode(Array(json.utf8), now: Fixture.now) }
         let file = try Repository.temporaryFile(Array(json.utf8))
         defer { try? FileManager.default.removeItem(at: file) }
-        let (status, output) = try Repository.runVenvTool(
+        let (status, output) = try Repository.runTool(
             "check-jsonschema", ["--schemafile", "schemas/chat-message.schema.json".inRepository, file.path])
         #expect(status != 0)
         #expect(output.contains(path), "\(output)")

@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-import SeededRandomness
+import TestSupport
 import Testing
 
 /// Seeded random events (emoji ZWJ sequences, CJK, combining marks, RTL, 0 to 100 KB content, random nicknames):

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Signing
@@ -19,7 +20,7 @@ import Testing
 
 @Suite struct ES256Tests {
     @Test func apnsProviderTokenHasAppleHeaderAndClaimsAndVerifies() throws {
-        let pem = try KeyFixtures.p256.get()
+        let pem = try TestKeys.p256.get()
         let key = try ES256Key(pem: pem)
         let jwt = try JSONWebToken.apnsProviderToken(
             key: key, keyId: "ABC123DEFG", teamId: "DEF123GHIJ", issuedAt: 1_700_000_000)
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func signaturesAreAlways64Bytes() throws {
-        let pem = try KeyFixtures.p256.get()
+        let pem = try TestKeys.p256.get()
         let key = try ES256Key(pem: pem)
         for index in 0..<20 {
             #expect(try key.sign(Array("message \(index)".utf8)).count == 64)
@@ -50,8 +51,8 @@ import Testing
     }
 
     @Test func refusesKeysOfAnotherTypeOrCurve() throws {
-        let rsa = try KeyFixtures.rsa.get()
-        let p384 = try KeyFixtures.p384.get()
+        let rsa = try TestKeys.rsa.get()
+        let p384 = try TestKeys.p384.get()
         #expect(throws: SigningError(.wrongKeyType, "the ES256 key is not an EC key; ES256 needs a P-256 key")) {
             try ES256Key(pem: rsa)
         }
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func unreadableKeyErrorsNeverEchoTheKeyText() throws {
-        let pem = try KeyFixtures.p256.get()
+        let pem = try TestKeys.p256.get()
         let damaged = pem.replacingOccurrences(of: "\n", with: "\nA", options: [], range: pem.range(of: "\n"))
         do {
             _ = try ES256Key(pem: damaged, label: "APNS_KEY_FILE")
@@ -77,7 +78,7 @@ import Testing
 
 @Suite struct RS256Tests {
     @Test func googleAssertionHasTheGrantClaimsAndVerifies() throws {
-        let pem = try KeyFixtures.rsa.get()
+        let pem = try TestKeys.rsa.get()
         let key = try RS256Key(pem: pem)
         let jwt = try JSONWebToken.googleAssertion(
             key: key, keyId: "k1", issuer: "sa@p.iam.gserviceaccount.com", scope: "s", audience: "https://t/token",
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func refusesAnECKey() throws {
-        let p256 = try KeyFixtures.p256.get()
+        let p256 = try TestKeys.p256.get()
         #expect(throws: SigningError.self) { try RS256Key(pem: p256) }
     }
 }

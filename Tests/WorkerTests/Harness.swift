@@ -1,5 +1,6 @@
 import PushCore
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Worker

@@ -1,4 +1,5 @@
 import Observability
+import TestSupport
 import Testing
 
 @testable import Worker

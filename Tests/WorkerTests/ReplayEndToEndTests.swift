@@ -1,8 +1,7 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// `push-worker replay` as a process beside a live `push-worker run`: dev broker, push simulator, real binaries.

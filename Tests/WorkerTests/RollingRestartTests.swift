@@ -1,5 +1,5 @@
-import ChildProcessTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// A rolling restart of three workers as Kubernetes does it (maxSurge 1, maxUnavailable 0): start a new worker,

@@ -1,10 +1,7 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
-import KafkaTesting
 import PushCore
-import PushSimulatorSupport
-import SeededRandomness
+import TestSupport
 import Testing
 import Worker
 
@@ -72,27 +69,16 @@ final class EndToEnd {
 
     /// A text message to one user with an APNs and an FCM device, in room `r-(index % 3)`.
     static func event(_ index: Int, apnsToken: String) -> String {
-        event(index, room: "r-\(index % 3)", devices: apnsDevice(apnsToken) + ", " + fcmDevice(index))
+        ChatEvents.text(
+            index, room: "r-\(index % 3)", devices: [.apns(token: apnsToken), .fcm(token: "fcm-token-\(index)")])
     }
 
     /// A text message to one user with one device, APNs (`device` 0) or FCM (1), in room `r-(index % rooms)`.
     static func event(_ index: Int, device: Int, rooms: Int) -> String {
-        let devices = device == 0 ? apnsDevice(String(format: "%064x", index + 1)) : fcmDevice(index)
-        return event(index, room: "r-\(index % rooms)", devices: devices)
+        let device: ChatEvents.Device =
+            device == 0 ? .apns(token: String(format: "%064x", index + 1)) : .fcm(token: "fcm-token-\(index)")
+        return ChatEvents.text(index, room: "r-\(index % rooms)", devices: [device])
     }
-
-    private static func event(_ index: Int, room: String, devices: String) -> String {
-        """
-        {"id": "m-\(index)", "type": "text", "room": {"id": "\(room)", "name": "Team"},
-         "sender": {"id": "u-1", "nickname": "Alice"}, "content": "Hello \(index)",
-         "createdAt": \(Int64(Date().timeIntervalSince1970 * 1000)),
-         "recipients": [{"userId": "u-2", "badge": 1, "devices": [\(devices)]}]}
-        """
-    }
-
-    private static func apnsDevice(_ token: String) -> String { #"{"platform": "apns", "token": "\#(token)"}"# }
-
-    private static func fcmDevice(_ index: Int) -> String { #"{"platform": "fcm", "token": "fcm-token-\#(index)"}"# }
 
     func produce(_ value: String, key: String) async throws {
         _ = try await producer.send(
@@ -379,8 +365,6 @@ final class EndToEnd {
 /// Checks JSON documents against a schema of `schemas/` with `check-jsonschema` (from `.venv`); returns its
 /// output when they do not all validate, nil when they do.
 func schemaViolations(_ documents: [[UInt8]], schema: String) throws -> String? {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -390,16 +374,9 @@ func schemaViolations(_ documents: [[UInt8]], schema: String) throws -> String? 
         try Data(document).write(to: file)
         files.append(file.path)
     }
-    let checker = Process()
-    checker.executableURL = root.appendingPathComponent(".venv/bin/check-jsonschema")
-    checker.arguments = ["--schemafile", root.appendingPathComponent("schemas/\(schema)").path] + files
-    let output = Pipe()
-    checker.standardOutput = output
-    checker.standardError = output
-    try checker.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    checker.waitUntilExit()
-    return checker.terminationStatus == 0 ? nil : text
+    let (status, output) = try Repository.runTool(
+        "check-jsonschema", ["--schemafile", Repository.path("schemas/\(schema)").path] + files)
+    return status == 0 ? nil : output
 }
 
 extension KafkaRecord {

@@ -1,7 +1,7 @@
 import Foundation
 import Kafka
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 import Worker
 

@@ -1,7 +1,6 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
-import KafkaTesting
+import TestSupport
 import Testing
 
 /// Issue 8's reproductions against the real processes (`push-worker dev-broker`, `push-worker run`).
