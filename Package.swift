@@ -18,22 +18,35 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "HTTP2", dependencies: ["CCurl", "HTTPTypes"], swiftSettings: strict),
+        // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
+        .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
-        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes"], swiftSettings: strict),
+        // Pure: Kafka's value types shared by the librdkafka wrapper and the pipeline (partitions, watermarks).
+        .target(name: "KafkaTypes", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
+        .target(name: "Providers", dependencies: ["HTTPTypes", "Signing"], swiftSettings: strict),
+        // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
+        // invalid-token table, replay's pure parts and the push metrics. Imports no module that wraps C.
+        .target(
+            name: "PushPipeline", dependencies: ["PushCore", "Observability", "KafkaTypes"], swiftSettings: strict),
         .target(
             name: "Worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow"],
+            dependencies: [
+                "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
+                "Observability", "StatusServer", "TopicWindow",
+            ],
             swiftSettings: strict
         ),
-        .target(name: "Observability", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "Observability", swiftSettings: strict),
+        // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
+        .target(name: "StatusServer", dependencies: ["Observability", "CMicroHTTPD"], swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
         .target(name: "ReceiptAnalytics", dependencies: ["PushCore"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
-        .target(name: "TopicWindow", dependencies: ["Kafka", "PushCore"], swiftSettings: strict),
+        .target(name: "TopicWindow", dependencies: ["Kafka", "KafkaTypes", "PushCore"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
             dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow"],
@@ -53,15 +66,27 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "TestSupport"],
+            dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["Worker", "Kafka", "PushCore", "Providers", "Observability", "TestSupport"],
+            dependencies: [
+                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
+                "TestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
+        .testTarget(
+            name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
+        .testTarget(
+            name: "PushPipelineTests",
+            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
+        .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsTests",
             dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Kafka"],
@@ -77,8 +102,12 @@ let package = Package(
             swiftSettings: strict
         ),
         // What the tests share: child processes read line by line, the dev broker and the push simulator (Python,
-        // Tests/PushSimulator) as children, "eventually", test keys, chat events and a seeded random generator.
-        .target(name: "TestSupport", dependencies: ["HTTP2"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"], swiftSettings: strict),
+        // Tests/PushSimulator) as children, fakes of the pipeline's ports, `eventually`, test keys, chat events, the
+        // repository's files and a seeded random generator.
+        .target(
+            name: "TestSupport", dependencies: ["PushPipeline", "KafkaTypes", "HTTP2", "HTTPTypes"],
+            path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Synchronization
 
 /// A counting gate that bounds the requests a client holds: `enter()` waits while the gate is full, in FIFO

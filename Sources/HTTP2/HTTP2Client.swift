@@ -1,3 +1,4 @@
+import HTTPTypes
 import Synchronization
 
 /// The production `HTTPTransport`: HTTP/2 over TLS with libcurl's multi interface, driven by one event-loop

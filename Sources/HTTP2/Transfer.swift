@@ -1,4 +1,5 @@
 internal import CCurl
+import HTTPTypes
 
 /// One request from `send` to its result: created by the caller's task, then owned by the event-loop thread.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+import HTTPTypes
 
 /// How the APNs client authenticates.
 public enum APNsAuthentication: Sendable {

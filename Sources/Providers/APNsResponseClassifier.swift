@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+import HTTPTypes
 
 /// Turns an APNs response into a `DeliveryOutcome`. Pure: the time is a parameter (for Retry-After dates).
 enum APNsResponseClassifier {

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+import HTTPTypes
 
 /// Where the FCM client sends.
 public struct FCMConfiguration: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+import HTTPTypes
 import Signing
 
 /// OAuth2 access tokens for a service account (JWT-bearer grant, RFC 7523): fetched by one request at a time

@@ -1,4 +1,4 @@
-import HTTP2
+import HTTPTypes
 
 extension DeliveryOutcome {
     /// The outcome of a request that got no response.

@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 import PushCore
 
 /// A position in a topic as operators write it for `--from` / `--to`: `beginning`, `end`, an offset for every

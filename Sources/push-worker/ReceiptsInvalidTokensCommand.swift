@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import PushCore
+import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
 import Worker

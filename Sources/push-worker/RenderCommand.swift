@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import PushCore
+import PushPipeline
 
 /// `push-worker render`: prints every provider request (and every skip, expiry, dead letter) an event produces.
 enum RenderCommand {

@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import PushPipeline
 import Worker
 
 /// The settings the `receipts` commands share with `run`: the environment, with a `--config`

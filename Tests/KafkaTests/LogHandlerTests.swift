@@ -1,3 +1,4 @@
+import KafkaTypes
 import TestSupport
 import Testing
 

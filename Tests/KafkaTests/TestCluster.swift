@@ -1,5 +1,7 @@
 import Foundation
 import Kafka
+import KafkaTypes
+import Synchronization
 import TestSupport
 
 /// A mock cluster with one topic per test, and clients configured for it with fast group timings.

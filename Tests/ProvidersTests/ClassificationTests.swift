@@ -1,5 +1,6 @@
 import Foundation
 import HTTP2
+import HTTPTypes
 import Testing
 
 @testable import Providers

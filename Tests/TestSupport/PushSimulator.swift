@@ -1,5 +1,6 @@
 import Foundation
 import HTTP2
+import HTTPTypes
 
 /// The push simulator (`Tests/PushSimulator/simulator.py`) running as a child process for one test suite.
 public final class PushSimulator: Sendable {

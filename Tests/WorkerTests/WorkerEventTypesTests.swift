@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import PushCore
+import PushPipeline
 import TestSupport
 import Testing
 import Worker

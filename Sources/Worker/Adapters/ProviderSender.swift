@@ -1,6 +1,8 @@
 import Foundation
 import HTTP2
+import HTTPTypes
 import Providers
+import PushPipeline
 
 /// The sender port over the APNs and FCM clients.
 public struct ProviderSender: PushSender {

@@ -1,6 +1,7 @@
 import Kafka
 import Observability
 import PushCore
+import PushPipeline
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.

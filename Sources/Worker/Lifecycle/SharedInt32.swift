@@ -1,3 +1,4 @@
+import PushPipeline
 import Synchronization
 
 /// An integer shared between threads: the exit code a helper task chose, or the signals received so far.

@@ -1,5 +1,6 @@
 import Dispatch
 import Observability
+import PushPipeline
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import PushPipeline
+
 /// Keeps the consumer honest about `max.poll.interval.ms`: librdkafka 2.0.2 resets its own timer on
 /// any queue poll, so a pipeline stuck outside `poll` would keep its partitions forever. The watchdog
 /// notices when the last completed poll is older than the limit.

@@ -5,6 +5,8 @@ import Kafka
 import Observability
 import Providers
 import PushCore
+import PushPipeline
+import StatusServer
 
 #if canImport(Glibc)
     import Glibc
@@ -91,7 +93,9 @@ public enum WorkerService {
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
-        BuildInfo.register(in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version)
+        BuildInfo.register(
+            in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version,
+            libmicrohttpd: MicroHTTPDLibrary.version)
         let liveness = HealthChecks()
         let readiness = HealthChecks()
         readiness.set("pipeline", passing: false, detail: "starting")

@@ -3,6 +3,7 @@ import Kafka
 import Observability
 import Providers
 import PushCore
+import PushPipeline
 import TopicWindow
 
 #if canImport(Glibc)
