@@ -52,9 +52,18 @@ import Testing
 
     @Test func everyExampleRulesFileLoads() throws {
         let files = try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("rules"))
-        #expect(!files.isEmpty)
+        // The rules examples there are (an emptied or renamed folder fails here, not silently passes).
+        #expect(files.map(\.lastPathComponent) == ["custom.json"])
         for file in files {
-            _ = try RulesTable.load(json: try Repository.read(file))
+            let bytes = try Repository.read(file)
+            let table = try RulesTable.load(json: bytes)
+            // Every type the file lists is in the loaded table (a loader that dropped them would pass otherwise).
+            guard case .object(let types)? = try JSONParser.parse(bytes)["types"] else {
+                Issue.record("\(file.lastPathComponent) has no types object")
+                continue
+            }
+            #expect(!types.isEmpty)
+            #expect(Set(table.types.keys) == Set(types.map(\.key)), "\(file.lastPathComponent)")
         }
     }
 }
