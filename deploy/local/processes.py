@@ -1,5 +1,5 @@
-"""The local stack's processes, shared by demo.py, fuzz.py and bench.py: the dev broker, the push simulator and
-`push-worker run` as children that die with their driver, and the /proc figures of a running process.
+"""The local stack's processes, shared by demo.py, fuzz.py and the benchmarks (bench*.py): the dev broker, the push
+simulator and `push-worker run` as children that die with their driver, and the /proc figures of a running process.
 
 Every child is started through `popen` (or `run`): with a parent-death signal and in its own session, so Ctrl-C,
 a failure or even a killed driver leaves no process behind; the driver stops them in reverse order of start with
