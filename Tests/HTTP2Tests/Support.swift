@@ -3,9 +3,10 @@ import HTTPTypes
 import TestSupport
 import Testing
 
-/// Runs `body` with a fresh simulator (echo routes only) and stops it afterwards, whatever happens.
-func withSimulator(_ body: (PushSimulator) async throws -> Void) async throws {
-    let simulator = try await PushSimulator.start(routes: "echo")
+/// Runs `body` with a fresh simulator (echo routes only, unless `routes` says more) and stops it afterwards,
+/// whatever happens.
+func withSimulator(routes: String = "echo", _ body: (PushSimulator) async throws -> Void) async throws {
+    let simulator = try await PushSimulator.start(routes: routes)
     do {
         try await body(simulator)
     } catch {

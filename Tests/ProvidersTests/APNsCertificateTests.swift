@@ -7,7 +7,8 @@ import Testing
 @testable import Providers
 
 /// APNs certificate-based authentication over the libcurl transport against the simulator's mutual-TLS
-/// listener, and the fresh connection after `ExpiredProviderToken`.
+/// listener (what the transport itself makes of certificates: HTTP2Tests' `MutualTLSTests`), and the fresh connection
+/// after `ExpiredProviderToken`.
 extension EndToEndTests {
     @Suite struct APNsCertificates {
         static let deviceToken = String(repeating: "0f", count: 32)
@@ -60,8 +61,6 @@ extension EndToEndTests {
         @Test func noClientCertificateIsACredentialsFailure() async throws {
             let outcome = await send(try client(presenting: nil), topic: "com.example.chat")
             #expect(outcome == .credentials(status: nil, reason: "transport: tls"))
-            let error = await transportError(presenting: nil)
-            #expect(error?.kind == .tls)
         }
 
         @Test func aCertificateFromAnotherCAIsACredentialsFailure() async throws {
@@ -70,45 +69,7 @@ extension EndToEndTests {
             #expect(
                 await send(try client(presenting: certificate), topic: "com.example.chat")
                     == .credentials(status: nil, reason: "transport: tls"))
-            let error = await transportError(presenting: certificate)
-            #expect(error?.kind == .tls)
-            #expect(
-                error?.message.contains("probably refused the client certificate") == true,
-                "\(String(describing: error))")
             #expect(try await simulator.requests().isEmpty)
-        }
-
-        @Test func aWrongKeyPasswordIsATLSErrorAboutTheKey() async throws {
-            let issued = try await simulator.apnsClientCertificate(password: "right")
-            let error = await transportError(
-                presenting: ClientCertificate(
-                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "wrong"))
-            #expect(error?.kind == .tls)
-            #expect(error?.message.contains("key password") == true)
-            #expect(error?.message.contains("wrong") == false)
-        }
-
-        @Test func unreadableCertificateFilesFailWhenTheClientIsCreated() throws {
-            let missing = ClientCertificate(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
-            #expect(throws: HTTPError(.tls, "cannot read the client certificate file /nonexistent/cert.pem")) {
-                try HTTP2Client(configuration: HTTP2ClientConfiguration(clientCertificate: missing))
-            }
-        }
-
-        /// The transport's own error for one request to the mutual-TLS listener presenting `certificate`.
-        func transportError(presenting certificate: ClientCertificate?) async -> HTTPError? {
-            do {
-                let transport = try HTTP2Client(
-                    configuration: HTTP2ClientConfiguration(
-                        extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
-                _ = try await transport.send(
-                    HTTPRequest(
-                        method: "POST", url: "\(simulator.mutualTLSBaseURL)/3/device/\(Self.deviceToken)",
-                        body: Self.body, deadline: .seconds(10)))
-                return nil
-            } catch {
-                return error
-            }
         }
 
         @Test func afterExpiredProviderTokenTheRenewedRequestGoesOutOnANewConnection() async throws {
