@@ -18,45 +18,53 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl", "HTTPTypes"], swiftSettings: strict),
+        .target(name: "HTTP2", dependencies: ["CCurl", "HTTPTypes", "Essentials"], swiftSettings: strict),
         // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
-        .target(name: "PushCore", swiftSettings: strict),
-        .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes"], swiftSettings: strict),
+        .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
+        // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
+        .target(name: "Essentials", swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
         // Pure: Kafka's value types shared by the librdkafka wrapper and the pipeline (partitions, watermarks).
         .target(name: "KafkaTypes", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "Providers", dependencies: ["HTTPTypes", "Signing"], swiftSettings: strict),
+        .target(
+            name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
         // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
         // invalid-token table, replay's pure parts and the push metrics. Imports no module that wraps C.
         .target(
-            name: "PushPipeline", dependencies: ["PushCore", "Observability", "KafkaTypes"], swiftSettings: strict),
+            name: "PushPipeline", dependencies: ["PushCore", "Observability", "KafkaTypes", "Essentials"],
+            swiftSettings: strict),
         .target(
             name: "Worker",
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow",
+                "Observability", "StatusServer", "TopicWindow", "Essentials",
             ],
             swiftSettings: strict
         ),
-        .target(name: "Observability", swiftSettings: strict),
+        .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
         // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
         .target(name: "StatusServer", dependencies: ["Observability", "CMicroHTTPD"], swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
-        .target(name: "ReceiptAnalytics", dependencies: ["PushCore"], swiftSettings: strict),
+        .target(name: "ReceiptAnalytics", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
-        .target(name: "TopicWindow", dependencies: ["Kafka", "KafkaTypes", "PushCore"], swiftSettings: strict),
+        .target(
+            name: "TopicWindow", dependencies: ["Kafka", "KafkaTypes", "PushCore", "Essentials"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow"],
+            dependencies: [
+                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
+            ],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore", "TestSupport"],
+            dependencies: ["PushCore", "TestSupport", "Essentials"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
@@ -66,14 +74,14 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport"],
+            dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
                 "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
-                "TestSupport",
+                "TestSupport", "Essentials",
             ],
             swiftSettings: strict
         ),
@@ -82,14 +90,14 @@ let package = Package(
             name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
         .testTarget(
             name: "PushPipelineTests",
-            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport"],
+            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsTests",
-            dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Kafka"],
+            dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Kafka", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -105,7 +113,8 @@ let package = Package(
         // Tests/PushSimulator) as children, fakes of the pipeline's ports, `eventually`, test keys, chat events, the
         // repository's files and a seeded random generator.
         .target(
-            name: "TestSupport", dependencies: ["PushPipeline", "KafkaTypes", "HTTP2", "HTTPTypes"],
+            name: "TestSupport",
+            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "HTTP2", "HTTPTypes"],
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "TestSupport"], swiftSettings: strict),

@@ -1,5 +1,7 @@
+import Essentials
 import Foundation
 import HTTPTypes
+import PushCore
 
 /// Where the FCM client sends.
 public struct FCMConfiguration: Sendable {

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an IMF-fixdate HTTP-date.
@@ -21,7 +22,7 @@ enum RetryAfter {
         guard let date = httpDate(trimmed) else { return nil }
         let wait = date.timeIntervalSince(now)
         guard wait > 0 else { return .zero }
-        guard wait < TimeInterval(maximum.components.seconds) else { return maximum }
+        guard wait < maximum.fractionalSeconds else { return maximum }
         return .milliseconds(Int64((wait * 1000).rounded(.up)))
     }
 

@@ -1,3 +1,4 @@
+import Essentials
 import Kafka
 import KafkaTypes
 import PushCore

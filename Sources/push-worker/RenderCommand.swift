@@ -1,4 +1,5 @@
 import CLI
+import Essentials
 import Foundation
 import PushCore
 import PushPipeline

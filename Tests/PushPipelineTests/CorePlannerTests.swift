@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import PushCore
 import Testing
@@ -26,7 +27,7 @@ import Testing
         #expect(event.roomId == "r-42")
         #expect(event.eventTimeMillis == 1_795_953_600_000)
         #expect(event.devices.map(\.target.userId) == ["u-2", "u-2", "u-3"])
-        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash(Self.apnsToken))
+        #expect(event.devices[0].target.tokenHash == SHA256.tokenHash(Self.apnsToken))
         #expect(event.devices[0].target.tokenHash.hasPrefix("sha256:"))
         guard case .send(.apns, let apns) = event.devices[0].decision, case .send(.fcm, _) = event.devices[1].decision,
             case .skipped(let reason) = event.devices[2].decision
@@ -36,7 +37,7 @@ import Testing
         }
         #expect(apns.deviceToken == Self.apnsToken)
         #expect(apns.request.path == "/3/device/\(Self.apnsToken)")
-        #expect(reason == "muted")
+        #expect(reason == .muted)
         let narrowed = try JSONParser.parse(event.narrowed([1]))
         guard case .array(let recipients) = narrowed["recipients"] else {
             Issue.record("no recipients")
@@ -74,7 +75,7 @@ import Testing
             Issue.record("planned an event with createdAt \(createdAt)")
             return
         }
-        #expect(error.reason == "decode_error")
+        #expect(error.reason == .decodeError)
         #expect(error.message.hasPrefix("createdAt: "))
     }
 
@@ -83,12 +84,12 @@ import Testing
         let event = try planner.plan(Array(value.utf8), nowMillis: 1_795_953_600_000).get()
         #expect(event.devices[0].target.platform == "apns")
         #expect(event.devices[0].target.token == "not-hex")
-        #expect(event.devices[0].target.tokenHash == PushCore.SHA256.tokenHash("not-hex"))
+        #expect(event.devices[0].target.tokenHash == SHA256.tokenHash("not-hex"))
         guard case .deadLetter(let reason, _) = event.devices[0].decision else {
             Issue.record("an unusable device was not dead-lettered")
             return
         }
-        #expect(reason == "decode_error")
+        #expect(reason == .decodeError)
     }
 
     @Test func thePlannerAdapterReportsUndecodableValuesWithTheirReason() {
@@ -96,7 +97,7 @@ import Testing
             Issue.record("decoded a bad event")
             return
         }
-        #expect(problem.reason == "decode_error")
+        #expect(problem.reason == .decodeError)
         #expect(!problem.message.isEmpty)
     }
 }

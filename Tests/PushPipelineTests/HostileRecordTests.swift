@@ -1,3 +1,4 @@
+import Essentials
 import Observability
 import TestSupport
 import Testing
@@ -29,7 +30,7 @@ import Testing
     /// retry topic for ever instead of being dead-lettered after `maxAttempts` sends.
     @Test func aNegativeAttemptCountOnAnInputRecordDoesNotLiftTheAttemptLimit() async {
         let harness = Harness()
-        harness.sender.answerEverything(with: .retry(reason: "InternalServerError", status: 500, after: nil))
+        harness.sender.answerEverything(with: .retry(status: 500, reason: "InternalServerError", after: nil))
         harness.source.add([record("m1;a", offset: 0, headers: [RecordHeader("x-attempts", text: "-1000")])])
         #expect(await harness.run(untilStored: 1))
         #expect(harness.sender.sent.count == harness.settings.maxAttempts)
@@ -39,7 +40,7 @@ import Testing
 
     @Test func hostileFailureHeadersOnARetryRecordAreClampedOrIgnoredWithALogEvent() async {
         let harness = Harness()
-        harness.sender.answerEverything(with: .retry(reason: "InternalServerError", status: 500, after: nil))
+        harness.sender.answerEverything(with: .retry(status: 500, reason: "InternalServerError", after: nil))
         harness.source.add([record("m1;a", offset: 0, topic: "retry-1000", headers: Self.forged)])
         let running = harness.start()
         // A due time in 292 million years is ignored: the record is not held for ever.
@@ -59,7 +60,7 @@ import Testing
 
     @Test func aRetryAfterOfInt64MaxSecondsIsCutToTheLongestRetryDelay() async {
         let harness = Harness()
-        harness.sender.script("m1/a", [.retry(reason: "TooManyRequests", status: 429, after: .seconds(Int64.max))])
+        harness.sender.script("m1/a", [.retry(status: 429, reason: "TooManyRequests", after: .seconds(Int64.max))])
         harness.source.add([record("m1;a", offset: 0)])
         #expect(await harness.run(untilStored: 1))
         // Beyond the longest tier (1 h) the record goes there with its real due time.
@@ -107,7 +108,7 @@ import Testing
         harness.source.add([record("junk", offset: 0)])
         let started = harness.clock.nowMillis()
         let running = harness.start()
-        #expect(await eventually(within: .seconds(30)) { harness.clock.nowMillis() - started > 60_000 })
+        #expect(await eventually { harness.clock.nowMillis() - started > 60_000 })
         let attempts = harness.sink.state.withLock { $0.attempts }
         _ = await harness.stop(running)
         #expect(attempts >= 3)

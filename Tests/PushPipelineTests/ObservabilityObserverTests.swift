@@ -12,9 +12,9 @@ import Testing
         observer.observe(.sendStarted(.apns))
         observer.observe(.sendStarted(.fcm))
         observer.observe(.sent(.apns, .delivered(providerMessageId: "x"), latencyMillis: 12))
-        observer.observe(.sent(.fcm, .retry(reason: "UNAVAILABLE", status: 503, after: nil), latencyMillis: 3))
+        observer.observe(.sent(.fcm, .retry(status: 503, reason: "UNAVAILABLE", after: nil), latencyMillis: 3))
         observer.observe(.receipt(.delivered))
-        observer.observe(.deadLettered(reason: "decode_error"))
+        observer.observe(.deadLettered(reason: .decodeError))
         let text = registry.prometheusText()
         for line in [
             #"kafka_records_consumed_total{topic="chat"} 3"#, "push_sends_in_flight 0",

@@ -18,7 +18,7 @@ import Testing
         let record = OutputRecord(
             topic: "dlq", key: Array(repeating: 65, count: 5000), value: Array("event".utf8),
             headers: FailureHeaders.make(
-                failure: DeliveryFailure(reason: "unknown_type", message: "long text", attempts: 1),
+                failure: DeliveryFailure(reason: .unknownType, message: "long text", attempts: 1),
                 source: SourcePosition(topic: "chat", partition: 2, offset: 7, timestampMillis: 5), group: "g",
                 worker: "w"))
         let minimal = record.minimal()

@@ -45,7 +45,7 @@ import Testing
     @Test func anInvalidTokenGetsAReceiptWithoutItsTokenAndARecordOnTheInvalidTokenTopic() async throws {
         let harness = Harness()
         harness.sender.script(
-            "m1/a", [.invalidToken(reason: "Unregistered", status: 410, timestampMillis: 1_800_000_000_000)])
+            "m1/a", [.invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: 1_800_000_000_000)])
         harness.source.add([record("m1;a", offset: 0)])
         #expect(await harness.run(untilStored: 1))
         let receipt = harness.receipts().first

@@ -68,7 +68,7 @@ import Testing
 
     @Test func shutdownHandsFailingSendsToTheRetryTopicInsteadOfWaiting() async {
         let harness = Harness()
-        harness.sender.script("m0/a", [.retry(reason: "ServiceUnavailable", status: 503, after: nil)])
+        harness.sender.script("m0/a", [.retry(status: 503, reason: "ServiceUnavailable", after: nil)])
         #expect(await harness.shutDownDuringTheOnlySend() == .shutDown(unfinished: 0))
         #expect(harness.retryRecords().count == 1)
         #expect(harness.stored() == 1)

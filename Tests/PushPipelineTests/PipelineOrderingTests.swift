@@ -23,7 +23,7 @@ import Testing
     ) async throws {
         var harness = Harness()
         harness.settings.roomOrder = order
-        harness.sender.script("m1/a", [.retry(reason: "ServiceUnavailable", status: 503, after: .seconds(5))])
+        harness.sender.script("m1/a", [.retry(status: 503, reason: "ServiceUnavailable", after: .seconds(5))])
         harness.source.add([
             record("m1;a", offset: 0, key: "room-a"), record("m2;b", offset: 1, key: "room-a"),
             record("m3;c", offset: 2, key: "room-c"),
@@ -45,7 +45,7 @@ import Testing
     func aHandOffToTheRetryTopicLetsTheRoomsNextRecordGo(order: RoomOrdering) async {
         var harness = Harness()
         harness.settings.roomOrder = order
-        harness.sender.script("m1/a", [.retry(reason: "ServiceUnavailable", status: 503, after: .seconds(60))])
+        harness.sender.script("m1/a", [.retry(status: 503, reason: "ServiceUnavailable", after: .seconds(60))])
         harness.source.add([record("m1;a", offset: 0), record("m2;b", offset: 1)])
         let started = harness.clock.nowMillis()
         #expect(await harness.run(untilStored: 2))
@@ -58,7 +58,7 @@ import Testing
         var harness = Harness()
         harness.settings.retryBudget = .seconds(3)
         harness.sender.script(
-            "m1/a", Array(repeating: .retry(reason: "InternalServerError", status: 500, after: nil), count: 3))
+            "m1/a", Array(repeating: .retry(status: 500, reason: "InternalServerError", after: nil), count: 3))
         harness.source.add([record("m1;a", offset: 0), record("m2;b", offset: 1)])
         let started = harness.clock.nowMillis()
         #expect(await harness.run(untilStored: 2))

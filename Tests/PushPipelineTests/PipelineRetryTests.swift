@@ -10,8 +10,8 @@ import Testing
         harness.sender.script(
             "m1/a",
             [
-                .retry(reason: "TooManyRequests", status: 429, after: .seconds(3)),
-                .retry(reason: "x", status: 500, after: nil),
+                .retry(status: 429, reason: "TooManyRequests", after: .seconds(3)),
+                .retry(status: 500, reason: "x", after: nil),
             ])
         harness.source.add([record("m1;a", offset: 0)])
         let started = harness.clock.nowMillis()
@@ -26,7 +26,7 @@ import Testing
 
     @Test func beyondTheBudgetTheNarrowedEventGoesToTheRetryTopic() async {
         let harness = Harness()
-        harness.sender.script("m1/b", [.retry(reason: "ServiceUnavailable", status: 503, after: .seconds(60))])
+        harness.sender.script("m1/b", [.retry(status: 503, reason: "ServiceUnavailable", after: .seconds(60))])
         harness.source.add([record("m1;a,b", offset: 3, key: "room-a")])
         #expect(await harness.run(untilStored: 4))
         let retry = harness.retryRecords()
@@ -74,8 +74,8 @@ import Testing
         var harness = Harness()
         harness.settings.retryBudget = .zero
         harness.settings.pollTimeout = .seconds(1)
-        harness.sender.script("m1/a", [.retry(reason: "TooManyRequests", status: 429, after: .seconds(600))])
-        harness.sender.script("m2/b", [.retry(reason: "ServiceUnavailable", status: 503, after: .seconds(1))])
+        harness.sender.script("m1/a", [.retry(status: 429, reason: "TooManyRequests", after: .seconds(600))])
+        harness.sender.script("m2/b", [.retry(status: 503, reason: "ServiceUnavailable", after: .seconds(1))])
         harness.source.add([record("m1;a", offset: 0, key: "room-a"), record("m2;b", offset: 1, key: "room-b")])
         let started = harness.clock.nowMillis()
         let running = harness.start()
@@ -145,7 +145,7 @@ import Testing
     @Test func aRetryFartherThanTheLongestTierIsWrittenThereWithItsRealDueTime() async {
         var harness = Harness()
         harness.settings.retryBudget = .zero
-        harness.sender.script("m1/a", [.retry(reason: "TooManyRequests", status: 429, after: .seconds(86_400))])
+        harness.sender.script("m1/a", [.retry(status: 429, reason: "TooManyRequests", after: .seconds(86_400))])
         harness.source.add([record("m1;a", offset: 0)])
         let started = harness.clock.nowMillis()
         #expect(await harness.run(untilStored: 1))
@@ -159,7 +159,7 @@ import Testing
 
     @Test func afterTheLastAttemptTheDeviceIsDeadLettered() async {
         let harness = Harness()
-        harness.sender.script("m1/a", [.retry(reason: "InternalServerError", status: 500, after: nil)])
+        harness.sender.script("m1/a", [.retry(status: 500, reason: "InternalServerError", after: nil)])
         let headers = [
             RecordHeader("x-retry-due", text: "0"), RecordHeader("x-attempts", text: "3"),
             RecordHeader("x-first-failure", text: "1700000000000"),
@@ -189,7 +189,7 @@ import Testing
         var harness = Harness()
         harness.settings.providerFailureThreshold = 3
         harness.settings.probeInterval = .seconds(1)
-        harness.sender.answerEverything(with: .retry(reason: "ServiceUnavailable", status: 503, after: nil))
+        harness.sender.answerEverything(with: .retry(status: 503, reason: "ServiceUnavailable", after: nil))
         harness.source.add((0..<6).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
         let running = harness.start()
         #expect(await eventually { harness.observer.all.contains(.breakerOpened(.apns)) })

@@ -1,9 +1,11 @@
+import Essentials
 import KafkaTypes
+import PushCore
 import PushPipeline
 import Synchronization
 
 /// Virtual time: `sleep` waits until the test (or the fake source, when idle) advances the clock.
-public final class TestClock: WorkerClock {
+public final class TestClock: WallClock {
     private struct Sleeper {
         let deadline: Int64
         let continuation: CheckedContinuation<Void, any Error>
@@ -214,7 +216,7 @@ public struct FakePlanner: EventPlanner {
         let text = String(decoding: value, as: UTF8.self)
         let parts = text.split(separator: ";", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-            return .failure(UndecodableEvent(reason: "decode_error", message: "not an event"))
+            return .failure(UndecodableEvent(reason: .decodeError, message: "not an event"))
         }
         let messageId = String(parts[0])
         let names = parts[1].split(separator: ",").map(String.init)
@@ -224,13 +226,13 @@ public struct FakePlanner: EventPlanner {
                 tokenHash: "sha256:\(name)")
             let action: DeviceAction<String> =
                 if name.hasPrefix("skip") {
-                    .skipped(reason: "muted")
+                    .skipped(reason: .muted)
                 } else if name.hasPrefix("old") {
                     .expired
                 } else if name.hasPrefix("big") {
-                    .deadLetter(reason: "payload_too_large", message: "does not fit")
+                    .deadLetter(reason: .payloadTooLarge, message: "does not fit")
                 } else if name.hasPrefix("unknown") {
-                    .deadLetter(reason: "unknown_type", message: "no rule for type '\(name)'")
+                    .deadLetter(reason: .unknownType, message: "no rule for type '\(name)'")
                 } else {
                     .send(name.hasPrefix("f") ? .fcm : .apns, "\(messageId)/\(name)")
                 }
@@ -249,24 +251,24 @@ public struct FakePlanner: EventPlanner {
 /// delivered. Requests named in `held` wait until released. Records the order of sends.
 public final class FakeSender: PushSender {
     public struct State {
-        public var scripts: [String: [SendOutcome]] = [:]
+        public var scripts: [String: [DeliveryOutcome]] = [:]
         public var held: Set<String> = []
         public var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
         public var sent: [String] = []
-        public var fallback: SendOutcome = .delivered(providerMessageId: "id")
+        public var fallback: DeliveryOutcome = .delivered(providerMessageId: "id")
     }
 
     public let state = Mutex(State())
 
     public init() {}
 
-    public func script(_ request: String, _ outcomes: [SendOutcome]) {
+    public func script(_ request: String, _ outcomes: [DeliveryOutcome]) {
         state.withLock { $0.scripts[request] = outcomes }
     }
 
     public func hold(_ request: String) { state.withLock { _ = $0.held.insert(request) } }
 
-    public func answerEverything(with outcome: SendOutcome) { state.withLock { $0.fallback = outcome } }
+    public func answerEverything(with outcome: DeliveryOutcome) { state.withLock { $0.fallback = outcome } }
 
     public func release(_ request: String) {
         let waiters = state.withLock { state in
@@ -278,7 +280,7 @@ public final class FakeSender: PushSender {
 
     public var sent: [String] { state.withLock { $0.sent } }
 
-    public func send(_ request: String, to provider: PushProvider) async -> SendOutcome {
+    public func send(_ request: String, to provider: PushProvider) async -> DeliveryOutcome {
         state.withLock { $0.sent.append(request) }
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state in

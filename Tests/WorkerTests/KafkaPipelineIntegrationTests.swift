@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Kafka
 import KafkaTypes
@@ -44,7 +45,7 @@ import Testing
         settings.shutdownGracePeriod = .seconds(10)
         let pipeline = Pipeline(
             source: source, sink: KafkaRecordSink(producer: producer), planner: FakePlanner(), sender: sender,
-            retryPolicy: LinearDelays(), clock: SystemWorkerClock(), observer: RecordingObserver(), settings: settings)
+            retryPolicy: LinearDelays(), clock: SystemWallClock(), observer: RecordingObserver(), settings: settings)
         let running = Task { await pipeline.run() }
         #expect(await eventually(within: .seconds(60)) { sender.sent.count >= 60 })
         try await Task.sleep(for: .milliseconds(500))

@@ -1,5 +1,6 @@
 import KafkaTypes
 import Observability
+import PushCore
 import Synchronization
 
 /// The observer port over the logger and the metrics registry; it also keeps the state that gauges and the
@@ -68,7 +69,7 @@ public final class ObservabilityObserver: PipelineObserver {
         case .retryScheduled:
             metrics.retryHandoffs.increment()
         case .deadLettered(let reason):
-            metrics.deadLetters(reason: reason).increment()
+            metrics.deadLetters(reason: reason.code).increment()
         case .breakerOpened(let provider), .breakerClosed(let provider):
             let open = event == .breakerOpened(provider)
             state.withLock { state in
@@ -114,7 +115,7 @@ public final class ObservabilityObserver: PipelineObserver {
         case .offsetStored, .polled, .sendStarted, .receipt, .endToEnd, .deadLettered, .produceRecovered:
             break
         case .sent(let provider, let outcome, _):
-            if case .credentials(let reason) = outcome {
+            if case .credentials(_, let reason) = outcome {
                 logger.error(
                     "provider refused credentials",
                     metadata: ["push.provider": .string(provider.rawValue), "error": .string(reason)])
@@ -166,7 +167,7 @@ public final class ObservabilityObserver: PipelineObserver {
         }
     }
 
-    private static func status(of outcome: SendOutcome) -> String {
+    private static func status(of outcome: DeliveryOutcome) -> String {
         switch outcome {
         case .delivered: ReceiptStatus.delivered.rawValue
         case .invalidToken: ReceiptStatus.invalidToken.rawValue

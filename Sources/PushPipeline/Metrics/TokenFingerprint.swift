@@ -2,7 +2,7 @@ import Observability
 
 /// Short, stable stand-ins for device tokens in logs: `sha256:` and the first 12 hex digits of the token's hash.
 ///
-/// Built from the receipts' `tokenHash` (`sha256:` and 64 hex digits, PushCore's `SHA256.tokenHash`), so a log
+/// Built from the receipts' `tokenHash` (`sha256:` and 64 hex digits, Essentials' `SHA256.tokenHash`), so a log
 /// line can be matched to its receipts while neither the token nor its full hash is ever written.
 public enum TokenFingerprint {
     /// How many hex digits of the hash are kept: 48 bits, enough to tell one node's tokens apart in logs.

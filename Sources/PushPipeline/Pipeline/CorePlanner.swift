@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import PushCore
 import Synchronization
@@ -34,7 +35,7 @@ public final class CorePlanner: EventPlanner {
         do {
             event = try decoder.decode(value, now: now)
         } catch {
-            return .failure(UndecodableEvent(reason: error.reason.code, message: error.description))
+            return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
         let decisions = planner.withLock { $0 }.plan(event, now: now)
         let devices = decisions.map { decision in
@@ -83,11 +84,11 @@ public final class CorePlanner: EventPlanner {
             let provider: PushProvider = request.platform == .fcm ? .fcm : .apns
             return .send(provider, ProviderSend(request: request, deviceToken: token))
         case .skipped(let reason):
-            return .skipped(reason: reason.code)
+            return .skipped(reason: reason)
         case .expired:
             return .expired
         case .deadLetter(let error):
-            return .deadLetter(reason: error.reason.code, message: error.description)
+            return .deadLetter(reason: error.reason, message: error.description)
         }
     }
 }

@@ -1,6 +1,9 @@
+import Essentials
+import PushCore
+
 /// One send and how it went.
 struct Attempt: Sendable {
-    var outcome: SendOutcome
+    var outcome: DeliveryOutcome
     var sentAtMicros: Int64
     var latencyMillis: Double
 }
@@ -22,7 +25,7 @@ extension Attempt: Equatable {}
 struct DeviceDelivery<Request: Sendable>: Sendable {
     let sender: any PushSender<Request>
     let retryPolicy: any RetryDelayPolicy
-    let clock: any WorkerClock
+    let clock: any WallClock
     let breakers: ProviderBreakers
     let globalLimit: AsyncLimiter
     let providerLimits: [PushProvider: AsyncLimiter]
@@ -36,8 +39,18 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         try Task.checkCancellation()
         try await breakers.waitForAdmission(to: provider, clock: clock)
         let providerLimit = providerLimits[provider]
-        await globalLimit.acquire()
-        await providerLimit?.acquire()
+        // The pipeline never closes its limiters: a refusal means the task was cancelled while waiting.
+        do throws(AsyncLimiter.Refusal) {
+            try await globalLimit.acquire()
+            do {
+                try await providerLimit?.acquire()
+            } catch {
+                globalLimit.release()
+                throw error
+            }
+        } catch {
+            throw CancellationError()
+        }
         observer.observe(.sendStarted(provider))
         let start = clock.nowMicros()
         let outcome = await sender.send(request, to: provider)
@@ -70,26 +83,26 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
             case .delivered:
                 return .finished(
                     .delivered, reason: nil, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
-            case .invalidToken(let why, _, let timestamp):
+            case .invalidToken(_, let why, let timestamp):
                 return .finished(
                     .invalidToken, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: timestamp
                 )
-            case .rejected(let why, _):
+            case .rejected(_, let why):
                 return .finished(
                     .rejected, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
-            case .retry(let why, let code, let after):
+            case .retry(let code, let why, let after):
                 (reason, status, retryAfter) = (why, code, after)
-            case .credentials(let why):
-                (reason, status, retryAfter) = (why, nil, nil)
+            case .credentials(let code, let why):
+                (reason, status, retryAfter) = (why, code, nil)
             }
             let now = clock.nowMillis()
             firstFailure = firstFailure ?? now
             var failure = DeliveryFailure(
-                reason: "transient_failure", message: reason, status: status, attempts: attempts,
+                reason: .transientFailure, message: reason, status: status, attempts: attempts,
                 firstFailureMillis: firstFailure)
             let providerDown = breakers.isOpen(provider)
             if attempts >= settings.maxAttempts, !providerDown {
-                failure.reason = "retries_exhausted"
+                failure.reason = .retriesExhausted
                 return .deadLettered(failure)
             }
             let delay = min(retryPolicy.delay(afterAttempts: attempts, retryAfter: retryAfter), settings.maxRetryDelay)

@@ -1,10 +1,11 @@
+import Essentials
 import KafkaTypes
 import Synchronization
 
 /// The worker's pipeline: consume → plan → send → receipts / retry / dead-letter → store offsets.
 ///
 /// The one place that knows every stage; it talks to them through ports (`RecordSource`,
-/// `RecordSink`, `EventPlanner`, `PushSender`, `RetryDelayPolicy`, `WorkerClock`). Guarantees:
+/// `RecordSink`, `EventPlanner`, `PushSender`, `RetryDelayPolicy`, `WallClock`). Guarantees:
 /// - at least once: a record's offset is stored only when all its devices have a terminal outcome
 ///   (or were handed to the retry topic) and its output records were acknowledged, as a contiguous
 ///   watermark per partition;
@@ -18,7 +19,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     private let sink: any RecordSink
     private let processor: RecordProcessor<Request>
     private let breakers: ProviderBreakers
-    private let clock: any WorkerClock
+    private let clock: any WallClock
     private let observer: any PipelineObserver
     private let settings: PipelineSettings
     private let stopFlag = StopFlag()
@@ -40,7 +41,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
 
     public init(
         source: any RecordSource, sink: any RecordSink, planner: any EventPlanner<Request>,
-        sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WorkerClock,
+        sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WallClock,
         observer: any PipelineObserver, settings: PipelineSettings
     ) {
         let breakers = ProviderBreakers(
@@ -60,7 +61,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         self.processor = RecordProcessor(
             planner: planner, delivery: delivery, sink: sink, clock: clock, observer: observer,
             outputs: RecordOutputs(settings: settings),
-            produceBackoff: JitteredRetryDelays(base: settings.produceRetryBase, cap: settings.produceRetryCap))
+            produceBackoff: Backoff(base: settings.produceRetryBase, cap: settings.produceRetryCap))
         self.breakers = breakers
         self.clock = clock
         self.observer = observer

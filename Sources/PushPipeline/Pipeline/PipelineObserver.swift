@@ -1,4 +1,5 @@
 import KafkaTypes
+import PushCore
 
 /// Something the pipeline did, for logs and metrics.
 public enum PipelineEvent: Sendable, Equatable {
@@ -6,12 +7,12 @@ public enum PipelineEvent: Sendable, Equatable {
     case polled(topic: String, count: Int)
     /// A send to a provider started (it ends with `sent`).
     case sendStarted(PushProvider)
-    case sent(PushProvider, SendOutcome, latencyMillis: Double)
+    case sent(PushProvider, DeliveryOutcome, latencyMillis: Double)
     case receipt(ReceiptStatus)
     /// A record's outputs were acknowledged this long after its event's `createdAt` (negative with a clock skew).
     case endToEnd(latencyMillis: Double)
     case retryScheduled(attempts: Int)
-    case deadLettered(reason: String)
+    case deadLettered(reason: DeadLetterReason)
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
     case paused([TopicPartition])

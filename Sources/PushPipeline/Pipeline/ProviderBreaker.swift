@@ -1,3 +1,5 @@
+import Essentials
+import PushCore
 import Synchronization
 
 /// The failure breaker of one provider: after `threshold` consecutive provider-wide failures
@@ -66,14 +68,14 @@ final class ProviderBreakers: Sendable {
     func isOpen(_ provider: PushProvider) -> Bool { states.withLock { $0[provider]?.isOpen == true } }
 
     /// Waits until a send to `provider` may go: at once while closed, as the next probe while open.
-    func waitForAdmission(to provider: PushProvider, clock: any WorkerClock) async throws {
+    func waitForAdmission(to provider: PushProvider, clock: any WallClock) async throws {
         while !states.withLock({ [closed] in $0[provider, default: closed].admit(nowMillis: clock.nowMillis()) }) {
             try await clock.sleep(for: probeInterval)
         }
     }
 
     /// Records how a send ended; returns the new open state when it changed.
-    func record(_ outcome: SendOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
+    func record(_ outcome: DeliveryOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
         states.withLock { [closed] in
             $0[provider, default: closed].record(providerFailure: outcome.isProviderFailure, nowMillis: nowMillis)
         }

@@ -1,3 +1,5 @@
+import Essentials
+
 /// A record after its first attempts: what is known per device, and what is left to do.
 struct StartedRecord<Request: Sendable>: Sendable {
     enum Device: Sendable {
@@ -28,7 +30,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
     let sink: any RecordSink
-    let clock: any WorkerClock
+    let clock: any WallClock
     let observer: any PipelineObserver
     let outputs: RecordOutputs
     /// Backoff between produce calls that Kafka did not acknowledge.
@@ -51,7 +53,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                         }
                     case .skipped(let reason):
                         devices[index] = .done(
-                            .finished(.skipped, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
+                            .finished(
+                                .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
                         )
                     case .expired:
                         devices[index] = .done(

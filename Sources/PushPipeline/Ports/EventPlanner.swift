@@ -1,3 +1,5 @@
+import PushCore
+
 /// The provider a request goes to; in-flight limits and failure breakers are per provider.
 public enum PushProvider: String, Sendable, Hashable, CaseIterable {
     case apns
@@ -30,11 +32,11 @@ public enum DeviceAction<Request: Sendable>: Sendable {
     /// Send `request` to `provider`.
     case send(PushProvider, Request)
     /// Not sent on purpose (a skip rule or a muted recipient); `reason` goes into the receipt.
-    case skipped(reason: String)
+    case skipped(reason: SkipReason)
     /// Older than its rule's time to live: not sent.
     case expired
     /// Cannot be sent (e.g. `payload_too_large`, `unknown_type`): dead-lettered with this reason code.
-    case deadLetter(reason: String, message: String)
+    case deadLetter(reason: DeadLetterReason, message: String)
 }
 
 /// One device of an event and the decision for it.
@@ -75,12 +77,12 @@ public struct PlannedEvent<Request: Sendable>: Sendable {
 
 /// A record value that is not a valid event: dead-lettered with its original bytes.
 public struct UndecodableEvent: Error, Sendable, Equatable {
-    /// A stable reason code such as `decode_error`.
-    public var reason: String
+    /// Why, e.g. `decode_error`.
+    public var reason: DeadLetterReason
     /// What is wrong, naming the field; never containing a device token.
     public var message: String
 
-    public init(reason: String, message: String) {
+    public init(reason: DeadLetterReason, message: String) {
         self.reason = reason
         self.message = message
     }

@@ -1,3 +1,5 @@
+import PushCore
+
 /// The headers of dead-letter and retry records, and how they are built. Pure.
 public enum FailureHeaders {
     public static let reason = "x-dlq-reason"
@@ -30,7 +32,7 @@ public enum FailureHeaders {
         failure: DeliveryFailure, source: SourcePosition, group: String, worker: String, retryDueMillis: Int64? = nil
     ) -> [RecordHeader] {
         var headers = [
-            RecordHeader(reason, boundedText: failure.reason),
+            RecordHeader(reason, boundedText: failure.reason.code),
             RecordHeader(error, boundedText: failure.message),
         ]
         if let status = failure.status { headers.append(RecordHeader(Self.status, text: String(status))) }
@@ -57,8 +59,8 @@ public enum FailureHeaders {
 
 /// Why a device (or a whole record) could not be delivered, for headers and receipts.
 public struct DeliveryFailure: Sendable, Equatable {
-    /// A stable code: `decode_error`, `payload_too_large`, `retries_exhausted`, `unknown_type`, …
-    public var reason: String
+    /// Why: `decode_error`, `payload_too_large`, `retries_exhausted`, `transient_failure`, …
+    public var reason: DeadLetterReason
     /// What went wrong, without tokens or secrets.
     public var message: String
     /// The provider's HTTP status, if one answered.
@@ -67,7 +69,8 @@ public struct DeliveryFailure: Sendable, Equatable {
     public var firstFailureMillis: Int64?
 
     public init(
-        reason: String, message: String, status: Int? = nil, attempts: Int = 0, firstFailureMillis: Int64? = nil
+        reason: DeadLetterReason, message: String, status: Int? = nil, attempts: Int = 0,
+        firstFailureMillis: Int64? = nil
     ) {
         self.reason = reason
         self.message = message

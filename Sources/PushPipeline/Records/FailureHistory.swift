@@ -1,3 +1,5 @@
+import Essentials
+
 /// What the worker's own failure headers (`x-attempts`, `x-first-failure`, `x-retry-due`) say about a record's
 /// earlier passes, read only on records of a retry topic and checked there. Pure.
 ///
@@ -57,14 +59,5 @@ struct FailureHistory: Sendable, Equatable {
             return nil
         }
         return millis
-    }
-}
-
-extension Int64 {
-    /// `self + other`, held at `Int64.min`/`Int64.max` instead of overflowing.
-    func addingClamped(_ other: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(other)
-        guard overflow else { return sum }
-        return other > 0 ? .max : .min
     }
 }

@@ -1,3 +1,6 @@
+import Essentials
+import PushCore
+
 /// The records one input record turns into: receipts, at most one retry record, and dead-letter
 /// records (one per reason, each the event narrowed to its devices). Pure.
 struct RecordOutputs {
@@ -39,7 +42,7 @@ struct RecordOutputs {
                 continue
             case .deadLettered(let failure):
                 receipt.status = .deadLettered
-                receipt.reason = failure.reason
+                receipt.reason = failure.reason.code
                 receipt.attempts = failure.attempts
                 deadLetters.append((index, failure))
             }
@@ -54,7 +57,7 @@ struct RecordOutputs {
                     headers: headers(failure, source, retryDueMillis: route.takeUpMillis)
                         + Self.notBefore(route.notBeforeMillis)))
         }
-        var reasons: [String] = []
+        var reasons: [DeadLetterReason] = []
         for (_, failure) in deadLetters where !reasons.contains(failure.reason) { reasons.append(failure.reason) }
         for reason in reasons {
             let group = deadLetters.filter { $0.1.reason == reason }

@@ -1,3 +1,5 @@
+import Essentials
+
 /// The retry topics: one per delay tier, named `<base>-<delay in ms>` as Spring Kafka's non-blocking retries
 /// name theirs (`push.retry-1000`, `push.retry-60000`, …). Pure.
 ///

@@ -39,7 +39,7 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
                     messageId: event.messageId, tokenHash: event.devices[index].target.tokenHash)
                 {
                     event.devices[index].decision = .skipped(
-                        reason: outcome == .delivered ? "already_delivered" : "invalid_token")
+                        reason: outcome == .delivered ? .alreadyDelivered : .invalidToken)
                 }
             }
             return event

@@ -1,3 +1,5 @@
+import PushCore
+
 /// The record sink of a replay: every retry and dead-letter record it writes carries the run's
 /// `x-replay-run-id`; what is dead-lettered as `decode_error` (a record that is not an event, a device whose
 /// token is not a token) is not dead-lettered again (the live run did that already), only counted; and a
@@ -25,7 +27,9 @@ public struct ReplaySink: RecordSink {
         var kept: [OutputRecord] = []
         kept.reserveCapacity(records.count)
         for var record in records {
-            if record.topic == deadLetterTopic, record.headers.text(FailureHeaders.reason) == "decode_error" {
+            if record.topic == deadLetterTopic,
+                record.headers.text(FailureHeaders.reason) == DeadLetterReason.decodeError.code
+            {
                 onUndecodable()
                 continue
             }

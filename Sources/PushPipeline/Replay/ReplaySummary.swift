@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// What a replay did, for its progress line and its closing summary (text, or one JSON object). Pure.

@@ -23,7 +23,7 @@ public final class ReplayTally: PipelineObserver {
             for device in event.devices {
                 switch device.decision {
                 case .send: summary.sends += 1
-                case .skipped(let reason): summary.skipped[reason, default: 0] += 1
+                case .skipped(let reason): summary.skipped[reason.code, default: 0] += 1
                 case .expired, .deadLetter: break
                 }
             }

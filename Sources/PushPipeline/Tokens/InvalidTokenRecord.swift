@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// One token a provider called dead, as written to the invalid-token topic (meant to be compacted): keyed
@@ -47,7 +48,7 @@ public struct InvalidTokenRecord: Sendable, Equatable {
         writer.field("userId", userId)
         writer.field("app", app.map(JSONValue.string) ?? .null)
         writer.field("reason", reason)
-        writer.field("invalidSince", PushCore.RFC3339.format(epochMillis: invalidSinceMillis))
+        writer.field("invalidSince", RFC3339.format(epochMillis: invalidSinceMillis))
         writer.field("messageId", messageId)
         writer.field("worker", worker)
         writer.endObject()
@@ -59,7 +60,7 @@ public struct InvalidTokenRecord: Sendable, Equatable {
         guard let value = try? JSONParser.parse(bytes), let platform = value["platform"]?.stringValue,
             let token = value["token"]?.stringValue, let tokenHash = value["tokenHash"]?.stringValue,
             let userId = value["userId"]?.stringValue, let reason = value["reason"]?.stringValue,
-            let since = value["invalidSince"]?.stringValue.flatMap(PushCore.RFC3339.parse),
+            let since = value["invalidSince"]?.stringValue.flatMap(RFC3339.parse),
             let sinceMillis = Int64(exactly: (since.timeIntervalSince1970 * 1000).rounded(.down)),
             let messageId = value["messageId"]?.stringValue
         else { return nil }

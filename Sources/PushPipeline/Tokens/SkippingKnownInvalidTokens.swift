@@ -19,7 +19,7 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
                 guard case .send = event.devices[index].decision, table.contains(event.devices[index].target) else {
                     continue
                 }
-                event.devices[index].decision = .skipped(reason: "invalid_token")
+                event.devices[index].decision = .skipped(reason: .invalidToken)
             }
             return event
         }

@@ -1,3 +1,4 @@
+import Essentials
 import PushPipeline
 
 /// Keeps the consumer honest about `max.poll.interval.ms`: librdkafka 2.0.2 resets its own timer on
@@ -5,9 +6,9 @@ import PushPipeline
 /// notices when the last completed poll is older than the limit.
 public struct Watchdog: Sendable {
     public let limit: Duration
-    public let clock: any WorkerClock
+    public let clock: any WallClock
 
-    public init(limit: Duration, clock: any WorkerClock) {
+    public init(limit: Duration, clock: any WallClock) {
         self.limit = limit
         self.clock = clock
     }

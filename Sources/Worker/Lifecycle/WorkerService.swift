@@ -1,5 +1,6 @@
 import CLI
 import Dispatch
+import Essentials
 import HTTP2
 import Kafka
 import Observability
@@ -107,7 +108,7 @@ public enum WorkerService {
             logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
             return WorkerExitCode.failure
         }
-        let clock = SystemWorkerClock()
+        let clock = SystemWallClock()
         let observer = ObservabilityObserver(
             logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness,
             providers: stages.sender.configuredProviders)
@@ -118,10 +119,7 @@ public enum WorkerService {
         let pipeline = Pipeline(
             source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
             sender: stages.sender,
-            retryPolicy: JitteredRetryDelays(
-                policy: RetryPolicy(
-                    base: configuration.retryBase, cap: configuration.retryCap,
-                    maxAttempts: configuration.pipeline.maxAttempts)),
+            retryPolicy: Backoff(base: configuration.retryBase, cap: configuration.retryCap),
             clock: clock, observer: observer, settings: configuration.pipeline)
 
         registerChecks(
@@ -198,7 +196,7 @@ public enum WorkerService {
 
     /// Waits until the invalid-token table holds what its topic held at the start, at most `limit`: past it
     /// the worker starts anyway (the table keeps filling; sends to dead tokens meanwhile only cost a 410).
-    private static func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, clock: some WorkerClock)
+    private static func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, clock: some WallClock)
         async
     {
         let deadline = clock.nowMicros() + limit.wholeMilliseconds * 1000
@@ -211,7 +209,7 @@ public enum WorkerService {
     private static func registerChecks(
         liveness: HealthChecks, readiness: HealthChecks, stages: Stages, source: KafkaRecordSource,
         observer: ObservabilityObserver,
-        clock: some WorkerClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
+        clock: some WallClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
     ) {
         liveness.register("poll_loop") {
             WorkerHealth.pollLoop(lastPollMicros: lastPollMicros(), nowMicros: clock.nowMicros(), limit: pollLimit)
@@ -227,7 +225,7 @@ public enum WorkerService {
 
     /// Checks the rules file every `rulesCheckInterval` and applies a valid new table.
     private static func reloadRules(
-        _ stages: Stages, configuration: WorkerConfiguration, clock: some WorkerClock, registry: MetricsRegistry,
+        _ stages: Stages, configuration: WorkerConfiguration, clock: some WallClock, registry: MetricsRegistry,
         logger: Logger
     ) async {
         guard let path = configuration.rulesFile else { return }

@@ -1,4 +1,5 @@
 import CLI
+import Essentials
 import Kafka
 import Observability
 import Providers
@@ -81,7 +82,7 @@ public enum ReplayService {
             : stages.planner
         let planner = ReplayPlanner(
             inner: live, maxAgeMillis: options.maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
-        let clock = SystemWorkerClock()
+        let clock = SystemWallClock()
         let sender: any PushSender<ProviderSend> =
             if options.dryRun {
                 DryRunSender<ProviderSend>()
@@ -98,9 +99,7 @@ public enum ReplayService {
         settings.group = "push-worker-replay"
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
-            retryPolicy: JitteredRetryDelays(
-                policy: RetryPolicy(
-                    base: configuration.retryBase, cap: configuration.retryCap, maxAttempts: settings.maxAttempts)),
+            retryPolicy: Backoff(base: configuration.retryBase, cap: configuration.retryCap),
             clock: clock, observer: tally, settings: settings)
         let stopRequested = SharedInt32()
         let signals = SignalHandler(logger: logger) {
@@ -120,7 +119,7 @@ public enum ReplayService {
                 let now = ContinuousClock.now
                 guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
                 lastLine = now
-                let line = tally.current.progressLine(elapsedSeconds: (now - started).seconds)
+                let line = tally.current.progressLine(elapsedSeconds: (now - started).fractionalSeconds)
                 if live {
                     StandardStreams.writeErrorText("\r\u{1B}[K" + line)
                 } else {
@@ -135,7 +134,7 @@ public enum ReplayService {
         _ = await stages.producer.close(timeout: .seconds(10))
 
         var summary = tally.current
-        summary.durationSeconds = (ContinuousClock.now - started).seconds
+        summary.durationSeconds = (ContinuousClock.now - started).fractionalSeconds
         summary.stoppedAt = source.resumePositions
         summary.complete = source.isComplete
         if isatty(STDERR_FILENO) == 1 { StandardStreams.writeError("") }
@@ -179,8 +178,4 @@ public enum ReplayService {
         }
         return delivered
     }
-}
-
-extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -22,8 +22,9 @@ public enum RFC3339 {
             let hour = number(11..<13), bytes[13] == UInt8(ascii: ":"), let minute = number(14..<16),
             bytes[16] == UInt8(ascii: ":"), let second = number(17..<19)
         else { return nil }
-        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
-            second <= 60
+        guard (1...12).contains(month),
+            (1...CivilDate.daysIn(month: Int64(month), year: Int64(year))).contains(Int64(day)),
+            hour < 24, minute < 60, second <= 60
         else { return nil }
         var index = 19
         var fraction = 0.0
@@ -55,25 +56,8 @@ public enum RFC3339 {
             return nil
         }
         guard index == bytes.count else { return nil }
-        let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        let days = CivilDate(year: Int64(year), month: Int64(month), day: Int64(day)).daysSinceEpoch
+        let seconds = Int(days) * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: Double(seconds - offsetSeconds) + fraction)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days from 1970-01-01 to the civil date (proleptic Gregorian), after Howard Hinnant's `days_from_civil`.
-    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -52,6 +52,19 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    public mutating func integer(_ value: Int64) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// Writes `literal` as it is: the caller guarantees it is a JSON number (`12`, `-0.5`, `1e300`).
+    public mutating func number(literal: String) {
+        separate()
+        bytes.append(contentsOf: literal.utf8)
+        needsComma = true
+    }
+
     public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
@@ -76,12 +89,6 @@ public struct JSONWriter: Sendable {
         integer(value)
     }
 
-    /// Writes `"key": value` for a parsed value (see `value(_:)`).
-    public mutating func field(_ name: String, _ value: JSONValue) {
-        key(name)
-        self.value(value)
-    }
-
     /// Writes an array of strings.
     public mutating func strings(_ values: [String]) {
         beginArray()
@@ -89,42 +96,14 @@ public struct JSONWriter: Sendable {
         endArray()
     }
 
-    /// Writes a parsed value back, members in their original order and numbers as their original literal.
-    public mutating func value(_ value: JSONValue) {
-        switch value {
-        case .null: null()
-        case .bool(let flag): bool(flag)
-        case .number(let literal):
-            separate()
-            bytes.append(contentsOf: literal.utf8)
-            needsComma = true
-        case .string(let text): string(text)
-        case .array(let elements):
-            beginArray()
-            for element in elements { self.value(element) }
-            endArray()
-        case .object(let members):
-            beginObject()
-            for member in members {
-                key(member.key)
-                self.value(member.value)
-            }
-            endObject()
-        }
-    }
-
-    /// The bytes of `value` as compact JSON.
-    public static func encode(_ value: JSONValue) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.value(value)
-        return writer.bytes
-    }
+    /// The bytes written so far, as text.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// A JSON string literal for `text`, quotes included.
     public static func quoted(_ text: String) -> String {
         var writer = JSONWriter(reservingCapacity: text.utf8.count + 2)
         writer.string(text)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return writer.text
     }
 
     private mutating func separate() {

@@ -58,7 +58,8 @@ public enum SHA256 {
         "sha256:" + hexDigest(token)
     }
 
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    /// `bytes` as lowercase hex digits, two a byte.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         for byte in bytes {
