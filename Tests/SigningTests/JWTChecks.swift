@@ -3,7 +3,7 @@ import TestSupport
 
 /// Signature checks by Python's `cryptography` (from `.venv`, as `deploy/local/setup.sh` installs it): an
 /// implementation independent of ours. The keys are `TestKeys` (TestSupport).
-enum KeyFixtures {
+enum JWTChecks {
     /// Whether Python's `cryptography` accepts `jwt` as signed by the private key in `pem` (`ES256` or `RS256`).
     static func pythonVerifies(jwt: String, pem: String) throws -> Bool {
         let script = """
@@ -41,4 +41,11 @@ enum KeyFixtures {
         }
         return result.stdout
     }
+}
+
+/// The text of a base64url JWT segment.
+func decode(_ segment: String) -> String? {
+    var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }
 }
