@@ -27,6 +27,7 @@ public struct Backoff: Sendable, Equatable {
     /// The largest ceiling.
     public var cap: Duration
 
+    /// A backoff whose ceiling starts at `base` and doubles up to `cap`.
     public init(base: Duration, cap: Duration) {
         self.base = base
         self.cap = cap

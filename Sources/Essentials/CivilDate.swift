@@ -1,21 +1,22 @@
 /// A proleptic Gregorian calendar date and its day count from 1970-01-01, after Howard Hinnant's
-/// `days_from_civil` and `civil_from_days`: the one piece of calendar arithmetic RFC 3339 parsing and
-/// formatting share. Exact for every day count whose year fits in `Int64`.
-struct CivilDate: Equatable {
-    var year: Int64
+/// `days_from_civil` and `civil_from_days`: the one piece of calendar arithmetic of the codebase (RFC 3339,
+/// HTTP dates). Exact for every date whose day count stays far from `Int64`'s bounds (years up to ±10^15).
+public struct CivilDate: Sendable, Equatable {
+    public var year: Int64
     /// 1...12.
-    var month: Int64
+    public var month: Int64
     /// 1...31.
-    var day: Int64
+    public var day: Int64
 
-    init(year: Int64, month: Int64, day: Int64) {
+    /// The date `year`-`month`-`day`; not checked (see `daysIn(month:year:)`).
+    public init(year: Int64, month: Int64, day: Int64) {
         self.year = year
         self.month = month
         self.day = day
     }
 
     /// The date `daysSinceEpoch` days after 1970-01-01 (before it when negative).
-    init(daysSinceEpoch: Int64) {
+    public init(daysSinceEpoch: Int64) {
         let shifted = daysSinceEpoch + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -28,7 +29,7 @@ struct CivilDate: Equatable {
     }
 
     /// Days from 1970-01-01 to this date.
-    var daysSinceEpoch: Int64 {
+    public var daysSinceEpoch: Int64 {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
@@ -38,7 +39,7 @@ struct CivilDate: Equatable {
     }
 
     /// The number of days of `month` in `year`.
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

@@ -1,32 +1,41 @@
 /// Appends compact JSON to a byte buffer in the order it is called, so output is deterministic and allocation-light.
 ///
-/// Commas are placed automatically: after a value or a closed container the next key or value gets one.
+/// Commas are placed automatically: after a value or a closed container the next key or value gets one. Strings
+/// are escaped as JSON requires (quote, backslash, control characters as `\n`, `\r`, `\t` or `\u00xx`) and
+/// otherwise kept as UTF-8. Every JSON output of the service is written with it: payloads, receipts, records,
+/// reports and log lines.
 public struct JSONWriter: Sendable {
+    /// The JSON written so far.
     public private(set) var bytes: [UInt8]
     private var needsComma = false
 
+    /// An empty writer with room for `capacity` bytes.
     public init(reservingCapacity capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
+    /// Opens an object: keys and values follow, then `endObject()`.
     public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
+    /// Closes the innermost object.
     public mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
+    /// Opens an array: values follow, then `endArray()`.
     public mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         needsComma = false
     }
 
+    /// Closes the innermost array.
     public mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma = true
@@ -40,18 +49,21 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes a string value.
     public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
         needsComma = true
     }
 
+    /// Writes an integer value.
     public mutating func integer(_ value: Int) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
         needsComma = true
     }
 
+    /// Writes an integer value.
     public mutating func integer(_ value: Int64) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
@@ -65,12 +77,14 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
         needsComma = true
     }
 
+    /// Writes `null`.
     public mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)

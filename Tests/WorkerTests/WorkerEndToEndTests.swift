@@ -282,7 +282,8 @@ final class EndToEnd {
 
         let receipts = outputs.filter { $0.topic == "push.receipts" }.compactMap { try? JSONParser.parse($0.value) }
         #expect(receipts.count == 2 * count)
-        #expect(receipts.allSatisfy { $0["status"] == .string("delivered") })
+        let undelivered = receipts.filter { $0["status"] != .string("delivered") }
+        #expect(undelivered.isEmpty, "\(undelivered.prefix(3))")
         #expect(outputs.allSatisfy { $0.topic != "push.dlq" })
         #expect(!retried.isEmpty)
         #expect(try schemaViolations(retried.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
