@@ -74,8 +74,7 @@ extension EndToEndTests {
         }
 
         @Test func afterExpiredProviderTokenTheRenewedRequestGoesOutOnANewConnection() async throws {
-            let credentials = try await simulator.control(
-                "POST", "/control/apns-credentials", as: APNsCredentials.self)
+            let credentials = try await simulator.apnsCredentials()
             let clock = ManualClock(Date())
             let apns = try simulator.apnsClient(
                 key: credentials.signingKey(),
