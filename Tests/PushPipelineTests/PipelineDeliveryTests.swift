@@ -16,6 +16,16 @@ import Testing
         #expect(harness.source.snapshot.closed)
     }
 
+    @Test func aRecordWithMoreDevicesThanConcurrentSendsGetsEveryDeviceSent() async {
+        var harness = Harness()
+        harness.settings.maxConcurrentSends = 3
+        let names = (1...10).map { "d\($0)" }
+        harness.source.add([record("m1;" + names.joined(separator: ","), offset: 0)])
+        #expect(await harness.run(untilStored: 1))
+        #expect(Set(harness.sender.sent) == Set(names.map { "m1/\($0)" }))
+        #expect(harness.receiptStatuses() == Dictionary(uniqueKeysWithValues: names.map { ("u-\($0)", "delivered") }))
+    }
+
     @Test func receiptsHaveTheContractShape() async throws {
         let harness = Harness()
         harness.sender.script("m1/a", [.delivered(providerMessageId: "apns-1")])

@@ -37,7 +37,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let produceBackoff: any RetryDelayPolicy
 
     /// Plans `record` and makes the first attempt of each send, concurrently (a single send in the calling task,
-    /// without a task group).
+    /// without a task group). At most `maxConcurrentSends` of a record's sends have a task at once — no more can
+    /// be in flight — so a group chat's thousand devices do not hold a thousand suspended tasks.
     func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
         switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
@@ -70,12 +71,18 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 devices[send.index] = .attempted(send.provider, send.request, first)
             } else if !sends.isEmpty {
                 try await withThrowingTaskGroup(of: (Int, StartedRecord<Request>.Device).self) { group in
-                    for (index, provider, request) in sends {
+                    var waiting = sends.makeIterator()
+                    func startNext() {
+                        guard let (index, provider, request) = waiting.next() else { return }
                         group.addTask {
                             (index, .attempted(provider, request, try await delivery.attempt(request, to: provider)))
                         }
                     }
-                    for try await (index, device) in group { devices[index] = device }
+                    for _ in 0..<max(1, delivery.settings.maxConcurrentSends) { startNext() }
+                    for try await (index, device) in group {
+                        devices[index] = device
+                        startNext()
+                    }
                 }
             }
             return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
