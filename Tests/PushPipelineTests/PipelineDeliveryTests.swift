@@ -26,6 +26,20 @@ import Testing
         #expect(harness.receiptStatuses() == Dictionary(uniqueKeysWithValues: names.map { ("u-\($0)", "delivered") }))
     }
 
+    @Test func devicesRetriedInProcessBeyondConcurrentSendsAreAllSettled() async {
+        var harness = Harness()
+        harness.settings.maxConcurrentSends = 3
+        let names = (1...10).map { "d\($0)" }
+        for name in names {
+            harness.sender.script("m1/\(name)", [.retry(status: 503, reason: "ServiceUnavailable", after: nil)])
+        }
+        harness.source.add([record("m1;" + names.joined(separator: ","), offset: 0)])
+        #expect(await harness.run(untilStored: 1))
+        #expect(harness.sender.sent.sorted() == names.flatMap { ["m1/\($0)", "m1/\($0)"] }.sorted())
+        #expect(harness.receiptStatuses() == Dictionary(uniqueKeysWithValues: names.map { ("u-\($0)", "delivered") }))
+        #expect(harness.retryRecords().isEmpty)
+    }
+
     @Test func receiptsHaveTheContractShape() async throws {
         let harness = Harness()
         harness.sender.script("m1/a", [.delivered(providerMessageId: "apns-1")])

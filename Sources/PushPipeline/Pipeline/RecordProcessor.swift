@@ -37,8 +37,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let produceBackoff: any RetryDelayPolicy
 
     /// Plans `record` and makes the first attempt of each send, concurrently (a single send in the calling task,
-    /// without a task group). At most `maxConcurrentSends` of a record's sends have a task at once — no more can
-    /// be in flight — so a group chat's thousand devices do not hold a thousand suspended tasks.
+    /// without a task group). At most `maxConcurrentSends` of a record's sends have a task at once (`concurrently`),
+    /// so a group chat's thousand devices do not hold a thousand suspended tasks.
     func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
         switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
@@ -70,20 +70,14 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 let first = try await delivery.attempt(send.request, to: send.provider)
                 devices[send.index] = .attempted(send.provider, send.request, first)
             } else if !sends.isEmpty {
-                try await withThrowingTaskGroup(of: (Int, StartedRecord<Request>.Device).self) { group in
-                    var waiting = sends.makeIterator()
-                    func startNext() {
-                        guard let (index, provider, request) = waiting.next() else { return }
-                        group.addTask {
-                            (index, .attempted(provider, request, try await delivery.attempt(request, to: provider)))
-                        }
-                    }
-                    for _ in 0..<max(1, delivery.settings.maxConcurrentSends) { startNext() }
-                    for try await (index, device) in group {
-                        devices[index] = device
-                        startNext()
-                    }
+                let attempted = try await concurrently(sends) { index, provider, request in
+                    (
+                        index,
+                        StartedRecord<Request>.Device.attempted(
+                            provider, request, try await delivery.attempt(request, to: provider))
+                    )
                 }
+                for (index, device) in attempted { devices[index] = device }
             }
             return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
         }
@@ -136,17 +130,13 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 }
             }
             if !unsettled.isEmpty {
-                try await withThrowingTaskGroup(of: (Int, DeviceResult).self) { group in
-                    for (index, provider, request, first) in unsettled {
-                        group.addTask {
-                            let result = try await delivery.settle(
-                                request, to: provider, first: first, priorAttempts: priorAttempts,
-                                firstFailureMillis: firstFailure)
-                            return (index, result)
-                        }
-                    }
-                    for try await (index, result) in group { settled[index] = result }
+                let results = try await concurrently(unsettled) { index, provider, request, first in
+                    let result = try await delivery.settle(
+                        request, to: provider, first: first, priorAttempts: priorAttempts,
+                        firstFailureMillis: firstFailure)
+                    return (index, result)
                 }
+                for (index, result) in results { settled[index] = result }
             }
             let results = settled.compactMap { $0 }
             for result in results { observe(result) }
@@ -157,6 +147,28 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
         }
         return produced
+    }
+
+    /// `work` for every item, concurrently, with at most `maxConcurrentSends` child tasks at once (no more sends can be
+    /// in flight): each finished one starts the next. The outputs come in the order they finished.
+    private func concurrently<Item: Sendable, Output: Sendable>(
+        _ items: [Item], _ work: @escaping @Sendable (Item) async throws -> Output
+    ) async throws -> [Output] {
+        try await withThrowingTaskGroup(of: Output.self) { group in
+            var waiting = items.makeIterator()
+            func startNext() {
+                guard let item = waiting.next() else { return }
+                group.addTask { try await work(item) }
+            }
+            for _ in 0..<max(1, delivery.settings.maxConcurrentSends) { startNext() }
+            var outputs: [Output] = []
+            outputs.reserveCapacity(items.count)
+            for try await output in group {
+                outputs.append(output)
+                startNext()
+            }
+            return outputs
+        }
     }
 
     private func observe(_ result: DeviceResult) {
