@@ -20,6 +20,8 @@ let package = Package(
 
         .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
+        // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
+        .target(name: "Lifecycle", swiftSettings: strict),
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
@@ -29,7 +31,9 @@ let package = Package(
         .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
         .target(
             name: "Worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow"],
+            dependencies: [
+                "CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow", "Lifecycle",
+            ],
             swiftSettings: strict
         ),
         .target(name: "Observability", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
@@ -39,11 +43,14 @@ let package = Package(
         .target(name: "TopicWindow", dependencies: ["Kafka", "PushCore"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
-            dependencies: ["CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow"],
+            dependencies: [
+                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Lifecycle",
+            ],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
             dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness"],
