@@ -16,15 +16,20 @@ public struct ServiceGroup: Sendable {
     /// The exit codes the group returns.
     public struct ExitCodes: Sendable {
         /// Shut down by a signal.
-        public var signal: Int32 = 0
+        public var signal: Int32
         /// A service returned on its own.
-        public var finished: Int32 = 0
+        public var finished: Int32
         /// A service threw an error that is not a `ServiceGroupExit`.
-        public var failure: Int32 = 1
+        public var failure: Int32
         /// A second signal, or the shutdown budget exceeded (128 + SIGINT, as a shell reports Ctrl-C).
-        public var forced: Int32 = 130
+        public var forced: Int32
 
-        public init() {}
+        public init(signal: Int32 = 0, finished: Int32 = 0, failure: Int32 = 1, forced: Int32 = 130) {
+            self.signal = signal
+            self.finished = finished
+            self.failure = failure
+            self.forced = forced
+        }
     }
 
     /// A service with the name its events are reported under.
@@ -35,6 +40,11 @@ public struct ServiceGroup: Sendable {
         public init(_ name: String, _ service: any Service) {
             self.name = name
             self.service = service
+        }
+
+        /// A service whose `run()` is `run`.
+        public init(_ name: String, run: @escaping @Sendable () async throws -> Void) {
+            self.init(name, ClosureService(body: run))
         }
     }
 
@@ -102,6 +112,13 @@ public struct ServiceGroup: Sendable {
         }
         return exitCodes.failure  // unreachable: the stream never finishes while the group runs
     }
+}
+
+/// A service given as its `run()` body.
+private struct ClosureService: Service {
+    let body: @Sendable () async throws -> Void
+
+    func run() async throws { try await body() }
 }
 
 extension ServiceGroupEvent {

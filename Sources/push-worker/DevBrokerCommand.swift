@@ -1,7 +1,7 @@
 import CLI
-import Dispatch
 import Foundation
 import Kafka
+import Lifecycle
 import Worker
 
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
@@ -44,14 +44,17 @@ enum DevBrokerCommand {
             StandardStreams.writeError(subcommand.usage(toolName: "push-worker"))
             return CommandLineTool.usageExitCode
         }
-        let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
+        let signals = SignalSource()
         do throws(KafkaError) {
             let cluster = try MockCluster(brokers: brokers)
             for topic in topics { try cluster.createTopic(topic, partitions: partitions) }
             StandardStreams.writeOut("bootstrap.servers=\(cluster.bootstrapServers)")
             ControlReader.start(cluster: cluster)
-            await stop.wait()
-            return 0
+            // The cluster lives until the first signal.
+            let group = ServiceGroup(
+                services: [.init("mock cluster", ResourceService { withExtendedLifetime(cluster) {} })],
+                shutdownBudget: .seconds(10))
+            return await group.run(signals: signals)
         } catch {
             StandardStreams.writeError("push-worker dev-broker: \(error)")
             return 1
@@ -76,27 +79,5 @@ private enum ControlReader {
         }
         thread.name = "dev-broker.control"
         thread.start()
-    }
-}
-
-/// Waits for the first of some POSIX signals, which are diverted from their default action.
-private final class SignalWaiter {
-    private let sources: [any DispatchSourceSignal]
-    private let received: AsyncStream<Void>
-
-    init(signals: [Int32]) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        received = stream
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            return source
-        }
-    }
-
-    func wait() async {
-        for await _ in received { return }
     }
 }

@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import Providers
 import PushCore
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
@@ -99,6 +100,17 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
 }
 
 extension WorkerConfiguration {
+    /// The retry delays of in-process retries: `RetryPolicy` from `PUSH_RETRY_BASE_MS`, `PUSH_RETRY_CAP_MS` and
+    /// `PUSH_MAX_ATTEMPTS`, with full jitter.
+    public var retryDelays: JitteredRetryDelays {
+        JitteredRetryDelays(policy: RetryPolicy(base: retryBase, cap: retryCap, maxAttempts: pipeline.maxAttempts))
+    }
+
+    /// The one budget of the whole shutdown (README "Shutdown and rolling restarts"): the pipeline's grace period
+    /// to finish or hand off in-flight work, then 10 s to flush the producer, 10 s to close the consumer and 10 s to
+    /// stop the HTTP/2 clients and the status server. Past it the worker exits with `WorkerExitCode.forced`.
+    public var shutdownBudget: Duration { pipeline.shutdownGracePeriod + .seconds(30) }
+
     /// Refuses a cleartext `http://` URL (a bearer token or provider token would travel unencrypted) unless
     /// `allowsHTTP` (`PUSH_ALLOW_INSECURE_HTTP=true`).
     static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {

@@ -1,16 +1,10 @@
 import CLI
-import Dispatch
 import HTTP2
 import Kafka
+import Lifecycle
 import Observability
 import Providers
 import PushCore
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `push-worker run`: reads the configuration, builds every stage, runs the pipeline until a signal,
 /// and shuts down in reverse order. Returns the process exit code (`WorkerExitCode`).
@@ -84,7 +78,8 @@ public enum WorkerService {
         }
     }
 
-    /// Runs the pipeline with its status server, signals, watchdog and rules reloader.
+    /// Runs the pipeline with its status server, clients and helpers as one `ServiceGroup` until a signal or the
+    /// end of one of them.
     private static func serve(
         _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
         status: StatusServerConfiguration, logger: Logger
@@ -92,6 +87,7 @@ public enum WorkerService {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
         BuildInfo.register(in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version)
+        let metrics = PushMetrics(registry: registry)
         let liveness = HealthChecks()
         let readiness = HealthChecks()
         readiness.set("pipeline", passing: false, detail: "starting")
@@ -105,102 +101,62 @@ public enum WorkerService {
         }
         let clock = SystemWorkerClock()
         let observer = ObservabilityObserver(
-            logger: logger, metrics: PushMetrics(registry: registry), readiness: readiness,
-            providers: stages.sender.configuredProviders)
+            logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
         let invalidTokens = InvalidTokenTable()
+        let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
         let planner: any EventPlanner<ProviderSend> =
-            configuration.pipeline.skipKnownInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
+            skipsInvalidTokens ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
         let pipeline = Pipeline(
             source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
-            sender: stages.sender,
-            retryPolicy: JitteredRetryDelays(
-                policy: RetryPolicy(
-                    base: configuration.retryBase, cap: configuration.retryCap,
-                    maxAttempts: configuration.pipeline.maxAttempts)),
-            clock: clock, observer: observer, settings: configuration.pipeline)
+            sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
+            settings: configuration.pipeline)
 
         registerChecks(
             liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
             lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
 
-        let signals = SignalHandler(logger: logger) {
-            // Out of rotation at once: a rollout sees the pod go unready while it drains, not after.
-            readiness.set("pipeline", passing: false, detail: "shutting down")
-            pipeline.shutdown()
-        }
-        let exitCode = SharedInt32()
-        let helpers = [
-            Task {
-                let watchdog = Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock)
-                guard let last = await watchdog.watch(lastPollMicros: { pipeline.lastPollMicros }) else { return }
-                observer.observe(.stalled(sinceMillis: last / 1000))
-                exit(WorkerExitCode.stalled)
-            },
-            Task {
-                var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
-                while (try? await clock.sleep(for: .seconds(1))) != nil {
-                    sampler.sample(
-                        lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight)
-                    guard let (client, fatal) = stages.fatalKafkaError(consumer: source) else { continue }
-                    logger.critical(
-                        "kafka client failed fatally, stopping",
-                        metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-                    if client == "producer" {
-                        readiness.set(ProducerHealth.readinessCondition, passing: false, detail: "failed fatally")
-                    }
-                    exitCode.set(WorkerExitCode.failure)
-                    pipeline.shutdown()
-                    return
-                }
-            },
-            Task {
-                await reloadRules(
-                    stages, configuration: configuration, clock: clock, registry: registry, logger: logger)
-            },
-            Task {
-                guard configuration.pipeline.skipKnownInvalidTokens else { return }
-                let follower = InvalidTokenFollower(
-                    configuration: configuration.kafka, topic: configuration.pipeline.invalidTokensTopic,
-                    table: invalidTokens)
-                await follower.run { error in
-                    logger.warning("cannot read the invalid-token topic", metadata: ["error": .string(error)])
-                }
-            },
+        // Started in this order, shut down in the reverse one: the pipeline drains first while the watchdog and the
+        // sampler still watch it, then the producer closes, then the HTTP/2 clients, then the status server.
+        var services: [ServiceGroup.Entry] = [
+            .init("status server", ResourceService { server.stop() }),
+            stages.transportsService,
+            .init("producer", ResourceService { _ = await stages.producer.close(timeout: .seconds(10)) }),
+            .init(
+                "watchdog",
+                WatchdogService(
+                    watchdog: Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock), pipeline: pipeline,
+                    observer: observer)),
+            .init(
+                "metrics sampler",
+                MetricsSamplingService(
+                    metrics: metrics, source: source, producer: stages.producer, pipeline: pipeline,
+                    readiness: readiness, logger: logger, clock: clock)),
         ]
-        if configuration.pipeline.skipKnownInvalidTokens {
-            await waitForInvalidTokens(invalidTokens, limit: configuration.invalidTokensLoadTimeout, clock: clock)
-            logger.info(
-                "invalid-token table loaded",
-                metadata: [
-                    "push.invalid_tokens": .init(invalidTokens.count),
-                    "push.invalid_tokens_complete": .bool(invalidTokens.isLoaded),
-                ])
+        if let path = configuration.rulesFile {
+            services.append(
+                .init(
+                    "rules reloader",
+                    RulesReloadService(
+                        path: path, interval: configuration.rulesCheckInterval, planner: stages.planner,
+                        files: stages.files, initial: stages.rulesStamp, metrics: metrics, logger: logger, clock: clock)
+                ))
         }
-        readiness.set("pipeline", passing: true, detail: "running")
-        logger.info("started", metadata: ["http.port": .init(server.port)])
-        let stop = await pipeline.run()
-        readiness.set("pipeline", passing: false, detail: "shutting down")
-        for helper in helpers { helper.cancel() }
-        if case .shutDown(let unfinished) = stop, unfinished > 0 {
-            logger.warning("records left for redelivery", metadata: ["push.unfinished": .init(unfinished)])
+        if skipsInvalidTokens {
+            let follower = InvalidTokenFollower(
+                configuration: configuration.kafka, topic: configuration.pipeline.invalidTokensTopic,
+                table: invalidTokens)
+            services.append(.init("invalid-token follower", InvalidTokenFollowerService(follower: follower, logger: logger)))
         }
-        _ = await stages.producer.close(timeout: .seconds(10))
-        for transport in stages.transports { await transport.shutdown() }
-        server.stop()
-        signals.cancel()
-        return exitCode.value
-    }
-
-    /// Waits until the invalid-token table holds what its topic held at the start, at most `limit`: past it
-    /// the worker starts anyway (the table keeps filling; sends to dead tokens meanwhile only cost a 410).
-    private static func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, clock: some WorkerClock)
-        async
-    {
-        let deadline = clock.nowMicros() + limit.wholeMilliseconds * 1000
-        while !table.isLoaded, clock.nowMicros() < deadline {
-            try? await clock.sleep(for: .milliseconds(20))
-        }
+        services.append(
+            .init(
+                "pipeline",
+                PipelineService(
+                    pipeline: pipeline, readiness: readiness, logger: logger,
+                    invalidTokens: skipsInvalidTokens ? (invalidTokens, configuration.invalidTokensLoadTimeout) : nil,
+                    clock: clock, port: server.port)))
+        let group = ServiceGroup(
+            services: services, shutdownBudget: configuration.shutdownBudget, report: logger.serviceGroupReport)
+        return await group.run(signals: SignalSource())
     }
 
     /// Registers the probes' checks (`WorkerHealth`) over the running stages.
@@ -220,33 +176,6 @@ public enum WorkerService {
         readiness.register("kafka.brokers") { WorkerHealth.brokers(source.health) }
         readiness.register("providers.breakers") { WorkerHealth.breakers(open: observer.openBreakers) }
     }
-
-    /// Checks the rules file every `rulesCheckInterval` and applies a valid new table.
-    private static func reloadRules(
-        _ stages: Stages, configuration: WorkerConfiguration, clock: some WorkerClock, registry: MetricsRegistry,
-        logger: Logger
-    ) async {
-        guard let path = configuration.rulesFile else { return }
-        let metrics = PushMetrics(registry: registry)
-        let planner = stages.planner
-        var reloader = RulesReloader(path: path, files: stages.files, initial: stages.rulesStamp) { bytes in
-            planner.replaceRules(with: try RulesTable.load(json: bytes))
-        }
-        while (try? await clock.sleep(for: configuration.rulesCheckInterval)) != nil {
-            switch reloader.check() {
-            case .unchanged:
-                break
-            case .applied:
-                metrics.rulesReloads(result: "applied").increment()
-                logger.notice("rules reloaded", metadata: ["push.rules_file": .string(path)])
-            case .refused(let reason):
-                metrics.rulesReloads(result: "rejected").increment()
-                logger.error(
-                    "rules reload refused, previous table kept",
-                    metadata: ["push.rules_file": .string(path), "error": .string(reason)])
-            }
-        }
-    }
 }
 
 /// Every stage that talks to the outside but the record source, built from the configuration before anything
@@ -260,11 +189,11 @@ struct Stages {
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     let transports: [HTTP2Client]
 
-    /// The first fatal error of a Kafka client, naming the client (`consumer` or `producer`).
-    func fatalKafkaError(consumer: KafkaRecordSource) -> (client: String, error: KafkaError)? {
-        if let fatal = consumer.fatalError { return ("consumer", fatal) }
-        if let fatal = producer.fatalError { return ("producer", fatal) }
-        return nil
+    /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
+    /// CA file), not left to `deinit`.
+    var transportsService: ServiceGroup.Entry {
+        let transports = transports
+        return .init("http/2 clients", ResourceService { for transport in transports { await transport.shutdown() } })
     }
 
     init(configuration: WorkerConfiguration, files: SystemFileReading, logger: Logger) async throws {

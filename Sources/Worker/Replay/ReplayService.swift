@@ -1,5 +1,6 @@
 import CLI
 import Kafka
+import Lifecycle
 import Observability
 import Providers
 import PushCore
@@ -43,16 +44,14 @@ public enum ReplayService {
             StandardStreams.writeError("push-worker: error: cannot start: \(error)")
             return WorkerExitCode.failure
         }
-        let status: Int32
         do {
-            status = try await replay(options, stages: stages, configuration: configuration, logger: logger)
+            return try await replay(options, stages: stages, configuration: configuration, logger: logger)
         } catch {
             StandardStreams.writeError("push-worker: error: replay failed: \(error)")
-            status = WorkerExitCode.failure
+            // Before `main` exits: shutting a client down also removes its combined CA file.
+            for transport in stages.transports { await transport.shutdown() }
+            return WorkerExitCode.failure
         }
-        // Before `main` exits: shutting a client down also removes its combined CA file.
-        for transport in stages.transports { await transport.shutdown() }
-        return status
     }
 
     private static func replay(
@@ -101,37 +100,24 @@ public enum ReplayService {
                 policy: RetryPolicy(
                     base: configuration.retryBase, cap: configuration.retryCap, maxAttempts: settings.maxAttempts)),
             clock: clock, observer: tally, settings: settings)
-        let stopRequested = SharedInt32()
-        let signals = SignalHandler(logger: logger) {
-            stopRequested.set(1)
-            pipeline.shutdown()
-        }
         let started = ContinuousClock.now
-        let monitor = Task {
-            let live = isatty(STDERR_FILENO) == 1
-            var lastLine = ContinuousClock.now
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                if source.isComplete {
-                    pipeline.shutdown()
-                    return
-                }
-                let now = ContinuousClock.now
-                guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
-                lastLine = now
-                let line = tally.current.progressLine(elapsedSeconds: (now - started).seconds)
-                if live {
-                    StandardStreams.writeErrorText("\r\u{1B}[K" + line)
-                } else {
-                    StandardStreams.writeError(line)
-                }
-            }
-        }
-        _ = await pipeline.run()
-        monitor.cancel()
-        signals.cancel()
-        if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
-        _ = await stages.producer.close(timeout: .seconds(10))
+        // Started in this order, shut down in the reverse one: the pipeline drains, then the producer flushes and
+        // closes, then the HTTP/2 clients stop. The progress service ends the group when the window is read.
+        let group = ServiceGroup(
+            services: [
+                stages.transportsService,
+                .init("producer") {
+                    await Task.waitUntilCancelled()
+                    if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
+                    _ = await stages.producer.close(timeout: .seconds(10))
+                },
+                .init("progress") { await reportProgress(tally, source: source, started: started) },
+                .init("pipeline") { _ = await pipeline.runUntilCancelled() },
+            ],
+            shutdownBudget: configuration.shutdownBudget + .seconds(30),
+            exitCodes: ServiceGroup.ExitCodes(signal: interrupted, forced: interrupted),
+            report: logger.serviceGroupReport)
+        let code = await group.run(signals: SignalSource())
 
         var summary = tally.current
         summary.durationSeconds = (ContinuousClock.now - started).seconds
@@ -139,8 +125,28 @@ public enum ReplayService {
         summary.complete = source.isComplete
         if isatty(STDERR_FILENO) == 1 { StandardStreams.writeError("") }
         StandardStreams.writeOut(options.json ? summary.json : summary.text)
-        return summary.complete
-            ? WorkerExitCode.success : stopRequested.value == 1 ? interrupted : WorkerExitCode.failure
+        return summary.complete ? WorkerExitCode.success : code == WorkerExitCode.success ? WorkerExitCode.failure : code
+    }
+
+    /// Prints progress on stderr (a live line on a terminal, else a line every 5 s) until the window is read
+    /// (then returns, which ends the replay's group) or the task is cancelled.
+    private static func reportProgress(_ tally: ReplayTally, source: ReplayRecordSource, started: ContinuousClock.Instant)
+        async
+    {
+        let live = isatty(STDERR_FILENO) == 1
+        var lastLine = ContinuousClock.now
+        while !Task.isCancelled, !source.isComplete {
+            try? await Task.sleep(for: .milliseconds(100))
+            let now = ContinuousClock.now
+            guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
+            lastLine = now
+            let line = tally.current.progressLine(elapsedSeconds: (now - started).seconds)
+            if live {
+                StandardStreams.writeErrorText("\r\u{1B}[K" + line)
+            } else {
+                StandardStreams.writeError(line)
+            }
+        }
     }
 
     /// The tokens on the invalid-token topic, read to its end: a replay skips them as the live worker does.
