@@ -10,6 +10,7 @@ public protocol Service: Sendable {
 
 /// A service that only holds a resource for the group's lifetime: it waits until cancelled, then runs `close`
 /// (a client's explicit shutdown, a server's stop), so that the resource is released in the group's order.
+/// `close` runs in a task of its own: the cancellation that asked for the shutdown does not cut its waits short.
 public struct ResourceService: Service {
     private let close: @Sendable () async -> Void
 
@@ -20,7 +21,7 @@ public struct ResourceService: Service {
 
     public func run() async {
         await Task.waitUntilCancelled()
-        await close()
+        await Task { await close() }.value
     }
 }
 

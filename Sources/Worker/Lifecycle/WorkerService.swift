@@ -105,7 +105,8 @@ public enum WorkerService {
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
         let planner: any EventPlanner<ProviderSend> =
-            skipsInvalidTokens ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
+            skipsInvalidTokens
+            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
         let pipeline = Pipeline(
             source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
             sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
@@ -145,7 +146,8 @@ public enum WorkerService {
             let follower = InvalidTokenFollower(
                 configuration: configuration.kafka, topic: configuration.pipeline.invalidTokensTopic,
                 table: invalidTokens)
-            services.append(.init("invalid-token follower", InvalidTokenFollowerService(follower: follower, logger: logger)))
+            services.append(
+                .init("invalid-token follower", InvalidTokenFollowerService(follower: follower, logger: logger)))
         }
         services.append(
             .init(

@@ -106,11 +106,12 @@ public enum ReplayService {
         let group = ServiceGroup(
             services: [
                 stages.transportsService,
-                .init("producer") {
-                    await Task.waitUntilCancelled()
-                    if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
-                    _ = await stages.producer.close(timeout: .seconds(10))
-                },
+                .init(
+                    "producer",
+                    ResourceService {
+                        if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
+                        _ = await stages.producer.close(timeout: .seconds(10))
+                    }),
                 .init("progress") { await reportProgress(tally, source: source, started: started) },
                 .init("pipeline") { _ = await pipeline.runUntilCancelled() },
             ],
@@ -125,18 +126,23 @@ public enum ReplayService {
         summary.complete = source.isComplete
         if isatty(STDERR_FILENO) == 1 { StandardStreams.writeError("") }
         StandardStreams.writeOut(options.json ? summary.json : summary.text)
-        return summary.complete ? WorkerExitCode.success : code == WorkerExitCode.success ? WorkerExitCode.failure : code
+        return summary.complete
+            ? WorkerExitCode.success : code == WorkerExitCode.success ? WorkerExitCode.failure : code
     }
 
     /// Prints progress on stderr (a live line on a terminal, else a line every 5 s) until the window is read
     /// (then returns, which ends the replay's group) or the task is cancelled.
-    private static func reportProgress(_ tally: ReplayTally, source: ReplayRecordSource, started: ContinuousClock.Instant)
+    private static func reportProgress(
+        _ tally: ReplayTally, source: ReplayRecordSource, started: ContinuousClock.Instant
+    )
         async
     {
         let live = isatty(STDERR_FILENO) == 1
         var lastLine = ContinuousClock.now
-        while !Task.isCancelled, !source.isComplete {
+        while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(100))
+            // Checked after the first records were handed out: before, nothing is outstanding.
+            if source.isComplete { return }
             let now = ContinuousClock.now
             guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
             lastLine = now
