@@ -22,22 +22,19 @@ public enum ReplayService {
     public static func run(environment: [String: String], configFile: String?, options: ReplayOptions) async
         -> Int32
     {
-        let files = SystemFileReading()
-        let configuration: WorkerConfiguration
-        let logger: Logger
+        let settings: ReplayConfiguration
         do {
-            let variables = try WorkerService.variables(environment: environment, configFile: configFile, files: files)
-            // The summary and progress are the interface: logs only say what goes wrong, unless asked.
-            logger = Logger(
-                label: "push-worker-replay",
-                level: try LogLevel.fromEnvironment(["LOG_LEVEL": "warning"].merging(variables) { $1 }))
-            configuration = try WorkerConfiguration.load(environment: variables)
+            settings = try ReplayConfiguration.load(environment: environment, configFile: configFile)
         } catch {
             return WorkerService.refuse(error)
         }
+        let configuration = settings.worker
+        let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
         let stages: Stages
         do {
-            stages = try await Stages(configuration: configuration, files: files, logger: logger)
+            stages = try await Stages(
+                configuration: configuration, credentials: settings.credentials, files: SystemFileReading(),
+                logger: logger)
         } catch let error as InvalidSetting {
             return WorkerService.refuse(error)
         } catch {
