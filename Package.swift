@@ -18,42 +18,61 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "HTTP2", dependencies: ["CCurl", "HTTPTypes", "Essentials"], swiftSettings: strict),
+        // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
+        .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
         .target(name: "Lifecycle", swiftSettings: strict),
-        .target(name: "PushCore", swiftSettings: strict),
-        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
+        // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
+        .target(name: "Essentials", swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
+        // Pure: Kafka's value types shared by the librdkafka wrapper and the pipeline (partitions, watermarks).
+        .target(name: "KafkaTypes", swiftSettings: strict),
         .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
         // Reading a test's child processes (dev broker, push simulator) line by line.
         .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "Providers", dependencies: ["HTTP2", "Signing"], swiftSettings: strict),
+        .target(
+            name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
+        // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
+        // invalid-token table, replay's pure parts and the push metrics. Imports no module that wraps C.
+        .target(
+            name: "PushPipeline", dependencies: ["PushCore", "Observability", "KafkaTypes", "Essentials"],
+            swiftSettings: strict),
         .target(
             name: "Worker",
             dependencies: [
-                "CLI", "PushCore", "Kafka", "HTTP2", "Providers", "Observability", "TopicWindow", "Lifecycle",
+                "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
+                "Observability",
+                "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),
-        .target(name: "Observability", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
+        // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
+        .target(name: "StatusServer", dependencies: ["Observability", "CMicroHTTPD"], swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
-        .target(name: "ReceiptAnalytics", dependencies: ["PushCore"], swiftSettings: strict),
+        .target(name: "ReceiptAnalytics", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
-        .target(name: "TopicWindow", dependencies: ["Kafka", "PushCore"], swiftSettings: strict),
+        .target(
+            name: "TopicWindow", dependencies: ["Kafka", "KafkaTypes", "PushCore", "Essentials"], swiftSettings: strict),
         .executableTarget(
             name: "push-worker",
             dependencies: [
-                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Lifecycle",
+                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
+                "Lifecycle",
             ],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
+        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "SeededRandomness"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness"],
+            dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness", "Essentials"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
@@ -63,23 +82,39 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "PushSimulatorSupport", "SeededRandomness"],
+            dependencies: [
+                "Providers", "Signing", "HTTP2", "HTTPTypes", "PushSimulatorSupport", "SeededRandomness", "Essentials",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "Kafka", "PushCore", "Providers", "Observability", "PushSimulatorSupport", "KafkaTesting",
+                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
+                "PushSimulatorSupport", "KafkaTesting", "TestSupport",
                 "SeededRandomness",
-                "ChildProcessTesting",
+                "ChildProcessTesting", "Essentials",
             ],
             swiftSettings: strict
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(
+            name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
+        .testTarget(
+            name: "PushPipelineTests",
+            dependencies: [
+                "PushPipeline", "PushCore", "KafkaTypes", "Observability", "PushSimulatorSupport", "SeededRandomness",
+                "TestSupport", "Essentials",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
+        .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
+        .testTarget(
             name: "ReceiptAnalyticsTests",
             dependencies: [
                 "ReceiptAnalytics", "PushCore", "SeededRandomness", "ChildProcessTesting", "KafkaTesting", "Kafka",
+                "Essentials",
             ],
             swiftSettings: strict
         ),
@@ -95,12 +130,18 @@ let package = Package(
         // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
         // A seeded random number generator, so tests that draw random input reproduce.
         .target(name: "SeededRandomness", path: "Tests/SeededRandomness", swiftSettings: strict),
+        // Fakes of the pipeline's ports (source, sink, sender, planner, clock, observer) and `eventually`.
+        .target(
+            name: "TestSupport", dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials"],
+            path: "Tests/TestSupport",
+            swiftSettings: strict),
         .target(
             name: "PushSimulatorSupport",
-            dependencies: ["HTTP2", "ChildProcessTesting"],
+            dependencies: ["HTTP2", "HTTPTypes", "ChildProcessTesting"],
             path: "Tests/PushSimulatorSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushSimulatorSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "PushSimulatorSupport"], swiftSettings: strict),
     ]
 )

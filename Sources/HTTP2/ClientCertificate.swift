@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// A TLS client certificate and its private key, PEM files presented on every connection a client opens
 /// (APNs certificate-based authentication). A client certificate belongs to a connection, so one `HTTP2Client`

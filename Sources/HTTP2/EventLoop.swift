@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// The thread that drives libcurl's multi handle: it takes submitted transfers from a locked inbox, starts them

@@ -1,3 +1,5 @@
+import Essentials
+import HTTPTypes
 import Synchronization
 
 /// The production `HTTPTransport`: HTTP/2 over TLS with libcurl's multi interface, driven by one event-loop
@@ -9,14 +11,14 @@ import Synchronization
 /// REFUSED_STREAM) or lost with its connection before any response byte is sent once more on another connection.
 public final class HTTP2Client: HTTPTransport {
     private let loop: EventLoop
-    private let admission: AdmissionGate
+    private let admission: AsyncLimiter
     private let nextID = Atomic<UInt64>(0)
 
     /// Creates a client and starts its event-loop thread; throws `.tls` if `extraCAFile` or the client certificate
     /// files cannot be read.
     public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTPError) {
         loop = try EventLoop(configuration: configuration)
-        admission = AdmissionGate(capacity: configuration.maxOutstandingRequests)
+        admission = AsyncLimiter(limit: configuration.maxOutstandingRequests)
         loop.start()
     }
 
@@ -37,8 +39,14 @@ public final class HTTP2Client: HTTPTransport {
         guard let method = RequestMethod(validating: request) else {
             throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
         }
-        try await admission.enter()
-        defer { admission.leave() }
+        do {
+            try await admission.acquire()
+        } catch .closed {
+            throw HTTPError(.cancelled, "the HTTP/2 client is shut down")
+        } catch {
+            throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
+        }
+        defer { admission.release() }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let loop = self.loop
         let result = await withTaskCancellationHandler {

@@ -46,13 +46,3 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// Requests of one origin in flight at most once the origin has answered with success.
     var maxInFlightPerOrigin: Int { max(1, maxConnectionsPerHost) * max(1, maxStreamsPerConnection) }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded up so that a positive duration never becomes zero ("no timeout" to libcurl).
-    var roundedUpMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let remainder = attoseconds % 1_000_000_000_000_000
-        return Int(milliseconds) + (remainder > 0 ? 1 : 0)
-    }
-}

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// How a valid request's method and body are expressed to libcurl.
 enum RequestMethod: Equatable {
     case get

@@ -1,4 +1,6 @@
 internal import CCurl
+import Essentials
+import HTTPTypes
 
 /// One request from `send` to its result: created by the caller's task, then owned by the event-loop thread.
 ///
@@ -74,12 +76,12 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_NOSIGNAL, 1)
         handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         handle.set(CURLOPT_PIPEWAIT, 1)
-        handle.set(CURLOPT_TIMEOUT_MS, remaining)
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, min(remaining, configuration.connectTimeout.roundedUpMilliseconds))
+        handle.set(CURLOPT_TIMEOUT_MS, Int(remaining))
+        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(remaining, configuration.connectTimeout.roundedUpMilliseconds)))
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)
-        handle.set(CURLOPT_TCP_KEEPIDLE, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
-        handle.set(CURLOPT_TCP_KEEPINTVL, max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000))
-        handle.set(CURLOPT_MAXAGE_CONN, max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000))
+        handle.set(CURLOPT_TCP_KEEPIDLE, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
+        handle.set(CURLOPT_TCP_KEEPINTVL, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
+        handle.set(CURLOPT_MAXAGE_CONN, Int(max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000)))
         if let certificates { handle.set(CURLOPT_CAINFO, certificates.path) }
         if let client = configuration.clientCertificate {
             // libcurl copies the strings; connections are only reused by transfers with the same certificate.

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import HTTPTypes
 
 /// How a failed libcurl transfer is reported and whether it may be sent once more.
 struct TransferFailure: Equatable {

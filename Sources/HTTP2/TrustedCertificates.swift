@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import HTTPTypes
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 internal import CRdKafka
 import Foundation
+import KafkaTypes
 import Synchronization
 
 /// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.

@@ -1,3 +1,5 @@
+import KafkaTypes
+
 /// What a consumer knows about its partitions, kept under one lock by `ConsumerContext`.
 struct ConsumerState: Sendable {
     /// Partitions currently owned (group assignment or explicit assignment).

@@ -1,4 +1,5 @@
 import Foundation
+import KafkaTypes
 
 /// What a consumer learns from librdkafka's statistics JSON (`statistics.interval.ms`): per-partition lag, whether
 /// it is a settled member of its group, and how many brokers it is connected to.

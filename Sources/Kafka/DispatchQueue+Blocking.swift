@@ -1,4 +1,5 @@
 import Dispatch
+import Essentials
 
 extension DispatchQueue {
     /// Runs a blocking librdkafka call on this queue, off Swift's cooperative thread pool, and awaits its result.
@@ -14,9 +15,5 @@ extension DispatchQueue {
 
 extension Duration {
     /// Whole milliseconds, clamped to what librdkafka's `int timeout_ms` parameters accept.
-    var milliseconds: Int32 {
-        let (seconds, attoseconds) = components
-        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(total, 0))
-    }
+    var milliseconds: Int32 { Int32(clamping: max(wholeMilliseconds, 0)) }
 }

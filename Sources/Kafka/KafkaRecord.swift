@@ -1,3 +1,5 @@
+import KafkaTypes
+
 /// A record read from Kafka.
 public struct KafkaRecord: Sendable, Equatable {
     public let topic: String

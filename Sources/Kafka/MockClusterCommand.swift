@@ -1,3 +1,5 @@
+import KafkaTypes
+
 /// One line of the dev broker's control protocol (`protocolHelp` lists the commands), parsed;
 /// `apply(to:)` carries it out on a `MockCluster`.
 public enum MockClusterCommand: Sendable, Equatable {

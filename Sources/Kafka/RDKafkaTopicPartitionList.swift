@@ -1,4 +1,5 @@
 internal import CRdKafka
+import KafkaTypes
 
 /// The one owner of an `rd_kafka_topic_partition_list_t` made on the Swift side, destroyed in `deinit`.
 final class RDKafkaTopicPartitionList {

@@ -1,3 +1,5 @@
+import KafkaTypes
+
 /// A change of a group consumer's assignment, told to the application's rebalance handler.
 ///
 /// The handler runs synchronously on the consumer's own poll thread (never on Swift's cooperative pool), so

@@ -1,3 +1,4 @@
+import Essentials
 import Synchronization
 
 /// Named checks behind `/healthz` (liveness) or `/readyz` (readiness), each evaluated when a probe asks.
@@ -64,7 +65,7 @@ public struct HealthReport: Sendable {
             checks[name] = .dictionary(["passing": .bool(result.passing), "detail": .string(result.detail)])
         }
         var writer = JSONWriter()
-        writer.write(.dictionary(["status": .string(passing ? "pass" : "fail"), "checks": .dictionary(checks)]))
-        return writer.output + "\n"
+        writer.value(.dictionary(["status": .string(passing ? "pass" : "fail"), "checks": .dictionary(checks)]))
+        return writer.text + "\n"
     }
 }

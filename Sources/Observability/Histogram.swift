@@ -1,3 +1,4 @@
+import Essentials
 import Synchronization
 
 /// Observations counted into fixed buckets, with their sum (Prometheus `histogram`), e.g. send latency in seconds.
@@ -34,8 +35,7 @@ public final class Histogram: Sendable {
 
     /// Records a duration in seconds.
     public func observe(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        observe(Double(seconds) + Double(attoseconds) / 1e18)
+        observe(duration.fractionalSeconds)
     }
 
     /// The number of observations so far.

@@ -15,12 +15,6 @@ public enum LogMetadataValue: Sendable, Equatable {
         .string(secret.description)
     }
 
-    /// A device token written only as its short fingerprint (`sha256:` and 12 hex digits), from its receipt
-    /// `tokenHash`; never the token itself.
-    public static func token(hash tokenHash: String) -> LogMetadataValue {
-        .string(TokenFingerprint.of(tokenHash: tokenHash))
-    }
-
     /// Any value written through its `description`, e.g. an error.
     public static func describing(_ value: some CustomStringConvertible) -> LogMetadataValue {
         .string(value.description)

@@ -1,3 +1,5 @@
+import Essentials
+
 /// One log event, ready to be written.
 public struct LogRecord: Sendable, Equatable {
     public var timestamp: LogTimestamp
@@ -23,19 +25,15 @@ public struct LogRecord: Sendable, Equatable {
     /// The event as one line of JSON without the newline:
     /// `{"timestamp":"…","level":"info","label":"…","message":"…","metadata":{…}}`, metadata keys sorted.
     public func jsonLine() -> String {
-        var json = JSONWriter()
-        json.output.reserveCapacity(160)
-        json.output += "{\"timestamp\":"
-        json.write(string: timestamp.rfc3339)
-        json.output += ",\"level\":"
-        json.write(string: level.rawValue)
-        json.output += ",\"label\":"
-        json.write(string: label)
-        json.output += ",\"message\":"
-        json.write(string: message.description)
-        json.output += ",\"metadata\":"
-        json.write(.dictionary(metadata))
-        json.output += "}"
-        return json.output
+        var json = JSONWriter(reservingCapacity: 160)
+        json.beginObject()
+        json.field("timestamp", timestamp.rfc3339)
+        json.field("level", level.rawValue)
+        json.field("label", label)
+        json.field("message", message.description)
+        json.key("metadata")
+        json.value(.dictionary(metadata))
+        json.endObject()
+        return json.text
     }
 }

@@ -72,6 +72,9 @@ public final class MetricsRegistry: Sendable {
         return histogram
     }
 
+    /// The `Content-Type` of `prometheusText()`.
+    public static let prometheusTextContentType = PrometheusText.contentType
+
     /// Every metric in the Prometheus text exposition format 0.0.4, families sorted by name.
     public func prometheusText() -> String {
         for collect in collectors.withLock({ $0 }) { collect() }

@@ -1,5 +1,7 @@
+import Essentials
 import Foundation
-import HTTP2
+import HTTPTypes
+import PushCore
 
 /// How the APNs client authenticates.
 public enum APNsAuthentication: Sendable {
@@ -64,7 +66,7 @@ public final class APNsClient: Sendable {
     public func send(deviceToken: String, sandbox: Bool, headers: [HTTPHeader], body: [UInt8]) async -> DeliveryOutcome
     {
         guard Self.isWellFormed(deviceToken) else {
-            return .invalidToken(reason: "BadDeviceToken", invalidSince: nil)
+            return .invalidToken(status: nil, reason: "BadDeviceToken", invalidSinceMillis: nil)
         }
         let url = "\(sandbox ? configuration.sandboxURL : configuration.productionURL)/3/device/\(deviceToken)"
         var renewed = false
@@ -88,7 +90,8 @@ public final class APNsClient: Sendable {
             } catch {
                 return DeliveryOutcome(transportError: error)
             }
-            let (outcome, action) = APNsResponseClassifier.classify(response, now: clock.now())
+            let (outcome, action) = APNsResponseClassifier.classify(
+                response, sentID: headers.first { $0.name.lowercased() == "apns-id" }?.value, now: clock.now())
             guard action == .credentials(renewable: true), !renewed, let tokens, let generation,
                 (try? tokens.renew(afterExpiryOf: generation)) == true
             else { return outcome }

@@ -1,5 +1,6 @@
 import Foundation
-import HTTP2
+import HTTPTypes
+import PushCore
 
 /// Turns an APNs response into a `DeliveryOutcome`. Pure: the time is a parameter (for Retry-After dates).
 enum APNsResponseClassifier {
@@ -19,28 +20,34 @@ enum APNsResponseClassifier {
     static let timestampSkewMillis: Double = 86_400_000
 
     /// The outcome of `response`, together with the table action (the client renews on renewable credentials).
-    static func classify(_ response: HTTPResponse, now: Date) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
+    /// A delivery is named by the response's `apns-id`, or by `sentID` (the `apns-id` the request carried) when
+    /// the response has none.
+    static func classify(
+        _ response: HTTPResponse, sentID: String?, now: Date
+    ) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
         if response.status == 200 {
-            let apnsID = response.header("apns-id")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            return (.delivered(providerMessageId: apnsID), nil)
+            let apnsID = response.header("apns-id")?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return (.delivered(providerMessageId: apnsID.flatMap { $0.isEmpty ? nil : $0 } ?? sentID), nil)
         }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
         let reason = body?.reason ?? "HTTP \(response.status)"
         let action =
             body?.reason.flatMap { APNsReason.table[$0]?.action } ?? APNsReason.action(forStatus: response.status)
         let timestamp = try? JSONDecoder().decode(TimestampBody.self, from: Data(response.body)).timestamp
-        let invalidSince = timestamp.flatMap { Self.invalidSince(millis: $0, now: now) }
+        let invalidSince = timestamp.flatMap { Self.invalidSinceMillis($0, now: now) }
         let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
         let outcome = DeliveryOutcome(
-            action: action, status: response.status, reason: reason, retryAfter: retryAfter, invalidSince: invalidSince)
+            action: action, status: response.status, reason: reason, retryAfter: retryAfter,
+            invalidSinceMillis: invalidSince)
         return (outcome, action)
     }
 
-    /// The 410 `timestamp` as a date when it is a plausible time (since 2010, at most a day ahead of `now`);
-    /// anything else (negative, NaN, `1e300`) is ignored and the token counts as invalid since the answer.
-    static func invalidSince(millis: Double, now: Date) -> Date? {
+    /// The 410 `timestamp` in whole epoch milliseconds when it is a plausible time (since 2010, at most a day
+    /// ahead of `now`); anything else (negative, NaN, `1e300`) is ignored and the token counts as invalid since
+    /// the answer.
+    static func invalidSinceMillis(_ millis: Double, now: Date) -> Int64? {
         let latest = now.timeIntervalSince1970 * 1000 + timestampSkewMillis
         guard millis.isFinite, millis >= earliestTimestampMillis, millis <= latest else { return nil }
-        return Date(timeIntervalSince1970: millis / 1000)
+        return Int64(exactly: millis.rounded())
     }
 }

@@ -1,5 +1,7 @@
+import Essentials
 import Foundation
-import HTTP2
+import HTTPTypes
+import PushCore
 
 /// Where the FCM client sends.
 public struct FCMConfiguration: Sendable {

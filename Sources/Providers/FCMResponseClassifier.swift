@@ -1,5 +1,6 @@
 import Foundation
-import HTTP2
+import HTTPTypes
+import PushCore
 
 /// Turns an FCM HTTP v1 response into a `DeliveryOutcome`. Pure: the time is a parameter (for Retry-After dates).
 enum FCMResponseClassifier {
@@ -44,8 +45,8 @@ enum FCMResponseClassifier {
     static func classify(_ response: HTTPResponse, now: Date) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
         let body = Data(response.body)
         if response.status == 200 {
-            let name = (try? JSONDecoder().decode(SuccessBody.self, from: body))?.name ?? ""
-            return (.delivered(providerMessageId: name), nil)
+            let name = (try? JSONDecoder().decode(SuccessBody.self, from: body))?.name
+            return (.delivered(providerMessageId: name.flatMap { $0.isEmpty ? nil : $0 }), nil)
         }
         let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: body))?.error
         let errorCode = error?.details?.first { $0.type?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?
@@ -56,7 +57,7 @@ enum FCMResponseClassifier {
         let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
         let outcome = DeliveryOutcome(
             action: action, status: response.status, reason: reason ?? "HTTP \(response.status)",
-            retryAfter: retryAfter, invalidSince: nil)
+            retryAfter: retryAfter, invalidSinceMillis: nil)
         return (outcome, action)
     }
 

@@ -1,5 +1,7 @@
+import Essentials
 import Foundation
-import HTTP2
+import HTTPTypes
+import PushCore
 import Signing
 
 /// OAuth2 access tokens for a service account (JWT-bearer grant, RFC 7523): fetched by one request at a time
@@ -114,7 +116,7 @@ actor GoogleAccessTokens {
                     generation: generation))
         case 408, 429, 500...599:
             let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
-            return .failure(Failure(outcome: .retry(after: retryAfter, status: response.status, reason: reason)))
+            return .failure(Failure(outcome: .retry(status: response.status, reason: reason, after: retryAfter)))
         default:
             return .failure(Failure(outcome: .credentials(status: response.status, reason: reason)))
         }

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// When an APNs provider token is renewed. Pure state: APNs rejects tokens older than an hour and answers
@@ -18,7 +19,7 @@ struct ProviderTokenSchedule: Sendable, Equatable {
         guard let issuedAt else { return true }
         let age = now.timeIntervalSince(issuedAt)
         // A clock stepped back by more than the renewal age means our token's `iat` is in the future.
-        return age >= Self.renewalAge.seconds || age < -Self.renewalAge.seconds
+        return age >= Self.renewalAge.fractionalSeconds || age < -Self.renewalAge.fractionalSeconds
     }
 
     /// Records a new token issued at `now`.
@@ -31,17 +32,12 @@ struct ProviderTokenSchedule: Sendable, Equatable {
     /// 20 minutes; if that token was already replaced, the caller just retries with the current one.
     mutating func allowsForcedRenewal(rejected rejectedGeneration: Int, now: Date) -> Bool {
         guard rejectedGeneration == generation else { return false }
-        if let lastForcedRenewal, now.timeIntervalSince(lastForcedRenewal) < Self.minimumForcedInterval.seconds {
+        if let lastForcedRenewal,
+            now.timeIntervalSince(lastForcedRenewal) < Self.minimumForcedInterval.fractionalSeconds
+        {
             return false
         }
         lastForcedRenewal = now
         return true
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var seconds: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }

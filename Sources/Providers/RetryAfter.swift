@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// Parses an HTTP `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an IMF-fixdate HTTP-date.
@@ -21,7 +22,7 @@ enum RetryAfter {
         guard let date = httpDate(trimmed) else { return nil }
         let wait = date.timeIntervalSince(now)
         guard wait > 0 else { return .zero }
-        guard wait < TimeInterval(maximum.components.seconds) else { return maximum }
+        guard wait < maximum.fractionalSeconds else { return maximum }
         return .milliseconds(Int64((wait * 1000).rounded(.up)))
     }
 
@@ -39,18 +40,9 @@ enum RetryAfter {
         }
         guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: monthIndex + 1, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]))
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        let days = CivilDate(year: Int64(year), month: Int64(monthIndex + 1), day: Int64(day)).daysSinceEpoch
+        let seconds = Int(days) * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }
 

@@ -1,4 +1,5 @@
-import HTTP2
+import HTTPTypes
+import PushCore
 
 extension DeliveryOutcome {
     /// The outcome of a request that got no response.
@@ -6,7 +7,7 @@ extension DeliveryOutcome {
         let reason = "transport: \(error.kind)"
         switch error.kind {
         case .connect, .timeout, .connectionLost, .cancelled:
-            self = .retry(after: nil, status: nil, reason: reason)
+            self = .retry(status: nil, reason: reason, after: nil)
         case .tls:
             // Trust or client-certificate configuration: nothing about this message, and retrying won't fix it.
             self = .credentials(status: nil, reason: reason)

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// What the statistics read of one receipt. Receipts of every version decode: those written before the

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// `receipts stats --html FILE`: a self-contained page (no script, no network; charts as inline SVG) with

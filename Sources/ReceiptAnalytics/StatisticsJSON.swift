@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// `receipts stats --format json`: the statistics as one JSON object, keys sorted. Pure.

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// `receipts stats --format table`: the statistics as aligned text for a terminal. Pure.

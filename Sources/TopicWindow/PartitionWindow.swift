@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 
 /// The records of one partition a window reads: offsets `start..<end`, less those outside the time bounds.
 public struct PartitionWindow: Sendable, Equatable {

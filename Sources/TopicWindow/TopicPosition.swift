@@ -1,4 +1,6 @@
+import Essentials
 import Kafka
+import KafkaTypes
 import PushCore
 
 /// A position in a topic as operators write it for `--from` / `--to`: `beginning`, `end`, an offset for every

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushPipeline
 
 /// A failure of `render` or `strings` that ends the command with one line on stderr and exit code 1.
 struct CommandFailure: Error {

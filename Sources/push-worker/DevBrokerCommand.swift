@@ -2,6 +2,7 @@ import CLI
 import Foundation
 import Kafka
 import Lifecycle
+import PushPipeline
 import Worker
 
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.

@@ -1,5 +1,6 @@
 import CLI
 import Observability
+import PushPipeline
 
 /// The `push-worker` tool: every subcommand it offers.
 enum PushWorkerCommand {

@@ -1,6 +1,8 @@
 import CLI
+import Essentials
 import Foundation
 import PushCore
+import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
 import Worker

@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import Observability
+import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
 import Worker

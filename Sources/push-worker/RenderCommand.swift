@@ -1,6 +1,8 @@
 import CLI
+import Essentials
 import Foundation
 import PushCore
+import PushPipeline
 
 /// `push-worker render`: prints every provider request (and every skip, expiry, dead letter) an event produces.
 enum RenderCommand {

@@ -1,6 +1,8 @@
 import CLI
+import Essentials
 import Foundation
 import PushCore
+import PushPipeline
 import Worker
 
 /// `push-worker replay`: backfill a topic range, or re-drive the dead-letter topic, without double pushes.

@@ -1,5 +1,6 @@
 import CLI
 import Foundation
+import PushPipeline
 import Worker
 
 /// `push-worker run`: the service.

@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import PushCore
+import PushPipeline
 
 /// `push-worker strings`: the apps' string resources for every fixed loc-key of the rules table, so that a new
 /// message type reaches the apps from the same table the server renders.

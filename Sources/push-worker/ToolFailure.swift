@@ -1,4 +1,5 @@
 import CLI
+import PushPipeline
 import Worker
 
 /// How the Kafka tools end on an error: one line on stderr naming it, and the exit code for its kind.

@@ -1,4 +1,5 @@
 import CLI
+import PushPipeline
 import TopicWindow
 
 /// The `--from`, `--to` and `--partitions` options of the tools that read a window of a topic.

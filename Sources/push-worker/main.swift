@@ -1,4 +1,5 @@
 import CLI
+import PushPipeline
 
 #if canImport(Glibc)
     import Glibc

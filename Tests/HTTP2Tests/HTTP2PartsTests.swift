@@ -1,3 +1,4 @@
+import HTTPTypes
 import Testing
 
 @testable import HTTP2
@@ -40,14 +41,6 @@ struct HTTP2PartsTests {
         #expect(RequestMethod(validating: request) == nil)
     }
 
-    @Test(arguments: [
-        (Duration.zero, 0), (.nanoseconds(1), 1), (.milliseconds(1), 1), (.microseconds(1500), 2),
-        (.seconds(2), 2000),
-    ])
-    func durationsRoundUpToWholeMilliseconds(duration: Duration, milliseconds: Int) {
-        #expect(duration.roundedUpMilliseconds == milliseconds)
-    }
-
     @Test func ringBufferIsAFIFOThatAcceptsUrgentItemsAtTheFront() {
         var buffer = RingBuffer<Int>()
         for value in 0..<40 { buffer.append(value) }
@@ -61,34 +54,5 @@ struct HTTP2PartsTests {
     @Test(arguments: [2, 19, 20, 21, 62])
     func untrustedOrMismatchedCertificatesHaveAVerdict(code: Int) {
         #expect(TransferFailure.certificateVerdict(code) != nil)
-    }
-
-    @Test func admissionGateMakesTheNextCallerWaitUntilAPlaceIsFree() async throws {
-        let gate = AdmissionGate(capacity: 1)
-        try await gate.enter()
-        let waiter = Task { await entered(gate) }
-        gate.leave()
-        #expect(await waiter.value)
-        gate.leave()
-    }
-
-    @Test func admissionGateFailsACancelledWaiterAndAClosedGate() async throws {
-        let gate = AdmissionGate(capacity: 1)
-        try await gate.enter()
-        let cancelled = Task { await entered(gate) }
-        cancelled.cancel()
-        #expect(await cancelled.value == false)
-        gate.close()
-        #expect(await entered(gate) == false)
-    }
-
-    /// True if `enter()` admitted the caller, false if it threw.
-    private func entered(_ gate: AdmissionGate) async -> Bool {
-        do {
-            try await gate.enter()
-            return true
-        } catch {
-            return false
-        }
     }
 }

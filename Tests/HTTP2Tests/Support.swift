@@ -1,4 +1,5 @@
 import HTTP2
+import HTTPTypes
 import PushSimulatorSupport
 import Testing
 

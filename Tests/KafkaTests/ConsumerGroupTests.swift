@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 import Testing
 
 /// Who owns which partition, as the members' rebalance handlers report it.

@@ -2,6 +2,7 @@ import ChildProcessTesting
 import Foundation
 import Kafka
 import KafkaTesting
+import KafkaTypes
 import Testing
 
 /// Runs `kcat` with `arguments` to its end, feeding `input`.

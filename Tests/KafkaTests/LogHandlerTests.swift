@@ -1,3 +1,4 @@
+import KafkaTypes
 import Testing
 
 @testable import Kafka

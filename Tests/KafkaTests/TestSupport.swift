@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaTypes
 import Synchronization
 
 /// A mock cluster with one topic per test, and clients configured for it with fast group timings.

@@ -1,5 +1,7 @@
 import Foundation
 import HTTP2
+import HTTPTypes
+import PushCore
 import PushSimulatorSupport
 import Testing
 

@@ -1,5 +1,8 @@
+import Essentials
 import Foundation
 import HTTP2
+import HTTPTypes
+import PushCore
 import PushSimulatorSupport
 import Testing
 
@@ -56,7 +59,7 @@ extension EndToEndTests {
                 await Self.sendAlert(apns)
             }
             #expect(outcomes.count == 10_000)
-            #expect(outcomes.allSatisfy { if case .delivered(let id) = $0 { id.count == 36 } else { false } })
+            #expect(outcomes.allSatisfy { if case .delivered(let id) = $0 { id?.count == 36 } else { false } })
             #expect(apns.providerTokensIssued == 1)
             let stats = try await stats()
             #expect(stats.accepted == 10_000)
@@ -71,7 +74,7 @@ extension EndToEndTests {
                 deviceToken: Self.deviceToken, sandbox: true, headers: Self.alert, body: Self.body)
             #expect(
                 outcome
-                    == .invalidToken(reason: "Unregistered", invalidSince: Date(timeIntervalSince1970: 1_700_000_000)))
+                    == .invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: 1_700_000_000_000))
         }
 
         @Test func requestsBreakingApplesRulesAreRejected() async throws {
@@ -137,11 +140,11 @@ extension EndToEndTests {
             try await simulator.addFaultRule(
                 #"{"path":"^/3/device/","times":1,"status":429,"retry_after":7,"body":{"reason":"TooManyRequests"}}"#)
             #expect(
-                await Self.sendAlert(apns) == .retry(after: .seconds(7), status: 429, reason: "TooManyRequests"))
+                await Self.sendAlert(apns) == .retry(status: 429, reason: "TooManyRequests", after: .seconds(7)))
             try await simulator.addFaultRule(
                 #"{"path":"^/3/device/","times":1,"status":503,"body":{"reason":"Shutdown"}}"#)
             #expect(
-                await Self.sendAlert(apns) == .retry(after: nil, status: 503, reason: "Shutdown"))
+                await Self.sendAlert(apns) == .retry(status: 503, reason: "Shutdown", after: nil))
             try await simulator.addFaultRule(#"{"path":"^/3/device/","times":2,"reset_stream":2}"#)
             #expect(
                 await Self.sendAlert(apns).className == "retry")
@@ -182,7 +185,7 @@ extension EndToEndTests {
                 await Self.sendAlert(first).className == "delivered")
             let second = try client(clock: ManualClock(Date().addingTimeInterval(60)))  // another `iat`: another token
             #expect(
-                await Self.sendAlert(second) == .retry(after: nil, status: 429, reason: "TooManyProviderTokenUpdates"))
+                await Self.sendAlert(second) == .retry(status: 429, reason: "TooManyProviderTokenUpdates", after: nil))
         }
 
         @Test func outcomesAndErrorsNeverCarryTheDeviceTokenOrTheJWT() async throws {

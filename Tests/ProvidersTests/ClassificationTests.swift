@@ -1,5 +1,7 @@
 import Foundation
 import HTTP2
+import HTTPTypes
+import PushCore
 import Testing
 
 @testable import Providers
@@ -11,8 +13,16 @@ import Testing
         let response = HTTPResponse(
             status: 200, headers: [HTTPHeader("apns-id", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")])
         #expect(
-            APNsResponseClassifier.classify(response, now: Self.now).outcome
+            APNsResponseClassifier.classify(response, sentID: nil, now: Self.now).outcome
                 == .delivered(providerMessageId: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+    }
+
+    @Test(arguments: [[], [HTTPHeader("apns-id", " ")]])
+    func successWithoutAnAPNsIDIsNamedByTheIDSent(headers: [HTTPHeader]) {
+        let response = HTTPResponse(status: 200, headers: headers)
+        #expect(
+            APNsResponseClassifier.classify(response, sentID: "sent-id", now: Self.now).outcome
+                == .delivered(providerMessageId: "sent-id"))
     }
 
     /// Every reason of Apple's table, with the outcome class it must come to.
@@ -37,7 +47,7 @@ import Testing
     func everyAppleReasonMapsToItsClass(reason: String, status: Int, expected: String) {
         #expect(APNsReason.table[reason]?.status == status)
         let response = HTTPResponse.json(status, #"{"reason":"\#(reason)"}"#)
-        let outcome = APNsResponseClassifier.classify(response, now: Self.now).outcome
+        let outcome = APNsResponseClassifier.classify(response, sentID: nil, now: Self.now).outcome
         #expect(outcome.className == expected)
         #expect(outcome.reason == reason)
     }
@@ -49,8 +59,8 @@ import Testing
     @Test func unregisteredCarriesItsTimestamp() {
         let response = HTTPResponse.json(410, #"{"reason":"Unregistered","timestamp":1700000000123}"#)
         #expect(
-            APNsResponseClassifier.classify(response, now: Self.now).outcome
-                == .invalidToken(reason: "Unregistered", invalidSince: Date(timeIntervalSince1970: 1_700_000_000.123)))
+            APNsResponseClassifier.classify(response, sentID: nil, now: Self.now).outcome
+                == .invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: 1_700_000_000_123))
     }
 
     /// A 410 `timestamp` outside 2010…now + 1 day (or not a number at all) is ignored; the reason survives.
@@ -61,31 +71,36 @@ import Testing
     func implausibleTimestampsAreIgnored(timestamp: String) {
         let response = HTTPResponse.json(410, #"{"reason":"Unregistered","timestamp":\#(timestamp)}"#)
         #expect(
-            APNsResponseClassifier.classify(response, now: Self.now).outcome
-                == .invalidToken(reason: "Unregistered", invalidSince: nil))
+            APNsResponseClassifier.classify(response, sentID: nil, now: Self.now).outcome
+                == .invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: nil))
     }
 
     @Test func retryAfterIsHonouredInSecondsAndAsHTTPDate() {
         let seconds = HTTPResponse.json(
             429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPHeader("Retry-After", "7")])
         #expect(
-            APNsResponseClassifier.classify(seconds, now: Self.now).outcome
-                == .retry(after: .seconds(7), status: 429, reason: "TooManyRequests"))
+            APNsResponseClassifier.classify(seconds, sentID: nil, now: Self.now).outcome
+                == .retry(status: 429, reason: "TooManyRequests", after: .seconds(7)))
         // 2027-01-15T08:00:00Z is 1_800_000_000 + 30 s
         let date = HTTPResponse.json(
             503, #"{"reason":"Shutdown"}"#, headers: [HTTPHeader("retry-after", "Fri, 15 Jan 2027 08:00:30 GMT")])
         #expect(
-            APNsResponseClassifier.classify(date, now: Self.now).outcome
-                == .retry(after: .seconds(30), status: 503, reason: "Shutdown"))
+            APNsResponseClassifier.classify(date, sentID: nil, now: Self.now).outcome
+                == .retry(status: 503, reason: "Shutdown", after: .seconds(30)))
     }
 
     @Test(arguments: [(400, "rejected"), (403, "credentials"), (410, "invalidToken"), (429, "retry"), (502, "retry")])
     func unknownOrMissingReasonsFallBackOnTheStatus(status: Int, expected: String) {
-        #expect(APNsResponseClassifier.classify(.json(status, "{}"), now: Self.now).outcome.className == expected)
         #expect(
-            APNsResponseClassifier.classify(.json(status, #"{"reason":"SomethingNew"}"#), now: Self.now).outcome
+            APNsResponseClassifier.classify(.json(status, "{}"), sentID: nil, now: Self.now).outcome.className
+                == expected)
+        #expect(
+            APNsResponseClassifier.classify(.json(status, #"{"reason":"SomethingNew"}"#), sentID: nil, now: Self.now)
+                .outcome
                 .className == expected)
-        #expect(APNsResponseClassifier.classify(.json(status, "not json"), now: Self.now).outcome.className == expected)
+        #expect(
+            APNsResponseClassifier.classify(.json(status, "not json"), sentID: nil, now: Self.now).outcome.className
+                == expected)
     }
 }
 
@@ -133,17 +148,17 @@ import Testing
         let bare = Self.googleError(429, "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED")
         #expect(
             FCMResponseClassifier.classify(bare, now: Self.now).outcome
-                == .retry(after: .seconds(60), status: 429, reason: "QUOTA_EXCEEDED"))
+                == .retry(status: 429, reason: "QUOTA_EXCEEDED", after: .seconds(60)))
         var longer = bare
         longer.headers = [HTTPHeader("Retry-After", "90")]
         #expect(
             FCMResponseClassifier.classify(longer, now: Self.now).outcome
-                == .retry(after: .seconds(90), status: 429, reason: "QUOTA_EXCEEDED"))
+                == .retry(status: 429, reason: "QUOTA_EXCEEDED", after: .seconds(90)))
         var shorter = bare
         shorter.headers = [HTTPHeader("Retry-After", "5")]
         #expect(
             FCMResponseClassifier.classify(shorter, now: Self.now).outcome
-                == .retry(after: .seconds(60), status: 429, reason: "QUOTA_EXCEEDED"))
+                == .retry(status: 429, reason: "QUOTA_EXCEEDED", after: .seconds(60)))
     }
 
     @Test func unauthenticatedWithoutDetailIsRenewableCredentials() {
@@ -232,7 +247,7 @@ extension DeliveryOutcome {
     var reason: String? {
         switch self {
         case .delivered: nil
-        case .invalidToken(let reason, _), .rejected(_, let reason), .retry(_, _, let reason),
+        case .invalidToken(_, let reason, _), .rejected(_, let reason), .retry(_, let reason, _),
             .credentials(_, let reason):
             reason
         }
@@ -245,14 +260,14 @@ extension DeliveryOutcome {
             #"{"error": {"code": 1e400, "status": "NOT_FOUND", "details": [{"@type": "#
             + #""type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
         let outcome = FCMResponseClassifier.classify(.json(404, body), now: Date()).outcome
-        #expect(outcome == .invalidToken(reason: "UNREGISTERED", invalidSince: nil))
+        #expect(outcome == .invalidToken(status: 404, reason: "UNREGISTERED", invalidSinceMillis: nil))
     }
 
     @Test(arguments: [0, 99, 999, 1_000_000, -1])
     func anyStatusComesToAClassNeverATrap(status: Int) {
         let outcome = FCMResponseClassifier.classify(.json(status, "garbage"), now: Date()).outcome
         #expect(outcome.className == "rejected")
-        let apns = APNsResponseClassifier.classify(.json(status, #"{"reason": 7}"#), now: Date()).outcome
+        let apns = APNsResponseClassifier.classify(.json(status, #"{"reason": 7}"#), sentID: nil, now: Date()).outcome
         #expect(["rejected", "retry", "credentials"].contains(apns.className))
     }
 }

@@ -1,5 +1,7 @@
+import Essentials
 import Foundation
 import HTTP2
+import PushCore
 import PushSimulatorSupport
 import Testing
 
@@ -53,7 +55,7 @@ extension EndToEndTests {
             #expect(
                 outcomes.allSatisfy {
                     if case .delivered(let name) = $0 {
-                        name.hasPrefix("projects/sim-project/messages/")
+                        name?.hasPrefix("projects/sim-project/messages/") == true
                     } else {
                         false
                     }
@@ -93,7 +95,7 @@ extension EndToEndTests {
                 "POST", "/control/fcm-unregister", body: #"{"tokens":["\#(Self.registrationToken)"]}"#)
             #expect(
                 try await client().send(body: Self.message())
-                    == .invalidToken(reason: "UNREGISTERED", invalidSince: nil))
+                    == .invalidToken(status: 404, reason: "UNREGISTERED", invalidSinceMillis: nil))
         }
 
         @Test func bodiesOutsideTheDiscoveryDocumentAreRejected() async throws {
@@ -114,15 +116,15 @@ extension EndToEndTests {
             )
             #expect(
                 await fcm.send(body: Self.message())
-                    == .retry(after: .seconds(60), status: 429, reason: "QUOTA_EXCEEDED"))
+                    == .retry(status: 429, reason: "QUOTA_EXCEEDED", after: .seconds(60)))
             try await simulator.addFaultRule(
                 #"{"path":"messages:send$","times":1,"status":503,"body":{"error":{"code":503,"status":"UNAVAILABLE","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNAVAILABLE"}]}}}"#
             )
-            #expect(await fcm.send(body: Self.message()) == .retry(after: nil, status: 503, reason: "UNAVAILABLE"))
+            #expect(await fcm.send(body: Self.message()) == .retry(status: 503, reason: "UNAVAILABLE", after: nil))
             try await simulator.addFaultRule(
                 #"{"path":"messages:send$","times":1,"status":500,"body":{"error":{"code":500,"status":"INTERNAL","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INTERNAL"}]}}}"#
             )
-            #expect(await fcm.send(body: Self.message()) == .retry(after: nil, status: 500, reason: "INTERNAL"))
+            #expect(await fcm.send(body: Self.message()) == .retry(status: 500, reason: "INTERNAL", after: nil))
         }
 
         @Test func aServiceAccountGoogleDoesNotKnowIsACredentialsFailure() async throws {

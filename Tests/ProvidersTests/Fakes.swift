@@ -1,20 +1,26 @@
+import Essentials
 import Foundation
 import HTTP2
+import HTTPTypes
 import Providers
 import Synchronization
 
-/// A wall clock that moves only when told.
+/// A wall clock that moves only when told; a sleep moves it by the time slept, at once.
 final class ManualClock: WallClock {
-    private let time: Mutex<Date>
+    private let micros: Mutex<Int64>
 
     init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        time = Mutex(start)
+        micros = Mutex(Int64(clampingRoundedDown: start.timeIntervalSince1970 * 1e6))
     }
 
-    func now() -> Date { time.withLock { $0 } }
+    func nowMicros() -> Int64 { micros.withLock { $0 } }
+
+    func sleep(for duration: Duration) async throws {
+        advance(by: duration)
+    }
 
     func advance(by duration: Duration) {
-        time.withLock { $0 = $0.addingTimeInterval(TimeInterval(duration.components.seconds)) }
+        micros.withLock { $0 = $0.addingClamped(duration.wholeMilliseconds.multipliedClamped(by: 1000)) }
     }
 }
 

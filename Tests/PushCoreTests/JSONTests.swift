@@ -1,25 +1,8 @@
+import Essentials
 import PushCore
 import Testing
 
 @Suite struct JSONTests {
-    @Test func writerEscapesWhatJSONRequiresAndKeepsTheRestAsUTF8() {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.field("text", "quote \" backslash \\ newline \n tab \t bell \u{7} emoji 👩‍👩‍👧 CJK 漢字")
-        writer.field("n", -3)
-        writer.key("list")
-        writer.strings(["a", ""])
-        writer.key("flag")
-        writer.bool(false)
-        writer.key("none")
-        writer.null()
-        writer.endObject()
-        #expect(
-            String(decoding: writer.bytes, as: UTF8.self)
-                == #"{"text":"quote \" backslash \\ newline \n tab \t bell \u0007 emoji 👩‍👩‍👧 CJK 漢字","n":-3,"list":["a",""],"flag":false,"none":null}"#
-        )
-    }
-
     @Test func parsedDocumentsRoundTripByteForByte() throws {
         let text = #"{"b":[1,-0.5e10,true,null,{}],"a":"\u00e9\ud83d\ude00\/","c":[]}"#
         let value = try JSONParser.parse(Array(text.utf8))
@@ -49,33 +32,7 @@ import Testing
     }
 }
 
-@Suite struct SHA256Tests {
-    @Test(arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        (
-            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-        ),
-        (
-            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
-            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
-        ),
-    ])
-    func digestsMatchTheFIPSVectors(message: String, digest: String) {
-        #expect(SHA256.hexDigest(message) == digest)
-    }
-
-    @Test func aMillionAsMatchTheLongVector() {
-        #expect(
-            SHA256.hexDigest(repeatElement(UInt8(ascii: "a"), count: 1_000_000))
-                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-    }
-
-    @Test func tokenHashesArePrefixedHexDigests() {
-        #expect(SHA256.tokenHash("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    }
-
+@Suite struct DeterministicUUIDTests {
     @Test func deterministicUUIDsAreCanonicalAndStable() {
         let id = DeterministicUUID.make(from: "m-1\u{0}apns\u{0}token")
         #expect(id == DeterministicUUID.make(from: "m-1\u{0}apns\u{0}token"))

@@ -1,6 +1,7 @@
 import ChildProcessTesting
 import Foundation
 import HTTP2
+import HTTPTypes
 
 /// The push simulator (`Tests/PushSimulator/simulator.py`) running as a child process for one test suite.
 public final class PushSimulator: Sendable {

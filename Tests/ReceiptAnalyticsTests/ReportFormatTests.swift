@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 import ReceiptAnalytics
 import Testing

@@ -1,5 +1,9 @@
+import Essentials
 import Foundation
 import Kafka
+import KafkaTypes
+import PushPipeline
+import TestSupport
 import Testing
 
 @testable import Worker
@@ -41,7 +45,7 @@ import Testing
         settings.shutdownGracePeriod = .seconds(10)
         let pipeline = Pipeline(
             source: source, sink: KafkaRecordSink(producer: producer), planner: FakePlanner(), sender: sender,
-            retryPolicy: LinearDelays(), clock: SystemWorkerClock(), observer: RecordingObserver(), settings: settings)
+            retryPolicy: LinearDelays(), clock: SystemWallClock(), observer: RecordingObserver(), settings: settings)
         let running = Task { await pipeline.run() }
         #expect(await eventually(within: .seconds(60)) { sender.sent.count >= 60 })
         try await Task.sleep(for: .milliseconds(500))
@@ -51,12 +55,12 @@ import Testing
         let reader = try KafkaConsumer(
             configuration: common.merging(KafkaConfiguration(["group.id": "\(group)-reader"])))
         let checker = try KafkaConsumer(configuration: consumerConfiguration)
-        let chat = (0..<3).map { Kafka.TopicPartition("chat", Int32($0)) }
-        var ends: [Kafka.TopicPartition: Int64] = [:]
+        let chat = (0..<3).map { TopicPartition("chat", Int32($0)) }
+        var ends: [TopicPartition: Int64] = [:]
         for partition in chat { ends[partition] = try await reader.watermarks(of: partition).high }
         #expect(try await checker.committedOffsets(of: chat) == ends)
         try await reader.assign([
-            Kafka.TopicPartition("receipts", 0): .beginning, Kafka.TopicPartition("dlq", 0): .beginning,
+            TopicPartition("receipts", 0): .beginning, TopicPartition("dlq", 0): .beginning,
         ])
         var outputs: [KafkaRecord] = []
         let deadline = ContinuousClock.now + .seconds(30)

@@ -1,4 +1,6 @@
+import PushPipeline
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Worker

@@ -1,7 +1,9 @@
 import ChildProcessTesting
 import Foundation
 import Kafka
+import KafkaTypes
 import PushCore
+import PushPipeline
 import PushSimulatorSupport
 import Testing
 
@@ -184,7 +186,7 @@ import Testing
     }
 
     /// The live group's committed offsets, once they add up to `total` records (auto-commit runs every 200 ms).
-    private func settledOffsets(_ run: EndToEnd, total: Int64) async throws -> [Kafka.TopicPartition: Int64] {
+    private func settledOffsets(_ run: EndToEnd, total: Int64) async throws -> [TopicPartition: Int64] {
         let deadline = ContinuousClock.now + .seconds(20)
         var offsets = try await committedOffsets(run)
         while offsets.values.reduce(0, +) < total, ContinuousClock.now < deadline {
@@ -194,11 +196,11 @@ import Testing
         return offsets
     }
 
-    private func committedOffsets(_ run: EndToEnd) async throws -> [Kafka.TopicPartition: Int64] {
+    private func committedOffsets(_ run: EndToEnd) async throws -> [TopicPartition: Int64] {
         let consumer = try KafkaConsumer(
             configuration: run.kafka.merging(KafkaConfiguration(["group.id": "push-worker"])))
         let offsets = try await consumer.committedOffsets(of: [
-            Kafka.TopicPartition("chat.messages", 0), Kafka.TopicPartition("chat.messages", 1),
+            TopicPartition("chat.messages", 0), TopicPartition("chat.messages", 1),
         ])
         _ = await consumer.close(timeout: .seconds(5))
         return offsets

@@ -1,5 +1,7 @@
 import ChildProcessTesting
+import Essentials
 import Foundation
+import TestSupport
 import Testing
 
 /// A rolling restart of three workers as Kubernetes does it (maxSurge 1, maxUnavailable 0): start a new worker,
@@ -37,12 +39,10 @@ import Testing
 
     /// Log lines of one message, with their time and `kafka.partitions`.
     static func events(_ message: String, in log: String) -> [(time: Date, partitions: [String])] {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return log.split(separator: "\n").compactMap { line in
+        log.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 object["message"] as? String == message, let stamp = object["timestamp"] as? String,
-                let time = formatter.date(from: stamp),
+                let time = RFC3339.parse(stamp),
                 let partitions = (object["metadata"] as? [String: Any])?["kafka.partitions"] as? String
             else { return nil }
             return (time, partitions.split(separator: ",").map(String.init))

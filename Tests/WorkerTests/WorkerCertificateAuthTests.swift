@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaTypes
 import PushCore
 import PushSimulatorSupport
 import Testing
@@ -94,7 +95,7 @@ import Testing
     static func receipts(kafka: KafkaConfiguration, count: Int, within limit: Duration) async throws -> [JSONValue] {
         let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "cert-reader"])))
         try await reader.assign([
-            Kafka.TopicPartition("push.receipts", 0): .beginning, Kafka.TopicPartition("push.receipts", 1): .beginning,
+            TopicPartition("push.receipts", 0): .beginning, TopicPartition("push.receipts", 1): .beginning,
         ])
         var receipts: [JSONValue] = []
         let deadline = ContinuousClock.now + limit

@@ -1,8 +1,11 @@
 import ChildProcessTesting
+import Essentials
 import Foundation
 import Kafka
 import KafkaTesting
+import KafkaTypes
 import PushCore
+import PushPipeline
 import PushSimulatorSupport
 import SeededRandomness
 import Testing
@@ -109,9 +112,9 @@ final class EndToEnd {
         -> [KafkaRecord]
     {
         let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
-        var assignment: [Kafka.TopicPartition: KafkaOffset] = [:]
+        var assignment: [TopicPartition: KafkaOffset] = [:]
         for topic in topics {
-            for partition in Int32(0)..<2 { assignment[Kafka.TopicPartition(topic, partition)] = .beginning }
+            for partition in Int32(0)..<2 { assignment[TopicPartition(topic, partition)] = .beginning }
         }
         try await reader.assign(assignment)
         var records: [KafkaRecord] = []

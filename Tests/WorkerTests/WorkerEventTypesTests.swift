@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import PushCore
+import PushPipeline
 import PushSimulatorSupport
 import Testing
 import Worker

@@ -2,6 +2,7 @@ import ChildProcessTesting
 import Foundation
 import Kafka
 import KafkaTesting
+import KafkaTypes
 import Testing
 
 /// Issue 8's reproductions against the real processes (`push-worker dev-broker`, `push-worker run`).
@@ -90,7 +91,7 @@ import Testing
         #expect(ignored.count == 1)
         #expect(ignored.first?.contains("KAFKA_PORT,KAFKA_PORT_9092_TCP_ADDR,KAFKA_SERVICE_HOST") == true)
         let checker = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": group])))
-        let partitions = (Int32(0)..<2).map { Kafka.TopicPartition("chat.messages", $0) }
+        let partitions = (Int32(0)..<2).map { TopicPartition("chat.messages", $0) }
         #expect(try await checker.committedOffsets(of: partitions).isEmpty)
         _ = await checker.close(timeout: .seconds(5))
         _ = try? await broker.terminate()

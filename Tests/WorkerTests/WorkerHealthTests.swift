@@ -1,5 +1,7 @@
 import Kafka
+import KafkaTypes
 import Observability
+import PushPipeline
 import Testing
 
 @testable import Worker
@@ -48,7 +50,7 @@ struct WorkerHealthTests {
         observer.observe(.breakerClosed(.fcm))
         #expect(observer.openBreakers.isEmpty)
 
-        let partitions = [Worker.TopicPartition("t", 0), Worker.TopicPartition("t", 1)]
+        let partitions = [TopicPartition("t", 0), TopicPartition("t", 1)]
         observer.observe(.assigned(partitions))
         observer.observe(.paused(partitions))
         #expect(metrics.partitionsPaused.value == 2)

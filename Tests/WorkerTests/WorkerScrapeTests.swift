@@ -1,5 +1,6 @@
 import ChildProcessTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// A real scrape of a running `push-worker run`: valid for promtool, holding every metric the Grafana dashboard

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// A decoded chat-message event: what to push, to whom, and the original JSON for narrowed retry records.

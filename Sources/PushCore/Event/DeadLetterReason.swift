@@ -1,4 +1,5 @@
-/// A stable code for why a record or a device send went to the dead-letter topic (`x-dlq-reason`).
+/// A stable code for why a record or a device send went to the dead-letter topic, or to a retry topic: the
+/// `x-dlq-reason` header, the dead-lettered receipt's `reason` and the `push_dlq_total` label.
 public struct DeadLetterReason: Sendable, Hashable, CustomStringConvertible {
     public let code: String
 
@@ -16,6 +17,8 @@ public struct DeadLetterReason: Sendable, Hashable, CustomStringConvertible {
     public static let payloadTooLarge = DeadLetterReason("payload_too_large")
     /// Transient failures continued past the retry budget.
     public static let retriesExhausted = DeadLetterReason("retries_exhausted")
+    /// On a retry record: a transient failure, to be sent again when its tier's delay has passed.
+    public static let transientFailure = DeadLetterReason("transient_failure")
 
     public var description: String { code }
 }

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// Turns a record value into a `ChatMessageEvent`, enforcing required fields, types, token syntax and limits.

@@ -1,3 +1,5 @@
+import Essentials
+
 extension ChatMessageEvent {
     /// The same event as JSON bytes with only the given devices left (recipients without any dropped),
     /// every other field, unknown ones included, unchanged. For retry and dead-letter records.

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// The range an event's `createdAt` may take, and the time its time to live counts from.

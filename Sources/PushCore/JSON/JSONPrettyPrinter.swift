@@ -1,3 +1,5 @@
+import Essentials
+
 /// Indents JSON for people (two spaces), keeping member order; for CLI output and golden files.
 public enum JSONPrettyPrinter {
     /// The indented text of `value`.

@@ -1,3 +1,5 @@
+import Essentials
+
 /// The apps' own translations of every fixed `loc-key` of a rules table, in one language: what an app ships as
 /// string resources so that it shows the same text the server renders as fallback.
 public struct AppStrings: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import Essentials
+
 /// A BCP 47 language tag, the subset push texts need: a language, an optional script and an optional region
 /// (`ko`, `ko-KR`, `zh-Hant`, `zh-Hant-TW`, `en-US`), kept in canonical case (`zh-Hant-TW`).
 public struct LanguageTag: Sendable, Hashable, CustomStringConvertible {

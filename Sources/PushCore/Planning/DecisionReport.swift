@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// A JSON report of an event's decisions, one entry per device with the full request when sent: what
@@ -10,9 +11,15 @@ public enum DecisionReport {
             .object([
                 JSONMember("messageId", .string(event.id)),
                 JSONMember("type", .string(event.type)),
-                JSONMember("plannedAt", .string(ISO8601DateFormatter().string(from: now))),
+                JSONMember("plannedAt", .string(plannedAt(now))),
                 JSONMember("devices", .array(decisions.map(entry))),
             ]))
+    }
+
+    /// `now` in RFC 3339 whole seconds, as the golden files hold it.
+    private static func plannedAt(_ now: Date) -> String {
+        RFC3339.format(
+            epochMillis: Int64(clampingRoundedDown: now.timeIntervalSince1970 * 1000), withMilliseconds: false)
     }
 
     private static func entry(_ decision: DeviceDecision) -> JSONValue {

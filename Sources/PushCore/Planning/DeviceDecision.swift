@@ -46,6 +46,10 @@ public struct SkipReason: Sendable, Hashable, CustomStringConvertible {
     public static let unknownType = SkipReason("unknown_type")
     /// The device cannot receive this kind of push (an alert for a PushKit token, a call for a plain APNs token).
     public static let platform = SkipReason("platform")
+    /// A provider declared the token dead before (the invalid-token table).
+    public static let invalidToken = SkipReason("invalid_token")
+    /// `replay --skip-delivered`: the receipts already show this send delivered.
+    public static let alreadyDelivered = SkipReason("already_delivered")
 
     public var description: String { code }
 }

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// Decides, for every device of an event, whether to send (and the exact request), skip, expire or dead-letter.

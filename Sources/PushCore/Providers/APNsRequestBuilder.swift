@@ -1,3 +1,5 @@
+import Essentials
+
 /// Builds APNs HTTP/2 requests (`POST /3/device/<token>`): headers and the `aps` body.
 struct APNsRequestBuilder {
     let context: ProviderContext
@@ -33,7 +35,7 @@ struct APNsRequestBuilder {
         headers.append(.init("apns-id", apnsID))
         return ProviderRequest(
             platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers,
-            body: Self.body(push, voip: voip, badge: badge), sandbox: device.sandbox, apnsID: apnsID,
+            body: Self.body(push, voip: voip, badge: badge), sandbox: device.sandbox,
             expiresAtEpochSeconds: expiresAt)
     }
 

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Builds FCM HTTP v1 requests (`POST /v1/projects/<project>/messages:send`).
 ///
 /// The legacy fields of the IMKIT format move to their v1 homes: `collapseKey` → `android.collapse_key`,
@@ -12,7 +14,7 @@ struct FCMRequestBuilder {
         ProviderRequest(
             platform: .fcm, method: "POST", path: "/v1/projects/\(context.fcmProjectID)/messages:send",
             headers: [.init("content-type", "application/json; charset=UTF-8")],
-            body: Self.body(push, token: device.token, badge: badge), sandbox: false, apnsID: nil,
+            body: Self.body(push, token: device.token, badge: badge), sandbox: false,
             expiresAtEpochSeconds: expiresAt)
     }
 

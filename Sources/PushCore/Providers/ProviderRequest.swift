@@ -20,14 +20,12 @@ public struct ProviderRequest: Sendable, Equatable {
     public var body: [UInt8]
     /// For APNs: send to the sandbox host instead of production.
     public var sandbox: Bool
-    /// The `apns-id` for APNs requests (the receipt's provider message id); `nil` for FCM.
-    public var apnsID: String?
     /// When the push stops being worth sending (event time + time to live, epoch seconds).
     public var expiresAtEpochSeconds: Int
 
     public init(
         platform: Platform, method: String = "POST", path: String, headers: [Header], body: [UInt8],
-        sandbox: Bool = false, apnsID: String? = nil, expiresAtEpochSeconds: Int
+        sandbox: Bool = false, expiresAtEpochSeconds: Int
     ) {
         self.platform = platform
         self.method = method
@@ -35,7 +33,6 @@ public struct ProviderRequest: Sendable, Equatable {
         self.headers = headers
         self.body = body
         self.sandbox = sandbox
-        self.apnsID = apnsID
         self.expiresAtEpochSeconds = expiresAtEpochSeconds
     }
 

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Loads a rules table from JSON, reporting every problem at once, each with its path and reason.
 ///
 /// Format: `{"anonymousName": "…", "defaultLocale": "en", "defaults": RULE, "types": {"text": RULE, …},

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Name-based UUIDs (RFC 9562 version 8 layout over SHA-256), so a resend of the same push gets the same id.
 public enum DeterministicUUID {
     /// The canonical lowercase UUID string derived from `name`.

@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import PushPipeline
 
 extension Logger {
     /// librdkafka's own log lines as events of this logger, at the level matching their syslog severity.

@@ -1,4 +1,5 @@
 import Kafka
+import PushPipeline
 
 /// The record-sink port over an idempotent `KafkaProducer`.
 public final class KafkaRecordSink: RecordSink {

@@ -1,5 +1,7 @@
 import Dispatch
 import Kafka
+import KafkaTypes
+import PushPipeline
 import Synchronization
 
 /// The record-source port over a `KafkaConsumer` in a consumer group.
@@ -46,9 +48,9 @@ public final class KafkaRecordSource: RecordSource {
         Task {
             switch event {
             case .assigned(let partitions):
-                await listener.partitionsAssigned(partitions.map(\.worker))
+                await listener.partitionsAssigned(partitions)
             case .revoked(let partitions), .lost(let partitions):
-                await listener.partitionsRevoking(partitions.map(\.worker))
+                await listener.partitionsRevoking(partitions)
             }
             done.signal()
         }
@@ -67,15 +69,15 @@ public final class KafkaRecordSource: RecordSource {
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {
-        try consumer.storeOffset(offset, for: partition.kafka)
+        try consumer.storeOffset(offset, for: partition)
     }
 
     public func pause(_ partitions: [TopicPartition]) throws {
-        try consumer.pause(partitions.map(\.kafka))
+        try consumer.pause(partitions)
     }
 
     public func resume(_ partitions: [TopicPartition]) throws {
-        try consumer.resume(partitions.map(\.kafka))
+        try consumer.resume(partitions)
     }
 
     public func commit() async throws {
@@ -95,12 +97,4 @@ private final class ListenerSlot: Sendable {
         get { slot.withLock { $0 } }
         set { slot.withLock { $0 = newValue } }
     }
-}
-
-extension TopicPartition {
-    fileprivate var kafka: Kafka.TopicPartition { Kafka.TopicPartition(topic, partition) }
-}
-
-extension Kafka.TopicPartition {
-    fileprivate var worker: TopicPartition { TopicPartition(topic, partition) }
 }

@@ -1,4 +1,5 @@
 import Observability
+import PushPipeline
 
 /// The `--config FILE` format: `NAME=value` lines like a Kubernetes env file or a `.env` file.
 /// Blank lines and `#` comments are ignored, `export ` before a name is allowed, and a value may be

@@ -1,4 +1,5 @@
 import Kafka
+import PushPipeline
 
 /// The `KAFKA_*` environment variables as librdkafka properties.
 enum KafkaEnvironment {

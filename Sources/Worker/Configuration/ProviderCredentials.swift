@@ -1,6 +1,8 @@
 import HTTP2
+import HTTPTypes
 import Observability
 import Providers
+import PushPipeline
 
 /// The providers' credentials, read from the files the configuration names and checked before anything starts:
 /// the keys are `Secret`s from here on, and each error names its variable.

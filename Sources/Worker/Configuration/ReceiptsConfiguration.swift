@@ -1,4 +1,5 @@
 import Kafka
+import PushPipeline
 
 /// What the `receipts` commands are configured with: the brokers and security settings of `KAFKA_*` as `run`
 /// reads them, and the topics they read, from the environment and the `--config` file.

@@ -1,4 +1,5 @@
 import Observability
+import PushPipeline
 
 /// Everything `push-worker replay` is configured with: the same settings as `run` (brokers, providers,
 /// credentials, rules, output topics) without the status endpoints, read and validated in one place.

@@ -1,4 +1,6 @@
 import Observability
+import PushPipeline
+import StatusServer
 
 /// Everything `push-worker run` is configured with, read from the environment and the `--config` file and
 /// validated in one place before anything starts.

@@ -1,6 +1,8 @@
 import Kafka
 import Observability
 import PushCore
+import PushPipeline
+import StatusServer
 
 /// Reads typed settings out of the merged variables (the environment over the `--config` file), each error naming
 /// its variable by construction: every reader is given the variable it reads.

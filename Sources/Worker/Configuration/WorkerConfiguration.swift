@@ -1,7 +1,9 @@
+import Essentials
 import Kafka
 import Observability
 import Providers
 import PushCore
+import PushPipeline
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.
@@ -100,11 +102,9 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
 }
 
 extension WorkerConfiguration {
-    /// The retry delays of in-process retries: `RetryPolicy` from `PUSH_RETRY_BASE_MS`, `PUSH_RETRY_CAP_MS` and
-    /// `PUSH_MAX_ATTEMPTS`, with full jitter.
-    public var retryDelays: JitteredRetryDelays {
-        JitteredRetryDelays(policy: RetryPolicy(base: retryBase, cap: retryCap, maxAttempts: pipeline.maxAttempts))
-    }
+    /// The delays of in-process retries: full-jitter backoff from `PUSH_RETRY_BASE_MS` doubling to
+    /// `PUSH_RETRY_CAP_MS`.
+    public var retryDelays: Backoff { Backoff(base: retryBase, cap: retryCap) }
 
     /// The one budget of the whole shutdown (README "Shutdown and rolling restarts"): the pipeline's grace period
     /// to finish or hand off in-flight work, then 10 s to flush the producer, 10 s to close the consumer and 10 s to

@@ -1,5 +1,6 @@
 import Lifecycle
 import Observability
+import PushPipeline
 
 /// Follows the invalid-token topic into the table while the worker runs (`InvalidTokenFollower`), logging each
 /// Kafka failure before retrying.

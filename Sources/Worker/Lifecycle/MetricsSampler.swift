@@ -1,5 +1,7 @@
 import Kafka
+import KafkaTypes
 import Observability
+import PushPipeline
 
 /// Copies what the consumer and the pipeline count themselves into the metrics, once a second: lag per owned
 /// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit

@@ -1,6 +1,8 @@
+import Essentials
 import Kafka
 import Lifecycle
 import Observability
+import PushPipeline
 
 /// Once a second: copies lag, commit answers and records in flight into the metrics (`MetricsSampler`), and
 /// ends the group gracefully with `WorkerExitCode.failure` when a Kafka client failed fatally.
@@ -11,7 +13,7 @@ struct MetricsSamplingService: Service {
     let pipeline: Pipeline<ProviderSend>
     let readiness: HealthChecks
     let logger: Logger
-    let clock: any WorkerClock
+    let clock: any WallClock
 
     func run() async throws(ServiceGroupExit) {
         var sampler = MetricsSampler(metrics: metrics)

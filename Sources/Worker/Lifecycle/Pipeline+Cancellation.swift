@@ -1,3 +1,5 @@
+import PushPipeline
+
 extension Pipeline {
     /// Runs until the task is cancelled (a `ServiceGroup` shutting the pipeline down), which asks for `shutdown()`:
     /// the pipeline then drains within its grace period, flushes, commits and closes its source.

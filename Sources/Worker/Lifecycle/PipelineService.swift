@@ -1,5 +1,7 @@
+import Essentials
 import Lifecycle
 import Observability
+import PushPipeline
 
 /// The pipeline as a service: it starts last (after the clients it uses and the helpers that watch it) and is
 /// therefore shut down first. Cancellation takes the worker out of rotation at once, then the pipeline drains
@@ -10,7 +12,7 @@ struct PipelineService: Service {
     let logger: Logger
     /// The table of known invalid tokens the start waits for, with the longest wait; `nil` when not skipping.
     let invalidTokens: (table: InvalidTokenTable, limit: Duration)?
-    let clock: any WorkerClock
+    let clock: any WallClock
     /// The status server's port, for the `started` line.
     let port: Int
 

@@ -1,6 +1,8 @@
+import Essentials
 import Lifecycle
 import Observability
 import PushCore
+import PushPipeline
 
 /// Checks the rules file every `interval` and applies a valid new table (`RulesReloader`), counting and logging
 /// each reload or refusal.
@@ -12,7 +14,7 @@ struct RulesReloadService: Service {
     let initial: FileStamp?
     let metrics: PushMetrics
     let logger: Logger
-    let clock: any WorkerClock
+    let clock: any WallClock
 
     func run() async {
         let planner = planner

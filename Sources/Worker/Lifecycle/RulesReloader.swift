@@ -1,3 +1,5 @@
+import PushPipeline
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import Lifecycle
 import Observability
+import PushPipeline
 
 extension Logger {
     /// Writes what a `ServiceGroup` reports: the signal that starts the shutdown, a second one, a service that

@@ -4,6 +4,7 @@ import Lifecycle
 import Observability
 import Providers
 import PushCore
+import PushPipeline
 
 /// Every stage that talks to the outside but the record source, built from the configuration before anything
 /// runs: `run` adds the group consumer, `replay` a topic window.

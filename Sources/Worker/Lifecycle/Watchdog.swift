@@ -1,11 +1,14 @@
+import Essentials
+import PushPipeline
+
 /// Keeps the consumer honest about `max.poll.interval.ms`: librdkafka 2.0.2 resets its own timer on
 /// any queue poll, so a pipeline stuck outside `poll` would keep its partitions forever. The watchdog
 /// notices when the last completed poll is older than the limit.
 public struct Watchdog: Sendable {
     public let limit: Duration
-    public let clock: any WorkerClock
+    public let clock: any WallClock
 
-    public init(limit: Duration, clock: any WorkerClock) {
+    public init(limit: Duration, clock: any WallClock) {
         self.limit = limit
         self.clock = clock
     }

@@ -1,4 +1,5 @@
 import Lifecycle
+import PushPipeline
 
 /// The watchdog as a service: when polling stalls it reports it and ends the group at once with
 /// `WorkerExitCode.stalled`, committing nothing (the stuck pipeline is not asked to drain).

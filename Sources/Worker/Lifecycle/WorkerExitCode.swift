@@ -1,3 +1,5 @@
+import PushPipeline
+
 /// The exit codes of `push-worker run`, documented in the README.
 public enum WorkerExitCode {
     /// Stopped by SIGTERM/SIGINT after draining, flushing and committing.

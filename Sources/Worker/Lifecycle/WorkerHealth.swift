@@ -1,5 +1,7 @@
+import Essentials
 import Kafka
 import Observability
+import PushPipeline
 
 /// The worker's probes. Liveness (`/healthz`, a failure restarts the pod): the poll loop and the HTTP/2 event loop
 /// keep turning. Readiness (`/readyz`, a failure only takes the pod out of rotation and tells the operator): the

@@ -1,10 +1,13 @@
 import CLI
+import Essentials
 import HTTP2
 import Kafka
 import Lifecycle
 import Observability
 import Providers
 import PushCore
+import PushPipeline
+import StatusServer
 
 /// `push-worker run`: reads the configuration, builds every stage, runs the pipeline until a signal,
 /// and shuts down in reverse order. Returns the process exit code (`WorkerExitCode`).
@@ -62,7 +65,9 @@ public enum WorkerService {
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
-        BuildInfo.register(in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version)
+        BuildInfo.register(
+            in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version,
+            libmicrohttpd: MicroHTTPDLibrary.version)
         let metrics = PushMetrics(registry: registry)
         let liveness = HealthChecks()
         let readiness = HealthChecks()
@@ -75,7 +80,7 @@ public enum WorkerService {
             logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
             return WorkerExitCode.failure
         }
-        let clock = SystemWorkerClock()
+        let clock = SystemWallClock()
         let observer = ObservabilityObserver(
             logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
         let invalidTokens = InvalidTokenTable()
@@ -141,7 +146,7 @@ public enum WorkerService {
     private static func registerChecks(
         liveness: HealthChecks, readiness: HealthChecks, stages: Stages, source: KafkaRecordSource,
         observer: ObservabilityObserver,
-        clock: some WorkerClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
+        clock: some WallClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
     ) {
         liveness.register("poll_loop") {
             WorkerHealth.pollLoop(lastPollMicros: lastPollMicros(), nowMicros: clock.nowMicros(), limit: pollLimit)

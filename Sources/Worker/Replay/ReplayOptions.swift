@@ -1,3 +1,4 @@
+import PushPipeline
 import TopicWindow
 
 /// What `push-worker replay` was asked to do, from its command line.

@@ -1,3 +1,5 @@
+import KafkaTypes
+import PushPipeline
 import Synchronization
 import TopicWindow
 

@@ -1,9 +1,11 @@
 import CLI
+import Essentials
 import Kafka
 import Lifecycle
 import Observability
 import Providers
 import PushCore
+import PushPipeline
 import TopicWindow
 
 #if canImport(Glibc)
@@ -76,7 +78,7 @@ public enum ReplayService {
             : stages.planner
         let planner = ReplayPlanner(
             inner: live, maxAgeMillis: options.maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
-        let clock = SystemWorkerClock()
+        let clock = SystemWallClock()
         let sender: any PushSender<ProviderSend> =
             if options.dryRun {
                 DryRunSender<ProviderSend>()
@@ -93,9 +95,7 @@ public enum ReplayService {
         settings.group = "push-worker-replay"
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
-            retryPolicy: JitteredRetryDelays(
-                policy: RetryPolicy(
-                    base: configuration.retryBase, cap: configuration.retryCap, maxAttempts: settings.maxAttempts)),
+            retryPolicy: configuration.retryDelays,
             clock: clock, observer: tally, settings: settings)
         let started = ContinuousClock.now
         // Started in this order, shut down in the reverse one: the pipeline drains, then the producer flushes and
@@ -118,7 +118,7 @@ public enum ReplayService {
         let code = await group.run(signals: SignalSource())
 
         var summary = tally.current
-        summary.durationSeconds = (ContinuousClock.now - started).seconds
+        summary.durationSeconds = (ContinuousClock.now - started).fractionalSeconds
         summary.stoppedAt = source.resumePositions
         summary.complete = source.isComplete
         if isatty(STDERR_FILENO) == 1 { StandardStreams.writeError("") }
@@ -143,7 +143,7 @@ public enum ReplayService {
             let now = ContinuousClock.now
             guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
             lastLine = now
-            let line = tally.current.progressLine(elapsedSeconds: (now - started).seconds)
+            let line = tally.current.progressLine(elapsedSeconds: (now - started).fractionalSeconds)
             if live {
                 StandardStreams.writeErrorText("\r\u{1B}[K" + line)
             } else {
@@ -187,8 +187,4 @@ public enum ReplayService {
         }
         return delivered
     }
-}
-
-extension Duration {
-    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,4 +1,5 @@
 import Kafka
+import PushPipeline
 import TopicWindow
 
 /// Reads the invalid-token topic into an `InvalidTokenTable` from its beginning, then follows it while the

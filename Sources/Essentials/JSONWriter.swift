@@ -1,0 +1,160 @@
+/// Appends compact JSON to a byte buffer in the order it is called, so output is deterministic and allocation-light.
+///
+/// Commas are placed automatically: after a value or a closed container the next key or value gets one. Strings
+/// are escaped as JSON requires (quote, backslash, control characters as `\n`, `\r`, `\t` or `\u00xx`) and
+/// otherwise kept as UTF-8. Every JSON output of the service is written with it: payloads, receipts, records,
+/// reports and log lines.
+public struct JSONWriter: Sendable {
+    /// The JSON written so far.
+    public private(set) var bytes: [UInt8]
+    private var needsComma = false
+
+    /// An empty writer with room for `capacity` bytes.
+    public init(reservingCapacity capacity: Int = 512) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Opens an object: keys and values follow, then `endObject()`.
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Closes the innermost object.
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Opens an array: values follow, then `endArray()`.
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Closes the innermost array.
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes an object key; the next call writes its value.
+    public mutating func key(_ key: String) {
+        separate()
+        appendQuoted(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes a string value.
+    public mutating func string(_ value: String) {
+        separate()
+        appendQuoted(value)
+        needsComma = true
+    }
+
+    /// Writes an integer value.
+    public mutating func integer(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// Writes an integer value.
+    public mutating func integer(_ value: Int64) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// Writes `literal` as it is: the caller guarantees it is a JSON number (`12`, `-0.5`, `1e300`).
+    public mutating func number(literal: String) {
+        separate()
+        bytes.append(contentsOf: literal.utf8)
+        needsComma = true
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        needsComma = true
+    }
+
+    /// Writes `null`.
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+        needsComma = true
+    }
+
+    /// Writes `"key": "value"`.
+    public mutating func field(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    /// Writes `"key": value` for an integer.
+    public mutating func field(_ name: String, _ value: Int) {
+        key(name)
+        integer(value)
+    }
+
+    /// Writes an array of strings.
+    public mutating func strings(_ values: [String]) {
+        beginArray()
+        for value in values { string(value) }
+        endArray()
+    }
+
+    /// The bytes written so far, as text.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// A JSON string literal for `text`, quotes included.
+    public static func quoted(_ text: String) -> String {
+        var writer = JSONWriter(reservingCapacity: text.utf8.count + 2)
+        writer.string(text)
+        return writer.text
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Quotes `text`: runs of bytes that need no escape are copied at once (the common case is one run).
+    private mutating func appendQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscaped(byte)
+                runStart = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+        default:
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0xF)])
+        }
+    }
+}

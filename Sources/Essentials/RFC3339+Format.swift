@@ -1,0 +1,27 @@
+extension RFC3339 {
+    /// `epochMillis` as RFC 3339 in UTC, with milliseconds (`2026-11-29T12:00:00.250Z`) or, when
+    /// `withMilliseconds` is false, in whole seconds rounded down (`2026-11-29T12:00:00Z`). Years outside
+    /// 0000...9999 are clamped to those bounds, so the text always has the fixed RFC 3339 shape.
+    public static func format(epochMillis: Int64, withMilliseconds: Bool = true) -> String {
+        let lowest: Int64 = -62_167_219_200_000  // 0000-01-01T00:00:00.000Z
+        let highest: Int64 = 253_402_300_799_999  // 9999-12-31T23:59:59.999Z
+        let millis = min(max(epochMillis, lowest), highest)
+        let (days, millisOfDay) = floorDivision(millis, 86_400_000)
+        let date = CivilDate(daysSinceEpoch: days)
+        let seconds = millisOfDay / 1000
+        let text =
+            digits(date.year, 4) + "-" + digits(date.month, 2) + "-" + digits(date.day, 2) + "T"
+            + digits(seconds / 3600, 2) + ":" + digits(seconds / 60 % 60, 2) + ":" + digits(seconds % 60, 2)
+        return withMilliseconds ? text + "." + digits(millisOfDay % 1000, 3) + "Z" : text + "Z"
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+        return (quotient, value - quotient * divisor)
+    }
+
+    private static func digits(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}

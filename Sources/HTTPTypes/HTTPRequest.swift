@@ -1,0 +1,26 @@
+/// A request to send over HTTP/2.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The absolute URL, e.g. `https://api.push.apple.com/3/device/<token>`.
+    public var url: String
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+    /// The longest the whole exchange may take, from being queued to the last byte of the response.
+    public var deadline: Duration
+    /// Sends the request on a newly opened connection rather than a pooled one (after a provider rejected what
+    /// a connection carried). At the per-host connection limit, libcurl closes the oldest idle connection to
+    /// that origin to make room, so the new connection replaces it.
+    public var freshConnection: Bool
+
+    public init(
+        method: String, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], deadline: Duration,
+        freshConnection: Bool = false
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.deadline = deadline
+        self.freshConnection = freshConnection
+    }
+}

@@ -1,0 +1,141 @@
+import Observability
+
+/// The metrics push-worker exports, named in one place so that code, dashboards and the README agree.
+///
+/// Each accessor returns the registry's handle for its labels; hot paths keep the handles they use.
+public struct PushMetrics: Sendable {
+    /// The registry the metrics live in (served at `/metrics`).
+    public let registry: MetricsRegistry
+
+    /// Buckets of `push_send_latency_seconds`: 1 ms to 10 s, denser where provider round trips fall.
+    public static let sendLatencyBuckets: [Double] = [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
+
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+    }
+
+    /// `push_sends_total{provider,status}`: device sends by provider (`apns`, `fcm`) and outcome (receipt status).
+    public func sends(provider: String, status: String) -> Counter {
+        registry.counter(
+            "push_sends_total", help: "Device sends by provider and outcome.",
+            labels: ["provider": provider, "status": status])
+    }
+
+    /// `push_send_latency_seconds{provider}`: time from handing a request to the transport to its response.
+    public func sendLatency(provider: String) -> Histogram {
+        registry.histogram(
+            "push_send_latency_seconds", help: "Provider request latency in seconds.",
+            buckets: Self.sendLatencyBuckets, labels: ["provider": provider])
+    }
+
+    /// Buckets of `push_end_to_end_latency_seconds`: 10 ms to 1 h, as events may wait in a backlog or a retry.
+    public static let endToEndLatencyBuckets: [Double] = [
+        0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600,
+    ]
+
+    /// `push_sends_in_flight`: device sends started and not yet finished.
+    public var sendsInFlight: Gauge {
+        registry.gauge("push_sends_in_flight", help: "Device sends in flight.")
+    }
+
+    /// `push_records_in_flight`: input records taken from Kafka and not yet done.
+    public var recordsInFlight: Gauge {
+        registry.gauge("push_records_in_flight", help: "Input records consumed and not yet done.")
+    }
+
+    /// `push_end_to_end_latency_seconds`: from an event's `createdAt` to its receipts being acknowledged by Kafka.
+    public var endToEndLatency: Histogram {
+        registry.histogram(
+            "push_end_to_end_latency_seconds",
+            help: "Time from the event's createdAt to its receipts being written, in seconds.",
+            buckets: Self.endToEndLatencyBuckets)
+    }
+
+    /// `push_breaker_open{provider}`: 1 while the provider's breaker is open (consumption paused), else 0.
+    public func breakerOpen(provider: String) -> Gauge {
+        registry.gauge(
+            "push_breaker_open", help: "Whether the provider's failure breaker is open (1) or closed (0).",
+            labels: ["provider": provider])
+    }
+
+    /// `push_retry_handoffs_total`: device sends handed to the retry topic.
+    public var retryHandoffs: Counter {
+        registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")
+    }
+
+    /// `kafka_partitions_assigned`: input and retry partitions this worker owns.
+    public var partitionsAssigned: Gauge {
+        registry.gauge("kafka_partitions_assigned", help: "Partitions assigned to this consumer.")
+    }
+
+    /// `kafka_partitions_paused`: owned partitions paused (back pressure, an open breaker, a retry not due).
+    public var partitionsPaused: Gauge {
+        registry.gauge("kafka_partitions_paused", help: "Assigned partitions paused by the worker.")
+    }
+
+    /// `kafka_rebalances_total{event}`: partitions `assigned` or `revoked` (revoked includes lost) by rebalances.
+    public func rebalances(event: String) -> Counter {
+        registry.counter(
+            "kafka_rebalances_total", help: "Rebalance callbacks, by event (assigned or revoked).",
+            labels: ["event": event])
+    }
+
+    /// `kafka_commits_total{result}`: offset commits the group coordinator answered, `success` or `failure`.
+    public func commits(result: String) -> SampledCounter {
+        registry.sampledCounter(
+            "kafka_commits_total", help: "Offset commits answered by the group coordinator, by result.",
+            labels: ["result": result])
+    }
+
+    /// `kafka_consumer_lag{topic,partition}`: records behind the partition's high watermark.
+    public func consumerLag(topic: String, partition: Int32) -> Gauge {
+        registry.gauge(
+            "kafka_consumer_lag", help: "Records between the consumer position and the high watermark.",
+            labels: ["topic": topic, "partition": String(partition)])
+    }
+
+    /// Removes the lag series of a partition this worker no longer owns, so that sums over pods stay true.
+    public func removeConsumerLag(topic: String, partition: Int32) {
+        registry.remove("kafka_consumer_lag", labels: ["topic": topic, "partition": String(partition)])
+    }
+
+    /// `push_receipts_total{status}`: receipts acknowledged by Kafka, by status.
+    public func receipts(status: String) -> Counter {
+        registry.counter(
+            "push_receipts_total", help: "Receipts written to Kafka, by status.", labels: ["status": status])
+    }
+
+    /// `push_dlq_total{reason}`: dead-letter records written, by `x-dlq-reason`.
+    public func deadLetters(reason: String) -> Counter {
+        registry.counter(
+            "push_dlq_total", help: "Dead-letter records written, by reason.", labels: ["reason": reason])
+    }
+
+    /// `push_retries_total{provider}`: device sends handed to a later attempt (in process or via the retry topic).
+    public func retries(provider: String) -> Counter {
+        registry.counter(
+            "push_retries_total", help: "Device sends scheduled for another attempt.", labels: ["provider": provider])
+    }
+
+    /// `kafka_records_consumed_total{topic}`: input records taken from Kafka.
+    public func recordsConsumed(topic: String) -> Counter {
+        registry.counter(
+            "kafka_records_consumed_total", help: "Records consumed from Kafka, by topic.", labels: ["topic": topic])
+    }
+
+    /// `push_rules_reloads_total{result}`: rules-file reloads, `applied` or `rejected`.
+    public func rulesReloads(result: String) -> Counter {
+        registry.counter(
+            "push_rules_reloads_total", help: "Rules table reloads, by result.", labels: ["result": result])
+    }
+
+    /// `push_worker_produce_retries_total{topic,reason}`: produce calls Kafka did not acknowledge and that are
+    /// made again after a backoff, by output topic and reason (`message_too_large`, librdkafka's error name).
+    public func produceRetries(topic: String, reason: String) -> Counter {
+        registry.counter(
+            "push_worker_produce_retries_total", help: "Outputs produced again after Kafka did not acknowledge them.",
+            labels: ["topic": topic, "reason": reason])
+    }
+}

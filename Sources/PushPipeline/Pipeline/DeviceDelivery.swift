@@ -1,0 +1,120 @@
+import Essentials
+import PushCore
+
+/// One send and how it went.
+struct Attempt: Sendable {
+    var outcome: DeliveryOutcome
+    var sentAtMicros: Int64
+    var latencyMillis: Double
+}
+
+/// What became of one device of a record.
+enum DeviceResult: Sendable, Equatable {
+    /// A terminal outcome with a receipt.
+    case finished(ReceiptStatus, reason: String?, attempt: Attempt?, attempts: Int, tokenInvalidSinceMillis: Int64?)
+    /// Handed to the retry topic, due at `dueMillis`.
+    case retryLater(DeliveryFailure, dueMillis: Int64)
+    /// Given up: a dead-letter record and a `dead_lettered` receipt.
+    case deadLettered(DeliveryFailure)
+}
+
+extension Attempt: Equatable {}
+
+/// Sends one device's request: limits, breaker, in-process retries within the budget, then the
+/// hand-off to the retry topic or the dead-letter topic.
+struct DeviceDelivery<Request: Sendable>: Sendable {
+    let sender: any PushSender<Request>
+    let retryPolicy: any RetryDelayPolicy
+    let clock: any WallClock
+    let breakers: ProviderBreakers
+    let globalLimit: AsyncLimiter
+    let providerLimits: [PushProvider: AsyncLimiter]
+    let settings: PipelineSettings
+    let observer: any PipelineObserver
+    /// True once shutdown began: failures go to the retry topic at once instead of waiting.
+    let isStopping: @Sendable () -> Bool
+
+    /// Sends once, within the limits and when the provider's breaker admits it.
+    func attempt(_ request: Request, to provider: PushProvider) async throws -> Attempt {
+        try Task.checkCancellation()
+        try await breakers.waitForAdmission(to: provider, clock: clock)
+        let providerLimit = providerLimits[provider]
+        // The pipeline never closes its limiters: a refusal means the task was cancelled while waiting.
+        do throws(AsyncLimiter.Refusal) {
+            try await globalLimit.acquire()
+            do {
+                try await providerLimit?.acquire()
+            } catch {
+                globalLimit.release()
+                throw error
+            }
+        } catch {
+            throw CancellationError()
+        }
+        observer.observe(.sendStarted(provider))
+        let start = clock.nowMicros()
+        let outcome = await sender.send(request, to: provider)
+        let end = clock.nowMicros()
+        providerLimit?.release()
+        globalLimit.release()
+        if let open = breakers.record(outcome, from: provider, nowMillis: end / 1000) {
+            observer.observe(open ? .breakerOpened(provider) : .breakerClosed(provider))
+        }
+        let attempt = Attempt(outcome: outcome, sentAtMicros: start, latencyMillis: Double(end - start) / 1000)
+        observer.observe(.sent(provider, outcome, latencyMillis: attempt.latencyMillis))
+        return attempt
+    }
+
+    /// Carries a device from its first attempt to a result: retries in process while the budget
+    /// lasts, then hands off to the retry topic; dead-letters after `maxAttempts` sends.
+    /// `priorAttempts` and `firstFailureMillis` come from the retry record's headers.
+    func settle(
+        _ request: Request, to provider: PushProvider, first: Attempt, priorAttempts: Int, firstFailureMillis: Int64?
+    ) async throws -> DeviceResult {
+        var current = first
+        var attempts = priorAttempts + 1
+        var firstFailure = firstFailureMillis
+        var spent = Duration.zero
+        while true {
+            let reason: String
+            let status: Int?
+            let retryAfter: Duration?
+            switch current.outcome {
+            case .delivered:
+                return .finished(
+                    .delivered, reason: nil, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
+            case .invalidToken(_, let why, let timestamp):
+                return .finished(
+                    .invalidToken, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: timestamp
+                )
+            case .rejected(_, let why):
+                return .finished(
+                    .rejected, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
+            case .retry(let code, let why, let after):
+                (reason, status, retryAfter) = (why, code, after)
+            case .credentials(let code, let why):
+                (reason, status, retryAfter) = (why, code, nil)
+            }
+            let now = clock.nowMillis()
+            firstFailure = firstFailure ?? now
+            var failure = DeliveryFailure(
+                reason: .transientFailure, message: reason, status: status, attempts: attempts,
+                firstFailureMillis: firstFailure)
+            let providerDown = breakers.isOpen(provider)
+            if attempts >= settings.maxAttempts, !providerDown {
+                failure.reason = .retriesExhausted
+                return .deadLettered(failure)
+            }
+            let delay = min(retryPolicy.delay(afterAttempts: attempts, retryAfter: retryAfter), settings.maxRetryDelay)
+            if isStopping() || (!providerDown && spent + delay > settings.retryBudget) {
+                return .retryLater(failure, dueMillis: now.addingClamped(delay.wholeMilliseconds))
+            }
+            if !providerDown {
+                spent += delay
+                try await clock.sleep(for: delay)
+            }
+            current = try await attempt(request, to: provider)
+            attempts += 1
+        }
+    }
+}

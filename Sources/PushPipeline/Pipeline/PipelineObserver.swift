@@ -1,0 +1,42 @@
+import KafkaTypes
+import PushCore
+
+/// Something the pipeline did, for logs and metrics.
+public enum PipelineEvent: Sendable, Equatable {
+    /// A poll returned `count` records of `topic`.
+    case polled(topic: String, count: Int)
+    /// A send to a provider started (it ends with `sent`).
+    case sendStarted(PushProvider)
+    case sent(PushProvider, DeliveryOutcome, latencyMillis: Double)
+    case receipt(ReceiptStatus)
+    /// A record's outputs were acknowledged this long after its event's `createdAt` (negative with a clock skew).
+    case endToEnd(latencyMillis: Double)
+    case retryScheduled(attempts: Int)
+    case deadLettered(reason: DeadLetterReason)
+    case breakerOpened(PushProvider)
+    case breakerClosed(PushProvider)
+    case paused([TopicPartition])
+    case resumed([TopicPartition])
+    case assigned([TopicPartition])
+    /// Revoked partitions let go; `unfinished` records were not done in time and will be redelivered.
+    case revoked([TopicPartition], unfinished: Int)
+    case offsetStored(TopicPartition, Int64)
+    case pollFailed(String)
+    /// Kafka did not acknowledge outputs for `topics`; they are produced again after a backoff. `reason` is a
+    /// stable code (`message_too_large`, librdkafka's error name such as `_MSG_TIMED_OUT`, or `other`).
+    case produceRetrying(topics: [String], reason: String)
+    /// Outputs that had to be produced again were acknowledged.
+    case produceRecovered
+    /// A failure header of a retry-topic record was not believed (not a number, out of range).
+    case headerIgnored(TopicPartition, offset: Int64, header: String, String)
+    case storeFailed(TopicPartition, String)
+    case commitFailed(String)
+    case stalled(sinceMillis: Int64)
+    case shutdownStarted(inFlight: Int)
+    case shutdownFinished(unfinished: Int)
+}
+
+/// Receives the pipeline's events; the service maps them to log lines and metrics.
+public protocol PipelineObserver: Sendable {
+    func observe(_ event: PipelineEvent)
+}

@@ -1,0 +1,83 @@
+import Essentials
+import PushCore
+import Synchronization
+
+/// The failure breaker of one provider: after `threshold` consecutive provider-wide failures
+/// (5xx, 429, connection or credential errors) it opens; while open, one probe at a time is let
+/// through every `probeInterval`; any success closes it. Pure: time is a parameter.
+struct BreakerState: Sendable, Equatable {
+    let threshold: Int
+    let probeIntervalMillis: Int64
+    private(set) var consecutiveFailures = 0
+    private(set) var isOpen = false
+    private var probeInFlight = false
+    private var nextProbeMillis: Int64 = 0
+
+    init(threshold: Int, probeIntervalMillis: Int64) {
+        self.threshold = max(1, threshold)
+        self.probeIntervalMillis = probeIntervalMillis
+    }
+
+    /// Whether a send may go now; while open, admits one probe when it is due.
+    mutating func admit(nowMillis: Int64) -> Bool {
+        guard isOpen else { return true }
+        guard !probeInFlight, nowMillis >= nextProbeMillis else { return false }
+        probeInFlight = true
+        return true
+    }
+
+    /// Records how a send ended; returns the new open state when it changed.
+    mutating func record(providerFailure: Bool, nowMillis: Int64) -> Bool? {
+        let wasOpen = isOpen
+        if providerFailure {
+            consecutiveFailures += 1
+            if consecutiveFailures >= threshold { isOpen = true }
+            if isOpen {
+                probeInFlight = false
+                nextProbeMillis = nowMillis + probeIntervalMillis
+            }
+        } else {
+            consecutiveFailures = 0
+            isOpen = false
+            probeInFlight = false
+        }
+        return wasOpen == isOpen ? nil : isOpen
+    }
+}
+
+/// The breakers of all providers, shared by every send.
+final class ProviderBreakers: Sendable {
+    private let states: Mutex<[PushProvider: BreakerState]>
+    private let closed: BreakerState
+    private let probeInterval: Duration
+
+    init(threshold: Int, probeInterval: Duration) {
+        closed = BreakerState(threshold: threshold, probeIntervalMillis: probeInterval.wholeMilliseconds)
+        states = Mutex([:])
+        self.probeInterval = probeInterval
+    }
+
+    /// Whether any provider is failing as a whole (consumption is paused then).
+    var anyOpen: Bool { states.withLock { $0.values.contains { $0.isOpen } } }
+
+    /// The providers whose breaker is open.
+    var openProviders: [PushProvider] {
+        states.withLock { states in PushProvider.allCases.filter { states[$0]?.isOpen == true } }
+    }
+
+    func isOpen(_ provider: PushProvider) -> Bool { states.withLock { $0[provider]?.isOpen == true } }
+
+    /// Waits until a send to `provider` may go: at once while closed, as the next probe while open.
+    func waitForAdmission(to provider: PushProvider, clock: any WallClock) async throws {
+        while !states.withLock({ [closed] in $0[provider, default: closed].admit(nowMillis: clock.nowMillis()) }) {
+            try await clock.sleep(for: probeInterval)
+        }
+    }
+
+    /// Records how a send ended; returns the new open state when it changed.
+    func record(_ outcome: DeliveryOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
+        states.withLock { [closed] in
+            $0[provider, default: closed].record(providerFailure: outcome.isProviderFailure, nowMillis: nowMillis)
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Essentials
+
+/// A record after its first attempts: what is known per device, and what is left to do.
+struct StartedRecord<Request: Sendable>: Sendable {
+    enum Device: Sendable {
+        case done(DeviceResult)
+        case attempted(PushProvider, Request, Attempt)
+    }
+
+    enum Content: Sendable {
+        case undecodable(UndecodableEvent)
+        case event(PlannedEvent<Request>, [Device])
+    }
+
+    let record: InputRecord
+    let source: SourcePosition
+    let content: Content
+
+    /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency).
+    var eventTimeMillis: Int64? {
+        guard case .event(let event, _) = content else { return nil }
+        return event.eventTimeMillis
+    }
+}
+
+/// Processes one record in three steps: `start` plans it and makes every device's first attempt, `settle`
+/// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
+/// A room's next record waits for `start` or `settle`, as `PipelineSettings.roomOrder` says.
+struct RecordProcessor<Request: Sendable>: Sendable {
+    let planner: any EventPlanner<Request>
+    let delivery: DeviceDelivery<Request>
+    let sink: any RecordSink
+    let clock: any WallClock
+    let observer: any PipelineObserver
+    let outputs: RecordOutputs
+    /// Backoff between produce calls that Kafka did not acknowledge.
+    let produceBackoff: any RetryDelayPolicy
+
+    /// Plans `record` and makes the first attempt of each send, concurrently.
+    func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
+        let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
+        switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
+        case .failure(let undecodable):
+            return StartedRecord(record: record, source: source, content: .undecodable(undecodable))
+        case .success(let event):
+            let devices = try await withThrowingTaskGroup(of: (Int, StartedRecord<Request>.Device).self) { group in
+                var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
+                for (index, device) in event.devices.enumerated() {
+                    switch device.decision {
+                    case .send(let provider, let request):
+                        group.addTask {
+                            (index, .attempted(provider, request, try await delivery.attempt(request, to: provider)))
+                        }
+                    case .skipped(let reason):
+                        devices[index] = .done(
+                            .finished(
+                                .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
+                        )
+                    case .expired:
+                        devices[index] = .done(
+                            .finished(
+                                .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
+                                tokenInvalidSinceMillis: nil))
+                    case .deadLetter(let reason, let message):
+                        let failure = DeliveryFailure(
+                            reason: reason, message: message, firstFailureMillis: clock.nowMillis())
+                        devices[index] = .done(.deadLettered(failure))
+                    }
+                }
+                for try await (index, device) in group { devices[index] = device }
+                return devices.compactMap { $0 }
+            }
+            return StartedRecord(record: record, source: source, content: .event(event, devices))
+        }
+    }
+
+    /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
+    /// before its real due time (`x-retry-not-before`) moves on, unsent, to the tier that covers the rest.
+    func process(_ record: InputRecord) async throws {
+        if let moved = outputs.movingOn(record, nowMillis: clock.nowMillis()) {
+            try await produceUntilAcknowledged([moved])
+        } else {
+            let started = try await start(record)
+            try await produceUntilAcknowledged(try await settle(started), eventTimeMillis: started.eventTimeMillis)
+        }
+    }
+
+    /// Settles every device (in-process retries within the budget, then the hand-off to the retry topic or
+    /// the dead-letter topic) and returns the receipts, retry and dead-letter records to produce.
+    /// Throws only when cancelled: the record is then not done.
+    func settle(_ started: StartedRecord<Request>) async throws -> [OutputRecord] {
+        let record = started.record
+        let produced: [OutputRecord]
+        switch started.content {
+        case .undecodable(let problem):
+            let failure = DeliveryFailure(
+                reason: problem.reason, message: problem.message, firstFailureMillis: clock.nowMillis())
+            observer.observe(.deadLettered(reason: problem.reason))
+            produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
+        case .event(let event, let devices):
+            let history = FailureHistory(of: record, settings: outputs.settings, nowMillis: clock.nowMillis())
+            for ignored in history.ignored {
+                observer.observe(
+                    .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
+            }
+            let (priorAttempts, firstFailure) = (history.priorAttempts, history.firstFailureMillis)
+            let results = try await withThrowingTaskGroup(of: (Int, DeviceResult).self) { group in
+                var results = [DeviceResult?](repeating: nil, count: devices.count)
+                for (index, device) in devices.enumerated() {
+                    switch device {
+                    case .done(let result):
+                        results[index] = result
+                    case .attempted(let provider, let request, let first):
+                        group.addTask {
+                            let result = try await delivery.settle(
+                                request, to: provider, first: first, priorAttempts: priorAttempts,
+                                firstFailureMillis: firstFailure)
+                            return (index, result)
+                        }
+                    }
+                }
+                for try await (index, result) in group { results[index] = result }
+                return results.compactMap { $0 }
+            }
+            for result in results { observe(result) }
+            produced = outputs.forEvent(
+                record: record, source: started.source, messageId: event.messageId, room: event.roomId,
+                type: event.type, eventTimeMillis: event.eventTimeMillis,
+                results: Array(zip(event.devices.map(\.target), results)),
+                narrow: event.narrowed, nowMillis: clock.nowMillis())
+        }
+        return produced
+    }
+
+    private func observe(_ result: DeviceResult) {
+        switch result {
+        case .finished(let status, _, _, _, _): observer.observe(.receipt(status))
+        case .retryLater(let failure, _): observer.observe(.retryScheduled(attempts: failure.attempts))
+        case .deadLettered(let failure):
+            observer.observe(.deadLettered(reason: failure.reason))
+            observer.observe(.receipt(.deadLettered))
+        }
+    }
+
+    /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
+    /// them all. A record refused for good as too large goes again without its value, then in its minimal form
+    /// (`OutputRecord.minimal`); a minimal record still refused is backed off like any failure. Throws when
+    /// cancelled or when the sink is unusable for good (`ProduceFailed.isFatal`). With the event's
+    /// `eventTimeMillis`, the time from it to the acknowledgement is observed as the end-to-end latency.
+    func produceUntilAcknowledged(_ records: [OutputRecord], eventTimeMillis: Int64? = nil) async throws {
+        guard !records.isEmpty else { return }
+        var pending = records
+        var failures = 0
+        while true {
+            do {
+                try await sink.produce(pending)
+                if failures > 0 { observer.observe(.produceRecovered) }
+                if let created = eventTimeMillis {
+                    // In doubles: an event time from the input can be anything, and must not trap.
+                    observer.observe(.endToEnd(latencyMillis: Double(clock.nowMillis()) - Double(created)))
+                }
+                return
+            } catch let rejected as OutputRejected {
+                let refused = rejected.indices.filter(pending.indices.contains).map { pending[$0] }
+                pending = refused.map { $0.value.isEmpty ? $0.minimal() : $0.droppingValue() }
+                if pending.isEmpty { return }
+                failures += 1
+                observer.observe(.produceRetrying(topics: Self.topics(of: pending), reason: "message_too_large"))
+                // A smaller form goes at once; one that cannot shrink further waits like any failure.
+                if pending != refused { continue }
+            } catch let failed as ProduceFailed where failed.isFatal {
+                // Producing again cannot help; the service stops on the producer's fatal error.
+                throw failed
+            } catch {
+                try Task.checkCancellation()
+                failures += 1
+                let reason = (error as? ProduceFailed)?.reason ?? "other"
+                observer.observe(.produceRetrying(topics: Self.topics(of: pending), reason: reason))
+            }
+            try await clock.sleep(for: produceBackoff.delay(afterAttempts: failures, retryAfter: nil))
+        }
+    }
+
+    private static func topics(of records: [OutputRecord]) -> [String] {
+        var topics: [String] = []
+        for record in records where !topics.contains(record.topic) { topics.append(record.topic) }
+        return topics
+    }
+}

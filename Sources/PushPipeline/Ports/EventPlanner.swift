@@ -1,0 +1,96 @@
+import PushCore
+
+/// The provider a request goes to; in-flight limits and failure breakers are per provider.
+public enum PushProvider: String, Sendable, Hashable, CaseIterable {
+    case apns
+    case fcm
+}
+
+/// One device of one recipient, as receipts and narrowed events name it.
+public struct DeviceTarget: Sendable, Hashable {
+    public var userId: String
+    /// `apns`, `apns-voip` or `fcm`, as in the event.
+    public var platform: String
+    /// The raw device token: only ever written to invalid-token records and narrowed events.
+    public var token: String
+    /// `sha256:` and the hex SHA-256 of the token.
+    public var tokenHash: String
+    /// The APNs topic (bundle id) or FCM project the send goes to, when there is a send.
+    public var app: String?
+
+    public init(userId: String, platform: String, token: String, tokenHash: String, app: String? = nil) {
+        self.userId = userId
+        self.platform = platform
+        self.token = token
+        self.tokenHash = tokenHash
+        self.app = app
+    }
+}
+
+/// What to do for one device of an event.
+public enum DeviceAction<Request: Sendable>: Sendable {
+    /// Send `request` to `provider`.
+    case send(PushProvider, Request)
+    /// Not sent on purpose (a skip rule or a muted recipient); `reason` goes into the receipt.
+    case skipped(reason: SkipReason)
+    /// Older than its rule's time to live: not sent.
+    case expired
+    /// Cannot be sent (e.g. `payload_too_large`, `unknown_type`): dead-lettered with this reason code.
+    case deadLetter(reason: DeadLetterReason, message: String)
+}
+
+/// One device of an event and the decision for it.
+public struct PlannedDevice<Request: Sendable>: Sendable {
+    public var target: DeviceTarget
+    public var decision: DeviceAction<Request>
+
+    public init(target: DeviceTarget, decision: DeviceAction<Request>) {
+        self.target = target
+        self.decision = decision
+    }
+}
+
+/// A decoded event with a decision per device.
+public struct PlannedEvent<Request: Sendable>: Sendable {
+    public var messageId: String
+    public var roomId: String
+    public var type: String
+    /// When the message was created, in epoch milliseconds, if the event says.
+    public var eventTimeMillis: Int64?
+    public var devices: [PlannedDevice<Request>]
+    /// The event narrowed to some of its devices (indices into `devices`): a valid event that,
+    /// replayed, sends only to them. Retry and dead-letter records carry it.
+    public var narrowed: @Sendable ([Int]) -> [UInt8]
+
+    public init(
+        messageId: String, roomId: String, type: String, eventTimeMillis: Int64?, devices: [PlannedDevice<Request>],
+        narrowed: @escaping @Sendable ([Int]) -> [UInt8]
+    ) {
+        self.messageId = messageId
+        self.roomId = roomId
+        self.type = type
+        self.eventTimeMillis = eventTimeMillis
+        self.devices = devices
+        self.narrowed = narrowed
+    }
+}
+
+/// A record value that is not a valid event: dead-lettered with its original bytes.
+public struct UndecodableEvent: Error, Sendable, Equatable {
+    /// Why, e.g. `decode_error`.
+    public var reason: DeadLetterReason
+    /// What is wrong, naming the field; never containing a device token.
+    public var message: String
+
+    public init(reason: DeadLetterReason, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+}
+
+/// Turns record values into per-device decisions.
+public protocol EventPlanner<Request>: Sendable {
+    associatedtype Request: Sendable
+    /// The decisions for the event in `value`, as of `nowMillis` (for time to live).
+    func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent>
+}

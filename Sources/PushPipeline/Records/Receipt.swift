@@ -1,0 +1,102 @@
+import Essentials
+import Observability
+import PushCore
+
+/// The status of one device send, as receipts name it.
+public enum ReceiptStatus: String, Sendable, CaseIterable {
+    case delivered
+    case invalidToken = "invalid_token"
+    case rejected
+    case expired
+    case skipped
+    case deadLettered = "dead_lettered"
+}
+
+/// Where a record was first read: the input topic position, also for records that came back
+/// through the retry topic (then read from its `x-source-*` headers).
+public struct SourcePosition: Sendable, Equatable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    public var timestampMillis: Int64?
+
+    public init(topic: String, partition: Int32, offset: Int64, timestampMillis: Int64?) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.timestampMillis = timestampMillis
+    }
+
+    /// The original position of `record`: its `x-source-*` headers when they are trusted (a retry topic's
+    /// record, written by the worker) and complete, else its own.
+    public init(of record: InputRecord, trustingHeaders: Bool) {
+        let headers = record.headers
+        if trustingHeaders, let topic = headers.text(FailureHeaders.sourceTopic),
+            let partition = headers.text(FailureHeaders.sourcePartition).flatMap({ Int32($0) }),
+            let offset = headers.text(FailureHeaders.sourceOffset).flatMap({ Int64($0) })
+        {
+            let timestamp = headers.text(FailureHeaders.sourceTimestamp).flatMap { Int64($0) }
+            self.init(topic: topic, partition: partition, offset: offset, timestampMillis: timestamp)
+        } else {
+            self.init(
+                topic: record.topic, partition: record.partition, offset: record.offset,
+                timestampMillis: record.timestampMillis)
+        }
+    }
+}
+
+/// One receipt: the outcome of one device send, keyed by message id on the receipts topic.
+public struct Receipt: Sendable, Equatable {
+    public var messageId: String
+    public var room: String
+    public var type: String
+    public var device: DeviceTarget
+    public var status: ReceiptStatus
+    public var reason: String?
+    public var providerMessageId: String?
+    public var attempts: Int
+    public var source: SourcePosition
+    public var eventTimeMillis: Int64?
+    public var sentAtMicros: Int64?
+    public var latencyMillis: Double?
+    public var replayRunId: String?
+    public var worker: String
+
+    /// The receipt as JSON. It never holds the raw token (analysts read receipts): an `invalid_token` send also
+    /// writes an `InvalidTokenRecord`, which does.
+    public func json() -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512)
+        writer.beginObject()
+        writer.field("messageId", messageId)
+        writer.field("room", room)
+        writer.field("type", type)
+        writer.field("userId", device.userId)
+        writer.field("platform", device.platform)
+        writer.field("tokenHash", device.tokenHash)
+        writer.field("status", status.rawValue)
+        writer.optional("reason", reason)
+        writer.optional("providerMessageId", providerMessageId)
+        writer.field("attempts", attempts)
+        writer.key("source")
+        writer.beginObject()
+        writer.field("topic", source.topic)
+        writer.field("partition", Int(source.partition))
+        writer.field("offset", Int(source.offset))
+        writer.endObject()
+        writer.optional("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
+        writer.optional("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
+        writer.field("latencyMs", latencyMillis.map { .number(DecimalText.format(max($0, 0))) } ?? .null)
+        writer.optional("replayRunId", replayRunId)
+        writer.field("worker", worker)
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension JSONWriter {
+    /// Writes `"key": "value"`, or `"key": null` when `value` is `nil`.
+    fileprivate mutating func optional(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+}

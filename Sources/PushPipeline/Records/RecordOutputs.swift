@@ -1,0 +1,123 @@
+import Essentials
+import PushCore
+
+/// The records one input record turns into: receipts, at most one retry record, and dead-letter
+/// records (one per reason, each the event narrowed to its devices). Pure.
+struct RecordOutputs {
+    let settings: PipelineSettings
+
+    /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
+    /// `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to
+    /// the tier that covers its wait from `nowMillis` (see `RetryTiers`).
+    func forEvent(
+        record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
+        eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
+        narrow: ([Int]) -> [UInt8], nowMillis: Int64
+    ) -> [OutputRecord] {
+        let replayRunId = record.headers.text(FailureHeaders.replayRunId)
+        let receiptKey = Array(messageId.utf8)
+        var outputs: [OutputRecord] = []
+        var retrying: [(Int, DeliveryFailure, Int64)] = []
+        var deadLetters: [(Int, DeliveryFailure)] = []
+        for (index, (device, result)) in results.enumerated() {
+            var receipt = Receipt(
+                messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
+                providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
+                sentAtMicros: nil, latencyMillis: nil, replayRunId: replayRunId, worker: settings.worker)
+            switch result {
+            case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
+                receipt.status = status
+                receipt.reason = reason
+                receipt.attempts = attempts
+                receipt.sentAtMicros = attempt?.sentAtMicros
+                receipt.latencyMillis = attempt?.latencyMillis
+                if case .delivered(let id) = attempt?.outcome { receipt.providerMessageId = id }
+                if status == .invalidToken {
+                    outputs.append(
+                        invalidTokenRecord(
+                            device, reason: reason, sinceMillis: invalidSince ?? nowMillis, messageId: messageId))
+                }
+            case .retryLater(let failure, let due):
+                retrying.append((index, failure, due))
+                continue
+            case .deadLettered(let failure):
+                receipt.status = .deadLettered
+                receipt.reason = failure.reason.code
+                receipt.attempts = failure.attempts
+                deadLetters.append((index, failure))
+            }
+            outputs.append(OutputRecord(topic: settings.receiptsTopic, key: receiptKey, value: receipt.json()))
+        }
+        if !retrying.isEmpty {
+            let failure = retrying.max { $0.1.attempts < $1.1.attempts }?.1 ?? retrying[0].1
+            let route = settings.retryTiers.route(dueMillis: retrying.map(\.2).max() ?? nowMillis, nowMillis: nowMillis)
+            outputs.append(
+                OutputRecord(
+                    topic: route.topic, key: record.key, value: narrow(retrying.map(\.0)),
+                    headers: headers(failure, source, retryDueMillis: route.takeUpMillis)
+                        + Self.notBefore(route.notBeforeMillis)))
+        }
+        var reasons: [DeadLetterReason] = []
+        for (_, failure) in deadLetters where !reasons.contains(failure.reason) { reasons.append(failure.reason) }
+        for reason in reasons {
+            let group = deadLetters.filter { $0.1.reason == reason }
+            let failure = group.max { $0.1.attempts < $1.1.attempts }?.1 ?? group[0].1
+            outputs.append(
+                OutputRecord(
+                    topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.0)),
+                    headers: headers(failure, source)))
+        }
+        return outputs
+    }
+
+    /// The record that tells every worker, and the token's owner, that `device`'s token is dead.
+    private func invalidTokenRecord(_ device: DeviceTarget, reason: String?, sinceMillis: Int64, messageId: String)
+        -> OutputRecord
+    {
+        let record = InvalidTokenRecord(
+            platform: device.platform, token: device.token, tokenHash: device.tokenHash, userId: device.userId,
+            app: device.app, reason: reason ?? "invalid_token", invalidSinceMillis: sinceMillis, messageId: messageId,
+            worker: settings.worker)
+        return OutputRecord(topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
+    }
+
+    /// The dead-letter record for a value that is not an event: original key and bytes.
+    func forUndecodable(record: InputRecord, source: SourcePosition, failure: DeliveryFailure) -> [OutputRecord] {
+        [
+            OutputRecord(
+                topic: settings.deadLetterTopic, key: record.key, value: record.value,
+                headers: headers(failure, source))
+        ]
+    }
+
+    /// The same retry record again on the tier that covers the rest of its wait, when `record` comes from a
+    /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due. A wait beyond
+    /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever.
+    func movingOn(_ record: InputRecord, nowMillis: Int64) -> OutputRecord? {
+        guard settings.isRetryTopic(record.topic),
+            let notBefore = record.headers.text(FailureHeaders.retryNotBefore).flatMap({ Int64($0) }),
+            notBefore > nowMillis
+        else { return nil }
+        let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds)
+        let route = settings.retryTiers.route(dueMillis: min(notBefore, latest), nowMillis: nowMillis)
+        let kept = record.headers.filter {
+            $0.name != FailureHeaders.retryDue && $0.name != FailureHeaders.retryNotBefore
+        }
+        return OutputRecord(
+            topic: route.topic, key: record.key, value: record.value,
+            headers: kept + [RecordHeader(FailureHeaders.retryDue, text: String(route.takeUpMillis))]
+                + Self.notBefore(route.notBeforeMillis))
+    }
+
+    private static func notBefore(_ millis: Int64?) -> [RecordHeader] {
+        millis.map { [RecordHeader(FailureHeaders.retryNotBefore, text: String($0))] } ?? []
+    }
+
+    private func headers(_ failure: DeliveryFailure, _ source: SourcePosition, retryDueMillis: Int64? = nil)
+        -> [RecordHeader]
+    {
+        FailureHeaders.make(
+            failure: failure, source: source, group: settings.group, worker: settings.worker,
+            retryDueMillis: retryDueMillis)
+    }
+}

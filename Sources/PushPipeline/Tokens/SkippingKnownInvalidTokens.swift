@@ -1,0 +1,27 @@
+/// The planner's decisions, with every send to a token known dead (`InvalidTokenTable`) turned into a skip
+/// (reason `invalid_token`): a token a provider declared unregistered stays dead, and Apple treats repeated
+/// pushes to dead tokens as a reason to throttle a sender. Pure apart from reading the table.
+public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
+    public typealias Request = Inner.Request
+
+    let inner: Inner
+    let table: InvalidTokenTable
+
+    public init(inner: Inner, table: InvalidTokenTable) {
+        self.inner = inner
+        self.table = table
+    }
+
+    public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        inner.plan(value, nowMillis: nowMillis).map { event in
+            var event = event
+            for index in event.devices.indices {
+                guard case .send = event.devices[index].decision, table.contains(event.devices[index].target) else {
+                    continue
+                }
+                event.devices[index].decision = .skipped(reason: .invalidToken)
+            }
+            return event
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Observability
+import Testing
+
+@testable import PushPipeline
+
+@Suite struct ObservabilityObserverTests {
+    @Test func pipelineEventsBecomeTheDocumentedMetrics() {
+        let registry = MetricsRegistry()
+        let observer = ObservabilityObserver(
+            logger: Logger(label: "test", level: .critical), metrics: PushMetrics(registry: registry))
+        observer.observe(.polled(topic: "chat", count: 3))
+        observer.observe(.sendStarted(.apns))
+        observer.observe(.sendStarted(.fcm))
+        observer.observe(.sent(.apns, .delivered(providerMessageId: "x"), latencyMillis: 12))
+        observer.observe(.sent(.fcm, .retry(status: 503, reason: "UNAVAILABLE", after: nil), latencyMillis: 3))
+        observer.observe(.receipt(.delivered))
+        observer.observe(.deadLettered(reason: .decodeError))
+        let text = registry.prometheusText()
+        for line in [
+            #"kafka_records_consumed_total{topic="chat"} 3"#, "push_sends_in_flight 0",
+            #"push_sends_total{provider="apns",status="delivered"} 1"#,
+            #"push_sends_total{provider="fcm",status="retry"} 1"#, #"push_retries_total{provider="fcm"} 1"#,
+            #"push_receipts_total{status="delivered"} 1"#, #"push_dlq_total{reason="decode_error"} 1"#,
+            #"push_send_latency_seconds_count{provider="apns"} 1"#,
+        ] {
+            #expect(text.contains(line), "\(line)")
+        }
+    }
+}
