@@ -2,15 +2,10 @@ import CLI
 import Foundation
 import Kafka
 import Lifecycle
-import PushPipeline
 import Worker
 
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
 enum DevBrokerCommand {
-    /// The worker's default topics: input, receipts, dead letters and every default retry tier.
-    static let defaultTopics =
-        ["chat.messages", "push.receipts", "push.dlq", "push.invalid-tokens"] + RetryTiers(base: "push.retry").topics
-
     static let subcommand = Subcommand(
         name: "dev-broker",
         summary: "Runs an embedded Kafka cluster (librdkafka mock) on loopback until SIGTERM or SIGINT.",
@@ -27,19 +22,17 @@ enum DevBrokerCommand {
         options: [
             .value("--brokers", "N", "Number of brokers, ids 1…N (default 3)."),
             .value("--partitions", "N", "Partitions of each topic (default 6)."),
-            .value("--topics", "LIST", "Comma-separated topics (default \(defaultTopics.joined(separator: ",")))."),
+            .value(
+                "--topics", "LIST",
+                "Comma-separated topics (default \(DevBrokerConfiguration.defaultTopics.joined(separator: ",")))."),
         ],
         run: run
     )
 
     private static func run(_ arguments: ParsedArguments) async -> Int32 {
-        let brokers: Int
-        let partitions: Int
-        let topics: [String]
+        let configuration: DevBrokerConfiguration
         do throws(UsageError) {
-            brokers = try arguments.integer("--brokers", default: 3, in: 1...32)
-            partitions = try arguments.integer("--partitions", default: 6, in: 1...1000)
-            topics = try arguments.list("--topics", default: defaultTopics)
+            configuration = try DevBrokerConfiguration(arguments)
         } catch {
             StandardStreams.writeError("push-worker: error: \(error.message)")
             StandardStreams.writeError(subcommand.usage(toolName: "push-worker"))
@@ -47,8 +40,8 @@ enum DevBrokerCommand {
         }
         let signals = SignalSource()
         do throws(KafkaError) {
-            let cluster = try MockCluster(brokers: brokers)
-            for topic in topics { try cluster.createTopic(topic, partitions: partitions) }
+            let cluster = try MockCluster(brokers: configuration.brokers)
+            for topic in configuration.topics { try cluster.createTopic(topic, partitions: configuration.partitions) }
             StandardStreams.writeOut("bootstrap.servers=\(cluster.bootstrapServers)")
             ControlReader.start(cluster: cluster)
             // The cluster lives until the first signal.

@@ -138,7 +138,8 @@ public enum WorkerService {
                     invalidTokens: skipsInvalidTokens ? (invalidTokens, configuration.invalidTokensLoadTimeout) : nil,
                     clock: clock, port: server.port)))
         let group = ServiceGroup(
-            services: services, shutdownBudget: configuration.shutdownBudget, report: logger.serviceGroupReport)
+            services: services, shutdownBudget: configuration.shutdownBudget, exitCodes: WorkerExitCode.serviceGroup,
+            report: logger.serviceGroupReport)
         return await group.run(signals: SignalSource())
     }
 

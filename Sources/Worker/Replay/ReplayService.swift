@@ -113,7 +113,9 @@ public enum ReplayService {
                 .init("pipeline") { _ = await pipeline.runUntilCancelled() },
             ],
             shutdownBudget: configuration.shutdownBudget + .seconds(30),
-            exitCodes: ServiceGroup.ExitCodes(signal: interrupted, forced: interrupted),
+            exitCodes: ServiceGroup.ExitCodes(
+                signal: interrupted, finished: WorkerExitCode.success, failure: WorkerExitCode.failure,
+                forced: interrupted),
             report: logger.serviceGroupReport)
         let code = await group.run(signals: SignalSource())
 
