@@ -20,8 +20,12 @@ struct Stages {
     /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
     /// CA file), not left to `deinit`.
     var transportsService: ServiceGroup.Entry {
-        let transports = transports
-        return .init("http/2 clients", ResourceService { for transport in transports { await transport.shutdown() } })
+        .init("http/2 clients", ResourceService { [self] in await shutDownTransports() })
+    }
+
+    /// Shuts every HTTP/2 client down (also when the start fails after they were made).
+    func shutDownTransports() async {
+        for transport in transports { await transport.shutdown() }
     }
 
     init(

@@ -36,15 +36,21 @@ public enum WorkerService {
             stages = try await Stages(
                 configuration: configuration, credentials: settings.credentials, files: SystemFileReading(),
                 logger: logger)
+        } catch let error as InvalidSetting {
+            return refuse(error)
+        } catch {
+            logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
+            return WorkerExitCode.failure
+        }
+        do {
             let kafkaLogger = logger.with(["component": "kafka"])
             source = try await KafkaRecordSource(
                 configuration: configuration.kafka,
                 topics: configuration.pipeline.inputTopics + configuration.pipeline.retryTiers.topics,
                 errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
-        } catch let error as InvalidSetting {
-            return refuse(error)
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
+            await stages.shutDownTransports()
             return WorkerExitCode.failure
         }
         return await serve(
@@ -78,6 +84,7 @@ public enum WorkerService {
                 configuration: status, registry: registry, liveness: liveness, readiness: readiness, logger: logger)
         } catch {
             logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
+            await stages.shutDownTransports()
             return WorkerExitCode.failure
         }
         let clock = SystemWallClock()

@@ -48,7 +48,7 @@ public enum ReplayService {
         } catch {
             StandardStreams.writeError("push-worker: error: replay failed: \(error)")
             // Before `main` exits: shutting a client down also removes its combined CA file.
-            for transport in stages.transports { await transport.shutdown() }
+            await stages.shutDownTransports()
             return WorkerExitCode.failure
         }
     }
