@@ -65,7 +65,8 @@ public struct ServiceGroup: Sendable {
         self.report = report
     }
 
-    /// Runs the services until they are shut down by one of `signals` or one of them ends; returns the exit code.
+    /// Runs the services until they are shut down by one of `signals` or one of them ends; returns the exit code
+    /// (`ExitCodes.failure` when the task running the group is cancelled).
     public func run(signals: some AsyncSequence<UnixSignal, Never> & Sendable) async -> Int32 {
         typealias Input = ServiceGroupStateMachine.Input
         let (inputs, input) = AsyncStream.makeStream(of: Input.self)
@@ -110,7 +111,8 @@ public struct ServiceGroup: Sendable {
                 }
             }
         }
-        return exitCodes.failure  // unreachable: the stream never finishes while the group runs
+        // Only when the task running the group is cancelled: the services are left to the process's exit.
+        return exitCodes.failure
     }
 }
 

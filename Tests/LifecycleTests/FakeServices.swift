@@ -42,13 +42,14 @@ struct EndingService: Service {
     }
 }
 
-/// Ignores cancellation: takes `duration` to stop whatever happens.
+/// Ignores cancellation: takes a minute to stop whatever happens, then writes `stopped stubborn`.
 struct StubbornService: Service {
-    let duration: Duration
+    let journal: Journal
 
     func run() async {
         // A task of its own is not cancelled with the caller's.
-        await Task { try? await Task.sleep(for: duration) }.value
+        await Task { try? await Task.sleep(for: .seconds(60)) }.value
+        journal.write("stopped stubborn")
     }
 }
 
