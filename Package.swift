@@ -30,9 +30,6 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
         // Pure: Kafka's value types shared by the librdkafka wrapper and the pipeline (partitions, watermarks).
         .target(name: "KafkaTypes", swiftSettings: strict),
-        .target(name: "KafkaTesting", dependencies: ["ChildProcessTesting"], swiftSettings: strict),
-        // Reading a test's child processes (dev broker, push simulator) line by line.
-        .target(name: "ChildProcessTesting", swiftSettings: strict),
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(
             name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
@@ -45,8 +42,7 @@ let package = Package(
             name: "Worker",
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability",
-                "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
+                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),
@@ -69,31 +65,27 @@ let package = Package(
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
-        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "SeededRandomness"], swiftSettings: strict),
+        .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
-            dependencies: ["PushCore", "ChildProcessTesting", "SeededRandomness", "Essentials"],
+            dependencies: ["PushCore", "TestSupport", "Essentials"],
             exclude: ["Goldens", "Validators"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "KafkaTests", dependencies: ["Kafka", "KafkaTesting", "ChildProcessTesting"], swiftSettings: strict
+            name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strict
         ),
-        .testTarget(name: "SigningTests", dependencies: ["Signing", "ChildProcessTesting"], swiftSettings: strict),
+        .testTarget(name: "SigningTests", dependencies: ["Signing", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersTests",
-            dependencies: [
-                "Providers", "Signing", "HTTP2", "HTTPTypes", "PushSimulatorSupport", "SeededRandomness", "Essentials",
-            ],
+            dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "WorkerTests",
             dependencies: [
                 "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
-                "PushSimulatorSupport", "KafkaTesting", "TestSupport",
-                "SeededRandomness",
-                "ChildProcessTesting", "Essentials",
+                "TestSupport", "Essentials",
             ],
             swiftSettings: strict
         ),
@@ -102,46 +94,33 @@ let package = Package(
             name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
         .testTarget(
             name: "PushPipelineTests",
-            dependencies: [
-                "PushPipeline", "PushCore", "KafkaTypes", "Observability", "PushSimulatorSupport", "SeededRandomness",
-                "TestSupport", "Essentials",
-            ],
+            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsTests",
-            dependencies: [
-                "ReceiptAnalytics", "PushCore", "SeededRandomness", "ChildProcessTesting", "KafkaTesting", "Kafka",
-                "Essentials",
-            ],
+            dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Kafka", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "KafkaTesting"], swiftSettings: strict
+            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "TestSupport"], swiftSettings: strict
         ),
         .testTarget(
             name: "DeploymentTests",
-            dependencies: ["PushCore", "ChildProcessTesting"],
+            dependencies: ["PushCore", "TestSupport"],
             exclude: ["check_manifests.py", "check_overlays.py", "check_rules.py", "check_image_libraries.py"],
             swiftSettings: strict
         ),
-        // The push simulator (Python, Tests/PushSimulator) as a child process, for integration tests.
-        // A seeded random number generator, so tests that draw random input reproduce.
-        .target(name: "SeededRandomness", path: "Tests/SeededRandomness", swiftSettings: strict),
-        // Fakes of the pipeline's ports (source, sink, sender, planner, clock, observer) and `eventually`.
+        // What the tests share: child processes read line by line, the dev broker and the push simulator (Python,
+        // Tests/PushSimulator) as children, fakes of the pipeline's ports, `eventually`, test keys, chat events, the
+        // repository's files and a seeded random generator.
         .target(
-            name: "TestSupport", dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials"],
-            path: "Tests/TestSupport",
-            swiftSettings: strict),
-        .target(
-            name: "PushSimulatorSupport",
-            dependencies: ["HTTP2", "HTTPTypes", "ChildProcessTesting"],
-            path: "Tests/PushSimulatorSupport",
-            swiftSettings: strict
-        ),
+            name: "TestSupport",
+            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "HTTP2", "HTTPTypes"],
+            path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
-            name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "PushSimulatorSupport"], swiftSettings: strict),
+            name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,6 +1,6 @@
-import ChildProcessTesting
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// The deployment files checked offline: Kubernetes JSON schemas (kubernetes-validate), the project's own
@@ -10,13 +10,11 @@ import Testing
 /// one exists.
 @Suite("Deployment files")
 struct DeploymentFilesTests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let manifests = root.appending(path: "deploy/kubernetes/base")
+    static let manifests = Repository.path("deploy/kubernetes/base")
     static let checker = script("check_manifests.py")
 
     static func script(_ name: String) -> String {
-        root.appending(path: "Tests/DeploymentTests/\(name)").path
+        Repository.path("Tests/DeploymentTests/\(name)").path
     }
     /// The oldest Kubernetes minor release the manifests must work on.
     static let kubernetesVersion = "1.30.0"
@@ -30,12 +28,12 @@ struct DeploymentFilesTests {
     @Test func manifestsValidateAgainstTheKubernetesSchemasStrictly() throws {
         let files = try Self.resourceFiles(in: Self.manifests)
         #expect(files.count >= 7)
-        let result = try Tool.run("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion] + files)
+        let result = try Repository.runTool("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion] + files)
         #expect(result.status == 0, "\(result.output)")
     }
 
     @Test func manifestsMeetTheWorkersRequirements() throws {
-        let result = try Tool.run("python", [Self.checker, Self.manifests.path])
+        let result = try Repository.runTool("python", [Self.checker, Self.manifests.path])
         #expect(result.status == 0, "\(result.output)")
     }
 
@@ -44,26 +42,26 @@ struct DeploymentFilesTests {
             if: Tool.onPath("kubectl") != nil,
             "kubectl (with kustomize v5) not on PATH: Debian ships none recent enough; the overlays are not rendered"))
     func overlaysRenderAndValidateWithTheirDifferences() throws {
-        let result = try Tool.run(
+        let result = try Repository.runTool(
             "python",
             [
-                Self.script("check_overlays.py"), Self.root.appending(path: "deploy/kubernetes").path,
+                Self.script("check_overlays.py"), Repository.path("deploy/kubernetes").path,
                 Self.kubernetesVersion,
             ])
         #expect(result.status == 0, "\(result.output)")
     }
 
     @Test func alertRulesPassPromtoolChecksAndUnitTestsWithARunbookSectionEach() throws {
-        let result = try Tool.run("python", [Self.script("check_rules.py"), Self.root.path])
+        let result = try Repository.runTool("python", [Self.script("check_rules.py"), Repository.root.path])
         #expect(result.status == 0, "\(result.output)")
     }
 
     @Test func runtimeStageInstallsExactlyTheLibrariesTheBinaryLoads() throws {
-        let binary = Self.root.appending(path: ".build/debug/push-worker").path
+        let binary = Repository.path(".build/debug/push-worker").path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the package first")
-        let result = try Tool.run(
+        let result = try Repository.runTool(
             "python",
-            [Self.script("check_image_libraries.py"), Self.root.appending(path: "deploy/Dockerfile").path, binary])
+            [Self.script("check_image_libraries.py"), Repository.path("deploy/Dockerfile").path, binary])
         #expect(result.status == 0, "\(result.output)")
     }
 
@@ -77,8 +75,8 @@ struct DeploymentFilesTests {
         let build = try ChildProcessResult.run(
             engine,
             [
-                "build", "-f", Self.root.appending(path: "deploy/Dockerfile").path, "--build-arg", "VERSION=9.9.9-test",
-                "-t", tag, Self.root.path,
+                "build", "-f", Repository.path("deploy/Dockerfile").path, "--build-arg", "VERSION=9.9.9-test",
+                "-t", tag, Repository.root.path,
             ])
         try #require(build.status == 0, "\(build.stderr.suffix(3000))")
         let version = try ChildProcessResult.run(engine, ["run", "--rm", tag, "--version"])
@@ -87,16 +85,16 @@ struct DeploymentFilesTests {
     }
 
     @Test func dockerfilePassesHadolint() throws {
-        let dockerfile = Self.root.appending(path: "deploy/Dockerfile").path
-        let result = try Tool.run(
-            "hadolint", ["--config", Self.root.appending(path: "deploy/hadolint.yaml").path, dockerfile])
+        let dockerfile = Repository.path("deploy/Dockerfile").path
+        let result = try Repository.runTool(
+            "hadolint", ["--config", Repository.path("deploy/hadolint.yaml").path, dockerfile])
         #expect(result.status == 0, "\(result.output)")
     }
 
     @Test func dockerBuildContextHoldsALoadablePackage() throws {
-        let dockerfile = try String(contentsOf: Self.root.appending(path: "deploy/Dockerfile"), encoding: .utf8)
+        let dockerfile = try String(contentsOf: Repository.path("deploy/Dockerfile"), encoding: .utf8)
         let ignore = try String(
-            contentsOf: Self.root.appending(path: "deploy/Dockerfile.dockerignore"), encoding: .utf8)
+            contentsOf: Repository.path("deploy/Dockerfile.dockerignore"), encoding: .utf8)
         let admitted = Set(
             ignore.split(separator: "\n").filter { $0.hasPrefix("!") }
                 .map { $0.dropFirst().trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
@@ -109,16 +107,16 @@ struct DeploymentFilesTests {
         defer { try? FileManager.default.removeItem(at: context) }
         for source in copied {
             #expect(admitted.contains(source), "the Dockerfile copies \(source), which the .dockerignore leaves out")
-            try FileManager.default.copyItem(at: Self.root.appending(path: source), to: context.appending(path: source))
+            try FileManager.default.copyItem(at: Repository.path(source), to: context.appending(path: source))
         }
-        let result = try Tool.run("swift", ["package", "--package-path", context.path, "describe"])
+        let result = try Repository.runTool("swift", ["package", "--package-path", context.path, "describe"])
         #expect(result.status == 0, "\(result.output)")
     }
 
     @Test func rulesConfigMapHoldsTheBuiltInTable() throws {
         let configMap = Self.manifests.appending(path: "configmap.yaml").path
         let script = "import sys, yaml; sys.stdout.write(yaml.safe_load(open(sys.argv[1]))['data']['rules.json'])"
-        let result = try Tool.run("python", ["-c", script, configMap])
+        let result = try Repository.runTool("python", ["-c", script, configMap])
         try #require(result.status == 0, "\(result.output)")
         let table = try JSONParser.parse(Array(result.output.utf8))
         #expect(table == (try JSONParser.parse(Array(RulesTable.standardJSON.utf8))))
@@ -153,7 +151,7 @@ struct DeploymentFilesTests {
     func checkerRejectsABrokenManifest(file: String, original: String, broken: String, complaint: String) throws {
         let copy = try copyOfManifests(replacing: original, with: broken, in: file)
         defer { try? FileManager.default.removeItem(at: copy) }
-        let result = try Tool.run("python", [Self.checker, copy.path])
+        let result = try Repository.runTool("python", [Self.checker, copy.path])
         #expect(result.status != 0)
         #expect(result.output.contains(complaint), "\(result.output)")
     }
@@ -163,7 +161,7 @@ struct DeploymentFilesTests {
             replacing: "  revisionHistoryLimit:", with: "  revisionHistoryLimits:", in: "deployment.yaml")
         defer { try? FileManager.default.removeItem(at: copy) }
         let file = copy.appending(path: "deployment.yaml").path
-        let result = try Tool.run("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion, file])
+        let result = try Repository.runTool("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion, file])
         #expect(result.status != 0)
         #expect(result.output.contains("'revisionHistoryLimits' was unexpected"), "\(result.output)")
     }
@@ -180,25 +178,8 @@ struct DeploymentFilesTests {
     }
 }
 
-/// Runs the Python tools that setup.sh installs into `.venv` (found there or on PATH).
+/// Executables on PATH.
 enum Tool {
-    struct Result {
-        var status: Int32
-        var output: String
-    }
-
-    static func run(_ name: String, _ arguments: [String]) throws -> Result {
-        let venv = DeploymentFilesTests.root.appending(path: ".venv/bin/\(name)")
-        let result =
-            FileManager.default.isExecutableFile(atPath: venv.path)
-            ? try ChildProcessResult.run(venv, arguments)
-            : try ChildProcessResult.run(URL(filePath: "/usr/bin/env"), [name] + arguments)
-        let hint = result.status == 127 ? "\n(\(name) not found: run deploy/local/setup.sh)" : ""
-        return Result(status: result.status, output: result.stdout + result.stderr + hint)
-    }
-}
-
-extension Tool {
     /// The executable `name` on PATH, if there is one.
     static func onPath(_ name: String) -> URL? {
         (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")

@@ -73,6 +73,11 @@ def main():
         if line.endswith(" required")}
     available |= dependency_closure(required)
     failures = []
+    # Without these the checks below would pass on nothing (a Dockerfile parsed wrong, a binary ldd cannot read).
+    if not installed:
+        failures.append(f"no `apt-get install` found in the runtime stage of {dockerfile}")
+    if not needed:
+        failures.append(f"ldd listed no shared library of {binary}")
     if any(line.strip().endswith("not found") for line in output.splitlines()):
         failures.append("ldd: a library is not found")
     for path, package in sorted(needed.items()):

@@ -1,5 +1,5 @@
 import Essentials
-import SeededRandomness
+import TestSupport
 import Testing
 
 @Suite struct BackoffTests {

@@ -1,6 +1,6 @@
 import HTTP2
 import HTTPTypes
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// The libcurl client against the push simulator over real TLS HTTP/2.
@@ -101,7 +101,7 @@ struct HTTP2ClientTests {
         try await withSimulatorAndClient(configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = Task { await result(client, request(simulator, "/stall", deadline: .seconds(120))) }
-            try await waitUntil { try await simulator.requests().count == 1 }
+            #expect(try await eventually(every: .milliseconds(50)) { try await simulator.requests().count == 1 })
             let queued = await result(client, request(simulator, "/echo/\(Self.token)", deadline: .milliseconds(300)))
             #expect(queued.failure?.kind == .timeout)
             #expect(queued.failure?.description.contains(Self.token) == false)
@@ -145,14 +145,16 @@ struct HTTP2ClientTests {
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
             let task = Task { await result(client, stalled) }
-            try await waitUntil { try await simulator.requests().count == 1 }
+            #expect(try await eventually(every: .milliseconds(50)) { try await simulator.requests().count == 1 })
             task.cancel()
             let error = try #require(await task.value.failure)
             #expect(error.kind == .cancelled)
             #expect(!error.description.contains(Self.token))
             // libcurl 7.88 queues the stream's RST_STREAM and writes it with the connection's next frames.
             #expect(try await client.send(request(simulator, "/echo")).status == 200)
-            try await waitUntil { try await simulator.stats().streamsResetByClient == 1 }
+            #expect(
+                try await eventually(every: .milliseconds(50)) { try await simulator.stats().streamsResetByClient == 1 }
+            )
         }
     }
 
@@ -186,7 +188,7 @@ struct HTTP2ClientTests {
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
             let tasks = (0..<5).map { _ in Task { await result(client, stalled) } }
-            try await waitUntil { try await simulator.requests().count == 5 }
+            #expect(try await eventually(every: .milliseconds(50)) { try await simulator.requests().count == 5 })
             await client.shutdown()
             for task in tasks {
                 #expect(await task.value.failure?.kind == .cancelled)

@@ -1,11 +1,12 @@
 import HTTP2
 import HTTPTypes
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
-/// Runs `body` with a fresh simulator (echo routes only) and stops it afterwards, whatever happens.
-func withSimulator(_ body: (PushSimulator) async throws -> Void) async throws {
-    let simulator = try await PushSimulator.start(routes: "echo")
+/// Runs `body` with a fresh simulator (echo routes only, unless `routes` says more) and stops it afterwards,
+/// whatever happens.
+func withSimulator(routes: String = "echo", _ body: (PushSimulator) async throws -> Void) async throws {
+    let simulator = try await PushSimulator.start(routes: routes)
     do {
         try await body(simulator)
     } catch {
@@ -64,15 +65,6 @@ func sendAll(_ client: HTTP2Client, _ requests: [HTTPRequest]) async -> [Result<
         }
         return await group.reduce(into: []) { $0.append($1) }
     }
-}
-
-/// Polls `condition` every 50 ms, at most 400 times (20 s); fails the test if it never holds.
-func waitUntil(_ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    for _ in 0..<400 {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    Issue.record("condition did not hold within 400 polls", sourceLocation: sourceLocation)
 }
 
 extension Result {

@@ -1,5 +1,6 @@
 import Kafka
 import KafkaTypes
+import TestSupport
 import Testing
 
 /// Who owns which partition, as the members' rebalance handlers report it.
@@ -102,12 +103,12 @@ struct ConsumerGroupTests {
         let members = try ["a", "b", "c"].map { try Member($0, test: test, group: group, ownership: ownership) }
         try await members[0].start(topic: test.topic)
         try await members[1].start(topic: test.topic)
-        let twoOwnAll = try await waitUntil(within: .seconds(40)) {
+        let twoOwnAll = await eventually(within: .seconds(40)) {
             let owners = ownership.value.owner
             return Set(owners.keys) == Set(partitions) && Set(owners.values) == ["a", "b"]
         }
         #expect(twoOwnAll)
-        let allProcessed = try await waitUntil(within: .seconds(20)) {
+        let allProcessed = await eventually(within: .seconds(20)) {
             members[0].processed.value.count + members[1].processed.value.count == 6
         }
         #expect(allProcessed)
@@ -115,7 +116,7 @@ struct ConsumerGroupTests {
         try await members[0].consumer.commit()
         try await members[1].consumer.commit()
         try await members[2].start(topic: test.topic)
-        let threeOwnAll = try await waitUntil(within: .seconds(40)) {
+        let threeOwnAll = await eventually(within: .seconds(40)) {
             let owners = ownership.value.owner
             return Set(owners.keys) == Set(partitions)
                 && ["a", "b", "c"].allSatisfy { name in
@@ -146,14 +147,14 @@ struct ConsumerGroupTests {
             "a", test: test, group: "group-revoke", ownership: ownership, storesWhileProcessing: false,
             properties: ["enable.auto.commit": "false"])
         try await first.start(topic: test.topic)
-        let ownsAll = try await waitUntil(within: .seconds(30)) {
+        let ownsAll = await eventually(within: .seconds(30)) {
             first.processed.value.count == 6 && first.processed.value.values.reduce(0) { $0 + $1 + 1 } == 600
         }
         try #require(ownsAll)
 
         let second = try Member("b", test: test, group: "group-revoke", ownership: ownership)
         try await second.start(topic: test.topic)
-        let split = try await waitUntil(within: .seconds(40)) {
+        let split = await eventually(within: .seconds(40)) {
             let owners = ownership.value.owner
             return Set(owners.keys) == Set(partitions) && Set(owners.values) == ["a", "b"]
         }
@@ -166,7 +167,7 @@ struct ConsumerGroupTests {
             #expect(committed[partition] == offset, "\(partition); errors: \(state.errors)")
         }
         // The new owner started where the revoke handler stored: nothing of those partitions came again.
-        let redelivered = try await waitUntil(within: .seconds(2)) { !second.processed.value.isEmpty }
+        let redelivered = await eventually(within: .seconds(2)) { !second.processed.value.isEmpty }
         #expect(!redelivered)
         await first.stop()
         await second.stop()

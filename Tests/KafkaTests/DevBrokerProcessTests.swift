@@ -1,8 +1,7 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
-import KafkaTesting
 import KafkaTypes
+import TestSupport
 import Testing
 
 /// Runs `kcat` with `arguments` to its end, feeding `input`.

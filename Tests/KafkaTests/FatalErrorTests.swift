@@ -1,4 +1,5 @@
 import KafkaTypes
+import TestSupport
 import Testing
 
 @testable import Kafka
@@ -12,7 +13,7 @@ struct FatalErrorTests {
         }
         _ = try await producer.send(KafkaProducerRecord(topic: test.topic, value: Array("ok".utf8)))
         producer.raiseFatalErrorForTesting(try #require(KafkaError.Code(name: "OUT_OF_ORDER_SEQUENCE_NUMBER")))
-        let surfaced = try await waitUntil(within: .seconds(10)) { producer.fatalError != nil }
+        let surfaced = await eventually(within: .seconds(10)) { producer.fatalError != nil }
         #expect(surfaced)
         #expect(producer.fatalError?.isFatal == true)
         #expect(producer.fatalError?.name == "OUT_OF_ORDER_SEQUENCE_NUMBER")

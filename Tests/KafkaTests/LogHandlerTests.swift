@@ -1,4 +1,5 @@
 import KafkaTypes
+import TestSupport
 import Testing
 
 @testable import Kafka

@@ -1,5 +1,6 @@
 import Kafka
 import KafkaTypes
+import TestSupport
 import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(2)))

@@ -2,21 +2,16 @@ import Foundation
 import HTTP2
 import HTTPTypes
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers
 
 /// APNs certificate-based authentication over the libcurl transport against the simulator's mutual-TLS
-/// listener, and the fresh connection after `ExpiredProviderToken`.
+/// listener (what the transport itself makes of certificates: HTTP2Tests' `MutualTLSTests`), and the fresh connection
+/// after `ExpiredProviderToken`.
 extension EndToEndTests {
     @Suite struct APNsCertificates {
-        /// A client certificate the simulator issued (`apns-client-certificate`).
-        struct IssuedCertificate: Decodable {
-            let certificateFile: String
-            let keyFile: String
-        }
-
         static let deviceToken = String(repeating: "0f", count: 32)
         static let body = Array(#"{"aps":{"alert":{"loc-key":"im_loc_text","loc-args":["Alice","Hi"]}}}"#.utf8)
 
@@ -24,16 +19,6 @@ extension EndToEndTests {
 
         init() async throws {
             simulator = try await SharedSimulator.reset(clearing: "/control/apns-reset")
-        }
-
-        func issue(topic: String = "com.example.chat", password: String? = nil, unrelatedCA: Bool = false)
-            async throws -> IssuedCertificate
-        {
-            let password = password.map { #","password":"\#($0)""# } ?? ""
-            return try await simulator.control(
-                "POST", "/control/apns-client-certificate",
-                body: #"{"topic":"\#(topic)","unrelated_ca":\#(unrelatedCA)\#(password)}"#,
-                as: IssuedCertificate.self)
         }
 
         /// An APNs client with certificate auth, sending to the mutual-TLS listener.
@@ -54,7 +39,7 @@ extension EndToEndTests {
         }
 
         @Test func aClientCertificateWithAnEncryptedKeyDeliversWithoutAuthorizationHeader() async throws {
-            let issued = try await issue(password: "s3cret pass")
+            let issued = try await simulator.apnsClientCertificate(password: "s3cret pass")
             let apns = try client(
                 presenting: ClientCertificate(
                     certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "s3cret pass"))
@@ -66,7 +51,7 @@ extension EndToEndTests {
         }
 
         @Test func theCertificateAllowsOnlyItsOwnTopicAndItsVoipVariant() async throws {
-            let issued = try await issue(topic: "com.example.chat")
+            let issued = try await simulator.apnsClientCertificate(topic: "com.example.chat")
             let apns = try client(
                 presenting: ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile))
             #expect(await send(apns, pushType: "voip", topic: "com.example.chat.voip").className == "delivered")
@@ -77,60 +62,19 @@ extension EndToEndTests {
         @Test func noClientCertificateIsACredentialsFailure() async throws {
             let outcome = await send(try client(presenting: nil), topic: "com.example.chat")
             #expect(outcome == .credentials(status: nil, reason: "transport: tls"))
-            let error = await transportError(presenting: nil)
-            #expect(error?.kind == .tls)
         }
 
         @Test func aCertificateFromAnotherCAIsACredentialsFailure() async throws {
-            let issued = try await issue(unrelatedCA: true)
+            let issued = try await simulator.apnsClientCertificate(unrelatedCA: true)
             let certificate = ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile)
             #expect(
                 await send(try client(presenting: certificate), topic: "com.example.chat")
                     == .credentials(status: nil, reason: "transport: tls"))
-            let error = await transportError(presenting: certificate)
-            #expect(error?.kind == .tls)
-            #expect(
-                error?.message.contains("probably refused the client certificate") == true,
-                "\(String(describing: error))")
             #expect(try await simulator.requests().isEmpty)
         }
 
-        @Test func aWrongKeyPasswordIsATLSErrorAboutTheKey() async throws {
-            let issued = try await issue(password: "right")
-            let error = await transportError(
-                presenting: ClientCertificate(
-                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "wrong"))
-            #expect(error?.kind == .tls)
-            #expect(error?.message.contains("key password") == true)
-            #expect(error?.message.contains("wrong") == false)
-        }
-
-        @Test func unreadableCertificateFilesFailWhenTheClientIsCreated() throws {
-            let missing = ClientCertificate(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
-            #expect(throws: HTTPError(.tls, "cannot read the client certificate file /nonexistent/cert.pem")) {
-                try HTTP2Client(configuration: HTTP2ClientConfiguration(clientCertificate: missing))
-            }
-        }
-
-        /// The transport's own error for one request to the mutual-TLS listener presenting `certificate`.
-        func transportError(presenting certificate: ClientCertificate?) async -> HTTPError? {
-            do {
-                let transport = try HTTP2Client(
-                    configuration: HTTP2ClientConfiguration(
-                        extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
-                _ = try await transport.send(
-                    HTTPRequest(
-                        method: "POST", url: "\(simulator.mutualTLSBaseURL)/3/device/\(Self.deviceToken)",
-                        body: Self.body, deadline: .seconds(10)))
-                return nil
-            } catch {
-                return error
-            }
-        }
-
         @Test func afterExpiredProviderTokenTheRenewedRequestGoesOutOnANewConnection() async throws {
-            let credentials = try await simulator.control(
-                "POST", "/control/apns-credentials", as: APNsCredentials.self)
+            let credentials = try await simulator.apnsCredentials()
             let clock = ManualClock(Date())
             let apns = try simulator.apnsClient(
                 key: credentials.signingKey(),

@@ -3,7 +3,7 @@ import Foundation
 import HTTP2
 import HTTPTypes
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers

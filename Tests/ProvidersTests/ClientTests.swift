@@ -2,7 +2,7 @@ import Foundation
 import HTTP2
 import HTTPTypes
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func expiredProviderTokenRenewsOnceAndResends() async throws {
-        let calls = Counter()
+        let calls = Shared(0)
         let transport = ScriptedTransport { _ in
             if calls.increment() == 1 {
                 return .json(403, #"{"reason":"ExpiredProviderToken"}"#)
@@ -124,16 +124,17 @@ import Testing
     }
 
     @Test func badKeysAreConfigurationErrorsNamingTheVariable() throws {
-        #expect(throws: ProviderConfigurationError.self) {
-            try APNsSigningKey(pem: try TestKeys.rsa.get(), keyId: "K", teamId: "T")
+        let rsa = try TestKeys.rsa.get()
+        let wrongKind = #expect(throws: ProviderConfigurationError.self) {
+            try APNsSigningKey(pem: rsa, keyId: "K", teamId: "T")
         }
-        do {
-            _ = try APNsSigningKey(
+        #expect(wrongKind?.field == "APNS_KEY_FILE")
+        let unreadable = #expect(throws: ProviderConfigurationError.self) {
+            try APNsSigningKey(
                 pem: "-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----", keyId: "K", teamId: "T")
-        } catch {
-            #expect(error.field == "APNS_KEY_FILE")
-            #expect(!error.description.contains("secret"))
         }
+        #expect(unreadable?.field == "APNS_KEY_FILE")
+        #expect(unreadable.map { !$0.description.contains("secret") } == true)
     }
 }
 
@@ -149,7 +150,7 @@ import Testing
 
     /// An OAuth endpoint issuing `access-N` tokens valid for an hour, and an FCM endpoint answering `send`.
     static func fakeGoogle(
-        tokenRequests: Counter, send: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+        tokenRequests: Shared<Int>, send: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) -> ScriptedTransport {
         ScriptedTransport { request in
             guard request.url == tokenURI else { return send(request) }
@@ -160,7 +161,7 @@ import Testing
     }
 
     @Test func concurrentSendsShareOneTokenRequest() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { _ in
             .json(200, #"{"name":"projects/demo-project/messages/1"}"#)
         }
@@ -171,12 +172,12 @@ import Testing
         }
         #expect(outcomes.count == 500)
         #expect(outcomes.allSatisfy { $0 == .delivered(providerMessageId: "projects/demo-project/messages/1") })
-        #expect(tokenRequests.count == 1)
+        #expect(tokenRequests.value == 1)
         #expect(await fcm.tokenRequestsSent == 1)
     }
 
     @Test func tokenRequestIsAJWTBearerGrantWithAnRS256Assertion() async throws {
-        let transport = Self.fakeGoogle(tokenRequests: Counter()) { _ in .json(200, #"{"name":"n"}"#) }
+        let transport = Self.fakeGoogle(tokenRequests: Shared(0)) { _ in .json(200, #"{"name":"n"}"#) }
         _ = try await client(transport).send(body: [])
         let tokenRequest = try #require(transport.requests.first)
         #expect(tokenRequest.method == "POST" && tokenRequest.url == Self.tokenURI)
@@ -189,21 +190,21 @@ import Testing
     }
 
     @Test func tokenIsCachedUntilFiveMinutesBeforeExpiry() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let clock = ManualClock()
         let fcm = try client(
             Self.fakeGoogle(tokenRequests: tokenRequests) { _ in .json(200, #"{"name":"n"}"#) }, clock: clock)
         _ = await fcm.send(body: [])
         clock.advance(by: .seconds(54 * 60))
         _ = await fcm.send(body: [])
-        #expect(tokenRequests.count == 1)
+        #expect(tokenRequests.value == 1)
         clock.advance(by: .seconds(60))
         _ = await fcm.send(body: [])
-        #expect(tokenRequests.count == 2)
+        #expect(tokenRequests.value == 2)
     }
 
     @Test func unauthorizedRefreshesOnceThenSucceeds() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { request in
             request.header("authorization") == "Bearer access-1"
                 ? .json(401, #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#)
@@ -211,16 +212,16 @@ import Testing
         }
         let fcm = try client(transport)
         #expect(await fcm.send(body: []) == .delivered(providerMessageId: "projects/demo-project/messages/2"))
-        #expect(tokenRequests.count == 2)
+        #expect(tokenRequests.value == 2)
     }
 
     @Test func unauthorizedTwiceIsACredentialsFailure() async throws {
-        let tokenRequests = Counter()
+        let tokenRequests = Shared(0)
         let transport = Self.fakeGoogle(tokenRequests: tokenRequests) { _ in
             .json(401, #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#)
         }
         #expect(try await client(transport).send(body: []) == .credentials(status: 401, reason: "UNAUTHENTICATED"))
-        #expect(tokenRequests.count == 2)
+        #expect(tokenRequests.value == 2)
     }
 
     @Test(arguments: [
@@ -239,11 +240,9 @@ import Testing
         ("[", "FCM_SERVICE_ACCOUNT_FILE"),
     ])
     func serviceAccountErrorsNameTheField(json: String, field: String) {
-        #expect(throws: ProviderConfigurationError.self) { try GoogleServiceAccount(json: Array(json.utf8)) }
-        do {
-            _ = try GoogleServiceAccount(json: Array(json.utf8))
-        } catch {
-            #expect(error.field == field)
+        let error = #expect(throws: ProviderConfigurationError.self) {
+            try GoogleServiceAccount(json: Array(json.utf8))
         }
+        #expect(error?.field == field)
     }
 }

@@ -2,7 +2,7 @@ import Essentials
 import Foundation
 import HTTP2
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 @testable import Providers

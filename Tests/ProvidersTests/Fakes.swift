@@ -56,18 +56,3 @@ extension HTTPRequest {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
-
-/// A thread-safe counter for closures that count calls.
-final class Counter: Sendable {
-    private let value = Mutex(0)
-
-    /// Adds one and returns the new count.
-    func increment() -> Int {
-        value.withLock { value in
-            value += 1
-            return value
-        }
-    }
-
-    var count: Int { value.withLock { $0 } }
-}

@@ -2,7 +2,7 @@ import Essentials
 import Foundation
 import HTTP2
 import Providers
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// The end-to-end suites, run one test at a time: they share one simulator and its faults, clock and counters.

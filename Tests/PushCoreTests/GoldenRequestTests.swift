@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// Every sample event's decisions and exact requests, compared with the golden files beside this test.

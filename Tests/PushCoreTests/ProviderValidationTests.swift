@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// Every request the planner makes, checked in one Python process: FCM bodies strictly against Google's
@@ -44,7 +45,7 @@ import Testing
         let input = try Repository.temporaryFile(writer.bytes)
         defer { try? FileManager.default.removeItem(at: input) }
         let script = Repository.tests.appendingPathComponent("Validators/validate_requests.py").path
-        let (status, output) = try Repository.runVenvTool("python", [script, input.path])
+        let (status, output) = try Repository.runTool("python", [script, input.path])
         guard status == 0, case .array(let results) = try JSONParser.parse(Array(output.utf8)) else {
             throw ValidatorFailure(output: output)
         }

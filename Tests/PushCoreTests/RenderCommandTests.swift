@@ -1,6 +1,6 @@
-import ChildProcessTesting
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// `push-worker render` end to end: the built executable (beside this test binary) on every sample event.

@@ -119,12 +119,8 @@ import Testing
         ),
     ])
     func brokenRulesFilesNameThePathAndTheReason(json: String, message: String) {
-        #expect(throws: (any Error).self) { try RulesTable.load(json: Array(json.utf8)) }
-        do {
-            _ = try RulesTable.load(json: Array(json.utf8))
-        } catch {
-            #expect(error.description == message)
-        }
+        let error = #expect(throws: RulesError.self) { try RulesTable.load(json: Array(json.utf8)) }
+        #expect(error?.description == message)
     }
 
     @Test func everyProblemOfAFileIsReportedAtOnce() {

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// Every example in `schemas/examples` validates against its schema with `check-jsonschema` (from `.venv`),
@@ -17,7 +18,7 @@ import Testing
             files.append(exported?.path ?? "")
         }
         defer { exported.map { try? FileManager.default.removeItem(at: $0) } }
-        let (status, output) = try Repository.runVenvTool(
+        let (status, output) = try Repository.runTool(
             "check-jsonschema", ["--schemafile", "schemas/\(schema).schema.json".inRepository] + files)
         #expect(status == 0, "\(output)")
     }
@@ -28,7 +29,7 @@ import Testing
                 #"{"type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "recipients": [{"userId": "u", "devices": [{"platform": "apns", "token": "zz"}]}]}"#
                     .utf8))
         defer { try? FileManager.default.removeItem(at: broken) }
-        let (status, output) = try Repository.runVenvTool(
+        let (status, output) = try Repository.runTool(
             "check-jsonschema", ["--schemafile", "schemas/chat-message.schema.json".inRepository, broken.path])
         #expect(status != 0)
         #expect(output.contains("'id' is a required property"))
@@ -43,7 +44,7 @@ import Testing
         #expect(throws: EventError.self) { try EventDecoder().decode(Array(json.utf8), now: Fixture.now) }
         let file = try Repository.temporaryFile(Array(json.utf8))
         defer { try? FileManager.default.removeItem(at: file) }
-        let (status, output) = try Repository.runVenvTool(
+        let (status, output) = try Repository.runTool(
             "check-jsonschema", ["--schemafile", "schemas/chat-message.schema.json".inRepository, file.path])
         #expect(status != 0)
         #expect(output.contains(path), "\(output)")
@@ -51,9 +52,18 @@ import Testing
 
     @Test func everyExampleRulesFileLoads() throws {
         let files = try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("rules"))
-        #expect(!files.isEmpty)
+        // The rules examples there are (an emptied or renamed folder fails here, not silently passes).
+        #expect(files.map(\.lastPathComponent) == ["custom.json"])
         for file in files {
-            _ = try RulesTable.load(json: try Repository.read(file))
+            let bytes = try Repository.read(file)
+            let table = try RulesTable.load(json: bytes)
+            // Every type the file lists is in the loaded table (a loader that dropped them would pass otherwise).
+            guard case .object(let types)? = try JSONParser.parse(bytes)["types"] else {
+                Issue.record("\(file.lastPathComponent) has no types object")
+                continue
+            }
+            #expect(!types.isEmpty)
+            #expect(Set(table.types.keys) == Set(types.map(\.key)), "\(file.lastPathComponent)")
         }
     }
 }

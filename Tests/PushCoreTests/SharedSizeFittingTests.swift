@@ -1,7 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
-import SeededRandomness
+import TestSupport
 import Testing
 
 /// The size fitting is done once per platform and byte budget and shared by every device of an event: each device

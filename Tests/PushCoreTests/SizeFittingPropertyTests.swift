@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-import SeededRandomness
+import TestSupport
 import Testing
 
 /// Seeded random events (emoji ZWJ sequences, CJK, combining marks, RTL, 0 to 100 KB content, random nicknames):
@@ -25,6 +25,7 @@ import Testing
     @Test(arguments: 0..<8)
     func requestsFitWhateverTheText(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
+        var checked = 0
         for _ in 0..<6 {
             let size = [0, 10, 500, 3_000, 20_000, 100_000].randomElement(using: &generator) ?? 0
             let content = Self.randomText(bytes: Int.random(in: 0...size, using: &generator), using: &generator)
@@ -34,9 +35,11 @@ import Testing
                 type: type, content: content, nickname: nickname,
                 payload: #"{"text": \#(Fixture.quoted(content))}"#)
             for decision in try Fixture.decisions(event) {
-                try check(decision, content: content, nickname: nickname)
+                if try check(decision, content: content, nickname: nickname) { checked += 1 }
             }
         }
+        // The loop checked requests, not only skips (an empty plan would pass every check above).
+        #expect(checked > 0)
     }
 
     /// Hangul (precomposed, and a conjoining-jamo syllable that is one cluster of three scalars), kanji, kana,
@@ -117,8 +120,10 @@ import Testing
         return true
     }
 
-    private func check(_ decision: DeviceDecision, content: String, nickname: String) throws {
-        guard let request = decision.outcome.request else { return }
+    /// Whether `decision` had a request to check.
+    @discardableResult
+    private func check(_ decision: DeviceDecision, content: String, nickname: String) throws -> Bool {
+        guard let request = decision.outcome.request else { return false }
         #expect(request.body.count <= PayloadLimit.bytes(for: request.platform))
         #expect(String(validating: request.body, as: UTF8.self) != nil)
         let body = try JSONParser.parse(request.body)
@@ -128,7 +133,7 @@ import Testing
             case .fcm: body["message"]?["android"]?["notification"]?["body_loc_args"]
             case .apnsVoip: nil
             }
-        guard case .array(let values)? = args else { return }
+        guard case .array(let values)? = args else { return true }
         let texts = values.compactMap(\.stringValue)
         if let first = texts.first, !nickname.isEmpty {
             #expect(isWholeGraphemePrefix(first, of: nickname))
@@ -136,6 +141,7 @@ import Testing
         if texts.count > 1, texts[1] != "Bob" {
             #expect(isWholeGraphemePrefix(texts[1], of: content))
         }
+        return true
     }
 
     /// Whether `cut` is `original`, or a prefix of its grapheme clusters followed by `…`.

@@ -1,6 +1,6 @@
-import ChildProcessTesting
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// `push-worker strings` end to end: the files it writes are read back by strict readers (xml.etree for Android, a
@@ -19,7 +19,7 @@ struct StringsCommandTests {
         let result = try strings(arguments + ["--out", folder.path])
         #expect(result.status == 0, "\(result.stderr)")
         let script = Repository.tests.appendingPathComponent("Validators/read_string_resources.py").path
-        let (status, output) = try Repository.runVenvTool("python", [script, folder.path])
+        let (status, output) = try Repository.runTool("python", [script, folder.path])
         guard status == 0, case .object(let files) = try JSONParser.parse(Array(output.utf8)) else {
             throw ProviderValidationTests.ValidatorFailure(output: output)
         }

@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
+import TestSupport
 
 /// Shared fixtures for the PushCore tests.
 enum Fixture {
@@ -48,4 +49,9 @@ extension DeviceDecision.Outcome {
     }
 
     var bodyText: String? { request.map { String(decoding: $0.body, as: UTF8.self) } }
+}
+
+extension Repository {
+    /// This target's folder (goldens, validators).
+    static let tests = path("Tests/PushCoreTests")
 }

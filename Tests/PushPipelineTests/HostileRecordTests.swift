@@ -130,24 +130,3 @@ import Testing
         #expect(!harness.observer.all.contains { if case .produceRetrying = $0 { true } else { false } })
     }
 }
-
-@Suite struct ProducerReadinessTests {
-    @Test func backingOffClearsTheProducerConditionAndAnAcknowledgementSetsIt() {
-        let registry = MetricsRegistry()
-        let readiness = HealthChecks()
-        readiness.set("pipeline", passing: true)
-        let observer = ObservabilityObserver(
-            logger: Logger(label: "test", level: .critical), metrics: PushMetrics(registry: registry),
-            readiness: readiness)
-        #expect(readiness.evaluate().passing)
-        observer.observe(.produceRetrying(topics: ["push.dlq", "push.receipts"], reason: "message_too_large"))
-        #expect(readiness.evaluate().failing == ["kafka.producer"])
-        observer.observe(.produceRetrying(topics: ["push.dlq"], reason: "message_too_large"))
-        let text = registry.prometheusText()
-        #expect(text.contains(#"push_worker_produce_retries_total{reason="message_too_large",topic="push.dlq"} 2"#))
-        #expect(
-            text.contains(#"push_worker_produce_retries_total{reason="message_too_large",topic="push.receipts"} 1"#))
-        observer.observe(.produceRecovered)
-        #expect(readiness.evaluate().passing)
-    }
-}

@@ -1,5 +1,4 @@
-import PushSimulatorSupport
-import SeededRandomness
+import TestSupport
 import Testing
 
 @testable import PushPipeline

@@ -1,7 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
-import SeededRandomness
+import TestSupport
 
 /// Receipts drawn from a seed, written as the worker writes them, with their expected statistics counted
 /// here, independently of the code under test.

@@ -1,5 +1,5 @@
 import ReceiptAnalytics
-import SeededRandomness
+import TestSupport
 import Testing
 
 @Suite struct LatencySketchTests {

@@ -1,15 +1,12 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
-import KafkaTesting
 import PushCore
+import TestSupport
 import Testing
 
 /// `push-worker receipts stats` as a process against the dev broker over TCP, checked against counts made
 /// here; its HTML report in a real headless Chromium, and the ClickHouse kit in embedded ClickHouse (chdb).
 @Suite(.serialized) struct ReceiptsStatsCommandTests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     static let receipts = GeneratedReceipts(count: 3_000, seed: 11)
     static let garbage = ["not json", #"{"status":"delivered"}"#]
 
@@ -144,9 +141,8 @@ import Testing
     static func expectTheWarehouseQueriesAgree(_ json: JSONValue, directory: URL) async throws {
         let file = directory.appending(path: "receipts.jsonl")
         try Data(receipts.lines.joined(separator: "\n").utf8).write(to: file)
-        let python = root.appending(path: ".venv/bin/python")
         let result = try await ChildProcessResult.run(
-            python, [root.appending(path: "deploy/analytics/chdb_check.py").path, "--receipts", file.path])
+            Repository.python, [Repository.path("deploy/analytics/chdb_check.py").path, "--receipts", file.path])
         try #require(result.status == 0, "chdb_check: \(result.stderr.suffix(2000))")
         let warehouse = try JSONParser.parse(Array(result.stdout.utf8))
         #expect(number(warehouse["total"]) == number(json["total"]))

@@ -321,18 +321,3 @@ public final class RecordingObserver: PipelineObserver {
 
     public var all: [PipelineEvent] { events.withLock { $0 } }
 }
-
-/// Waits until `condition` holds, checking every `interval` (a millisecond; longer for a costly condition) of real
-/// time for at most `limit`; false if it never did. The default limit is long: the whole suite runs on two cores,
-/// where CPU-heavy suites of other targets can hold both threads of the cooperative pool for many seconds, and a
-/// liveness wait must not turn that into a failure (a condition that never holds still fails, only later).
-public func eventually(
-    within limit: Duration = .seconds(60), every interval: Duration = .milliseconds(1), _ condition: () -> Bool
-) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: interval)
-    }
-    return condition()
-}

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Synchronization
+import TestSupport
 import Testing
 import TopicWindow
 
@@ -95,11 +95,11 @@ import TopicWindow
         }
         let reader = try TopicWindowReader(configuration: configuration, topic: "table")
         let windows = try await reader.plan(from: .beginning, to: .end)
-        let seen = Counter(0)
-        let caughtUpAt = Counter(-1)
+        let seen = Shared(0)
+        let caughtUpAt = Shared(-1)
         let following = Task {
-            try await reader.follow(windows, caughtUp: { caughtUpAt.set(seen.value) }) { records in
-                seen.add(records.count)
+            try await reader.follow(windows, caughtUp: { caughtUpAt.update { $0 = seen.value } }) { records in
+                seen.update { $0 += records.count }
             }
         }
         #expect(await eventually { caughtUpAt.value == 4 })
@@ -110,22 +110,4 @@ import TopicWindow
         await reader.close()
         await producer.close()
     }
-}
-
-/// A thread-safe integer for callbacks.
-final class Counter: Sendable {
-    private let storage: Mutex<Int>
-    init(_ value: Int) { storage = Mutex(value) }
-    var value: Int { storage.withLock { $0 } }
-    func set(_ value: Int) { storage.withLock { $0 = value } }
-    func add(_ amount: Int) { storage.withLock { $0 += amount } }
-}
-
-func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
 }

@@ -1,5 +1,5 @@
-import ChildProcessTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// The fuzzing harness (`deploy/local/fuzz.py`, README "Fuzzing") in a short seeded run against the `push-worker`
@@ -7,12 +7,10 @@ import Testing
 @Suite struct FuzzSmokeTests {
     @Test(.timeLimit(.minutes(3)))
     func threeHundredHostileRecordsAndAHundredHostileAnswersLeaveTheWorkerAliveWithEveryRecordAccountedFor() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let result = try ChildProcessResult.run(
-            root.appendingPathComponent(".venv/bin/python"),
+            Repository.python,
             [
-                root.appendingPathComponent("deploy/local/fuzz.py").path,
+                Repository.path("deploy/local/fuzz.py").path,
                 "--worker", ChildProcess.built("push-worker").path,
                 "--records", "300", "--provider-answers", "100", "--seed", "7", "--deadline", "60",
             ])

@@ -1,10 +1,9 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
 import KafkaTypes
 import PushCore
 import PushPipeline
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// `push-worker replay` as a process beside a live `push-worker run`: dev broker, push simulator, real binaries.

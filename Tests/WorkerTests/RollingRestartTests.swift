@@ -1,4 +1,3 @@
-import ChildProcessTesting
 import Essentials
 import Foundation
 import TestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// The per-room order check the end-to-end tests rely on, on hand-made input and requests.

@@ -2,18 +2,12 @@ import Foundation
 import Kafka
 import KafkaTypes
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// `push-worker run` with APNs certificate auth (`APNS_CERT_*`): refused configurations, and delivery over the
 /// push simulator's mutual-TLS listener with the client certificate the simulator issued.
 @Suite(.serialized) struct WorkerCertificateAuthTests {
-    /// A client certificate the simulator issued (`apns-client-certificate`).
-    struct IssuedCertificate: Decodable {
-        let certificateFile: String
-        let keyFile: String
-    }
-
     static let password = "cert-key-passphrase-7"
 
     @Test func tokenAndCertificateVariablesTogetherStopTheStartWithOneLine() async throws {
@@ -45,9 +39,7 @@ import Testing
 
     @Test func aWorkerWithAnAPNsClientCertificateDeliversOverMutualTLS() async throws {
         let simulator = try await PushSimulator.start()
-        let issued = try await simulator.control(
-            "POST", "/control/apns-client-certificate", body: #"{"password":"\#(Self.password)"}"#,
-            as: IssuedCertificate.self)
+        let issued = try await simulator.apnsClientCertificate(password: Self.password)
         let (broker, bootstrap) = try await startDevBroker()
         let worker = try workerProcess(environment: [
             "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
@@ -64,7 +56,9 @@ import Testing
             _ = try await producer.send(
                 KafkaProducerRecord(
                     topic: "chat.messages", key: Array("r-1".utf8),
-                    value: Array(Self.event(index, apnsToken: String(format: "%064x", index + 1)).utf8)))
+                    value: Array(
+                        ChatEvents.text(index, room: "r-1", devices: [.apns(token: String(format: "%064x", index + 1))])
+                            .utf8)))
         }
         let receipts = try await Self.receipts(kafka: kafka, count: count, within: .seconds(90))
         worker.signal(SIGTERM)
@@ -79,16 +73,6 @@ import Testing
         #expect(requests.allSatisfy { $0.clientCertificate && $0.headers["authorization"] == nil })
         #expect(!worker.stderr.contains(Self.password))
         if receipts.count != count { Issue.record("worker log: \(worker.stderr.text.suffix(3000))") }
-    }
-
-    /// A text message to one user with one APNs device.
-    static func event(_ index: Int, apnsToken: String) -> String {
-        """
-        {"id": "m-\(index)", "type": "text", "room": {"id": "r-1", "name": "Team"},
-         "sender": {"id": "u-1", "nickname": "Alice"}, "content": "Hello \(index)",
-         "createdAt": \(Int64(Date().timeIntervalSince1970 * 1000)),
-         "recipients": [{"userId": "u-2", "badge": 1, "devices": [{"platform": "apns", "token": "\(apnsToken)"}]}]}
-        """
     }
 
     /// Receipts (both partitions, from the start) until `count` arrived or `limit` passed.

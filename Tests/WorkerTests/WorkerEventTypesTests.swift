@@ -2,7 +2,7 @@ import Foundation
 import Kafka
 import PushCore
 import PushPipeline
-import PushSimulatorSupport
+import TestSupport
 import Testing
 import Worker
 

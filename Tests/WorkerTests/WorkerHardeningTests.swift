@@ -1,8 +1,7 @@
-import ChildProcessTesting
 import Foundation
 import Kafka
-import KafkaTesting
 import KafkaTypes
+import TestSupport
 import Testing
 
 /// Issue 8's reproductions against the real processes (`push-worker dev-broker`, `push-worker run`).

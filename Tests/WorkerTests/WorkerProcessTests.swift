@@ -1,8 +1,6 @@
-import ChildProcessTesting
 import Foundation
-import KafkaTesting
 import PushCore
-import PushSimulatorSupport
+import TestSupport
 import Testing
 
 /// `push-worker run` built beside the tests, as a child process with only `environment` as its environment.

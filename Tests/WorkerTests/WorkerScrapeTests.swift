@@ -1,4 +1,3 @@
-import ChildProcessTesting
 import Foundation
 import TestSupport
 import Testing
@@ -6,8 +5,6 @@ import Testing
 /// A real scrape of a running `push-worker run`: valid for promtool, holding every metric the Grafana dashboard
 /// and the alert rules query, and probes that report each check.
 @Suite(.serialized) struct WorkerScrapeTests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
 
     @Test func aRunningWorkersScrapePassesPromtoolAndHoldsEveryMetricOfTheDashboardAndTheAlerts() async throws {
         let run = try await EndToEnd()
@@ -43,13 +40,13 @@ import Testing
 
         let exposed = Self.sampleNames(in: scrape)
         let dashboard = try String(
-            contentsOf: Self.root.appending(path: "deploy/grafana/push-worker.json"), encoding: .utf8)
+            contentsOf: Repository.path("deploy/grafana/push-worker.json"), encoding: .utf8)
         let dashboardMetrics = Self.metricNames(in: dashboard)
         #expect(dashboardMetrics.count >= 15)
         #expect(
             dashboardMetrics.subtracting(exposed).isEmpty, "missing: \(dashboardMetrics.subtracting(exposed).sorted())")
         let rules = try String(
-            contentsOf: Self.root.appending(path: "deploy/kubernetes/base/prometheusrule.yaml"), encoding: .utf8)
+            contentsOf: Repository.path("deploy/kubernetes/base/prometheusrule.yaml"), encoding: .utf8)
         let ruleMetrics = Self.metricNames(in: rules)
         #expect(ruleMetrics.subtracting(exposed).isEmpty, "missing: \(ruleMetrics.subtracting(exposed).sorted())")
 

@@ -15,6 +15,10 @@ For each case it reads every receipt from `push.receipts` and prints pushes/s (f
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
 end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case), the worker's peak resident
 memory (sampled VmRSS and the kernel's VmHWM) and its CPU time.
+
+By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
+the nginx endpoint (and h2load, the bare libcurl peer), bench_report.py prints the table; every child process is
+started through processes.py (own session, parent-death signal) and stopped in reverse order.
 """
 
 from __future__ import annotations
@@ -22,71 +26,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
-import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from processes import ResourceSampler, cpu_seconds, memory_kib
+from bench_endpoint import Endpoint
+from bench_events import EventFactory, Producer
+from bench_outcomes import ReceiptReader
+from bench_report import Result, print_table
+from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
-ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
 CASES = ("backlog", "stream")
-
-NGINX_CONF = """\
-load_module {echo_module};
-daemon off;
-master_process off;  # one process: its CPU time is the endpoint's
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    client_body_buffer_size 16k;
-    client_max_body_size 16k;
-    keepalive_requests 1000000000;
-    keepalive_timeout 600s;
-    http2_max_concurrent_streams 1000;
-    server {{
-        listen 127.0.0.1:{apns_port} ssl http2;
-        listen 127.0.0.1:{fcm_port} ssl http2;
-        ssl_certificate {cert};
-        ssl_certificate_key {key};
-        # echo_read_request_body reads the whole body before the answer starts (curl issue 10433).
-        location /3/device/ {{
-            echo_read_request_body;
-            add_header apns-id $http_apns_id always;
-            echo_status 200;
-        }}
-        location ~ ^/v1/projects/([^/]+)/messages:send$ {{
-            default_type application/json;
-            echo_read_request_body;
-            echo '{{"name": "projects/$1/messages/$request_id"}}';
-        }}
-    }}
-}}
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        return listener.getsockname()[1]
 
 
 def wait_for_line(process: subprocess.Popen, predicate, what: str, timeout: float = 60.0) -> str:
@@ -101,181 +58,16 @@ def wait_for_line(process: subprocess.Popen, predicate, what: str, timeout: floa
     raise RuntimeError(f"{what} was not ready within {timeout:.0f} s")
 
 
-def percentile(values: list[float], fraction: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-class EventFactory:
-    """Chat events with 1-3 devices each, APNs and FCM mixed, over `rooms` rooms; deterministic per seed."""
-
-    TYPES = ("text", "text", "text", "image", "sticker", "file")
-
-    def __init__(self, seed: int, rooms: int, prefix: str):
-        self.random = random.Random(seed)
-        self.rooms = rooms
-        self.prefix = prefix
-        self.count = 0
-        self.sends = 0
-
-    def next(self) -> tuple[str, str, str, int]:
-        """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
-        index = self.count
-        self.count += 1
-        generator = self.random
-        room = f"r-{generator.randrange(self.rooms)}"
-        devices = []
-        for _ in range(generator.choice((1, 1, 2, 2, 3))):
-            if generator.random() < 0.5:
-                devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
-            else:
-                devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
-        self.sends += len(devices)
-        message_id = f"{self.prefix}-{index}"
-        created = int(time.time() * 1000)
-        event = {
-            "id": message_id,
-            "type": generator.choice(self.TYPES),
-            "room": {"id": room, "name": f"Room {room}"},
-            "sender": {"id": f"u-{generator.randrange(100000)}", "nickname": "Alice"},
-            "content": "Hello there, this is a benchmark message " + "x" * generator.randrange(80),
-            "createdAt": created,
-            "recipients": [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
-                            "muted": False, "devices": devices}],
-            "payload": {"messageId": message_id, "kind": "benchmark"},
-        }
-        return room, json.dumps(event, separators=(",", ":")), message_id, created
-
-
-@dataclass
-class ReceiptStats:
-    """What the receipts reader has seen so far (updated from its thread)."""
-
-    count: int = 0
-    statuses: dict = field(default_factory=dict)
-    first_ms: int | None = None
-    last_ms: int | None = None
-    provider_latency_ms: list = field(default_factory=list)
-    end_to_end_ms: list = field(default_factory=list)
-
-
-class ReceiptReader:
-    """Tails `push.receipts` with kcat from the beginning, counting receipts whose messageId has `prefix`."""
-
-    def __init__(self, bootstrap: str, topic: str, prefix: str, created: dict[str, int]):
-        self.prefix = prefix + "-"
-        self.created = created
-        self.stats = ReceiptStats()
-        self.everything = 0  # receipts of any message, warm-up included
-        self.lock = threading.Lock()
-        self.process = subprocess.Popen(
-            ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-q", "-u",
-             "-f", "%T\t%s\n", "-X", "fetch.wait.max.ms=20"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1 << 16)
-        self.thread = threading.Thread(target=self.read, daemon=True)
-        self.thread.start()
-
-    def read(self) -> None:
-        for line in self.process.stdout:
-            timestamp, _, value = line.partition("\t")
-            try:
-                receipt = json.loads(value)
-            except ValueError:
-                continue
-            message_id = receipt.get("messageId", "")
-            with self.lock:
-                self.everything += 1
-            if not message_id.startswith(self.prefix):
-                continue
-            at = int(timestamp)
-            with self.lock:
-                stats = self.stats
-                stats.count += 1
-                status = receipt.get("status")
-                stats.statuses[status] = stats.statuses.get(status, 0) + 1
-                stats.first_ms = at if stats.first_ms is None else min(stats.first_ms, at)
-                stats.last_ms = at if stats.last_ms is None else max(stats.last_ms, at)
-                if receipt.get("latencyMs") is not None:
-                    stats.provider_latency_ms.append(receipt["latencyMs"])
-                created = self.created.get(message_id)
-                if created is not None:
-                    stats.end_to_end_ms.append(at - created)
-
-    @property
-    def count(self) -> int:
-        with self.lock:
-            return self.stats.count
-
-    def wait_for(self, total: int, stall_timeout: float) -> None:
-        """Returns when `total` receipts arrived, or when none arrived for `stall_timeout` seconds."""
-        last, last_change = -1, time.monotonic()
-        while (seen := self.count) < total:
-            if seen != last:
-                last, last_change = seen, time.monotonic()
-            elif time.monotonic() - last_change > stall_timeout:
-                print(f"bench: receipts stalled at {seen} of {total}", file=sys.stderr)
-                return
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-        self.thread.join(timeout=10)
-
-
-class Producer:
-    """Writes `key<TAB>value` lines into `chat.messages` through kcat (its own librdkafka producer)."""
-
-    def __init__(self, bootstrap: str, topic: str):
-        self.process = subprocess.Popen(
-            ["kcat", "-P", "-b", bootstrap, "-t", topic, "-K", "\t",
-             "-X", "linger.ms=5", "-X", "batch.num.messages=2000", "-X", "queue.buffering.max.messages=500000"],
-            stdin=subprocess.PIPE, text=True, bufsize=1 << 20)
-
-    def write(self, lines: list[tuple[str, str]]) -> None:
-        self.process.stdin.write("".join(f"{key}\t{value}\n" for key, value in lines))
-        self.process.stdin.flush()
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        if self.process.wait(timeout=120) != 0:
-            raise RuntimeError(f"kcat producer exited with {self.process.returncode}")
-
-
-@dataclass
-class Result:
-    case: str
-    events: int
-    sends: int
-    stats: ReceiptStats
-    peak_rss_kib: int
-    hwm_kib: int
-    worker_cpu_s: float
-    others_cpu_s: dict
-    wall_s: float
-    load: str
-
-    @property
-    def span_s(self) -> float:
-        if self.stats.first_ms is None or self.stats.last_ms is None:
-            return 0.0
-        return max(0.001, (self.stats.last_ms - self.stats.first_ms) / 1000)
-
-    @property
-    def rate(self) -> float:
-        return self.stats.count / self.span_s if self.span_s else 0.0
-
-
 class Bench:
+    """The stack (dev broker, push simulator, endpoint) and the worker of each case, stopped in reverse order."""
+
     def __init__(self, arguments: argparse.Namespace):
         self.arguments = arguments
         self.directory = Path(tempfile.mkdtemp(prefix="push-bench-"))
         self.processes: list[subprocess.Popen] = []
 
     def spawn(self, command: list[str], **options) -> subprocess.Popen:
-        process = subprocess.Popen(command, **options)
+        process = popen(command, **options)
         self.processes.append(process)
         return process
 
@@ -302,18 +94,9 @@ class Bench:
         self.apns = self.control(f"{control}/apns-credentials", {})
         self.fcm = self.control(f"{control}/oauth-credentials", {"token_uri": f"{base}/token"})
 
-        nginx_directory = self.directory / "nginx"
-        nginx_directory.mkdir()
-        self.apns_port, self.fcm_port = free_port(), free_port()
-        configuration = nginx_directory / "nginx.conf"
-        configuration.write_text(NGINX_CONF.format(
-            echo_module=ECHO_MODULE, dir=nginx_directory,
-            apns_port=self.apns_port, fcm_port=self.fcm_port,
-            cert=certificates / "server.pem", key=certificates / "server-key.pem"))
-        self.nginx = self.spawn(["nginx", "-p", str(nginx_directory), "-c", str(configuration),
-                                 "-e", str(nginx_directory / "error.log")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.wait_for_port(self.apns_port, "nginx")
+        self.endpoint = Endpoint(self.directory, certificates)
+        self.processes.append(self.endpoint.process)
+        self.apns_port, self.fcm_port = self.endpoint.apns_port, self.endpoint.fcm_port
 
     @staticmethod
     def control(url: str, body: dict) -> dict:
@@ -321,15 +104,6 @@ class Bench:
                                          headers={"content-type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
-
-    def wait_for_port(self, port: int, what: str) -> None:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError(f"{what} did not listen on port {port}")
 
     def worker_environment(self, case: str) -> dict[str, str]:
         environment = {key: value for key, value in os.environ.items() if not key.startswith(("KAFKA_", "PUSH_"))}
@@ -354,41 +128,13 @@ class Bench:
                               stdin=subprocess.DEVNULL, stdout=log, stderr=log)
 
     def stop_worker(self, worker: subprocess.Popen) -> None:
-        worker.send_signal(signal.SIGTERM)
-        try:
-            worker.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
-
-    def endpoint_ceiling(self, requests: int) -> str:
-        """What the endpoint alone takes from h2load (nghttp2-client): 4 connections x 100 streams, 600-byte POSTs."""
-        body = self.directory / "body.json"
-        body.write_text(json.dumps({"aps": {"alert": {"body": "x" * 560}}}))
-        output = subprocess.run(
-            ["h2load", "-n", str(requests), "-c", "4", "-m", "100", "-d", str(body),
-             f"https://127.0.0.1:{self.apns_port}/3/device/{'ab' * 32}"],
-            capture_output=True, text=True, timeout=300).stdout
-        return next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
-
-    def bare_peer(self, requests: int) -> tuple[str, float]:
-        """The bare libcurl multi loop (`bench_peer.c`) on the same endpoint: its summary line and requests/s."""
-        binary = self.directory / "bench_peer"
-        subprocess.run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name("bench_peer.c")), "-lcurl"],
-                       check=True)
-        output = subprocess.run(
-            [str(binary), f"https://127.0.0.1:{self.apns_port}", f"https://127.0.0.1:{self.fcm_port}", self.ca_file,
-             str(requests), "200"], capture_output=True, text=True, timeout=600)
-        line = output.stdout.strip() or output.stderr.strip()
-        match = re.search(r"([\d.]+) requests/s", line)
-        rate = float(match.group(1)) if match else 0.0
-        return line, rate
+        stop(worker, timeout=30)
 
     def replay(self, topic: str) -> str:
         """`push-worker replay` of a whole events topic, sending for real to the same endpoint: its summary line."""
         environment = self.worker_environment("replay")
         began = time.monotonic()
-        process = subprocess.Popen(
+        process = self.spawn(
             [str(self.arguments.bin), "replay", "--topic", topic, "--format", "json"], env=environment,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         sampler = ResourceSampler(process.pid, interval=0.1)
@@ -417,7 +163,7 @@ class Bench:
         sampler = ResourceSampler(worker.pid, interval=0.1)
         profiler = None
         if self.arguments.perf and case == "stream":
-            profiler = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-a",
+            profiler = self.spawn(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-a",
                                          "-o", str(self.arguments.perf)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             print(f"bench: recording a system-wide profile into {self.arguments.perf}; worker pid {worker.pid} "
@@ -440,8 +186,7 @@ class Bench:
             producer.close()
         reader.wait_for(factory.sends, stall_timeout=self.arguments.stall_timeout)
         if profiler:
-            profiler.send_signal(signal.SIGINT)
-            profiler.wait(timeout=60)
+            stop(profiler, timeout=60, signal_number=signal.SIGINT)
         sampler.stop()
         memory = memory_kib(worker.pid)
         worker_cpu = cpu_seconds(worker.pid)
@@ -469,48 +214,15 @@ class Bench:
         raise RuntimeError("the worker did not answer the warm-up events within 60 s")
 
     def others(self) -> dict[str, subprocess.Popen]:
-        return {"dev-broker": self.broker, "nginx": self.nginx}
+        return {"dev-broker": self.broker, "nginx": self.endpoint.process}
 
     def close(self) -> None:
         for process in reversed(self.processes):
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            stop(process, timeout=10)
         if not self.arguments.keep:
             shutil.rmtree(self.directory, ignore_errors=True)
         else:
             print(f"bench: files kept in {self.directory}", file=sys.stderr)
-
-
-def milliseconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
-
-
-def print_table(results: list[Result]) -> None:
-    header = ("case", "events", "sends", "receipts", "pushes/s", "send p50 ms", "send p99 ms",
-              "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
-    rows = []
-    for result in results:
-        stats = result.stats
-        rows.append((
-            result.case, str(result.events), str(result.sends), str(stats.count), f"{result.rate:,.0f}",
-            milliseconds(percentile(stats.provider_latency_ms, 0.5)),
-            milliseconds(percentile(stats.provider_latency_ms, 0.99)),
-            milliseconds(percentile(stats.end_to_end_ms, 0.5)), milliseconds(percentile(stats.end_to_end_ms, 0.99)),
-            f"{max(result.peak_rss_kib, result.hwm_kib) / 1024:.0f}", f"{result.worker_cpu_s:.1f}",
-            f"{result.worker_cpu_s / max(1, stats.count) * 10000:.2f}",
-        ))
-    widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
-    for result in results:
-        statuses = ", ".join(f"{name} {count}" for name, count in sorted(result.stats.statuses.items()))
-        others = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.others_cpu_s.items())
-        print(f"{result.case}: receipts by status: {statuses or 'none'}; first→last receipt {result.span_s:.2f} s; "
-              f"wall {result.wall_s:.1f} s; CPU of {others}; load average at the end {result.load}")
 
 
 def main() -> int:
@@ -544,7 +256,7 @@ def main() -> int:
     try:
         bench.start_services()
         if arguments.h2load:
-            print(f"bench: endpoint alone (h2load): {bench.endpoint_ceiling(arguments.h2load)}", file=sys.stderr)
+            print(f"bench: endpoint alone (h2load): {bench.endpoint.ceiling(arguments.h2load)}", file=sys.stderr)
         if arguments.backlog_events:
             results.append(bench.run_case("backlog", arguments.backlog_events))
         if arguments.events:
@@ -553,7 +265,7 @@ def main() -> int:
             print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
                   file=sys.stderr)
         if arguments.peer:
-            peer_line, peer_rate = bench.bare_peer(arguments.peer)
+            peer_line, peer_rate = bench.endpoint.bare_peer(arguments.peer, bench.ca_file)
             print(f"bench: bare libcurl peer (200 streams, reused handles, the worker's requests): {peer_line}",
                   file=sys.stderr)
             for result in results:

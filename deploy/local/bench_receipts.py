@@ -19,6 +19,8 @@ import time
 
 from confluent_kafka import Producer
 
+from processes import popen, run, stop
+
 STATUSES = ["delivered"] * 80 + ["skipped"] * 8 + ["invalid_token", "rejected", "expired", "dead_lettered"] * 3
 
 
@@ -56,9 +58,9 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     arguments = parser.parse_args()
 
-    broker = subprocess.Popen(
-        ["setpriv", "--pdeathsig", "TERM", arguments.bin, "dev-broker", "--brokers", "1", "--partitions",
-         str(arguments.partitions), "--topics", "push.receipts"],
+    broker = popen(
+        [arguments.bin, "dev-broker", "--brokers", "1", "--partitions", str(arguments.partitions),
+         "--topics", "push.receipts"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         servers = broker.stdout.readline().strip().removeprefix("bootstrap.servers=")
@@ -78,7 +80,7 @@ def main():
         print(f"bench: wrote {arguments.receipts} receipts in {time.monotonic() - began:.1f} s")
 
         began = time.monotonic()
-        stats = subprocess.run(
+        stats = run(
             [arguments.bin, "receipts", "stats", "--format", "json", "--by", "platform,type,status,worker"],
             env={**{k: v for k, v in os.environ.items() if k.startswith("KAFKA_")}, "KAFKA_BOOTSTRAP_SERVERS": servers},
             capture_output=True, text=True, check=True)
@@ -90,8 +92,7 @@ def main():
         if counted != arguments.receipts:
             raise SystemExit(f"bench: FAILED: counted {counted}, wrote {arguments.receipts}")
     finally:
-        broker.terminate()
-        broker.wait(10)
+        stop(broker, timeout=10)
 
 
 if __name__ == "__main__":

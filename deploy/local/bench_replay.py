@@ -21,11 +21,13 @@ from pathlib import Path
 
 from confluent_kafka import Producer
 
+from processes import popen, run, stop
+
 HERE = Path(__file__).resolve().parent
 
 
 def service_account(directory: Path) -> Path:
-    key = subprocess.run(
+    key = run(
         ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
         capture_output=True, text=True, check=True).stdout
     path = directory / "service-account.json"
@@ -53,9 +55,8 @@ def main() -> None:
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="push-bench-replay-") as scratch:
         account = service_account(Path(scratch))
-        broker = subprocess.Popen(
-            ["setpriv", "--pdeathsig", "TERM", arguments.bin, "dev-broker", "--brokers", "1",
-             "--partitions", str(arguments.partitions)],
+        broker = popen(
+            [arguments.bin, "dev-broker", "--brokers", "1", "--partitions", str(arguments.partitions)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             servers = broker.stdout.readline().strip().removeprefix("bootstrap.servers=")
@@ -71,7 +72,7 @@ def main() -> None:
                         producer.poll(0.05)
             producer.flush(120)
             began = time.monotonic()
-            replay = subprocess.run(
+            replay = run(
                 [arguments.bin, "replay", "--topic", "chat.messages", "--dry-run", "--format", "json"],
                 env={"KAFKA_BOOTSTRAP_SERVERS": servers, "FCM_SERVICE_ACCOUNT_FILE": str(account),
                      "PUSH_INVALID_TOKENS_LOAD_MS": "0", "LOG_LEVEL": "error"},
@@ -87,8 +88,7 @@ def main() -> None:
             if summary["records"] != arguments.events:
                 sys.exit(f"bench: FAILED: replayed {summary['records']} of {arguments.events}")
         finally:
-            broker.terminate()
-            broker.wait(10)
+            stop(broker, timeout=10)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""The local stack's processes, shared by demo.py and fuzz.py: the dev broker, the push simulator and
-`push-worker run` as children that die with their driver, and the /proc figures of a running process.
+"""The local stack's processes, shared by demo.py, fuzz.py and the benchmarks (bench*.py): the dev broker, the push
+simulator and `push-worker run` as children that die with their driver, and the /proc figures of a running process.
 
-Every child is started with a parent-death signal and in its own session, so Ctrl-C, a failure or even a killed
-driver leaves no process behind. Output goes to log files in the caller's directory.
+Every child is started through `popen` (or `run`): with a parent-death signal and in its own session, so Ctrl-C,
+a failure or even a killed driver leaves no process behind; the driver stops them in reverse order of start with
+`stop` (SIGTERM, then SIGKILL after a timeout). `Child` output goes to log files in the caller's directory.
 """
 
 from __future__ import annotations
@@ -23,6 +24,32 @@ STOP_TIMEOUT = 30
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def popen(command: list[str], **options) -> subprocess.Popen:
+    """`subprocess.Popen(command, **options)` as a child that gets SIGTERM when the driver dies (parent-death
+    signal, through `setpriv`, which execs the command: the pid is the command's) and runs in its own session (a
+    Ctrl-C on the terminal reaches only the driver, which then stops its children in order)."""
+    return subprocess.Popen(["setpriv", "--pdeathsig", "TERM", "--", *command], start_new_session=True, **options)
+
+
+def run(command: list[str], **options) -> subprocess.CompletedProcess:
+    """`subprocess.run(command, **options)` for a short-lived child, started as `popen` starts one."""
+    return subprocess.run(["setpriv", "--pdeathsig", "TERM", "--", *command], start_new_session=True, **options)
+
+
+def stop(process: subprocess.Popen, timeout: float = STOP_TIMEOUT, signal_number: int = signal.SIGTERM) -> int | None:
+    """`signal_number` (SIGTERM), then SIGKILL after `timeout`; returns the exit status (None if it had to be
+    killed)."""
+    if process.poll() is None:
+        process.send_signal(signal_number)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            return None
+    return process.returncode
+
+
 class ProcessFailed(Exception):
     """A child did not start, report or stop as expected; the message says which and where its log is."""
 
@@ -38,9 +65,8 @@ class Child:
         with contextlib.ExitStack() as files:
             log_file = files.enter_context(open(log, "wb"))
             out_file = files.enter_context(open(stdout, "wb")) if stdout else log_file
-            self.process = subprocess.Popen(
-                ["setpriv", "--pdeathsig", "TERM", "--", *command], stdin=subprocess.PIPE, stdout=out_file,
-                stderr=log_file, env=environment, cwd=ROOT, start_new_session=True)
+            self.process = popen(command, stdin=subprocess.PIPE, stdout=out_file, stderr=log_file, env=environment,
+                                 cwd=ROOT)
 
     def wait_for_output(self, predicate, what: str, timeout: float = START_TIMEOUT) -> str:
         """Polls the output file until `predicate(text)` returns something truthy; returns the text."""
@@ -65,17 +91,10 @@ class Child:
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
         """SIGTERM, then SIGKILL after `timeout`; returns the exit status (None if it had to be killed)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-                return None
+        status = stop(self.process, timeout)
         if self.process.stdin:
             self.process.stdin.close()
-        return self.process.returncode
+        return status
 
 
 def start_dev_broker(worker_binary: Path, directory: Path, partitions: int) -> tuple[Child, str]:

@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import KafkaTypes
 import Synchronization
+import TestSupport
 
 /// A mock cluster with one topic per test, and clients configured for it with fast group timings.
 struct TestCluster {
@@ -89,31 +90,6 @@ func drain(_ consumer: KafkaConsumer, for duration: Duration) async throws -> [K
     return records
 }
 
-/// Waits until `condition` holds, checking every 50 ms; false when `limit` passes first.
-func waitUntil(within limit: Duration = .seconds(30), _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return condition()
-}
-
 extension KafkaRecord {
     var text: String { String(decoding: value, as: UTF8.self) }
-}
-
-/// A value shared between a test and its handlers.
-final class Shared<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-
-    init(_ value: Value) {
-        storage = Mutex(value)
-    }
-
-    var value: Value { storage.withLock { $0 } }
-
-    func update<Result>(_ body: (inout Value) -> Result) -> Result {
-        storage.withLock { body(&$0) }
-    }
 }

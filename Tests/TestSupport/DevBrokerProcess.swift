@@ -1,4 +1,3 @@
-import ChildProcessTesting
 import Foundation
 
 /// `push-worker dev-broker` run as a child process, for integration tests that need a Kafka cluster in

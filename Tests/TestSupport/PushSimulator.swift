@@ -1,4 +1,3 @@
-import ChildProcessTesting
 import Foundation
 import HTTP2
 import HTTPTypes
@@ -50,17 +49,13 @@ public final class PushSimulator: Sendable {
     /// Starts the simulator with its certificates and keys in a fresh temporary directory (its `TMPDIR` too, so
     /// that everything it writes goes there); `routes` is its `--routes`.
     public static func start(routes: String? = nil) async throws -> PushSimulator {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let venvPython = root.appendingPathComponent(".venv/bin/python").path
-        let python = FileManager.default.isExecutableFile(atPath: venvPython) ? venvPython : "/usr/bin/python3"
         let certDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("push-simulator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: certDirectory, withIntermediateDirectories: true)
         let process = try ChildProcess(
-            URL(fileURLWithPath: python),
+            Repository.python,
             [
-                root.appendingPathComponent("Tests/PushSimulator/simulator.py").path, "--cert-dir", certDirectory,
+                Repository.path("Tests/PushSimulator/simulator.py").path, "--cert-dir", certDirectory,
                 "--exit-on-stdin-eof",
             ] + (routes.map { ["--routes", $0] } ?? []),
             environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": certDirectory]) { _, new in new })

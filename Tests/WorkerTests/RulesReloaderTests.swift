@@ -1,6 +1,4 @@
-import PushPipeline
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Worker
@@ -15,6 +13,9 @@ final class MemoryFile: FileReading {
         }
     }
 
+    /// The file is gone, as between the two steps of a ConfigMap's symlink swap.
+    func remove() { file.withLock { $0 = nil } }
+
     func stamp(of path: String) -> FileStamp? { file.withLock { $0?.stamp } }
 
     func contents(of path: String) throws -> [UInt8] {
@@ -27,7 +28,8 @@ struct BadRules: Error, CustomStringConvertible {
     var description: String { "types.text.sound: must be a string" }
 }
 
-@Suite struct LifecycleHelpersTests {
+/// The rules reloader: each version of the file applied or refused once, a missing file changes nothing.
+@Suite struct RulesReloaderTests {
     @Test func theRulesReloaderAppliesANewFileOnceAndRefusesABadOneKeepingTheOld() {
         let files = MemoryFile()
         files.write("good-1", version: 1)
@@ -50,26 +52,29 @@ struct BadRules: Error, CustomStringConvertible {
 
     @Test func theRulesReloaderIgnoresAFileThatIsMomentarilyMissing() {
         let files = MemoryFile()
+        files.write("good-1", version: 1)
+        let applied = Mutex<[String]>([])
+        var reloader = RulesReloader(path: "/rules.json", files: files, initial: files.stamp(of: "/rules.json")) {
+            bytes in applied.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        files.remove()
+        #expect(reloader.check() == .unchanged)
+        #expect(reloader.check() == .unchanged)
+        // The same version back is not applied again; a new one is, once.
+        files.write("good-1", version: 1)
+        #expect(reloader.check() == .unchanged)
+        files.remove()
+        #expect(reloader.check() == .unchanged)
+        files.write("good-2", version: 2)
+        #expect(reloader.check() == .applied)
+        #expect(applied.withLock { $0 } == ["good-2"])
+    }
+
+    @Test func theRulesReloaderWaitsForAFileThatIsNotThereYet() {
+        let files = MemoryFile()
         var reloader = RulesReloader(path: "/rules.json", files: files, initial: nil) { _ in }
         #expect(reloader.check() == .unchanged)
-    }
-
-    @Test(arguments: [(0, false), (299_999, false), (300_000, false), (300_001, true)])
-    func theWatchdogCallsPollingStalledOnlyPastTheLimit(elapsedMillis: Int64, stalled: Bool) {
-        #expect(
-            Watchdog.isStalled(
-                lastPollMicros: 1_000_000, nowMicros: 1_000_000 + elapsedMillis * 1000, limit: .seconds(300))
-                == stalled)
-    }
-
-    @Test func theWatchdogReportsTheLastPollOnceItStalls() async {
-        let clock = TestClock()
-        let lastPoll = clock.nowMicros()
-        let watching = Task { await Watchdog(limit: .seconds(10), clock: clock).watch { lastPoll } }
-        for _ in 0..<200 {
-            clock.advance(by: .seconds(1))
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(await watching.value == lastPoll)
+        files.write("good-1", version: 1)
+        #expect(reloader.check() == .applied)
     }
 }

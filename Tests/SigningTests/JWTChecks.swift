@@ -1,26 +1,9 @@
-import ChildProcessTesting
 import Foundation
+import TestSupport
 
-/// Test keys made by the `openssl` command into a temporary directory, and signature checks by Python's
-/// `cryptography` (from `.venv`, as `deploy/local/setup.sh` installs it): an implementation independent of ours.
-enum KeyFixtures {
-    static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("signing-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
-
-    /// A new private key PEM from `openssl genpkey` with these options.
-    static func generate(_ name: String, _ options: [String]) throws -> String {
-        let path = directory.appendingPathComponent("\(name).pem").path
-        try run("/usr/bin/openssl", ["genpkey", "-out", path] + options)
-        return try String(contentsOfFile: path, encoding: .utf8)
-    }
-
-    static let p256 = Result { try generate("p256", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"]) }
-    static let p384 = Result { try generate("p384", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]) }
-    static let rsa = Result { try generate("rsa", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]) }
-
+/// Signature checks by Python's `cryptography` (from `.venv`, as `deploy/local/setup.sh` installs it): an
+/// implementation independent of ours. The keys are `TestKeys` (TestSupport).
+enum JWTChecks {
     /// Whether Python's `cryptography` accepts `jwt` as signed by the private key in `pem` (`ES256` or `RS256`).
     static func pythonVerifies(jwt: String, pem: String) throws -> Bool {
         let script = """
@@ -40,15 +23,8 @@ enum KeyFixtures {
                 key.verify(sig, data, padding.PKCS1v15(), hashes.SHA256())
             print("verified")
             """
-        let output = try run(python, ["-c", script], input: "\(pem)\n--\n\(jwt)")
+        let output = try run(Repository.python.path, ["-c", script], input: "\(pem)\n--\n\(jwt)")
         return output.contains("verified")
-    }
-
-    static var python: String {
-        let venv = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../.venv/bin/python"
-        ).standardized.path
-        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
     }
 
     struct CommandFailed: Error {
@@ -65,4 +41,11 @@ enum KeyFixtures {
         }
         return result.stdout
     }
+}
+
+/// The text of a base64url JWT segment.
+func decode(_ segment: String) -> String? {
+    var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The APNs test key the simulator generated (`POST /control/apns-credentials`).
 public struct APNsCredentials: Decodable, Sendable {
     /// A `.p8` (PKCS#8 PEM) P-256 key file.
@@ -25,5 +27,24 @@ extension PushSimulator {
         try await control(
             "POST", "/control/oauth-credentials", body: #"{"token_uri":"\#(baseURL)/token"}"#,
             as: ServiceAccountFile.self)
+    }
+}
+
+/// A client certificate the simulator issued (`POST /control/apns-client-certificate`).
+public struct IssuedCertificate: Decodable, Sendable {
+    public let certificateFile: String
+    public let keyFile: String
+}
+
+extension PushSimulator {
+    /// Makes the simulator issue an APNs client certificate for `topic`, its key encrypted with `password` when
+    /// given, signed by a CA the mutual-TLS listener does not trust when `unrelatedCA`.
+    public func apnsClientCertificate(
+        topic: String = "com.example.chat", password: String? = nil, unrelatedCA: Bool = false
+    ) async throws -> IssuedCertificate {
+        var request: [String: Any] = ["topic": topic, "unrelated_ca": unrelatedCA]
+        request["password"] = password
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self)
+        return try await control("POST", "/control/apns-client-certificate", body: body, as: IssuedCertificate.self)
     }
 }

@@ -1,0 +1,14 @@
+import PushCore
+import Testing
+
+@Suite struct DeterministicUUIDTests {
+    @Test func deterministicUUIDsAreCanonicalAndStable() {
+        let id = DeterministicUUID.make(from: "m-1\u{0}apns\u{0}token")
+        #expect(id == DeterministicUUID.make(from: "m-1\u{0}apns\u{0}token"))
+        #expect(id != DeterministicUUID.make(from: "m-2\u{0}apns\u{0}token"))
+        #expect(id.count == 36)
+        #expect(id.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
+        #expect(Array(id)[14] == "8")
+        #expect(id == id.lowercased())
+    }
+}

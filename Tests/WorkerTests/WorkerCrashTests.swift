@@ -1,0 +1,105 @@
+import Foundation
+import Kafka
+import KafkaTypes
+import PushCore
+import PushPipeline
+import TestSupport
+import Testing
+import Worker
+
+/// At least once across crashes and group changes, with real processes.
+@Suite(.serialized) struct WorkerCrashTests {
+    static func events(_ count: Int) -> [(key: String, value: String)] {
+        (0..<count).map { index in
+            (key: "r-\(index % 3)", value: EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)))
+        }
+    }
+
+    @Test func theBrokerDownForFiveSecondsAndFailedCommitsLoseNothing() async throws {
+        let run = try await EndToEnd { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 5}")
+        }
+        let count = 600
+        _ = await run.worker.stderr.waitForLine(containing: "partitions assigned")
+        try await run.produce(Self.events(count))
+        try await run.broker.control("request-errors OffsetCommit 5 REQUEST_TIMED_OUT")
+        try await Task.sleep(for: .milliseconds(300))
+        try await run.broker.control("broker-down 1")
+        try await Task.sleep(for: .seconds(5))
+        try await run.broker.control("broker-up 1")
+        let outputs = try await run.read(["push.receipts"], within: .seconds(120)) {
+            ReceiptCount($0).distinct >= 2 * count
+        }
+        #expect(await run.stop() == 0)
+        #expect(ReceiptCount(outputs).distinct == 2 * count)
+    }
+
+    /// kill -9 at seeded random moments of a long run, restarted each time: every event ends with its receipt.
+    ///
+    /// `PUSH_TEST_KILL_EVENTS` events (20,000 unless set), one device each (APNs and FCM alternating) in 50 rooms,
+    /// killed four times, each once the simulator has seen a random (seeded) number of pushes between 10 % and
+    /// 90 % of the run, and at least 100 sent by the running process.
+    ///
+    /// The duplicate bound: after a kill, the replacement resends every record whose receipt Kafka acknowledged
+    /// but whose offset the group had not committed. Those are the records in flight at the kill (at most
+    /// `PUSH_MAX_IN_FLIGHT` = F; partitions pause beyond it) and those finished since the last commit that
+    /// succeeded, which began at most one auto-commit interval C before (plus its round trip, taken as another
+    /// C). A room sends its records one after another and each answer takes at least the simulator's latency L,
+    /// so each of the R rooms finishes at most 2C / L records in that window. Per kill: F + R × 2C / L receipts
+    /// (one device per event); the test allows `kills ×` that.
+    @Test func killedAtRandomMomentsAndRestartedItLosesNothing() async throws {
+        let count = ProcessInfo.processInfo.environment["PUSH_TEST_KILL_EVENTS"].flatMap { Int($0) } ?? 20_000
+        let (kills, maxInFlight, rooms, latencyMillis, commitMillis) = (4, 200, 50, 10, 100)
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_MAX_IN_FLIGHT": "\(maxInFlight)", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "\(commitMillis)",
+        ]) { simulator in
+            try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": \(latencyMillis)}")
+        }
+        try await run.produce(
+            (0..<count).map { index in
+                (key: "r-\(index % rooms)", value: EndToEnd.event(index, device: index % 2, rooms: rooms))
+            })
+        var generator = SeededGenerator(seed: 5)
+        let moments = (0..<kills).map { _ in Int.random(in: count / 10...count * 9 / 10, using: &generator) }.sorted()
+        for moment in moments {
+            let started = try await run.simulator.stats().streams
+            for _ in 0..<3_600 where try await run.simulator.stats().streams < max(moment, started + 100) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            run.worker.signal(SIGKILL)
+            _ = await run.worker.exitStatus()
+            // The simulator refuses a new APNs provider token within 20 minutes of the last one (per key);
+            // the replacement process signs its own, so the simulator forgets the old one.
+            _ = try await run.simulator.control("POST", "/control/apns-reset", body: "{}")
+            try run.startWorker(replacing: true)
+        }
+        let outputs = try await run.read(["push.receipts"], within: .seconds(300)) {
+            $0.count >= count && ReceiptCount($0).distinct >= count
+        }
+        // Duplicates written after the last distinct receipt are not waited for: they would not change the result.
+        #expect(await run.stop() == 0)
+        let receipts = ReceiptCount(outputs)
+        let bound = kills * (maxInFlight + rooms * 2 * commitMillis / latencyMillis)
+        print(
+            "kill -9 ×\(kills) over \(count) events: lost \(count - receipts.distinct), "
+                + "duplicates \(receipts.duplicates) (bound \(bound))")
+        #expect(receipts.distinct == count)
+        #expect(receipts.duplicates <= bound)
+    }
+
+    @Test func aWorkerLeavingTheGroupWithSigtermCausesNoLossAndNoDuplicates() async throws {
+        let run = try await EndToEnd()
+        let second = try run.startWorker(id: "worker-e2e-2")
+        _ = await second.stderr.waitForLine(containing: "partitions assigned")
+        let count = 1_000
+        try await run.produce(Self.events(count))
+        try await Task.sleep(for: .milliseconds(500))
+        second.signal(SIGTERM)
+        #expect(await second.exitStatus() == 0)
+        let outputs = try await run.read(["push.receipts"], count: 2 * count, within: .seconds(120))
+        #expect(await run.stop() == 0)
+        let receipts = ReceiptCount(outputs)
+        #expect(receipts.distinct == 2 * count)
+        #expect(receipts.duplicates == 0)
+    }
+}

@@ -1,0 +1,112 @@
+"""The benchmark's push endpoint: nginx with the echo module as a fast TLS HTTP/2 APNs and FCM, and what it takes
+alone (h2load) or from the bare libcurl peer (`bench_peer.c`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from processes import popen, run
+
+ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
+
+NGINX_CONF = """\
+load_module {echo_module};
+daemon off;
+master_process off;  # one process: its CPU time is the endpoint's
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    client_body_buffer_size 16k;
+    client_max_body_size 16k;
+    keepalive_requests 1000000000;
+    keepalive_timeout 600s;
+    http2_max_concurrent_streams 1000;
+    server {{
+        listen 127.0.0.1:{apns_port} ssl http2;
+        listen 127.0.0.1:{fcm_port} ssl http2;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        # echo_read_request_body reads the whole body before the answer starts (curl issue 10433).
+        location /3/device/ {{
+            echo_read_request_body;
+            add_header apns-id $http_apns_id always;
+            echo_status 200;
+        }}
+        location ~ ^/v1/projects/([^/]+)/messages:send$ {{
+            default_type application/json;
+            echo_read_request_body;
+            echo '{{"name": "projects/$1/messages/$request_id"}}';
+        }}
+    }}
+}}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        return listener.getsockname()[1]
+
+
+
+def wait_for_port(port: int, what: str) -> None:
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{what} did not listen on port {port}")
+
+
+class Endpoint:
+    """nginx answering APNs on `apns_port` and FCM on `fcm_port` with the simulator's server certificate."""
+
+    def __init__(self, directory: Path, certificates: Path):
+        self.directory = directory
+        nginx_directory = directory / "nginx"
+        nginx_directory.mkdir()
+        self.apns_port, self.fcm_port = free_port(), free_port()
+        configuration = nginx_directory / "nginx.conf"
+        configuration.write_text(NGINX_CONF.format(
+            echo_module=ECHO_MODULE, dir=nginx_directory,
+            apns_port=self.apns_port, fcm_port=self.fcm_port,
+            cert=certificates / "server.pem", key=certificates / "server-key.pem"))
+        self.process = popen(["nginx", "-p", str(nginx_directory), "-c", str(configuration),
+                              "-e", str(nginx_directory / "error.log")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(self.apns_port, "nginx")
+
+    def ceiling(self, requests: int) -> str:
+        """What the endpoint alone takes from h2load (nghttp2-client): 4 connections x 100 streams, 600-byte POSTs."""
+        body = self.directory / "body.json"
+        body.write_text(json.dumps({"aps": {"alert": {"body": "x" * 560}}}))
+        output = run(
+            ["h2load", "-n", str(requests), "-c", "4", "-m", "100", "-d", str(body),
+             f"https://127.0.0.1:{self.apns_port}/3/device/{'ab' * 32}"],
+            capture_output=True, text=True, timeout=300).stdout
+        return next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
+
+    def bare_peer(self, requests: int, ca_file: str) -> tuple[str, float]:
+        """The bare libcurl multi loop (`bench_peer.c`) on the same endpoint: its summary line and requests/s."""
+        binary = self.directory / "bench_peer"
+        run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name("bench_peer.c")), "-lcurl"], check=True)
+        output = run(
+            [str(binary), f"https://127.0.0.1:{self.apns_port}", f"https://127.0.0.1:{self.fcm_port}", ca_file,
+             str(requests), "200"], capture_output=True, text=True, timeout=600)
+        line = output.stdout.strip() or output.stderr.strip()
+        match = re.search(r"([\d.]+) requests/s", line)
+        rate = float(match.group(1)) if match else 0.0
+        return line, rate

@@ -1,0 +1,70 @@
+"""What the benchmark writes: chat events (deterministic per seed) and the kcat producer that writes them."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import time
+
+from processes import popen
+
+
+class EventFactory:
+    """Chat events with 1-3 devices each, APNs and FCM mixed, over `rooms` rooms; deterministic per seed."""
+
+    TYPES = ("text", "text", "text", "image", "sticker", "file")
+
+    def __init__(self, seed: int, rooms: int, prefix: str):
+        self.random = random.Random(seed)
+        self.rooms = rooms
+        self.prefix = prefix
+        self.count = 0
+        self.sends = 0
+
+    def next(self) -> tuple[str, str, str, int]:
+        """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
+        index = self.count
+        self.count += 1
+        generator = self.random
+        room = f"r-{generator.randrange(self.rooms)}"
+        devices = []
+        for _ in range(generator.choice((1, 1, 2, 2, 3))):
+            if generator.random() < 0.5:
+                devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
+            else:
+                devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
+        self.sends += len(devices)
+        message_id = f"{self.prefix}-{index}"
+        created = int(time.time() * 1000)
+        event = {
+            "id": message_id,
+            "type": generator.choice(self.TYPES),
+            "room": {"id": room, "name": f"Room {room}"},
+            "sender": {"id": f"u-{generator.randrange(100000)}", "nickname": "Alice"},
+            "content": "Hello there, this is a benchmark message " + "x" * generator.randrange(80),
+            "createdAt": created,
+            "recipients": [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
+                            "muted": False, "devices": devices}],
+            "payload": {"messageId": message_id, "kind": "benchmark"},
+        }
+        return room, json.dumps(event, separators=(",", ":")), message_id, created
+
+
+class Producer:
+    """Writes `key<TAB>value` lines into `chat.messages` through kcat (its own librdkafka producer)."""
+
+    def __init__(self, bootstrap: str, topic: str):
+        self.process = popen(
+            ["kcat", "-P", "-b", bootstrap, "-t", topic, "-K", "\t",
+             "-X", "linger.ms=5", "-X", "batch.num.messages=2000", "-X", "queue.buffering.max.messages=500000"],
+            stdin=subprocess.PIPE, text=True, bufsize=1 << 20)
+
+    def write(self, lines: list[tuple[str, str]]) -> None:
+        self.process.stdin.write("".join(f"{key}\t{value}\n" for key, value in lines))
+        self.process.stdin.flush()
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        if self.process.wait(timeout=120) != 0:
+            raise RuntimeError(f"kcat producer exited with {self.process.returncode}")
