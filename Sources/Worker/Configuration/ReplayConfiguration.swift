@@ -8,6 +8,8 @@ public struct ReplayConfiguration: Sendable {
     /// wrong unless asked.
     public var logLevel: LogLevel
     public var worker: WorkerConfiguration
+    /// The rules table of `PUSH_RULES_FILE`, or the built-in one.
+    public var rules: StartingRules
     public var credentials: ProviderCredentials
 
     /// Reads and checks every setting; the error names the first bad variable (or `--config`).
@@ -18,6 +20,7 @@ public struct ReplayConfiguration: Sendable {
         let logLevel = try reader.logLevel(default: .warning)
         let worker = try reader.workerConfiguration()
         return ReplayConfiguration(
-            logLevel: logLevel, worker: worker, credentials: try ProviderCredentials.load(for: worker, files: files))
+            logLevel: logLevel, worker: worker, rules: try StartingRules.load(path: worker.rulesFile, files: files),
+            credentials: try ProviderCredentials.load(for: worker, files: files))
     }
 }

@@ -10,6 +10,8 @@ public struct RunConfiguration: Sendable {
     public var worker: WorkerConfiguration
     /// `PUSH_HTTP_PORT`, `PUSH_HTTP_HOST`.
     public var status: StatusServerConfiguration
+    /// The rules table of `PUSH_RULES_FILE`, or the built-in one.
+    public var rules: StartingRules
     public var credentials: ProviderCredentials
 
     /// Reads and checks every setting; the error names the first bad variable (or `--config`).
@@ -22,6 +24,7 @@ public struct RunConfiguration: Sendable {
         let status = try reader.statusServer()
         return RunConfiguration(
             logLevel: logLevel, worker: worker, status: status,
+            rules: try StartingRules.load(path: worker.rulesFile, files: files),
             credentials: try ProviderCredentials.load(for: worker, files: files))
     }
 }

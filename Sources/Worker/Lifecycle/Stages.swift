@@ -29,20 +29,11 @@ struct Stages {
     }
 
     init(
-        configuration: WorkerConfiguration, credentials: ProviderCredentials, files: SystemFileReading, logger: Logger
+        configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
+        files: SystemFileReading, logger: Logger
     ) async throws {
         self.files = files
-        var rules = RulesTable.standard
-        if let path = configuration.rulesFile {
-            rulesStamp = files.stamp(of: path)
-            do {
-                rules = try RulesTable.load(json: try files.contents(of: path))
-            } catch {
-                throw InvalidSetting(variable: "PUSH_RULES_FILE", reason: "\(path): \(error)")
-            }
-        } else {
-            rulesStamp = nil
-        }
+        rulesStamp = rules.stamp
         let transportConfiguration = HTTP2ClientConfiguration(
             maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
@@ -70,7 +61,8 @@ struct Stages {
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         planner = CorePlanner(
-            rules: rules, context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            rules: rules.table,
+            context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
             defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])

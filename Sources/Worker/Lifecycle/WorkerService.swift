@@ -34,10 +34,8 @@ public enum WorkerService {
         let source: KafkaRecordSource
         do {
             stages = try await Stages(
-                configuration: configuration, credentials: settings.credentials, files: SystemFileReading(),
-                logger: logger)
-        } catch let error as InvalidSetting {
-            return refuse(error)
+                configuration: configuration, rules: settings.rules, credentials: settings.credentials,
+                files: SystemFileReading(), logger: logger)
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
             return WorkerExitCode.failure

@@ -35,10 +35,8 @@ public enum ReplayService {
         let stages: Stages
         do {
             stages = try await Stages(
-                configuration: configuration, credentials: settings.credentials, files: SystemFileReading(),
-                logger: logger)
-        } catch let error as InvalidSetting {
-            return WorkerService.refuse(error)
+                configuration: configuration, rules: settings.rules, credentials: settings.credentials,
+                files: SystemFileReading(), logger: logger)
         } catch {
             StandardStreams.writeError("push-worker: error: cannot start: \(error)")
             return WorkerExitCode.failure
