@@ -85,7 +85,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
-                "TestSupport", "Essentials",
+                "TestSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),

@@ -6,8 +6,8 @@ import PushPipeline
 /// The pipeline as a service: it starts last (after the clients it uses and the helpers that watch it) and is
 /// therefore shut down first. Cancellation takes the worker out of rotation at once, then the pipeline drains
 /// within its grace period, flushes, commits and closes its source.
-struct PipelineService: Service {
-    let pipeline: Pipeline<ProviderSend>
+struct PipelineService<Request: Sendable>: Service {
+    let pipeline: Pipeline<Request>
     let readiness: HealthChecks
     let logger: Logger
     /// The table of known invalid tokens the start waits for, with the longest wait; `nil` when not skipping.

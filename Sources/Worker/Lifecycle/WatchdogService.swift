@@ -5,13 +5,12 @@ import PushPipeline
 /// `WorkerExitCode.stalled`, committing nothing (the stuck pipeline is not asked to drain).
 struct WatchdogService: Service {
     let watchdog: Watchdog
-    let pipeline: Pipeline<ProviderSend>
+    /// When the pipeline's last poll returned, in epoch microseconds (`Pipeline.lastPollMicros`).
+    let lastPollMicros: @Sendable () -> Int64
     let observer: any PipelineObserver
 
     func run() async throws(ServiceGroupExit) {
-        guard let last = await watchdog.watch(lastPollMicros: { [pipeline] in pipeline.lastPollMicros }) else {
-            return
-        }
+        guard let last = await watchdog.watch(lastPollMicros: lastPollMicros) else { return }
         observer.observe(.stalled(sinceMillis: last / 1000))
         throw ServiceGroupExit(code: WorkerExitCode.stalled, mode: .immediately)
     }

@@ -111,8 +111,8 @@ public enum WorkerService {
             .init(
                 "watchdog",
                 WatchdogService(
-                    watchdog: Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock), pipeline: pipeline,
-                    observer: observer)),
+                    watchdog: Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock),
+                    lastPollMicros: { pipeline.lastPollMicros }, observer: observer)),
             .init(
                 "metrics sampler",
                 MetricsSamplingService(
