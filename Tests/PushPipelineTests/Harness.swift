@@ -24,9 +24,9 @@ struct Harness {
         settings.maxAttempts = 4
     }
 
-    func start() -> (Pipeline<String>, Task<PipelineStop, Never>) {
+    func start(planner: any EventPlanner<String> = FakePlanner()) -> (Pipeline<String>, Task<PipelineStop, Never>) {
         let pipeline = Pipeline(
-            source: source, sink: sink, planner: FakePlanner(), sender: sender, retryPolicy: LinearDelays(),
+            source: source, sink: sink, planner: planner, sender: sender, retryPolicy: LinearDelays(),
             clock: clock,
             observer: observer, settings: settings)
         return (pipeline, Task { await pipeline.run() })

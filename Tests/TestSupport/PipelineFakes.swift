@@ -212,6 +212,9 @@ public final class FakeSink: RecordSink {
 public struct FakePlanner: EventPlanner {
     public init() {}
 
+    /// One more than the commas: each device name is followed by one, but the last.
+    public func deviceBound(_ value: [UInt8]) -> Int { value.count { $0 == UInt8(ascii: ",") } + 1 }
+
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<String>, UndecodableEvent> {
         let text = String(decoding: value, as: UTF8.self)
         let parts = text.split(separator: ";", omittingEmptySubsequences: false)
@@ -244,6 +247,36 @@ public struct FakePlanner: EventPlanner {
                 devices: devices,
                 narrowed: { indices in Array("\(messageId);\(indices.map { names[$0] }.joined(separator: ","))".utf8) })
         )
+    }
+}
+
+/// `FakePlanner` counting the devices it planned and, at every plan, the most devices planned and not yet
+/// finished (`finished` says how many are, e.g. the receipts produced so far).
+public final class CountingPlanner: EventPlanner {
+    private let inner = FakePlanner()
+    private let finished: @Sendable () -> Int
+    private let counts = Mutex((planned: 0, mostUnfinished: 0))
+
+    public init(finished: @escaping @Sendable () -> Int) {
+        self.finished = finished
+    }
+
+    /// Devices planned so far.
+    public var planned: Int { counts.withLock { $0.planned } }
+    /// The most devices planned and not finished, seen right after a plan.
+    public var mostUnfinished: Int { counts.withLock { $0.mostUnfinished } }
+
+    public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
+
+    public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<String>, UndecodableEvent> {
+        let result = inner.plan(value, nowMillis: nowMillis)
+        if case .success(let event) = result {
+            counts.withLock { counts in
+                counts.planned += event.devices.count
+                counts.mostUnfinished = max(counts.mostUnfinished, counts.planned - finished())
+            }
+        }
+        return result
     }
 }
 

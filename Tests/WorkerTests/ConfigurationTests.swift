@@ -39,7 +39,8 @@ import Testing
     @Test func readsEveryProviderAndKafkaSetting() throws {
         let environment = Self.apnsOnly.merging([
             "APNS_URL": "https://127.0.0.1:8443/", "KAFKA_SASL_MECHANISM": "PLAIN", "PUSH_TOPICS": "a, b",
-            "PUSH_MAX_IN_FLIGHT": "50", "PUSH_RETRY_BUDGET_MS": "2500", "PUSH_WORKER_ID": "w-1",
+            "PUSH_MAX_IN_FLIGHT": "50", "PUSH_MAX_IN_FLIGHT_DEVICES": "700", "PUSH_RETRY_BUDGET_MS": "2500",
+            "PUSH_WORKER_ID": "w-1",
             "PUSH_ROOM_ORDER": "first-attempt", "PUSH_RETRY_TOPIC": "retries", "PUSH_RETRY_TIERS": "500ms, 30s,2m,24h",
         ]) { $1 }
         let configuration = try WorkerConfiguration.load(environment: environment)
@@ -49,6 +50,7 @@ import Testing
         #expect(configuration.kafka["sasl.mechanism"] == "PLAIN")
         #expect(configuration.pipeline.inputTopics == ["a", "b"])
         #expect(configuration.pipeline.maxInFlightRecords == 50)
+        #expect(configuration.pipeline.maxInFlightDevices == 700)
         #expect(configuration.pipeline.retryBudget == .milliseconds(2500))
         #expect(configuration.pipeline.worker == "w-1")
         #expect(configuration.pipeline.roomOrder == .firstAttempt)

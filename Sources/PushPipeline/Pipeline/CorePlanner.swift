@@ -29,6 +29,11 @@ public final class CorePlanner: EventPlanner {
         planner.withLock { $0.rules = rules }
     }
 
+    /// The `{` bytes of `value`: every valid device is a JSON object of its own, and a `{` inside a string only
+    /// raises the bound (a device entry that is not an object is dead-lettered and not counted). One pass over the
+    /// bytes, far cheaper than decoding.
+    public func deviceBound(_ value: [UInt8]) -> Int { value.count { $0 == UInt8(ascii: "{") } }
+
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<ProviderSend>, UndecodableEvent> {
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
         let event: ChatMessageEvent

@@ -13,7 +13,9 @@ import Synchronization
 ///   for the previous one's in-process retries (`RoomOrdering.strict`) or only its first attempts
 ///   (`.firstAttempt`); a hand-off to the retry topic lets the room go on; rooms run in parallel;
 /// - bounded memory: at `maxInFlightRecords`, or while a provider's breaker is open, every partition
-///   is paused; a retry-tier partition is paused while its next record is not due.
+///   is paused; a retry-tier partition is paused while its next record is not due; a record is planned only
+///   once its devices fit in `maxInFlightDevices` beside those of unfinished records (records wait in FIFO
+///   order; one bigger than the whole budget runs alone).
 public actor Pipeline<Request: Sendable>: RebalanceListener {
     private let source: any RecordSource
     private let sink: any RecordSink
@@ -61,7 +63,8 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         self.processor = RecordProcessor(
             planner: planner, delivery: delivery, sink: sink, clock: clock, observer: observer,
             outputs: RecordOutputs(settings: settings),
-            produceBackoff: Backoff(base: settings.produceRetryBase, cap: settings.produceRetryCap))
+            produceBackoff: Backoff(base: settings.produceRetryBase, cap: settings.produceRetryCap),
+            deviceBudget: AsyncBudget(limit: settings.maxInFlightDevices))
         self.breakers = breakers
         self.clock = clock
         self.observer = observer
@@ -186,13 +189,21 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
                     let started = try await processor.start(record)
                     switch order {
                     case .strict:
-                        let outputs = try await processor.settle(started)
+                        let outputs: [OutputRecord]
+                        do {
+                            outputs = try await processor.settle(started)
+                        } catch {
+                            processor.finish(started)
+                            throw error
+                        }
                         self.spawn(record, generation) {
+                            defer { processor.finish(started) }
                             try await processor.produceUntilAcknowledged(
                                 outputs, eventTimeMillis: started.eventTimeMillis)
                         }
                     case .firstAttempt:
                         self.spawn(record, generation) {
+                            defer { processor.finish(started) }
                             try await processor.produceUntilAcknowledged(
                                 try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
                         }

@@ -21,6 +21,11 @@ public struct PipelineSettings: Sendable, Equatable {
     /// Records consumed and not yet done; at this many, every partition is paused.
     /// (Benchmarked, README "Performance": 10,000 kept about 270 MB resident for no more pushes/s.)
     public var maxInFlightRecords: Int = 2_000
+    /// Planned devices of records not yet finished (planned requests, results, receipts to write): a record is planned
+    /// only once its devices fit beside the others'; one with more devices than this runs alone. Group-chat fan-out
+    /// is what it bounds: `maxInFlightRecords` events of a thousand devices each would all be planned at once.
+    /// (Benchmarked, README "Performance": 100 fan-out events of 1,000 devices, peak RSS 396 MB without it.)
+    public var maxInFlightDevices: Int = 5_000
     /// Sends in flight at once, over all providers.
     /// (Benchmarked: 1,000 queued sends inside the transport, p50 ~150 ms; 200 keep it near 25 ms at the same rate.)
     public var maxConcurrentSends: Int = 200

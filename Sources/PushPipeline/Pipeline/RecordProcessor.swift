@@ -15,6 +15,9 @@ struct StartedRecord<Request: Sendable>: Sendable {
     let record: InputRecord
     let source: SourcePosition
     let content: Content
+    /// Units of the device budget the record holds until `RecordProcessor.finish` (one per planned device, at most
+    /// the whole budget).
+    let units: Int
 
     /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency).
     var eventTimeMillis: Int64? {
@@ -35,52 +38,84 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let outputs: RecordOutputs
     /// Backoff between produce calls that Kafka did not acknowledge.
     let produceBackoff: any RetryDelayPolicy
+    /// Planned devices of records not yet finished (`maxInFlightDevices`).
+    let deviceBudget: AsyncBudget
 
     /// Plans `record` and makes the first attempt of each send, concurrently (a single send in the calling task,
     /// without a task group). At most `maxConcurrentSends` of a record's sends have a task at once (`concurrently`),
     /// so a group chat's thousand devices do not hold a thousand suspended tasks.
+    ///
+    /// Before planning, the record waits in line for its devices in the device budget (the planner's bound, cut to
+    /// the whole budget: a bigger record runs alone); after planning it keeps one unit per device. The units are
+    /// held until `finish`, so planned requests, their results and receipts stay within the budget.
     func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
+        let acquired = try await deviceBudget.acquire(planner.deviceBound(record.value))
         switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
         case .failure(let undecodable):
-            return StartedRecord(record: record, source: source, content: .undecodable(undecodable))
+            deviceBudget.release(acquired)
+            return StartedRecord(record: record, source: source, content: .undecodable(undecodable), units: 0)
         case .success(let event):
-            var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
-            var sends: [(index: Int, provider: PushProvider, request: Request)] = []
-            for (index, device) in event.devices.enumerated() {
-                switch device.decision {
-                case .send(let provider, let request):
-                    sends.append((index, provider, request))
-                case .skipped(let reason):
-                    devices[index] = .done(
-                        .finished(
-                            .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
-                case .expired:
-                    devices[index] = .done(
-                        .finished(
-                            .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
-                            tokenInvalidSinceMillis: nil))
-                case .deadLetter(let reason, let message):
-                    let failure = DeliveryFailure(
-                        reason: reason, message: message, firstFailureMillis: clock.nowMillis())
-                    devices[index] = .done(.deadLettered(failure))
-                }
+            let units = deviceBudget.units(for: event.devices.count)
+            if units > acquired {
+                deviceBudget.takeWithoutWaiting(units - acquired)
+            } else {
+                deviceBudget.release(acquired - units)
             }
-            if sends.count == 1, let send = sends.first {
-                let first = try await delivery.attempt(send.request, to: send.provider)
-                devices[send.index] = .attempted(send.provider, send.request, first)
-            } else if !sends.isEmpty {
-                let attempted = try await concurrently(sends) { index, provider, request in
-                    (
-                        index,
-                        StartedRecord<Request>.Device.attempted(
-                            provider, request, try await delivery.attempt(request, to: provider))
-                    )
-                }
-                for (index, device) in attempted { devices[index] = device }
+            do {
+                return try await attemptFirst(event, of: record, source: source, units: units)
+            } catch {
+                deviceBudget.release(units)
+                throw error
             }
-            return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
         }
+    }
+
+    /// Every send's first attempt, at most `maxConcurrentSends` at once.
+    private func attemptFirst(
+        _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition, units: Int
+    ) async throws -> StartedRecord<Request> {
+        var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
+        var sends: [(index: Int, provider: PushProvider, request: Request)] = []
+        for (index, device) in event.devices.enumerated() {
+            switch device.decision {
+            case .send(let provider, let request):
+                sends.append((index, provider, request))
+            case .skipped(let reason):
+                devices[index] = .done(
+                    .finished(
+                        .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
+            case .expired:
+                devices[index] = .done(
+                    .finished(
+                        .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
+                        tokenInvalidSinceMillis: nil))
+            case .deadLetter(let reason, let message):
+                let failure = DeliveryFailure(
+                    reason: reason, message: message, firstFailureMillis: clock.nowMillis())
+                devices[index] = .done(.deadLettered(failure))
+            }
+        }
+        if sends.count == 1, let send = sends.first {
+            let first = try await delivery.attempt(send.request, to: send.provider)
+            devices[send.index] = .attempted(send.provider, send.request, first)
+        } else if !sends.isEmpty {
+            let attempted = try await concurrently(sends) { index, provider, request in
+                (
+                    index,
+                    StartedRecord<Request>.Device.attempted(
+                        provider, request, try await delivery.attempt(request, to: provider))
+                )
+            }
+            for (index, device) in attempted { devices[index] = device }
+        }
+        return StartedRecord(
+            record: record, source: source, content: .event(event, devices.compactMap { $0 }), units: units)
+    }
+
+    /// Gives the record's units back to the device budget: its outputs were acknowledged, or it was given up.
+    func finish(_ started: StartedRecord<Request>) {
+        deviceBudget.release(started.units)
     }
 
     /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
@@ -90,6 +125,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             try await produceUntilAcknowledged([moved])
         } else {
             let started = try await start(record)
+            defer { finish(started) }
             try await produceUntilAcknowledged(try await settle(started), eventTimeMillis: started.eventTimeMillis)
         }
     }

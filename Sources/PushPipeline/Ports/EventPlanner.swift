@@ -93,4 +93,8 @@ public protocol EventPlanner<Request>: Sendable {
     associatedtype Request: Sendable
     /// The decisions for the event in `value`, as of `nowMillis` (for time to live).
     func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent>
+    /// How many devices `plan` returns for `value` at most, read without decoding it (the pipeline's device budget
+    /// is taken before planning, so that records waiting for it hold no planned requests). A bound too low only
+    /// lets the record take the rest of its devices from the budget without waiting.
+    func deviceBound(_ value: [UInt8]) -> Int
 }

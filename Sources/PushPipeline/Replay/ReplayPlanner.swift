@@ -18,6 +18,8 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
         self.tally = tally
     }
 
+    public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
+
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         let result = replan(value, nowMillis: nowMillis)
         tally?.planned(result)

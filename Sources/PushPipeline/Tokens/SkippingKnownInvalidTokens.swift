@@ -12,6 +12,8 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
         self.table = table
     }
 
+    public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
+
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         inner.plan(value, nowMillis: nowMillis).map { event in
             var event = event

@@ -167,6 +167,8 @@ extension SettingReader {
         pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
         pipeline.maxInFlightRecords = try integer(
             "PUSH_MAX_IN_FLIGHT", default: pipeline.maxInFlightRecords, in: 1...1_000_000)
+        pipeline.maxInFlightDevices = try integer(
+            "PUSH_MAX_IN_FLIGHT_DEVICES", default: pipeline.maxInFlightDevices, in: 1...10_000_000)
         pipeline.maxConcurrentSends = try integer(
             "PUSH_MAX_CONCURRENT_SENDS", default: pipeline.maxConcurrentSends, in: 1...100_000)
         pipeline.maxSendsPerProvider = try integer(

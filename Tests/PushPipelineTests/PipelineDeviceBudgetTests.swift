@@ -1,0 +1,65 @@
+import TestSupport
+import Testing
+
+@testable import PushPipeline
+
+/// The device budget (`maxInFlightDevices`): records are planned only once their devices fit beside those of
+/// unfinished records; one bigger than the whole budget runs alone; room order and progress are kept.
+@Suite struct PipelineDeviceBudgetTests {
+    @Test func plansARecordOnlyOnceItsDevicesFitBesideTheUnfinishedOnes() async {
+        var harness = Harness()
+        harness.settings.maxInFlightDevices = 4
+        let planner = countingPlanner(harness)
+        harness.sender.hold("m0/a")
+        harness.source.add((0..<10).map { record("m\($0);a,b,c", offset: Int64($0), key: "room-\($0)") })
+        let running = harness.start(planner: planner)
+        #expect(await eventually { harness.sender.sent.contains("m0/a") })
+        try? await Task.sleep(for: .milliseconds(50))
+        // m0 holds 3 of the 4 units while its send is held: m1's 3 devices do not fit, so it is not planned.
+        #expect(planner.planned == 3)
+        harness.sender.release("m0/a")
+        #expect(await eventually { harness.stored() == 10 })
+        _ = await harness.stop(running)
+        #expect(harness.receipts().count == 30)
+        #expect(planner.mostUnfinished <= 4)
+    }
+
+    @Test func aRecordBiggerThanTheBudgetWaitsForEveryUnitThenRunsAloneInItsRoomsOrder() async {
+        var harness = Harness()
+        harness.settings.maxInFlightDevices = 2
+        let planner = countingPlanner(harness)
+        harness.sender.hold("m0/a")
+        harness.source.add([
+            record("m0;a", offset: 0, key: "room-a"),
+            record("m1;a,b,c,d,e", offset: 1, key: "room-b"),
+            record("m2;a", offset: 2, key: "room-b"),
+        ])
+        let running = harness.start(planner: planner)
+        #expect(await eventually { harness.sender.sent.contains("m0/a") })
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(planner.planned == 1)
+        harness.sender.release("m0/a")
+        #expect(await eventually { harness.stored() == 3 })
+        _ = await harness.stop(running)
+        #expect(harness.sender.sent.last == "m2/a")
+        #expect(harness.sender.sent.count == 7)
+        #expect(planner.mostUnfinished == 5)
+    }
+
+    @Test func undecodableRecordsAndSkippedDevicesGiveTheirUnitsBack() async {
+        var harness = Harness()
+        harness.settings.maxInFlightDevices = 2
+        harness.source.add([
+            record("not an event, with, commas", offset: 0, key: "room-a"),
+            record("m1;skip1,old2", offset: 1, key: "room-b"),
+            record("m2;a,b", offset: 2, key: "room-c"),
+        ])
+        #expect(await harness.run(untilStored: 3))
+        #expect(harness.sender.sent.sorted() == ["m2/a", "m2/b"])
+    }
+
+    private func countingPlanner(_ harness: Harness) -> CountingPlanner {
+        let sink = harness.sink
+        return CountingPlanner { sink.records(on: "receipts").count }
+    }
+}
