@@ -138,13 +138,13 @@ private struct EventPlan {
         switch platform {
         case .apns, .apnsVoip:
             let voip = platform == .apnsVoip
-            return SizeFitting(limit: limit, renderer: renderer) { push, _, badge in
-                APNsRequestBuilder.body(push, voip: voip, badge: badge)
-            }
+            return SizeFitting(
+                limit: limit, renderer: renderer, body: { APNsRequestBuilder.body($0, voip: voip, badge: $1) },
+                tokenBytes: { _ in 0 })
         case .fcm:
-            return SizeFitting(limit: limit, renderer: renderer) { push, token, badge in
-                FCMRequestBuilder.body(push, token: token, badge: badge)
-            }
+            return SizeFitting(
+                limit: limit, renderer: renderer, body: { FCMRequestBuilder.body($0, token: "", badge: $1) },
+                tokenBytes: FCMRequestBuilder.tokenBytes)
         }
     }
 }

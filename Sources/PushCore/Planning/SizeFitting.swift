@@ -3,45 +3,64 @@
 ///
 /// The work is shared by every device of the event. A body is the rendering's bytes plus what the device adds (an
 /// FCM body carries the token, both carry the badge), and the two never shape each other, so a body's size is the
-/// size for a reference device (empty token, no badge) plus the device's own bytes. Sizes are measured once per
-/// `Trim` with the reference device, and the search runs once per distinct byte budget: the content is rendered
-/// and encoded in full at most three times per platform, never per device.
+/// size for a reference device (empty token, no badge) plus the device's own bytes: the token's as the builder
+/// writes it, and the badge's, measured once per badge value. Sizes are measured once per `Trim` with the reference
+/// device, and the search runs once per distinct byte budget: the content is rendered and encoded in full at most
+/// three times per platform, never per device, and no device's body is built here (its request builds it once).
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer
-    /// The body for a device: the platform's builder.
-    private let body: (RenderedPush, _ token: String, _ badge: Int?) -> [UInt8]
+    /// The body for the reference device (empty token) with a badge: the platform's builder.
+    private let body: (RenderedPush, _ badge: Int?) -> [UInt8]
+    /// The bytes a token adds to the body (0 when the body has no token).
+    private let tokenBytes: (String) -> Int
     /// The content's length in grapheme clusters, counted up to `limit` (more can never fit).
     private let contentLength: Int
     private var renderings: [Trim: RenderedPush] = [:]
     private var referenceSizes: [Trim: Int] = [:]
     private var trimsByBudget: [Int: Trim?] = [:]
+    private var badgeBytes: [Int: Int] = [:]
     private var longestText: Int?
+    /// The last measured rendering that fitted: the answer of a search, which would otherwise be rendered again.
+    private var lastFit: (trim: Trim, push: RenderedPush)?
 
-    init(limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, String, Int?) -> [UInt8]) {
+    init(
+        limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, Int?) -> [UInt8],
+        tokenBytes: @escaping (String) -> Int
+    ) {
         self.limit = limit
         self.renderer = renderer
         self.body = body
+        self.tokenBytes = tokenBytes
         contentLength = renderer.visibleContent.graphemeCount(upTo: limit)
     }
 
     /// The rendering cut as `trim`, made once and kept for the other devices that get it.
     mutating func rendering(_ trim: Trim) -> RenderedPush {
         if let rendering = renderings[trim] { return rendering }
-        let rendering = renderer.render(trim)
+        let rendering = lastFit?.trim == trim ? lastFit?.push ?? renderer.render(trim) : renderer.render(trim)
         renderings[trim] = rendering
         return rendering
     }
 
     /// The largest cut of the rendering whose body fits the limit for a device with this token and badge.
     mutating func trim(token: String, badge: Int?) -> Trim? {
-        let reference = rendering(Trim(includesPayload: false, contentLimit: 0, textLimit: 0))
-        let deviceBytes = body(reference, token, badge).count - body(reference, "", nil).count
+        let deviceBytes = tokenBytes(token) + bytes(ofBadge: badge)
         let budget = limit - deviceBytes
         if let known = trimsByBudget[budget] { return known }
         let trim = largestTrim(within: budget)
         trimsByBudget[budget] = trim
         return trim
+    }
+
+    /// What `badge` adds to the reference body, measured once per value.
+    private mutating func bytes(ofBadge badge: Int?) -> Int {
+        guard let badge else { return 0 }
+        if let known = badgeBytes[badge] { return known }
+        let reference = rendering(Trim(includesPayload: false, contentLimit: 0, textLimit: 0))
+        let added = body(reference, badge).count - body(reference, nil).count
+        badgeBytes[badge] = added
+        return added
     }
 
     private mutating func largestTrim(within budget: Int) -> Trim? {
@@ -78,11 +97,14 @@ struct SizeFitting {
 
     private mutating func fits(_ trim: Trim, _ budget: Int) -> Bool {
         if let size = referenceSizes[trim] { return size <= budget }
-        // Measured without keeping the rendering: only the cuts devices get are kept (`rendering(_:)`), so memory
+        // Only the last rendering that fitted is kept besides the cuts devices get (`rendering(_:)`), so memory
         // stays near one body per distinct budget however many cuts the searches try.
-        let size = body(renderer.render(trim), "", nil).count
+        let push = renderer.render(trim)
+        let size = body(push, nil).count
         referenceSizes[trim] = size
-        return size <= budget
+        guard size <= budget else { return false }
+        lastFit = (trim, push)
+        return true
     }
 
     private mutating func longestTextLength() -> Int {

@@ -18,6 +18,13 @@ struct FCMRequestBuilder {
             expiresAtEpochSeconds: expiresAt)
     }
 
+    /// What `token` adds to a body written for an empty token: its bytes as a JSON string, without the quotes.
+    static func tokenBytes(_ token: String) -> Int {
+        var json = JSONWriter(reservingCapacity: token.utf8.count + 2)
+        json.string(token)
+        return json.bytes.count - 2
+    }
+
     static func body(_ push: RenderedPush, token: String, badge: Int?) -> [UInt8] {
         let visible = push.rule.kind == .alert
         var json = JSONWriter(reservingCapacity: 768)
