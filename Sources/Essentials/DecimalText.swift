@@ -9,12 +9,41 @@ public enum DecimalText {
         let limit = 9e15 / Double(scale)
         let clamped = value.isFinite ? min(max(value, -limit), limit) : 0
         let scaled = Int64((abs(clamped) * Double(scale)).rounded())
-        let sign = clamped < 0 && scaled != 0 ? "-" : ""
-        let whole = String(scaled / scale)
-        guard digits > 0 else { return sign + whole }
-        var fraction = String(scaled % scale)
-        fraction = String(repeating: "0", count: digits - fraction.count) + fraction
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return fraction.isEmpty ? sign + whole : "\(sign)\(whole).\(fraction)"
+        let negative = clamped < 0 && scaled != 0
+        var fraction = scaled % scale
+        var fractionWidth = digits
+        while fractionWidth > 0, fraction % 10 == 0 {
+            fraction /= 10
+            fractionWidth -= 1
+        }
+        // At most a sign, 16 whole digits, a point and 9 fraction digits, written into the string's own storage
+        // (no String per part; 15 bytes or fewer need no allocation at all).
+        return String(unsafeUninitializedCapacity: 27) { text in
+            var end = 0
+            if negative {
+                text[0] = UInt8(ascii: "-")
+                end = 1
+            }
+            var whole = scaled / scale
+            var wholeWidth = 1
+            while whole >= 10 {
+                whole /= 10
+                wholeWidth += 1
+            }
+            whole = scaled / scale
+            for index in stride(from: end + wholeWidth - 1, through: end, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+            }
+            end += wholeWidth
+            guard fractionWidth > 0 else { return end }
+            text[end] = UInt8(ascii: ".")
+            end += 1
+            for index in stride(from: end + fractionWidth - 1, through: end, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            return end + fractionWidth
+        }
     }
 }

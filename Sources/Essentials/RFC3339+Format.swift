@@ -9,19 +9,35 @@ extension RFC3339 {
         let (days, millisOfDay) = floorDivision(millis, 86_400_000)
         let date = CivilDate(daysSinceEpoch: days)
         let seconds = millisOfDay / 1000
-        let text =
-            digits(date.year, 4) + "-" + digits(date.month, 2) + "-" + digits(date.day, 2) + "T"
-            + digits(seconds / 3600, 2) + ":" + digits(seconds / 60 % 60, 2) + ":" + digits(seconds % 60, 2)
-        return withMilliseconds ? text + "." + digits(millisOfDay % 1000, 3) + "Z" : text + "Z"
+        // Written into the string's own storage: one allocation instead of a String per part.
+        return String(unsafeUninitializedCapacity: withMilliseconds ? 24 : 20) { text in
+            var end = 0
+            func put(_ value: Int64, _ width: Int, then separator: UInt8) {
+                var rest = value
+                for index in stride(from: end + width - 1, through: end, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                text[end + width] = separator
+                end += width + 1
+            }
+            put(date.year, 4, then: UInt8(ascii: "-"))
+            put(date.month, 2, then: UInt8(ascii: "-"))
+            put(date.day, 2, then: UInt8(ascii: "T"))
+            put(seconds / 3600, 2, then: UInt8(ascii: ":"))
+            put(seconds / 60 % 60, 2, then: UInt8(ascii: ":"))
+            if withMilliseconds {
+                put(seconds % 60, 2, then: UInt8(ascii: "."))
+                put(millisOfDay % 1000, 3, then: UInt8(ascii: "Z"))
+            } else {
+                put(seconds % 60, 2, then: UInt8(ascii: "Z"))
+            }
+            return end
+        }
     }
 
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
         return (quotient, value - quotient * divisor)
-    }
-
-    private static func digits(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }

@@ -85,7 +85,12 @@ public struct Receipt: Sendable, Equatable {
         writer.endObject()
         writer.optional("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
         writer.optional("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
-        writer.field("latencyMs", latencyMillis.map { .number(DecimalText.format(max($0, 0))) } ?? .null)
+        writer.key("latencyMs")
+        if let latencyMillis {
+            writer.number(literal: DecimalText.format(max(latencyMillis, 0)))
+        } else {
+            writer.null()
+        }
         writer.optional("replayRunId", replayRunId)
         writer.field("worker", worker)
         writer.endObject()
