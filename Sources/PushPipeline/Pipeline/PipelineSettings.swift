@@ -25,7 +25,7 @@ public struct PipelineSettings: Sendable, Equatable {
     /// only once its devices fit beside the others'; one with more devices than this runs alone. Group-chat fan-out
     /// is what it bounds: `maxInFlightRecords` events of a thousand devices each would all be planned at once.
     /// (Benchmarked, README "Performance": 100 fan-out events of 1,000 devices, peak RSS 396 MB without it.)
-    public var maxInFlightDevices: Int = 5_000
+    public var maxInFlightDevices: Int = 10_000
     /// Sends in flight at once, over all providers.
     /// (Benchmarked: 1,000 queued sends inside the transport, p50 ~150 ms; 200 keep it near 25 ms at the same rate.)
     public var maxConcurrentSends: Int = 200
