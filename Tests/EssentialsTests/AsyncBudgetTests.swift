@@ -6,10 +6,8 @@ import Testing
     @Test func aNewcomerThatWouldFitDoesNotOvertakeAWaiter() async throws {
         let budget = AsyncBudget(limit: 4)
         #expect(try await budget.acquire(3) == 3)
-        let big = Task { try await budget.acquire(2) }
-        while budget.waitingCount < 1 { await Task.yield() }
-        let small = Task { try await budget.acquire(1) }
-        while budget.waitingCount < 2 { await Task.yield() }
+        let big = await Self.waiting(budget, for: 2)
+        let small = await Self.waiting(budget, for: 1)
         #expect(budget.available == 1)
         budget.release(3)
         #expect(try await big.value == 2)
@@ -20,8 +18,7 @@ import Testing
     @Test func aRequestBeyondTheBudgetWaitsForEveryUnitAndTakesThemAll() async throws {
         let budget = AsyncBudget(limit: 4)
         #expect(try await budget.acquire(1) == 1)
-        let oversized = Task { try await budget.acquire(100) }
-        while budget.waitingCount < 1 { await Task.yield() }
+        let oversized = await Self.waiting(budget, for: 100)
         budget.release(1)
         #expect(try await oversized.value == 4)
         #expect(budget.available == 0)
@@ -30,10 +27,8 @@ import Testing
     @Test func aCancelledWaiterFailsAndTheNextOnesMayFitInItsPlace() async throws {
         let budget = AsyncBudget(limit: 4)
         #expect(try await budget.acquire(2) == 2)
-        let cancelled = Task { try await budget.acquire(4) }
-        while budget.waitingCount < 1 { await Task.yield() }
-        let next = Task { try await budget.acquire(2) }
-        while budget.waitingCount < 2 { await Task.yield() }
+        let cancelled = await Self.waiting(budget, for: 4)
+        let next = await Self.waiting(budget, for: 2)
         cancelled.cancel()
         await #expect(throws: AsyncLimiter.Refusal.cancelled) { try await cancelled.value }
         #expect(try await next.value == 2)
@@ -44,12 +39,19 @@ import Testing
         let budget = AsyncBudget(limit: 2)
         #expect(try await budget.acquire(2) == 2)
         budget.takeWithoutWaiting(3)
-        let waiter = Task { try await budget.acquire(1) }
-        while budget.waitingCount < 1 { await Task.yield() }
+        let waiter = await Self.waiting(budget, for: 1)
         budget.release(2)
         #expect(budget.waitingCount == 1)
         budget.release(3)
         #expect(try await waiter.value == 1)
         #expect(try await budget.acquire(0) == 0)
+    }
+
+    /// A task acquiring `wanted` units, returned once it waits in line.
+    private static func waiting(_ budget: AsyncBudget, for wanted: Int) async -> Task<Int, any Error> {
+        let before = budget.waitingCount
+        let task = Task { try await budget.acquire(wanted) }
+        while budget.waitingCount <= before { await Task.yield() }
+        return task
     }
 }

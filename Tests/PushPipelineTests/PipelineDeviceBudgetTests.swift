@@ -10,11 +10,8 @@ import Testing
         var harness = Harness()
         harness.settings.maxInFlightDevices = 4
         let planner = countingPlanner(harness)
-        harness.sender.hold("m0/a")
-        harness.source.add((0..<10).map { record("m\($0);a,b,c", offset: Int64($0), key: "room-\($0)") })
-        let running = harness.start(planner: planner)
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        try? await Task.sleep(for: .milliseconds(50))
+        let running = await startHoldingM0(
+            harness, planner, (0..<10).map { record("m\($0);a,b,c", offset: Int64($0), key: "room-\($0)") })
         // m0 holds 3 of the 4 units while its send is held: m1's 3 devices do not fit, so it is not planned.
         #expect(planner.planned == 3)
         harness.sender.release("m0/a")
@@ -28,15 +25,13 @@ import Testing
         var harness = Harness()
         harness.settings.maxInFlightDevices = 2
         let planner = countingPlanner(harness)
-        harness.sender.hold("m0/a")
-        harness.source.add([
-            record("m0;a", offset: 0, key: "room-a"),
-            record("m1;a,b,c,d,e", offset: 1, key: "room-b"),
-            record("m2;a", offset: 2, key: "room-b"),
-        ])
-        let running = harness.start(planner: planner)
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        try? await Task.sleep(for: .milliseconds(50))
+        let running = await startHoldingM0(
+            harness, planner,
+            [
+                record("m0;a", offset: 0, key: "room-a"),
+                record("m1;a,b,c,d,e", offset: 1, key: "room-b"),
+                record("m2;a", offset: 2, key: "room-b"),
+            ])
         #expect(planner.planned == 1)
         harness.sender.release("m0/a")
         #expect(await eventually { harness.stored() == 3 })
@@ -56,6 +51,19 @@ import Testing
         ])
         #expect(await harness.run(untilStored: 3))
         #expect(harness.sender.sent.sorted() == ["m2/a", "m2/b"])
+    }
+
+    /// Starts the pipeline on `records` with the send of `m0/a` held; returns once it was sent and others had time
+    /// to be planned.
+    private func startHoldingM0(
+        _ harness: Harness, _ planner: CountingPlanner, _ records: [InputRecord]
+    ) async -> (Pipeline<String>, Task<PipelineStop, Never>) {
+        harness.sender.hold("m0/a")
+        harness.source.add(records)
+        let running = harness.start(planner: planner)
+        #expect(await eventually { harness.sender.sent.contains("m0/a") })
+        try? await Task.sleep(for: .milliseconds(50))
+        return running
     }
 
     private func countingPlanner(_ harness: Harness) -> CountingPlanner {
