@@ -22,6 +22,8 @@ let package = Package(
         // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
+        // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
+        .target(name: "Lifecycle", swiftSettings: strict),
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
         // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
         .target(name: "Essentials", swiftSettings: strict),
@@ -40,7 +42,7 @@ let package = Package(
             name: "Worker",
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow", "Essentials",
+                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),
@@ -56,11 +58,13 @@ let package = Package(
             name: "push-worker",
             dependencies: [
                 "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
+                "Lifecycle",
             ],
             swiftSettings: strict
         ),
 
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
         .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushCoreTests",
@@ -81,7 +85,7 @@ let package = Package(
             name: "WorkerTests",
             dependencies: [
                 "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
-                "TestSupport", "Essentials",
+                "TestSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),

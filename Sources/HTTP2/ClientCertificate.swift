@@ -25,7 +25,17 @@ public struct ClientCertificate: Sendable, Equatable, CustomStringConvertible {
     /// Checks that both files can be read and hold PEM of the right kind, so a wrong path fails at start rather
     /// than at the first connection. Whether the key matches and the password opens it is libcurl's to find out.
     func validate() throws(HTTPError) {
+        try validateCertificateFile()
+        try validateKeyFile()
+    }
+
+    /// Checks that the certificate file can be read and holds a PEM certificate.
+    public func validateCertificateFile() throws(HTTPError) {
         try Self.requirePEM(certificateFile, holding: "CERTIFICATE", kind: "client certificate")
+    }
+
+    /// Checks that the key file can be read and holds a PEM private key.
+    public func validateKeyFile() throws(HTTPError) {
         try Self.requirePEM(keyFile, holding: "PRIVATE KEY", kind: "client key")
     }
 

@@ -15,16 +15,6 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
         self = level
     }
 
-    /// The level named by `LOG_LEVEL` in `environment`, `info` when it is unset or empty.
-    public static func fromEnvironment(_ environment: [String: String]) throws(InvalidSetting) -> LogLevel {
-        guard let text = environment["LOG_LEVEL"], !text.isEmpty else { return .info }
-        guard let level = LogLevel(parsing: text) else {
-            let names = allCases.map(\.rawValue).joined(separator: ", ")
-            throw InvalidSetting(variable: "LOG_LEVEL", reason: "'\(text)' is not one of \(names)")
-        }
-        return level
-    }
-
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
         lhs.severity < rhs.severity
     }

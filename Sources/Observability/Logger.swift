@@ -1,7 +1,7 @@
 /// A structured logger shaped like swift-log's: a label, a minimum level, constant messages and data in
 /// metadata with dotted keys (`kafka.partition`, `push.provider`).
 ///
-/// Create one at the top of the program (`Logger(label: "push-worker", level: try .fromEnvironment(env))`) and
+/// Create one at the top of the program (`Logger(label: "push-worker", level: configuration.logLevel)`) and
 /// pass it down; a component adds its own context with `with(_:)` instead of creating a logger of its own.
 public struct Logger: Sendable {
     /// Metadata keyed by dotted names.

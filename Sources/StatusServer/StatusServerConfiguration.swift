@@ -35,22 +35,8 @@ public struct StatusServerConfiguration: Sendable, Equatable {
         self.backlog = backlog
     }
 
-    /// The port from `PUSH_HTTP_PORT` (default 9464) and the address from `PUSH_HTTP_HOST` (default `0.0.0.0`).
-    public static func fromEnvironment(_ environment: [String: String]) throws(InvalidSetting) -> Self {
-        var configuration = Self()
-        if let text = environment["PUSH_HTTP_PORT"], !text.isEmpty {
-            guard let port = Int(text), (0...65_535).contains(port) else {
-                throw InvalidSetting(variable: "PUSH_HTTP_PORT", reason: "'\(text)' is not a port number (0-65535)")
-            }
-            configuration.port = port
-        }
-        if let host = environment["PUSH_HTTP_HOST"], !host.isEmpty {
-            guard SocketAddress.isNumericHost(host) else {
-                throw InvalidSetting(
-                    variable: "PUSH_HTTP_HOST", reason: "'\(host)' is not a numeric IPv4 or IPv6 address")
-            }
-            configuration.host = host
-        }
-        return configuration
+    /// Whether `host` can be bound: a numeric IPv4 or IPv6 address (no name lookup at start).
+    public static func isBindable(host: String) -> Bool {
+        SocketAddress.isNumericHost(host)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushPipeline
+import Worker
 
 /// A failure of `render` or `strings` that ends the command with one line on stderr and exit code 1.
 struct CommandFailure: Error {
@@ -29,10 +30,10 @@ enum CommandInput {
 
     /// `PUSH_DEFAULT_LOCALE` of `environment`, as the worker reads it.
     static func defaultLocale(_ environment: [String: String]) throws(CommandFailure) -> LanguageTag? {
-        guard let text = environment["PUSH_DEFAULT_LOCALE"], !text.isEmpty else { return nil }
-        guard let tag = LanguageTag(text) else {
-            throw CommandFailure(message: "PUSH_DEFAULT_LOCALE: \(LanguageTag.malformed(text))")
+        do {
+            return try WorkerConfiguration.defaultLocale(environment: environment)
+        } catch {
+            throw CommandFailure(message: "\(error.variable): \(error.reason)")
         }
-        return tag
     }
 }

@@ -1,16 +1,11 @@
 import CLI
-import Dispatch
 import Foundation
 import Kafka
-import PushPipeline
+import Lifecycle
 import Worker
 
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
 enum DevBrokerCommand {
-    /// The worker's default topics: input, receipts, dead letters and every default retry tier.
-    static let defaultTopics =
-        ["chat.messages", "push.receipts", "push.dlq", "push.invalid-tokens"] + RetryTiers(base: "push.retry").topics
-
     static let subcommand = Subcommand(
         name: "dev-broker",
         summary: "Runs an embedded Kafka cluster (librdkafka mock) on loopback until SIGTERM or SIGINT.",
@@ -27,32 +22,33 @@ enum DevBrokerCommand {
         options: [
             .value("--brokers", "N", "Number of brokers, ids 1…N (default 3)."),
             .value("--partitions", "N", "Partitions of each topic (default 6)."),
-            .value("--topics", "LIST", "Comma-separated topics (default \(defaultTopics.joined(separator: ",")))."),
+            .value(
+                "--topics", "LIST",
+                "Comma-separated topics (default \(DevBrokerConfiguration.defaultTopics.joined(separator: ",")))."),
         ],
         run: run
     )
 
     private static func run(_ arguments: ParsedArguments) async -> Int32 {
-        let brokers: Int
-        let partitions: Int
-        let topics: [String]
+        let configuration: DevBrokerConfiguration
         do throws(UsageError) {
-            brokers = try arguments.integer("--brokers", default: 3, in: 1...32)
-            partitions = try arguments.integer("--partitions", default: 6, in: 1...1000)
-            topics = try arguments.list("--topics", default: defaultTopics)
+            configuration = try DevBrokerConfiguration(arguments)
         } catch {
             StandardStreams.writeError("push-worker: error: \(error.message)")
             StandardStreams.writeError(subcommand.usage(toolName: "push-worker"))
             return CommandLineTool.usageExitCode
         }
-        let stop = SignalWaiter(signals: [SIGTERM, SIGINT])
+        let signals = SignalSource()
         do throws(KafkaError) {
-            let cluster = try MockCluster(brokers: brokers)
-            for topic in topics { try cluster.createTopic(topic, partitions: partitions) }
+            let cluster = try MockCluster(brokers: configuration.brokers)
+            for topic in configuration.topics { try cluster.createTopic(topic, partitions: configuration.partitions) }
             StandardStreams.writeOut("bootstrap.servers=\(cluster.bootstrapServers)")
             ControlReader.start(cluster: cluster)
-            await stop.wait()
-            return 0
+            // The cluster lives until the first signal.
+            let group = ServiceGroup(
+                services: [.init("mock cluster", ResourceService { withExtendedLifetime(cluster) {} })],
+                shutdownBudget: .seconds(10))
+            return await group.run(signals: signals)
         } catch {
             StandardStreams.writeError("push-worker dev-broker: \(error)")
             return 1
@@ -77,27 +73,5 @@ private enum ControlReader {
         }
         thread.name = "dev-broker.control"
         thread.start()
-    }
-}
-
-/// Waits for the first of some POSIX signals, which are diverted from their default action.
-private final class SignalWaiter {
-    private let sources: [any DispatchSourceSignal]
-    private let received: AsyncStream<Void>
-
-    init(signals: [Int32]) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        received = stream
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            return source
-        }
-    }
-
-    func wait() async {
-        for await _ in received { return }
     }
 }

@@ -46,14 +46,14 @@ enum ReceiptsInvalidTokensCommand {
         guard format == "csv" || format == "json" else {
             return ToolFailure.usage(UsageError("option '--format' takes csv or json"))
         }
-        let settings: ToolSettings
+        let settings: ReceiptsConfiguration
         do {
-            settings = try ToolSettings(environment: environment, configFile: arguments.value("--config"))
+            settings = try ReceiptsConfiguration.load(environment: environment, configFile: arguments.value("--config"))
         } catch {
             return ToolFailure.configuration(error)
         }
         let topic =
-            arguments.value("--topic") ?? settings.topic("PUSH_INVALID_TOKENS_TOPIC", default: "push.invalid-tokens")
+            arguments.value("--topic") ?? settings.invalidTokensTopic
         var table: [String: InvalidTokenRecord] = [:]
         do {
             try await TopicWindowReader.read(topic, configuration: settings.kafka) { records in

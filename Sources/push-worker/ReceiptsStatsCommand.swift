@@ -4,6 +4,7 @@ import Observability
 import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
+import Worker
 
 /// `push-worker receipts stats`: delivery statistics over a window of the receipts topic.
 enum ReceiptsStatsCommand {
@@ -62,13 +63,13 @@ enum ReceiptsStatsCommand {
         } catch {
             return ToolFailure.usage(error)
         }
-        let settings: ToolSettings
+        let settings: ReceiptsConfiguration
         do {
-            settings = try ToolSettings(environment: environment, configFile: arguments.value("--config"))
+            settings = try ReceiptsConfiguration.load(environment: environment, configFile: arguments.value("--config"))
         } catch {
             return ToolFailure.configuration(error)
         }
-        let topic = arguments.value("--topic") ?? settings.topic("PUSH_RECEIPTS_TOPIC", default: "push.receipts")
+        let topic = arguments.value("--topic") ?? settings.receiptsTopic
         var statistics = ReceiptStatistics(dimensions: dimensions, filter: filter)
         do {
             try await TopicWindowReader.read(

@@ -3,57 +3,6 @@ import Testing
 
 @Suite struct KafkaConfigurationTests {
     @Test(arguments: [
-        ("KAFKA_BOOTSTRAP_SERVERS", "bootstrap.servers"),
-        ("KAFKA_SASL_MECHANISM", "sasl.mechanism"),
-        ("KAFKA_GROUP_ID", "group.id"),
-        ("KAFKA_SECURITY_PROTOCOL", "security.protocol"),
-        ("KAFKA_SSL_CA_LOCATION", "ssl.ca.location"),
-    ])
-    func kafkaEnvironmentVariablesMapToLibrdkafkaProperties(variable: String, property: String) {
-        #expect(KafkaConfiguration.propertyName(forEnvironmentVariable: variable) == property)
-    }
-
-    @Test(arguments: ["KAFKA_", "PUSH_TOPICS", "kafka_bootstrap_servers", "APNS_URL", "XKAFKA_ACKS"])
-    func otherVariablesAreIgnored(variable: String) {
-        #expect(KafkaConfiguration.propertyName(forEnvironmentVariable: variable) == nil)
-    }
-
-    @Test func environmentBecomesPropertiesAndWinsOverDefaults() {
-        let environment = ["KAFKA_BOOTSTRAP_SERVERS": "kafka:9092", "KAFKA_ACKS": "1", "HOME": "/root"]
-        let configuration = KafkaConfiguration.fromEnvironment(environment).configuration
-        #expect(configuration.properties == ["bootstrap.servers": "kafka:9092", "acks": "1"])
-        let merged = KafkaConfiguration(KafkaConfiguration.producerDefaults).merging(configuration)
-        #expect(merged["acks"] == "1")
-        #expect(merged["enable.idempotence"] == "true")
-    }
-
-    @Test func kubernetesServiceLinksNeverBecomeProperties() {
-        let environment = [
-            "KAFKA_BOOTSTRAP_SERVERS": "kafka:9092", "KAFKA_PORT": "tcp://10.0.0.7:9092",
-            "KAFKA_SERVICE_HOST": "10.0.0.7", "KAFKA_SERVICE_PORT": "9092",
-            "KAFKA_PORT_9092_TCP": "tcp://10.0.0.7:9092", "KAFKA_PORT_9092_TCP_ADDR": "10.0.0.7",
-            "KAFKA_PORT_9092_TCP_PORT": "9092", "KAFKA_PORT_9092_TCP_PROTO": "tcp",
-        ]
-        let read = KafkaConfiguration.fromEnvironment(environment)
-        #expect(read.configuration.properties == ["bootstrap.servers": "kafka:9092"])
-        #expect(
-            read.ignored == [
-                "KAFKA_PORT", "KAFKA_PORT_9092_TCP", "KAFKA_PORT_9092_TCP_ADDR", "KAFKA_PORT_9092_TCP_PORT",
-                "KAFKA_PORT_9092_TCP_PROTO", "KAFKA_SERVICE_HOST", "KAFKA_SERVICE_PORT",
-            ])
-        #expect(read.invalid.isEmpty)
-        // What librdkafka is given is accepted by it.
-        #expect(throws: Never.self) { try KafkaProducer(configuration: read.configuration) }
-    }
-
-    @Test func aValueLibrdkafkaRefusesIsReportedWithItsVariable() {
-        let read = KafkaConfiguration.fromEnvironment(["KAFKA_LINGER_MS": "soon", "KAFKA_ACKS": "all"])
-        #expect(read.invalid.map(\.variable) == ["KAFKA_LINGER_MS"])
-        #expect(read.invalid.first?.reason.isEmpty == false)
-        #expect(read.configuration.properties == ["acks": "all"])
-    }
-
-    @Test(arguments: [
         ("bootstrap.servers", "a:1", PropertyCheck.valid), ("port", "tcp://x:1", .unknown),
         ("service.host", "10.0.0.1", .unknown),
     ])

@@ -84,16 +84,12 @@ struct LoggerTests {
     @Test(arguments: [
         ("info", LogLevel.info), ("WARN", .warning), ("warning", .warning), ("Trace", .trace), ("critical", .critical),
     ])
-    func parsesLogLevelNames(text: String, level: LogLevel) throws {
-        #expect(try LogLevel.fromEnvironment(["LOG_LEVEL": text]) == level)
+    func parsesLogLevelNames(text: String, level: LogLevel) {
+        #expect(LogLevel(parsing: text) == level)
     }
 
-    @Test func defaultsToInfoAndNamesTheVariableWhenTheLevelIsInvalid() throws {
-        #expect(try LogLevel.fromEnvironment([:]) == .info)
-        let error = #expect(throws: InvalidSetting.self) { try LogLevel.fromEnvironment(["LOG_LEVEL": "loud"]) }
-        #expect(
-            error?.description
-                == "invalid LOG_LEVEL: 'loud' is not one of trace, debug, info, notice, warning, error, critical")
+    @Test func anUnknownLevelNameIsNoLevel() {
+        #expect(LogLevel(parsing: "loud") == nil)
     }
 }
 

@@ -172,27 +172,3 @@ struct StatusServerTests {
         #expect(error?.description == "cannot listen on 127.0.0.1:\(server.port): Address already in use")
     }
 }
-
-@Suite("Status server configuration")
-struct StatusServerConfigurationTests {
-    @Test func readsPortAndHostFromTheEnvironmentWithDefaults() throws {
-        #expect(try StatusServerConfiguration.fromEnvironment([:]) == StatusServerConfiguration())
-        let configured = try StatusServerConfiguration.fromEnvironment([
-            "PUSH_HTTP_PORT": "9100", "PUSH_HTTP_HOST": "::",
-        ])
-        #expect(configured.port == 9100)
-        #expect(configured.host == "::")
-    }
-
-    @Test(arguments: [
-        ("PUSH_HTTP_PORT", "http", "invalid PUSH_HTTP_PORT: 'http' is not a port number (0-65535)"),
-        ("PUSH_HTTP_PORT", "70000", "invalid PUSH_HTTP_PORT: '70000' is not a port number (0-65535)"),
-        ("PUSH_HTTP_HOST", "localhost", "invalid PUSH_HTTP_HOST: 'localhost' is not a numeric IPv4 or IPv6 address"),
-    ])
-    func namesTheVariableOfABadSetting(variable: String, value: String, message: String) {
-        let error = #expect(throws: InvalidSetting.self) {
-            try StatusServerConfiguration.fromEnvironment([variable: value])
-        }
-        #expect(error?.description == message)
-    }
-}

@@ -1,3 +1,4 @@
+import Lifecycle
 import TestSupport
 import Testing
 
@@ -22,5 +23,43 @@ import Testing
             try? await Task.sleep(for: .milliseconds(1))
         }
         #expect(await watching.value == lastPoll)
+    }
+}
+
+/// The watchdog as a service of `run`'s group.
+@Suite struct WatchdogServiceTests {
+    @Test func aStalledPollLoopEndsTheGroupAtOnceWithCode4AfterReportingIt() async {
+        let clock = TestClock()
+        let lastPoll = clock.nowMicros()
+        let observer = RecordingObserver()
+        let service = WatchdogService(
+            watchdog: Watchdog(limit: .seconds(10), clock: clock), lastPollMicros: { lastPoll }, observer: observer)
+        let watching = Task { () async -> ServiceGroupExit? in
+            do throws(ServiceGroupExit) {
+                try await service.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for _ in 0..<200 {
+            clock.advance(by: .seconds(1))
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(await watching.value == ServiceGroupExit(code: WorkerExitCode.stalled, mode: .immediately))
+        #expect(
+            observer.all.contains {
+                if case .stalled = $0 { true } else { false }
+            })
+    }
+
+    @Test func cancelledItReturnsWithoutEndingTheGroup() async throws {
+        let clock = TestClock()
+        let service = WatchdogService(
+            watchdog: Watchdog(limit: .seconds(10), clock: clock), lastPollMicros: { clock.nowMicros() },
+            observer: RecordingObserver())
+        let watching = Task { try await service.run() }
+        watching.cancel()
+        try await watching.value
     }
 }

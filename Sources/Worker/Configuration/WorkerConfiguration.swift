@@ -1,5 +1,7 @@
+import Essentials
 import Kafka
 import Observability
+import Providers
 import PushCore
 import PushPipeline
 
@@ -63,7 +65,7 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         -> WorkerConfiguration
     {
         let reader = SettingReader(variables: file.merging(environment) { _, fromEnvironment in fromEnvironment })
-        return try reader.configuration()
+        return try reader.workerConfiguration()
     }
 
     /// The largest event value accepted (larger ones are dead-lettered without being parsed): the producer's
@@ -100,6 +102,20 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
 }
 
 extension WorkerConfiguration {
+    /// The delays of in-process retries: full-jitter backoff from `PUSH_RETRY_BASE_MS` doubling to
+    /// `PUSH_RETRY_CAP_MS`.
+    public var retryDelays: Backoff { Backoff(base: retryBase, cap: retryCap) }
+
+    /// The one budget of the whole shutdown (README "Shutdown and rolling restarts"): the pipeline's grace period
+    /// to finish or hand off in-flight work, then 10 s to flush the producer, 10 s to close the consumer and 10 s to
+    /// stop the HTTP/2 clients and the status server. Past it the worker exits with `WorkerExitCode.forced`.
+    public var shutdownBudget: Duration { pipeline.shutdownGracePeriod + .seconds(30) }
+
+    /// `PUSH_DEFAULT_LOCALE` of `environment` as `run` reads it, for the tools that plan like the worker (`render`).
+    public static func defaultLocale(environment: [String: String]) throws(InvalidSetting) -> LanguageTag? {
+        try SettingReader(variables: environment).languageTag("PUSH_DEFAULT_LOCALE")
+    }
+
     /// Refuses a cleartext `http://` URL (a bearer token or provider token would travel unencrypted) unless
     /// `allowsHTTP` (`PUSH_ALLOW_INSECURE_HTTP=true`).
     static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {
@@ -112,15 +128,10 @@ extension WorkerConfiguration {
     }
 }
 
-/// Reads typed settings out of the merged variables, each error naming its variable.
-private struct SettingReader {
-    let variables: [String: String]
-
-    func configuration() throws(InvalidSetting) -> WorkerConfiguration {
-        let environmentKafka = KafkaConfiguration.fromEnvironment(variables)
-        if let invalid = environmentKafka.invalid.first {
-            throw InvalidSetting(variable: invalid.variable, reason: invalid.reason)
-        }
+extension SettingReader {
+    /// `push-worker run`'s and `replay`'s settings (DESIGN.md's table and the tuning variables).
+    func workerConfiguration() throws(InvalidSetting) -> WorkerConfiguration {
+        let environmentKafka = try kafkaProperties()
         var kafka = environmentKafka.configuration
         let bootstrap = try text("KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092")
         let group = try text("KAFKA_GROUP_ID", default: "push-worker")
@@ -320,97 +331,5 @@ private struct SettingReader {
         return WorkerConfiguration.FCM(
             url: try url("FCM_URL", default: "https://fcm.googleapis.com", allowsHTTP: allowsInsecureHTTP),
             serviceAccountFile: file)
-    }
-
-    // MARK: Typed readers
-
-    /// The value, or `nil` when unset or empty.
-    func optional(_ name: String) -> String? {
-        guard let value = variables[name], !value.isEmpty else { return nil }
-        return value
-    }
-
-    func text(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
-        guard let value = optional(name) else { return defaultValue }
-        guard !value.contains(where: \.isWhitespace) else {
-            throw InvalidSetting(variable: name, reason: "'\(value)' must not contain spaces")
-        }
-        return value
-    }
-
-    func languageTag(_ name: String) throws(InvalidSetting) -> LanguageTag? {
-        guard let text = optional(name) else { return nil }
-        guard let tag = LanguageTag(text) else {
-            throw InvalidSetting(variable: name, reason: LanguageTag.malformed(text))
-        }
-        return tag
-    }
-
-    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(InvalidSetting) -> Int {
-        guard let text = optional(name) else { return defaultValue }
-        guard let number = Int(text), range.contains(number) else {
-            throw InvalidSetting(
-                variable: name,
-                reason: "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return number
-    }
-
-    func milliseconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Int>) throws(InvalidSetting)
-        -> Duration
-    {
-        guard optional(name) != nil else { return defaultValue }
-        return .milliseconds(try integer(name, default: 0, in: range))
-    }
-
-    /// `true` or `false`.
-    func flag(_ name: String, default defaultValue: Bool) throws(InvalidSetting) -> Bool {
-        guard let text = optional(name) else { return defaultValue }
-        switch text {
-        case "true": return true
-        case "false": return false
-        default: throw InvalidSetting(variable: name, reason: "'\(text)' is neither true nor false")
-        }
-    }
-
-    /// An `https://` URL (or `http://` when `allowsHTTP`), without trailing slashes.
-    func url(_ name: String, default defaultValue: String, allowsHTTP: Bool) throws(InvalidSetting) -> String {
-        guard var value = optional(name) else { return defaultValue }
-        guard value.hasPrefix("https://") || value.hasPrefix("http://"),
-            value.split(separator: "/", omittingEmptySubsequences: true).count >= 2,
-            !value.contains(where: \.isWhitespace)
-        else {
-            throw InvalidSetting(variable: name, reason: "'\(value)' is not an https URL like https://host:port")
-        }
-        try WorkerConfiguration.checkTransport(of: value, variable: name, allowsHTTP: allowsHTTP)
-        while value.hasSuffix("/") { value.removeLast() }
-        return value
-    }
-
-    func topic(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
-        guard let value = optional(name) else { return defaultValue }
-        try checkTopicName(value, variable: name)
-        return value
-    }
-
-    func topicList(_ name: String, default defaultValue: [String]) throws(InvalidSetting) -> [String] {
-        guard let value = optional(name) else { return defaultValue }
-        let topics = value.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
-        guard !topics.isEmpty else { throw InvalidSetting(variable: name, reason: "names no topic") }
-        for topic in topics { try checkTopicName(topic, variable: name) }
-        return topics
-    }
-
-    /// Kafka topic names: 1 to 249 of `a-z A-Z 0-9 . _ -`, not `.` or `..`.
-    private func checkTopicName(_ topic: String, variable: String) throws(InvalidSetting) {
-        let allowed = topic.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-        guard allowed, (1...249).contains(topic.utf8.count), topic != ".", topic != ".." else {
-            throw InvalidSetting(variable: variable, reason: "'\(topic)' is not a valid Kafka topic name")
-        }
     }
 }

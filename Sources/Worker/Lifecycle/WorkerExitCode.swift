@@ -1,3 +1,4 @@
+import Lifecycle
 import PushPipeline
 
 /// The exit codes of `push-worker run`, documented in the README.
@@ -12,6 +13,11 @@ public enum WorkerExitCode {
     public static let configuration: Int32 = 3
     /// The watchdog found polling stalled past `max.poll.interval.ms`; exits without committing.
     public static let stalled: Int32 = 4
-    /// A second SIGTERM/SIGINT during shutdown: exits at once, without committing (128 + SIGINT).
+    /// A second SIGTERM/SIGINT during shutdown, or a shutdown past its budget: exits at once, without committing
+    /// (128 + SIGINT).
     public static let forced: Int32 = 130
+
+    /// The codes `run`'s service group returns: 0 after a signal, 1 for a service's failure, 130 when forced.
+    static let serviceGroup = ServiceGroup.ExitCodes(
+        signal: success, finished: success, failure: failure, forced: forced)
 }

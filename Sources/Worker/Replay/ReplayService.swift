@@ -1,6 +1,7 @@
 import CLI
 import Essentials
 import Kafka
+import Lifecycle
 import Observability
 import Providers
 import PushCore
@@ -23,38 +24,31 @@ public enum ReplayService {
     public static func run(environment: [String: String], configFile: String?, options: ReplayOptions) async
         -> Int32
     {
-        let files = SystemFileReading()
-        let configuration: WorkerConfiguration
-        let logger: Logger
+        let settings: ReplayConfiguration
         do {
-            let variables = try WorkerService.variables(environment: environment, configFile: configFile, files: files)
-            // The summary and progress are the interface: logs only say what goes wrong, unless asked.
-            logger = Logger(
-                label: "push-worker-replay",
-                level: try LogLevel.fromEnvironment(["LOG_LEVEL": "warning"].merging(variables) { $1 }))
-            configuration = try WorkerConfiguration.load(environment: variables)
+            settings = try ReplayConfiguration.load(environment: environment, configFile: configFile)
         } catch {
             return WorkerService.refuse(error)
         }
+        let configuration = settings.worker
+        let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
         let stages: Stages
         do {
-            stages = try await Stages(configuration: configuration, files: files, logger: logger)
-        } catch let error as InvalidSetting {
-            return WorkerService.refuse(error)
+            stages = try await Stages(
+                configuration: configuration, rules: settings.rules, credentials: settings.credentials,
+                files: SystemFileReading(), logger: logger)
         } catch {
             StandardStreams.writeError("push-worker: error: cannot start: \(error)")
             return WorkerExitCode.failure
         }
-        let status: Int32
         do {
-            status = try await replay(options, stages: stages, configuration: configuration, logger: logger)
+            return try await replay(options, stages: stages, configuration: configuration, logger: logger)
         } catch {
             StandardStreams.writeError("push-worker: error: replay failed: \(error)")
-            status = WorkerExitCode.failure
+            // Before `main` exits: shutting a client down also removes its combined CA file.
+            await stages.shutDownTransports()
+            return WorkerExitCode.failure
         }
-        // Before `main` exits: shutting a client down also removes its combined CA file.
-        for transport in stages.transports { await transport.shutdown() }
-        return status
     }
 
     private static func replay(
@@ -99,39 +93,29 @@ public enum ReplayService {
         settings.group = "push-worker-replay"
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
-            retryPolicy: Backoff(base: configuration.retryBase, cap: configuration.retryCap),
+            retryPolicy: configuration.retryDelays,
             clock: clock, observer: tally, settings: settings)
-        let stopRequested = SharedInt32()
-        let signals = SignalHandler(logger: logger) {
-            stopRequested.set(1)
-            pipeline.shutdown()
-        }
         let started = ContinuousClock.now
-        let monitor = Task {
-            let live = isatty(STDERR_FILENO) == 1
-            var lastLine = ContinuousClock.now
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                if source.isComplete {
-                    pipeline.shutdown()
-                    return
-                }
-                let now = ContinuousClock.now
-                guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
-                lastLine = now
-                let line = tally.current.progressLine(elapsedSeconds: (now - started).fractionalSeconds)
-                if live {
-                    StandardStreams.writeErrorText("\r\u{1B}[K" + line)
-                } else {
-                    StandardStreams.writeError(line)
-                }
-            }
-        }
-        _ = await pipeline.run()
-        monitor.cancel()
-        signals.cancel()
-        if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
-        _ = await stages.producer.close(timeout: .seconds(10))
+        // Started in this order, shut down in the reverse one: the pipeline drains, then the producer flushes and
+        // closes, then the HTTP/2 clients stop. The progress service ends the group when the window is read.
+        let group = ServiceGroup(
+            services: [
+                stages.transportsService,
+                .init(
+                    "producer",
+                    ResourceService {
+                        if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
+                        _ = await stages.producer.close(timeout: .seconds(10))
+                    }),
+                .init("progress") { await reportProgress(tally, source: source, started: started) },
+                .init("pipeline") { _ = await pipeline.runUntilCancelled() },
+            ],
+            shutdownBudget: configuration.shutdownBudget + .seconds(30),
+            exitCodes: ServiceGroup.ExitCodes(
+                signal: interrupted, finished: WorkerExitCode.success, failure: WorkerExitCode.failure,
+                forced: interrupted),
+            report: logger.serviceGroupReport)
+        let code = await group.run(signals: SignalSource())
 
         var summary = tally.current
         summary.durationSeconds = (ContinuousClock.now - started).fractionalSeconds
@@ -140,7 +124,32 @@ public enum ReplayService {
         if isatty(STDERR_FILENO) == 1 { StandardStreams.writeError("") }
         StandardStreams.writeOut(options.json ? summary.json : summary.text)
         return summary.complete
-            ? WorkerExitCode.success : stopRequested.value == 1 ? interrupted : WorkerExitCode.failure
+            ? WorkerExitCode.success : code == WorkerExitCode.success ? WorkerExitCode.failure : code
+    }
+
+    /// Prints progress on stderr (a live line on a terminal, else a line every 5 s) until the window is read
+    /// (then returns, which ends the replay's group) or the task is cancelled.
+    private static func reportProgress(
+        _ tally: ReplayTally, source: ReplayRecordSource, started: ContinuousClock.Instant
+    )
+        async
+    {
+        let live = isatty(STDERR_FILENO) == 1
+        var lastLine = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(100))
+            // Checked after the first records were handed out: before, nothing is outstanding.
+            if source.isComplete { return }
+            let now = ContinuousClock.now
+            guard now - lastLine >= (live ? .milliseconds(500) : .seconds(5)) else { continue }
+            lastLine = now
+            let line = tally.current.progressLine(elapsedSeconds: (now - started).fractionalSeconds)
+            if live {
+                StandardStreams.writeErrorText("\r\u{1B}[K" + line)
+            } else {
+                StandardStreams.writeError(line)
+            }
+        }
     }
 
     /// The tokens on the invalid-token topic, read to its end: a replay skips them as the live worker does.

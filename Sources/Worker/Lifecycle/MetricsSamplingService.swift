@@ -1,0 +1,39 @@
+import Essentials
+import Kafka
+import Lifecycle
+import Observability
+import PushPipeline
+
+/// Once a second: copies lag, commit answers and records in flight into the metrics (`MetricsSampler`), and
+/// ends the group gracefully with `WorkerExitCode.failure` when a Kafka client failed fatally.
+struct MetricsSamplingService: Service {
+    let metrics: PushMetrics
+    let source: KafkaRecordSource
+    let producer: KafkaProducer
+    let pipeline: Pipeline<ProviderSend>
+    let readiness: HealthChecks
+    let logger: Logger
+    let clock: any WallClock
+
+    func run() async throws(ServiceGroupExit) {
+        var sampler = MetricsSampler(metrics: metrics)
+        while (try? await clock.sleep(for: .seconds(1))) != nil {
+            sampler.sample(lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight)
+            guard let (client, fatal) = fatalKafkaError() else { continue }
+            logger.critical(
+                "kafka client failed fatally, stopping",
+                metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
+            if client == "producer" {
+                readiness.set(ProducerHealth.readinessCondition, passing: false, detail: "failed fatally")
+            }
+            throw ServiceGroupExit(code: WorkerExitCode.failure, mode: .graceful)
+        }
+    }
+
+    /// The first fatal error of a Kafka client, naming the client (`consumer` or `producer`).
+    private func fatalKafkaError() -> (client: String, error: KafkaError)? {
+        if let fatal = source.fatalError { return ("consumer", fatal) }
+        if let fatal = producer.fatalError { return ("producer", fatal) }
+        return nil
+    }
+}

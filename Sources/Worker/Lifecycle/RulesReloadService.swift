@@ -1,0 +1,39 @@
+import Essentials
+import Lifecycle
+import Observability
+import PushCore
+import PushPipeline
+
+/// Checks the rules file every `interval` and applies a valid new table (`RulesReloader`), counting and logging
+/// each reload or refusal.
+struct RulesReloadService: Service {
+    let path: String
+    let interval: Duration
+    let planner: CorePlanner
+    let files: any FileReading
+    let initial: FileStamp?
+    let metrics: PushMetrics
+    let logger: Logger
+    let clock: any WallClock
+
+    func run() async {
+        let planner = planner
+        var reloader = RulesReloader(path: path, files: files, initial: initial) { bytes in
+            planner.replaceRules(with: try RulesTable.load(json: bytes))
+        }
+        while (try? await clock.sleep(for: interval)) != nil {
+            switch reloader.check() {
+            case .unchanged:
+                break
+            case .applied:
+                metrics.rulesReloads(result: "applied").increment()
+                logger.notice("rules reloaded", metadata: ["push.rules_file": .string(path)])
+            case .refused(let reason):
+                metrics.rulesReloads(result: "rejected").increment()
+                logger.error(
+                    "rules reload refused, previous table kept",
+                    metadata: ["push.rules_file": .string(path), "error": .string(reason)])
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import HTTP2
+import Kafka
+import Lifecycle
+import Observability
+import Providers
+import PushCore
+import PushPipeline
+
+/// Every stage that talks to the outside but the record source, built from the configuration before anything
+/// runs: `run` adds the group consumer, `replay` a topic window.
+struct Stages {
+    let files: SystemFileReading
+    let planner: CorePlanner
+    let rulesStamp: FileStamp?
+    let sender: ProviderSender
+    let producer: KafkaProducer
+    /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
+    let transports: [HTTP2Client]
+
+    /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
+    /// CA file), not left to `deinit`.
+    var transportsService: ServiceGroup.Entry {
+        .init("http/2 clients", ResourceService { [self] in await shutDownTransports() })
+    }
+
+    /// Shuts every HTTP/2 client down (also when the start fails after they were made).
+    func shutDownTransports() async {
+        for transport in transports { await transport.shutdown() }
+    }
+
+    init(
+        configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
+        files: SystemFileReading, logger: Logger
+    ) async throws {
+        self.files = files
+        rulesStamp = rules.stamp
+        let transportConfiguration = HTTP2ClientConfiguration(
+            maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
+            maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
+        let transport = try HTTP2Client(configuration: transportConfiguration)
+        var transports = [transport]
+        var apnsClient: APNsClient?
+        if let apns = configuration.apns {
+            let apnsTransport = try APNsClient.transport(
+                certificate: credentials.apnsClientCertificate, configuration: transportConfiguration,
+                shared: transport)
+            if apnsTransport !== transport { transports.append(apnsTransport) }
+            apnsClient = APNsClient(
+                apns, signingKey: credentials.apnsSigningKey, requestDeadline: configuration.requestTimeout,
+                transport: apnsTransport)
+        }
+        self.transports = transports
+        var fcmClient: FCMClient?
+        var projectID = ""
+        if let fcm = configuration.fcm, let account = credentials.googleServiceAccount?.revealed {
+            projectID = account.projectId
+            fcmClient = FCMClient(
+                configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
+                serviceAccount: account, transport: transport)
+        }
+        var decoder = EventDecoder()
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
+        planner = CorePlanner(
+            rules: rules.table,
+            context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            defaultLocale: configuration.defaultLocale, decoder: decoder)
+        sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
+        let kafkaLogger = logger.with(["component": "kafka"])
+        producer = try KafkaProducer(
+            configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
+            logHandler: kafkaLogger.kafkaLogHandler())
+    }
+}
+
+extension APNsClient {
+    /// The APNs client for `settings` over `transport` (see `transport(certificate:…)`): token auth with
+    /// `signingKey`, else certificate auth.
+    fileprivate convenience init(
+        _ settings: WorkerConfiguration.APNs, signingKey: Secret<APNsSigningKey>?, requestDeadline: Duration,
+        transport: HTTP2Client
+    ) {
+        self.init(
+            configuration: APNsConfiguration(
+                authentication: signingKey.map { .token($0.revealed) } ?? .certificate, productionURL: settings.url,
+                sandboxURL: settings.sandboxURL, requestDeadline: requestDeadline),
+            transport: transport)
+    }
+
+    /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
+    /// certificate belongs to every connection of its transport).
+    fileprivate static func transport(
+        certificate: Secret<ClientCertificate>?, configuration: HTTP2ClientConfiguration, shared: HTTP2Client
+    ) throws -> HTTP2Client {
+        guard let certificate else { return shared }
+        var certified = configuration
+        certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
+        certified.clientCertificate = certificate.revealed
+        return try HTTP2Client(configuration: certified)
+    }
+}

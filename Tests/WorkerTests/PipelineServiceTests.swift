@@ -1,0 +1,53 @@
+import KafkaTypes
+import Observability
+import PushPipeline
+import TestSupport
+import Testing
+
+@testable import Worker
+
+/// The pipeline as the last service of `run`'s group: ready once running, unready at once when shut down, then
+/// drained, committed and closed.
+@Suite struct PipelineServiceTests {
+    let clock = TestClock()
+    let source: FakeSource
+    let readiness = HealthChecks()
+
+    init() {
+        source = FakeSource(clock: clock)
+        readiness.set("pipeline", passing: false, detail: "starting")
+    }
+
+    /// The service over a pipeline of fakes, waiting for `invalidTokens` first when given.
+    func service(invalidTokens: (InvalidTokenTable, Duration)? = nil) -> PipelineService<String> {
+        let settings = PipelineSettings(
+            inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts",
+            deadLetterTopic: "dlq", group: "group-1", worker: "worker-1")
+        let pipeline = Pipeline(
+            source: source, sink: FakeSink(), planner: FakePlanner(), sender: FakeSender(), retryPolicy: LinearDelays(),
+            clock: clock, observer: RecordingObserver(), settings: settings)
+        return PipelineService(
+            pipeline: pipeline, readiness: readiness, logger: Logger(label: "test", level: .critical),
+            invalidTokens: invalidTokens, clock: clock, port: 0)
+    }
+
+    @Test func cancelledItTurnsUnreadyAtOnceThenDrainsCommitsAndClosesTheSource() async {
+        let service = service()
+        let running = Task { await service.run() }
+        #expect(await eventually { readiness.evaluate().passing })
+        running.cancel()
+        #expect(!readiness.evaluate().passing)
+        await running.value
+        #expect(source.state.withLock { $0.closed && $0.commits == 1 })
+    }
+
+    @Test func cancelledWhileWaitingForTheInvalidTokenTableItNeverTurnsReady() async {
+        let service = service(invalidTokens: (InvalidTokenTable(), .seconds(3600)))
+        let running = Task { await service.run() }
+        try? await Task.sleep(for: .milliseconds(50))
+        running.cancel()
+        await running.value
+        #expect(!readiness.evaluate().passing)
+        #expect(source.state.withLock { $0.closed })
+    }
+}
