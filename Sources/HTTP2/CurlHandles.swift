@@ -1,11 +1,15 @@
 internal import CCurl
+import Essentials
+import HTTPTypes
 
 /// Makes libcurl's process-wide state ready exactly once, before the first handle is created.
 let curlGlobalInitialization: Void = {
     _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 }()
 
-/// Owns one libcurl easy handle (`CURL*`); reused across requests by the event loop.
+/// Owns one libcurl easy handle (`CURL*`); reused across requests by the event loop. The options every request of
+/// a client shares are set once, when the handle is made (`init(configuration:certificates:)`); a request sets
+/// only its own (`Transfer.configure`), overwriting every option an earlier request of the handle may have set.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     /// libcurl's detailed text for the last failure (`CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes).
@@ -26,10 +30,32 @@ final class EasyHandle {
         errorBuffer.deallocate()
     }
 
-    /// Clears every option so the next request starts from libcurl's defaults (connections stay cached).
-    func reset() {
-        curl_easy_reset(raw)
-        attachErrorBuffer()
+    /// A handle with the options shared by every request of a client with `configuration`; nil if libcurl could
+    /// not allocate one.
+    convenience init?(configuration: HTTP2ClientConfiguration, certificates: TrustedCertificates?) {
+        self.init()
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        set(CURLOPT_PIPEWAIT, 1)
+        set(CURLOPT_TCP_KEEPALIVE, 1)
+        set(CURLOPT_TCP_KEEPIDLE, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
+        set(CURLOPT_TCP_KEEPINTVL, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
+        set(CURLOPT_MAXAGE_CONN, Int(max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000)))
+        if let certificates { set(CURLOPT_CAINFO, certificates.path) }
+        if let client = configuration.clientCertificate {
+            // libcurl copies the strings; connections are only reused by transfers with the same certificate.
+            set(CURLOPT_SSLCERTTYPE, "PEM")
+            set(CURLOPT_SSLCERT, client.certificateFile)
+            set(CURLOPT_SSLKEYTYPE, "PEM")
+            set(CURLOPT_SSLKEY, client.keyFile)
+            if let password = client.keyPassword { set(CURLOPT_KEYPASSWD, password) }
+        }
+    }
+
+    /// Forgets the last failure's text before the handle's next request.
+    func clearErrorText() {
+        errorBuffer[0] = 0
     }
 
     /// libcurl's detailed text for the last failed transfer (e.g. the TLS alert a server sent), or nil.
@@ -39,7 +65,6 @@ final class EasyHandle {
     }
 
     private func attachErrorBuffer() {
-        errorBuffer[0] = 0
         _ = pw_curl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
     }
 
@@ -89,9 +114,31 @@ final class EasyHandle {
 final class HeaderList {
     private(set) var raw: UnsafeMutablePointer<curl_slist>?
 
-    init(lines: [String]) {
-        for line in lines {
-            raw = curl_slist_append(raw, line)
+    /// `Name: value` for each header, then `Name:` for each of `removing` (which drops a libcurl default header),
+    /// each line written into one reused buffer rather than a string of its own.
+    init(_ headers: [HTTPHeader], removing: [StaticString]) {
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        func appendLine(_ write: (inout [UInt8]) -> Void) {
+            line.removeAll(keepingCapacity: true)
+            write(&line)
+            line.append(0)
+            raw = line.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { curl_slist_append(raw, $0.baseAddress) }
+            }
+        }
+        for header in headers {
+            appendLine { line in
+                line.append(contentsOf: header.name.utf8)
+                line.append(contentsOf: ": ".utf8)
+                line.append(contentsOf: header.value.utf8)
+            }
+        }
+        for name in removing {
+            appendLine { line in
+                line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                line.append(UInt8(ascii: ":"))
+            }
         }
     }
 

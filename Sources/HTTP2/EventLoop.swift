@@ -1,4 +1,5 @@
 internal import CCurl
+import Essentials
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -15,6 +16,10 @@ final class EventLoop: @unchecked Sendable {
         var isStopping = false
         var isStopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// True right after the first submission or cancellation since the loop last took the inbox: the one
+        /// that must wake the loop (later ones are taken by the same turn).
+        var isFirstNews: Bool { submitted.count + cancelled.count == 1 }
     }
 
     private let configuration: HTTP2ClientConfiguration
@@ -63,20 +68,31 @@ final class EventLoop: @unchecked Sendable {
 
     /// Hands `transfer` to the loop, or finishes it with `.cancelled` if the caller's task is already cancelled
     /// or the loop is stopping. Checking cancellation under the inbox lock closes the race with `cancel(_:)`.
+    ///
+    /// Only the submission that finds the inbox empty wakes the loop: the loop takes the whole inbox in one turn,
+    /// and a submission joining a non-empty inbox is taken by the turn that an earlier submission's wake-up
+    /// causes. So a burst of sends costs one wake-up (a write to libcurl's socket pair) and one loop turn, not
+    /// one each, and more requests go out in each write to the connection.
     func submit(_ transfer: Transfer) {
-        let refusal: HTTPError? = inbox.withLock { inbox in
-            if inbox.isStopping { return HTTPError(.cancelled, "the HTTP/2 client is shut down") }
-            if Task.isCancelled { return HTTPError(.cancelled, "request to \(transfer.origin) cancelled") }
+        let outcome: Result<Bool, HTTPError> = inbox.withLock { inbox in
+            if inbox.isStopping { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
+            if Task.isCancelled { return .failure(HTTPError(.cancelled, "request to \(transfer.origin) cancelled")) }
             inbox.submitted.append(transfer)
-            return nil
+            return .success(inbox.isFirstNews)
         }
-        if let refusal { transfer.finish(.failure(refusal)) } else { multi.wakeup() }
+        switch outcome {
+        case .failure(let refusal): transfer.finish(.failure(refusal))
+        case .success(let wakesLoop): if wakesLoop { multi.wakeup() }
+        }
     }
 
     /// Asks the loop to drop the transfer `id` (waiting or in flight) and finish it with `.cancelled`.
     func cancel(_ id: UInt64) {
-        inbox.withLock { $0.cancelled.append(id) }
-        multi.wakeup()
+        let wakesLoop = inbox.withLock { inbox in
+            inbox.cancelled.append(id)
+            return inbox.isFirstNews
+        }
+        if wakesLoop { multi.wakeup() }
     }
 
     /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
@@ -106,8 +122,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (seconds, attoseconds) = (clock.now - born).components
-            lastTurnNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+            lastTurnNanoseconds.store((clock.now - born).wholeNanoseconds, ordering: .relaxed)
             let (submitted, cancelled, isStopping) = inbox.withLock { inbox in
                 defer {
                     inbox.submitted = []
@@ -172,11 +187,11 @@ final class EventLoop: @unchecked Sendable {
             complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
             return
         }
-        guard let handle = idleHandles.popLast() ?? EasyHandle() else {
+        guard let handle = idleHandles.popLast() ?? makeHandle() else {
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl could not create an easy handle")))
             return
         }
-        transfer.configure(handle, configuration: configuration, certificates: certificates, now: now)
+        transfer.configure(handle, configuration: configuration, now: now)
         guard multi.add(handle) else {
             recycle(handle)
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl refused the transfer")))
@@ -269,9 +284,16 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Resets a handle and keeps it for the next request, up to as many as can be in flight.
+    /// A new easy handle with the client's options and the transfers' callbacks, set once for all its requests.
+    private func makeHandle() -> EasyHandle? {
+        guard let handle = EasyHandle(configuration: configuration, certificates: certificates) else { return nil }
+        Transfer.installCallbacks(on: handle)
+        return handle
+    }
+
+    /// Keeps a handle, out of libcurl's multi handle, for the next request (which sets every option its own
+    /// request needs), up to as many as can be in flight.
     private func recycle(_ handle: EasyHandle) {
-        handle.reset()
         if idleHandles.count < configuration.maxInFlightPerOrigin { idleHandles.append(handle) }
     }
 }

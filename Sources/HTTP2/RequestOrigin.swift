@@ -6,19 +6,36 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
     /// True for `https`; cleartext `http` is HTTP/1.1 here (libcurl 7.88 does not multiplex prior-knowledge h2).
     let isTLS: Bool
 
-    /// Parses the origin of an absolute `http` or `https` URL; nil if the URL is not one.
+    /// Parses the origin of an absolute `http` or `https` URL; nil if the URL is not one. Reads the URL's bytes
+    /// (it runs for every request): only an authority with non-ASCII bytes is checked character by character.
     init?(url: String) {
-        guard let separator = url.range(of: "://") else { return nil }
-        let scheme = url[..<separator.lowerBound].lowercased()
+        let bytes = Array(url.utf8)
+        guard let separator = Self.range(of: "://", in: bytes) else { return nil }
+        let scheme = String(decoding: bytes[..<separator], as: UTF8.self).lowercased()
         guard scheme == "https" || scheme == "http" else { return nil }
-        let rest = url[separator.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let rest = bytes[(separator + 3)...]
+        let ends: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")]
+        let authorityEnd = rest.firstIndex(where: ends.contains) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") {
-            authority = authority[authority.index(after: at)...]
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            authority = authority[(at + 1)...]
         }
-        guard !authority.isEmpty, !authority.contains(where: { $0.isWhitespace || $0.isNewline }) else { return nil }
-        description = "\(scheme)://\(authority.lowercased())"
+        let text = String(decoding: authority, as: UTF8.self)
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        let hasBlank =
+            authority.allSatisfy { $0 < 0x80 }
+            ? authority.contains(where: isBlank) : text.contains { $0.isWhitespace || $0.isNewline }
+        guard !authority.isEmpty, !hasBlank else { return nil }
+        description = "\(scheme)://\(text.lowercased())"
         isTLS = scheme == "https"
+    }
+
+    /// The index of the first `needle` in `bytes`.
+    private static func range(of needle: StaticString, in bytes: [UInt8]) -> Int? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard bytes.count >= pattern.count else { return nil }
+        return (0...(bytes.count - pattern.count)).first { start in
+            bytes[start..<(start + pattern.count)].elementsEqual(pattern)
+        }
     }
 }

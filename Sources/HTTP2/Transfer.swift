@@ -55,48 +55,32 @@ final class Transfer: @unchecked Sendable {
         headerList = nil
     }
 
-    /// Sets up `handle` for this request's next attempt.
-    func configure(
-        _ handle: EasyHandle,
-        configuration: HTTP2ClientConfiguration,
-        certificates: TrustedCertificates?,
-        now: ContinuousClock.Instant
-    ) {
+    /// Sets up `handle` (made with the client's options, `EasyHandle.init(configuration:certificates:)`) for this
+    /// request's next attempt: every option that differs between requests is set, so nothing of the handle's last
+    /// request carries over.
+    func configure(_ handle: EasyHandle, configuration: HTTP2ClientConfiguration, now: ContinuousClock.Instant) {
         responseHeaders = []
         responseBody = []
         receivedResponseBytes = false
         attempts += 1
         let remaining = (deadline - now).roundedUpMilliseconds
-        let headers = HeaderList(lines: request.headers.map { "\($0.name): \($0.value)" } + suppressedDefaults)
+        let headers = HeaderList(request.headers, removing: suppressedDefaults)
         headerList = headers
         self.handle = handle
 
+        handle.clearErrorText()
         handle.set(CURLOPT_URL, request.url)
-        handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        handle.set(CURLOPT_NOSIGNAL, 1)
-        handle.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        handle.set(CURLOPT_PIPEWAIT, 1)
         handle.set(CURLOPT_TIMEOUT_MS, Int(remaining))
         handle.set(CURLOPT_CONNECTTIMEOUT_MS, Int(min(remaining, configuration.connectTimeout.roundedUpMilliseconds)))
-        handle.set(CURLOPT_TCP_KEEPALIVE, 1)
-        handle.set(CURLOPT_TCP_KEEPIDLE, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
-        handle.set(CURLOPT_TCP_KEEPINTVL, Int(max(1, configuration.tcpKeepAlive.roundedUpMilliseconds / 1000)))
-        handle.set(CURLOPT_MAXAGE_CONN, Int(max(1, configuration.idleConnectionTimeout.roundedUpMilliseconds / 1000)))
-        if let certificates { handle.set(CURLOPT_CAINFO, certificates.path) }
-        if let client = configuration.clientCertificate {
-            // libcurl copies the strings; connections are only reused by transfers with the same certificate.
-            handle.set(CURLOPT_SSLCERTTYPE, "PEM")
-            handle.set(CURLOPT_SSLCERT, client.certificateFile)
-            handle.set(CURLOPT_SSLKEYTYPE, "PEM")
-            handle.set(CURLOPT_SSLKEY, client.keyFile)
-            if let password = client.keyPassword { handle.set(CURLOPT_KEYPASSWD, password) }
-        }
-        if request.freshConnection { handle.set(CURLOPT_FRESH_CONNECT, 1) }
+        handle.set(CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0)
         handle.set(CURLOPT_HTTPHEADER, headers: headers)
         switch method {
-        case .get: handle.set(CURLOPT_HTTPGET, 1)
-        case .head: handle.set(CURLOPT_NOBODY, 1)
-        case .withBody(let custom):
+        case .get:
+            handle.set(CURLOPT_HTTPGET, 1)  // also clears NOBODY and a body of an earlier request
+        case .head:
+            handle.set(CURLOPT_NOBODY, 1)
+        case .withBody:
+            handle.set(CURLOPT_NOBODY, 0)
             handle.set(CURLOPT_POSTFIELDSIZE_LARGE, size: request.body.count)
             if request.body.isEmpty {
                 handle.set(CURLOPT_COPYPOSTFIELDS, "")
@@ -107,45 +91,64 @@ final class Transfer: @unchecked Sendable {
                         CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                 }
             }
-            if let custom { handle.set(CURLOPT_CUSTOMREQUEST, custom) }
+        }
+        if case .withBody(let custom?) = method {
+            handle.set(CURLOPT_CUSTOMREQUEST, custom)
+        } else {
+            handle.set(CURLOPT_CUSTOMREQUEST, pointer: nil)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        handle.set(CURLOPT_HEADERFUNCTION, callback: receiveHeaderLine)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
-        handle.set(CURLOPT_WRITEFUNCTION, callback: receiveBody)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
     }
 
-    /// libcurl's default headers that the request did not set itself, as "Name:" lines that remove them: no
-    /// `Expect: 100-continue`, no form-encoded content type for a body, no `Accept: */*`.
-    private var suppressedDefaults: [String] {
-        let own = Set(request.headers.map { $0.name.lowercased() })
-        return ["Expect", "Content-Type", "Accept"].filter { !own.contains($0.lowercased()) }.map { "\($0):" }
+    /// Points a new handle's header and body callbacks at the receivers of whichever `Transfer` is its
+    /// request's context (`CURLOPT_HEADERDATA` / `CURLOPT_WRITEDATA`, set by `configure`).
+    static func installCallbacks(on handle: EasyHandle) {
+        handle.set(CURLOPT_HEADERFUNCTION, callback: receiveHeaderLine)
+        handle.set(CURLOPT_WRITEFUNCTION, callback: receiveBody)
     }
 
+    /// libcurl's default headers that the request did not set itself, as names whose empty lines remove them: no
+    /// `Expect: 100-continue`, no form-encoded content type for a body, no `Accept: */*`.
+    private var suppressedDefaults: [StaticString] {
+        let defaults: [StaticString] = ["Expect", "Content-Type", "Accept"]
+        return defaults.filter { name in
+            let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            return !request.headers.contains { $0.name.utf8.elementsEqual(bytes, by: Self.equalIgnoringASCIICase) }
+        }
+    }
+
+    private static func equalIgnoringASCIICase(_ left: UInt8, _ right: UInt8) -> Bool {
+        func lower(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        }
+        return lower(left) == lower(right)
+    }
+
+    /// One header line as libcurl hands it over, read as bytes: a status line starts a new header block, a
+    /// `name: value` line adds a header (the value without surrounding blanks and the line break).
     fileprivate func receive(headerLine bytes: UnsafeRawBufferPointer) {
         receivedResponseBytes = true
-        let line = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0.isNewline || $0 == " " || $0 == "\t" }
-        if line.hasPrefix("HTTP/") {
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || (0x0A...0x0D).contains($0) }
+        var end = bytes.endIndex
+        while end > bytes.startIndex, isBlank(bytes[end - 1]) { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+        if line.starts(with: "HTTP/".utf8) {
             responseHeaders = []  // a new status line (after an informational response) starts a new header block
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            responseHeaders.append(HTTPHeader(name, String(value)))
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            var valueStart = colon + 1
+            while valueStart < line.endIndex, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            responseHeaders.append(
+                HTTPHeader(
+                    String(decoding: line[..<colon], as: UTF8.self),
+                    String(decoding: line[valueStart...], as: UTF8.self)))
         }
     }
 
     fileprivate func receive(body bytes: UnsafeRawBufferPointer) {
         receivedResponseBytes = true
         responseBody.append(contentsOf: bytes)
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffix(while predicate: (Character) -> Bool) -> Substring {
-        var end = endIndex
-        while end > startIndex, predicate(self[index(before: end)]) { end = index(before: end) }
-        return self[..<end]
     }
 }
 

@@ -11,12 +11,16 @@ struct HTTP2PartsTests {
         ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
         ("https://user:secret@fcm.googleapis.com/v1/projects/p/messages:send", "https://fcm.googleapis.com"),
         ("https://[::1]:4433/x#frag", "https://[::1]:4433"),
+        ("HTTPS://Bücher.Example:8443/x", "https://bücher.example:8443"),
     ])
     func originKeepsSchemeHostAndPortOnly(url: String, origin: String) {
         #expect(RequestOrigin(url: url)?.description == origin)
     }
 
-    @Test(arguments: ["/3/device/abc", "ftp://host/x", "https:///x", "https://ho st/x", "api.push.apple.com/3"])
+    @Test(arguments: [
+        "/3/device/abc", "ftp://host/x", "https:///x", "https://ho st/x", "https://ho\tst/x", "https://hö\u{00A0}st/x",
+        "api.push.apple.com/3", "https:/",
+    ])
     func originRejectsURLsThatAreNotAbsoluteHTTP(url: String) {
         #expect(RequestOrigin(url: url) == nil)
     }

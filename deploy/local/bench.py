@@ -1,15 +1,18 @@
 """End-to-end benchmark of `push-worker run`: Kafka in, HTTP/2 out, receipts in Kafka.
 
     python deploy/local/bench.py --bin .build/release/push-worker [--events 100000] [--backlog-events 30000]
+    python deploy/local/bench.py --bin A=old/push-worker --bin B=new/push-worker --rounds 3   # A/B (ab.sh)
 
 Starts the dev broker (librdkafka mock cluster), a fast TLS HTTP/2 push endpoint (nginx with the echo module:
 it reads every request body before answering; APNs-shaped answers carry `apns-id`, FCM-shaped ones a message
-`name`), the push simulator for the one OAuth token exchange, and the worker. Two cases:
+`name`), the push simulator for the one OAuth token exchange, and the worker. Three cases:
 
 - backlog: events written before the worker starts (a size the mock cluster keeps), then drained;
 - stream: events written while the worker runs, as fast as it takes them (the writer keeps at most
   `--max-lag-sends` device sends unanswered, so the mock cluster never drops unread input), or at a fixed
-  `--rate` (events/s) to see the end-to-end latency below saturation.
+  `--rate` (events/s) to see the end-to-end latency below saturation;
+- fanout: group-chat events of `--fanout-recipients` recipients with two devices each, written before the worker
+  starts (issue 13's memory target).
 
 For each case it reads every receipt from `push.receipts` and prints pushes/s (first to last receipt, by the
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
@@ -19,6 +22,11 @@ memory (sampled VmRSS and the kernel's VmHWM) and its CPU time.
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
 the nginx endpoint (and h2load, the bare libcurl peer), bench_report.py prints the table; every child process is
 started through processes.py (own session, parent-death signal) and stopped in reverse order.
+
+A/B mode (`deploy/local/ab.sh`): with several `--bin LABEL=PATH`, every round runs the cases for each binary in
+turn (the order alternating between rounds: A B, B A, …) against the same broker and endpoint, each on topics of
+its own, then the bare libcurl peer; it prints every run with its ratio to that round's peer, then the median per
+binary and case.
 """
 
 from __future__ import annotations
@@ -33,17 +41,33 @@ import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench_endpoint import Endpoint
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader
-from bench_report import Result, print_table
+from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table
 from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
-CASES = ("backlog", "stream")
+CASES = ("backlog", "stream", "fanout")
+# Cases whose events are all written before the worker starts.
+PREWRITTEN = ("backlog", "fanout")
+
+
+@dataclass
+class Variant:
+    """A worker binary under test and its label (A/B mode)."""
+
+    label: str
+    path: str
+
+    @staticmethod
+    def parse(text: str) -> "Variant":
+        label, separator, path = text.partition("=")
+        return Variant(label, path) if separator and label and "/" not in label else Variant("worker", text)
 
 
 def wait_for_line(process: subprocess.Popen, predicate, what: str, timeout: float = 60.0) -> str:
@@ -73,10 +97,11 @@ class Bench:
 
     def start_services(self) -> None:
         arguments = self.arguments
-        topics = [f"bench.{case}.{kind}" for case in CASES for kind in ("events", "receipts")] + ["bench.replay.receipts"]
+        topics = [f"{self.topic_base(tag, case)}.{kind}" for tag in self.tags() for case in CASES
+                  for kind in ("events", "receipts")] + ["bench.replay.receipts"]
         # The dead-letter topic and the worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h).
         topics += ["push.dlq"] + [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
-        broker = self.spawn([arguments.bin, "dev-broker", "--partitions", str(arguments.partitions),
+        broker = self.spawn([arguments.bin[0].path, "dev-broker", "--partitions", str(arguments.partitions),
                              "--topics", ",".join(topics)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.broker = broker
@@ -98,6 +123,17 @@ class Bench:
         self.processes.append(self.endpoint.process)
         self.apns_port, self.fcm_port = self.endpoint.apns_port, self.endpoint.fcm_port
 
+    def tags(self) -> list[str]:
+        """One topic tag per binary and round in A/B mode ("A1", "B1", …); a single run uses the plain topics."""
+        if len(self.arguments.bin) == 1 and self.arguments.rounds == 1:
+            return [""]
+        return [f"{variant.label}{round}" for round in range(1, self.arguments.rounds + 1)
+                for variant in self.arguments.bin]
+
+    @staticmethod
+    def topic_base(tag: str, case: str) -> str:
+        return f"bench.{tag}.{case}" if tag else f"bench.{case}"
+
     @staticmethod
     def control(url: str, body: dict) -> dict:
         request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
@@ -105,11 +141,12 @@ class Bench:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
-    def worker_environment(self, case: str) -> dict[str, str]:
+    def worker_environment(self, case: str, tag: str = "") -> dict[str, str]:
         environment = {key: value for key, value in os.environ.items() if not key.startswith(("KAFKA_", "PUSH_"))}
+        base = self.topic_base(tag, case)
         environment.update({
-            "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "KAFKA_GROUP_ID": f"bench-{case}",
-            "PUSH_TOPICS": f"bench.{case}.events", "PUSH_RECEIPTS_TOPIC": f"bench.{case}.receipts",
+            "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "KAFKA_GROUP_ID": f"bench-{tag}{case}",
+            "PUSH_TOPICS": f"{base}.events", "PUSH_RECEIPTS_TOPIC": f"{base}.receipts",
             "APNS_URL": f"https://127.0.0.1:{self.apns_port}", "APNS_SANDBOX_URL": f"https://127.0.0.1:{self.apns_port}",
             "APNS_KEY_FILE": self.apns["key_file"], "APNS_KEY_ID": self.apns["key_id"],
             "APNS_TEAM_ID": self.apns["team_id"], "APNS_TOPIC": self.apns["topic"],
@@ -122,9 +159,9 @@ class Bench:
             environment[name] = value
         return environment
 
-    def start_worker(self, case: str) -> subprocess.Popen:
-        with open(self.directory / f"worker-{case}.log", "w") as log:
-            return self.spawn([self.arguments.bin, "run"], env=self.worker_environment(case),
+    def start_worker(self, case: str, variant: Variant, tag: str) -> subprocess.Popen:
+        with open(self.directory / f"worker-{tag}{case}.log", "w") as log:
+            return self.spawn([variant.path, "run"], env=self.worker_environment(case, tag),
                               stdin=subprocess.DEVNULL, stdout=log, stderr=log)
 
     def stop_worker(self, worker: subprocess.Popen) -> None:
@@ -135,7 +172,7 @@ class Bench:
         environment = self.worker_environment("replay")
         began = time.monotonic()
         process = self.spawn(
-            [str(self.arguments.bin), "replay", "--topic", topic, "--format", "json"], env=environment,
+            [self.arguments.bin[0].path, "replay", "--topic", topic, "--format", "json"], env=environment,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         sampler = ResourceSampler(process.pid, interval=0.1)
         output, _ = process.communicate(timeout=900)
@@ -146,20 +183,22 @@ class Bench:
                 f"{summary['sends'] / elapsed:,.0f} sends/s, receipts {summary['statuses']}, "
                 f"peak RSS {sampler.peak_rss_kib / 1024:.0f} MB, exit {process.returncode}")
 
-    def run_case(self, case: str, events: int) -> Result:
-        prefix = f"{case}-{int(time.time())}"
-        factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix)
+    def run_case(self, case: str, events: int, variant: Variant, tag: str = "", round: int = 1) -> Result:
+        prefix = f"{tag}{case}-{int(time.time())}"
+        factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix,
+                               fanout=self.arguments.fanout_recipients if case == "fanout" else 0)
         created: dict[str, int] = {}
-        reader = ReceiptReader(self.bootstrap, f"bench.{case}.receipts", prefix, created)
+        base = self.topic_base(tag, case)
+        reader = ReceiptReader(self.bootstrap, f"{base}.receipts", prefix, created)
         others_before = {name: cpu_seconds(process.pid) for name, process in self.others().items()}
         driver_before = time.process_time()
-        producer = Producer(self.bootstrap, f"bench.{case}.events")
-        if case == "backlog":
+        producer = Producer(self.bootstrap, f"{base}.events")
+        if case in PREWRITTEN:
             while factory.count < events:
                 producer.write([factory.next()[:2] for _ in range(min(1000, events - factory.count))])
             producer.close()
         started = time.monotonic()
-        worker = self.start_worker(case)
+        worker = self.start_worker(case, variant, tag)
         sampler = ResourceSampler(worker.pid, interval=0.1)
         profiler = None
         if self.arguments.perf and case == "stream":
@@ -197,7 +236,7 @@ class Bench:
         self.stop_worker(worker)
         reader.stop()
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
-                      memory.get("VmHWM", 0), worker_cpu, others, wall, load)
+                      memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round)
 
     @staticmethod
     def warm_up(producer: Producer, reader: ReceiptReader) -> None:
@@ -225,12 +264,45 @@ class Bench:
             print(f"bench: files kept in {self.directory}", file=sys.stderr)
 
 
+def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
+    """A/B mode: every round runs each binary's cases in turn (the order reversed every other round), then the
+    bare libcurl peer, whose rate becomes the round's yardstick."""
+    results: list[Result] = []
+    for round in range(1, arguments.rounds + 1):
+        variants = arguments.bin if round % 2 else list(reversed(arguments.bin))
+        this_round: list[Result] = []
+        for variant in variants:
+            tag = f"{variant.label}{round}"
+            for case, events in (("backlog", arguments.backlog_events), ("stream", arguments.events),
+                                 ("fanout", arguments.fanout_events)):
+                if events:
+                    result = bench.run_case(case, events, variant, tag, round)
+                    print(f"bench: round {round} {variant.label} {case}: {result.rate:,.0f} pushes/s, "
+                          f"{cpu_per_10k(result):.2f} s CPU per 10k, peak RSS {peak_mb(result):.0f} MB",
+                          file=sys.stderr)
+                    this_round.append(result)
+        if arguments.peer:
+            line, peer_rate = bench.endpoint.bare_peer(arguments.peer, bench.ca_file)
+            print(f"bench: round {round} bare libcurl peer: {line}", file=sys.stderr)
+            for result in this_round:
+                result.peer_rate = peer_rate
+        results += this_round
+    return results
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True, help="the push-worker binary (a release build)")
+    parser.add_argument("--bin", required=True, action="append", type=Variant.parse, metavar="[LABEL=]PATH",
+                        help="the push-worker binary (a release build); several LABEL=PATH: A/B mode (ab.sh)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="A/B mode: rounds of every binary in turn (A B, B A, …), the peer once per round")
     parser.add_argument("--events", type=int, default=100_000, help="events of the stream case (0: skip it)")
     parser.add_argument("--backlog-events", type=int, default=25_000,
                         help="events of the backlog case (0: skip it); the mock cluster keeps ~5 MB per partition")
+    parser.add_argument("--fanout-events", type=int, default=100,
+                        help="events of the group-chat fan-out case, written before the worker starts (0: skip it)")
+    parser.add_argument("--fanout-recipients", type=int, default=500,
+                        help="fan-out case: recipients per event, each with one APNs and one FCM device")
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--rooms", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
@@ -257,10 +329,18 @@ def main() -> int:
         bench.start_services()
         if arguments.h2load:
             print(f"bench: endpoint alone (h2load): {bench.endpoint.ceiling(arguments.h2load)}", file=sys.stderr)
+        if len(arguments.bin) > 1 or arguments.rounds > 1:
+            results = run_rounds(bench, arguments)
+            print_table(results)
+            print_medians(results)
+            return 0 if all(result.stats.count == result.sends for result in results) else 1
+        variant = arguments.bin[0]
         if arguments.backlog_events:
-            results.append(bench.run_case("backlog", arguments.backlog_events))
+            results.append(bench.run_case("backlog", arguments.backlog_events, variant))
         if arguments.events:
-            results.append(bench.run_case("stream", arguments.events))
+            results.append(bench.run_case("stream", arguments.events, variant))
+        if arguments.fanout_events:
+            results.append(bench.run_case("fanout", arguments.fanout_events, variant))
         if arguments.replay and arguments.backlog_events:
             print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
                   file=sys.stderr)
@@ -269,12 +349,13 @@ def main() -> int:
             print(f"bench: bare libcurl peer (200 streams, reused handles, the worker's requests): {peer_line}",
                   file=sys.stderr)
             for result in results:
+                result.peer_rate = peer_rate
                 if peer_rate and result.rate:
                     print(f"bench: {result.case}: worker / bare libcurl peer = {result.rate / peer_rate:.2f}",
                           file=sys.stderr)
     finally:
         bench.close()
-    print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin}")
+    print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin[0].path}")
     print_table(results)
     complete = all(result.stats.count == result.sends for result in results)
     if not complete:

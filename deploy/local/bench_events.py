@@ -15,12 +15,14 @@ class EventFactory:
 
     TYPES = ("text", "text", "text", "image", "sticker", "file")
 
-    def __init__(self, seed: int, rooms: int, prefix: str):
+    def __init__(self, seed: int, rooms: int, prefix: str, fanout: int = 0):
         self.random = random.Random(seed)
         self.rooms = rooms
         self.prefix = prefix
         self.count = 0
         self.sends = 0
+        # Group-chat fan-out: this many recipients with one APNs and one FCM device each (0: one recipient, 1-3).
+        self.fanout = fanout
 
     def next(self) -> tuple[str, str, str, int]:
         """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
@@ -28,13 +30,22 @@ class EventFactory:
         self.count += 1
         generator = self.random
         room = f"r-{generator.randrange(self.rooms)}"
-        devices = []
-        for _ in range(generator.choice((1, 1, 2, 2, 3))):
-            if generator.random() < 0.5:
-                devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
-            else:
-                devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
-        self.sends += len(devices)
+        if self.fanout:
+            recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
+                           "muted": False,
+                           "devices": [{"platform": "apns", "token": "%064x" % generator.getrandbits(256)},
+                                       {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}]}
+                          for _ in range(self.fanout)]
+        else:
+            devices = []
+            for _ in range(generator.choice((1, 1, 2, 2, 3))):
+                if generator.random() < 0.5:
+                    devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
+                else:
+                    devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
+            recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
+                           "muted": False, "devices": devices}]
+        self.sends += sum(len(recipient["devices"]) for recipient in recipients)
         message_id = f"{self.prefix}-{index}"
         created = int(time.time() * 1000)
         event = {
@@ -44,8 +55,7 @@ class EventFactory:
             "sender": {"id": f"u-{generator.randrange(100000)}", "nickname": "Alice"},
             "content": "Hello there, this is a benchmark message " + "x" * generator.randrange(80),
             "createdAt": created,
-            "recipients": [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
-                            "muted": False, "devices": devices}],
+            "recipients": recipients,
             "payload": {"messageId": message_id, "kind": "benchmark"},
         }
         return room, json.dumps(event, separators=(",", ":")), message_id, created

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from bench_outcomes import ReceiptStats
@@ -26,6 +27,9 @@ class Result:
     others_cpu_s: dict
     wall_s: float
     load: str
+    label: str = "worker"
+    round: int = 1
+    peer_rate: float = 0.0
 
     @property
     def span_s(self) -> float:
@@ -38,23 +42,31 @@ class Result:
         return self.stats.count / self.span_s if self.span_s else 0.0
 
 
+def cpu_per_10k(result: Result) -> float:
+    return result.worker_cpu_s / max(1, result.stats.count) * 10000
+
+
+def peak_mb(result: Result) -> float:
+    return max(result.peak_rss_kib, result.hwm_kib) / 1024
+
+
 def milliseconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
 def print_table(results: list[Result]) -> None:
-    header = ("case", "events", "sends", "receipts", "pushes/s", "send p50 ms", "send p99 ms",
-              "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
+    header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "send p50 ms",
+              "send p99 ms", "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
     rows = []
     for result in results:
         stats = result.stats
         rows.append((
-            result.case, str(result.events), str(result.sends), str(stats.count), f"{result.rate:,.0f}",
+            result.label, str(result.round), result.case, str(result.events), str(result.sends), str(stats.count),
+            f"{result.rate:,.0f}", f"{result.rate / result.peer_rate:.2f}" if result.peer_rate else "-",
             milliseconds(percentile(stats.provider_latency_ms, 0.5)),
             milliseconds(percentile(stats.provider_latency_ms, 0.99)),
             milliseconds(percentile(stats.end_to_end_ms, 0.5)), milliseconds(percentile(stats.end_to_end_ms, 0.99)),
-            f"{max(result.peak_rss_kib, result.hwm_kib) / 1024:.0f}", f"{result.worker_cpu_s:.1f}",
-            f"{result.worker_cpu_s / max(1, stats.count) * 10000:.2f}",
+            f"{peak_mb(result):.0f}", f"{result.worker_cpu_s:.1f}", f"{cpu_per_10k(result):.2f}",
         ))
     widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
     for row in [header, *rows]:
@@ -62,5 +74,36 @@ def print_table(results: list[Result]) -> None:
     for result in results:
         statuses = ", ".join(f"{name} {count}" for name, count in sorted(result.stats.statuses.items()))
         others = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.others_cpu_s.items())
-        print(f"{result.case}: receipts by status: {statuses or 'none'}; first→last receipt {result.span_s:.2f} s; "
+        print(f"{result.label} {result.round} {result.case}: receipts by status: {statuses or 'none'}; first→last receipt {result.span_s:.2f} s; "
               f"wall {result.wall_s:.1f} s; CPU of {others}; load average at the end {result.load}")
+
+
+def print_medians(results: list[Result]) -> None:
+    """A/B mode: the median of every figure per binary and case, and the other binaries' pushes/s and CPU relative
+    to the first's."""
+    print("medians:")
+    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer")
+    rows, medians = [], {}
+    labels = list(dict.fromkeys(result.label for result in results))
+    cases = list(dict.fromkeys(result.case for result in results))
+    for label in labels:
+        for case in cases:
+            runs = [result for result in results if result.label == label and result.case == case]
+            if not runs:
+                continue
+            rate = statistics.median([result.rate for result in runs])
+            cpu = statistics.median([cpu_per_10k(result) for result in runs])
+            ratios = [result.rate / result.peer_rate for result in runs if result.peer_rate]
+            medians[label, case] = (rate, cpu)
+            rows.append((label, case, str(len(runs)), f"{rate:,.0f}", f"{cpu:.2f}",
+                         f"{statistics.median([peak_mb(result) for result in runs]):.0f}",
+                         f"{statistics.median(ratios):.2f}" if ratios else "-"))
+    widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
+    for case in cases:
+        for label in labels[1:]:
+            if (labels[0], case) in medians and (label, case) in medians:
+                (rate_a, cpu_a), (rate_b, cpu_b) = medians[labels[0], case], medians[label, case]
+                print(f"{case}: {label} / {labels[0]}: pushes/s {rate_b / max(rate_a, 1e-9):.3f}×, "
+                      f"CPU per 10k {cpu_b / max(cpu_a, 1e-9):.3f}×")

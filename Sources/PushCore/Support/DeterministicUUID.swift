@@ -7,9 +7,20 @@ public enum DeterministicUUID {
         var bytes = Array(SHA256.hash(Array(name.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = SHA256.hex(bytes)
-        let characters = Array(hex)
-        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }
-        return groups.joined(separator: "-")
+        // Written as ASCII bytes, 8-4-4-4-12 hex digits: it runs for every APNs request.
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var count = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                text[count] = digits.utf8Start[Int(byte >> 4)]
+                text[count + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                count += 2
+            }
+            return count
+        }
     }
 }

@@ -10,6 +10,21 @@ public final class ObservabilityObserver: PipelineObserver {
     private let metrics: PushMetrics
     private let producerHealth: ProducerHealth?
     private let state = Mutex(ObservedState())
+    /// The latency histogram of every configured provider, looked up once (it exists from the start).
+    private let sendLatencies: [PushProvider: Histogram]
+    /// The send and receipt counters seen so far: a registry lookup builds the label set and takes the registry's
+    /// lock, and these change on every send and every receipt.
+    private let counters = Mutex(HotCounters())
+
+    private struct HotCounters {
+        var sends: [SendSeries: Counter] = [:]
+        var receipts: [ReceiptStatus: Counter] = [:]
+    }
+
+    private struct SendSeries: Hashable {
+        var provider: PushProvider
+        var status: String
+    }
 
     /// What the events so far add up to.
     private struct ObservedState {
@@ -29,11 +44,13 @@ public final class ObservabilityObserver: PipelineObserver {
         self.metrics = metrics
         self.producerHealth = readiness.map(ProducerHealth.init)
         // Every series a dashboard or an alert reads exists from the start, at zero.
+        var sendLatencies: [PushProvider: Histogram] = [:]
         for provider in providers {
             metrics.breakerOpen(provider: provider.rawValue).set(0)
             _ = metrics.retries(provider: provider.rawValue)
-            _ = metrics.sendLatency(provider: provider.rawValue)
+            sendLatencies[provider] = metrics.sendLatency(provider: provider.rawValue)
         }
+        self.sendLatencies = sendLatencies
         for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
         _ = (metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight)
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
@@ -59,11 +76,11 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.sendsInFlight.increment()
         case .sent(let provider, let outcome, let latencyMillis):
             metrics.sendsInFlight.decrement()
-            metrics.sends(provider: provider.rawValue, status: Self.status(of: outcome)).increment()
-            metrics.sendLatency(provider: provider.rawValue).observe(latencyMillis / 1000)
+            sendCounter(provider, status: Self.status(of: outcome)).increment()
+            (sendLatencies[provider] ?? metrics.sendLatency(provider: provider.rawValue)).observe(latencyMillis / 1000)
             if case .retry = outcome { metrics.retries(provider: provider.rawValue).increment() }
         case .receipt(let status):
-            metrics.receipts(status: status.rawValue).increment()
+            receiptCounter(status).increment()
         case .endToEnd(let latencyMillis):
             metrics.endToEndLatency.observe(max(0, latencyMillis) / 1000)
         case .retryScheduled:
@@ -165,6 +182,23 @@ public final class ObservabilityObserver: PipelineObserver {
         case .shutdownFinished(let unfinished):
             logger.notice("shut down", metadata: ["push.unfinished": .init(unfinished)])
         }
+    }
+
+    /// `push_sends_total{provider, status}`, from the registry the first time.
+    private func sendCounter(_ provider: PushProvider, status: String) -> Counter {
+        let series = SendSeries(provider: provider, status: status)
+        if let counter = counters.withLock({ $0.sends[series] }) { return counter }
+        let counter = metrics.sends(provider: provider.rawValue, status: status)
+        counters.withLock { $0.sends[series] = counter }
+        return counter
+    }
+
+    /// `push_receipts_total{status}`, from the registry the first time.
+    private func receiptCounter(_ status: ReceiptStatus) -> Counter {
+        if let counter = counters.withLock({ $0.receipts[status] }) { return counter }
+        let counter = metrics.receipts(status: status.rawValue)
+        counters.withLock { $0.receipts[status] = counter }
+        return counter
     }
 
     private static func status(of outcome: DeliveryOutcome) -> String {

@@ -65,6 +65,36 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         return attempt
     }
 
+    /// What an attempt means for its device: a final result, or a reason to send again.
+    enum Verdict {
+        /// Delivered, invalid token or rejected: a receipt, no further attempt.
+        case final(DeviceResult)
+        /// A failure worth another attempt: its reason, HTTP status and `Retry-After`.
+        case again(reason: String, status: Int?, retryAfter: Duration?)
+    }
+
+    /// The verdict on `attempt`, the device's `attempts`-th send. Pure and synchronous, so that a device whose
+    /// first attempt settled it needs no task of its own (`RecordProcessor.settle`).
+    static func verdict(on attempt: Attempt, attempts: Int) -> Verdict {
+        switch attempt.outcome {
+        case .delivered:
+            .final(
+                .finished(.delivered, reason: nil, attempt: attempt, attempts: attempts, tokenInvalidSinceMillis: nil))
+        case .invalidToken(_, let why, let timestamp):
+            .final(
+                .finished(
+                    .invalidToken, reason: why, attempt: attempt, attempts: attempts, tokenInvalidSinceMillis: timestamp
+                ))
+        case .rejected(_, let why):
+            .final(
+                .finished(.rejected, reason: why, attempt: attempt, attempts: attempts, tokenInvalidSinceMillis: nil))
+        case .retry(let code, let why, let after):
+            .again(reason: why, status: code, retryAfter: after)
+        case .credentials(let code, let why):
+            .again(reason: why, status: code, retryAfter: nil)
+        }
+    }
+
     /// Carries a device from its first attempt to a result: retries in process while the budget
     /// lasts, then hands off to the retry topic; dead-letters after `maxAttempts` sends.
     /// `priorAttempts` and `firstFailureMillis` come from the retry record's headers.
@@ -79,21 +109,11 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
             let reason: String
             let status: Int?
             let retryAfter: Duration?
-            switch current.outcome {
-            case .delivered:
-                return .finished(
-                    .delivered, reason: nil, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
-            case .invalidToken(_, let why, let timestamp):
-                return .finished(
-                    .invalidToken, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: timestamp
-                )
-            case .rejected(_, let why):
-                return .finished(
-                    .rejected, reason: why, attempt: current, attempts: attempts, tokenInvalidSinceMillis: nil)
-            case .retry(let code, let why, let after):
+            switch Self.verdict(on: current, attempts: attempts) {
+            case .final(let result):
+                return result
+            case .again(let why, let code, let after):
                 (reason, status, retryAfter) = (why, code, after)
-            case .credentials(let code, let why):
-                (reason, status, retryAfter) = (why, code, nil)
             }
             let now = clock.nowMillis()
             firstFailure = firstFailure ?? now

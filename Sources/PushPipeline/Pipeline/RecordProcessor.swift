@@ -36,41 +36,50 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     /// Backoff between produce calls that Kafka did not acknowledge.
     let produceBackoff: any RetryDelayPolicy
 
-    /// Plans `record` and makes the first attempt of each send, concurrently.
+    /// Plans `record` and makes the first attempt of each send, concurrently (a single send in the calling task,
+    /// without a task group). At most `maxConcurrentSends` of a record's sends have a task at once (`concurrently`),
+    /// so a group chat's thousand devices do not hold a thousand suspended tasks.
     func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
         switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
         case .failure(let undecodable):
             return StartedRecord(record: record, source: source, content: .undecodable(undecodable))
         case .success(let event):
-            let devices = try await withThrowingTaskGroup(of: (Int, StartedRecord<Request>.Device).self) { group in
-                var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
-                for (index, device) in event.devices.enumerated() {
-                    switch device.decision {
-                    case .send(let provider, let request):
-                        group.addTask {
-                            (index, .attempted(provider, request, try await delivery.attempt(request, to: provider)))
-                        }
-                    case .skipped(let reason):
-                        devices[index] = .done(
-                            .finished(
-                                .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
-                        )
-                    case .expired:
-                        devices[index] = .done(
-                            .finished(
-                                .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
-                                tokenInvalidSinceMillis: nil))
-                    case .deadLetter(let reason, let message):
-                        let failure = DeliveryFailure(
-                            reason: reason, message: message, firstFailureMillis: clock.nowMillis())
-                        devices[index] = .done(.deadLettered(failure))
-                    }
+            var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
+            var sends: [(index: Int, provider: PushProvider, request: Request)] = []
+            for (index, device) in event.devices.enumerated() {
+                switch device.decision {
+                case .send(let provider, let request):
+                    sends.append((index, provider, request))
+                case .skipped(let reason):
+                    devices[index] = .done(
+                        .finished(
+                            .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
+                case .expired:
+                    devices[index] = .done(
+                        .finished(
+                            .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
+                            tokenInvalidSinceMillis: nil))
+                case .deadLetter(let reason, let message):
+                    let failure = DeliveryFailure(
+                        reason: reason, message: message, firstFailureMillis: clock.nowMillis())
+                    devices[index] = .done(.deadLettered(failure))
                 }
-                for try await (index, device) in group { devices[index] = device }
-                return devices.compactMap { $0 }
             }
-            return StartedRecord(record: record, source: source, content: .event(event, devices))
+            if sends.count == 1, let send = sends.first {
+                let first = try await delivery.attempt(send.request, to: send.provider)
+                devices[send.index] = .attempted(send.provider, send.request, first)
+            } else if !sends.isEmpty {
+                let attempted = try await concurrently(sends) { index, provider, request in
+                    (
+                        index,
+                        StartedRecord<Request>.Device.attempted(
+                            provider, request, try await delivery.attempt(request, to: provider))
+                    )
+                }
+                for (index, device) in attempted { devices[index] = device }
+            }
+            return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
         }
     }
 
@@ -104,24 +113,32 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                     .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
             }
             let (priorAttempts, firstFailure) = (history.priorAttempts, history.firstFailureMillis)
-            let results = try await withThrowingTaskGroup(of: (Int, DeviceResult).self) { group in
-                var results = [DeviceResult?](repeating: nil, count: devices.count)
-                for (index, device) in devices.enumerated() {
-                    switch device {
-                    case .done(let result):
-                        results[index] = result
-                    case .attempted(let provider, let request, let first):
-                        group.addTask {
-                            let result = try await delivery.settle(
-                                request, to: provider, first: first, priorAttempts: priorAttempts,
-                                firstFailureMillis: firstFailure)
-                            return (index, result)
-                        }
+            // Devices settled by their first attempt (the usual case) need no task; the others retry concurrently.
+            var settled = [DeviceResult?](repeating: nil, count: devices.count)
+            var unsettled: [(index: Int, provider: PushProvider, request: Request, first: Attempt)] = []
+            for (index, device) in devices.enumerated() {
+                switch device {
+                case .done(let result):
+                    settled[index] = result
+                case .attempted(let provider, let request, let first):
+                    if case .final(let result) = DeviceDelivery<Request>.verdict(on: first, attempts: priorAttempts + 1)
+                    {
+                        settled[index] = result
+                    } else {
+                        unsettled.append((index, provider, request, first))
                     }
                 }
-                for try await (index, result) in group { results[index] = result }
-                return results.compactMap { $0 }
             }
+            if !unsettled.isEmpty {
+                let results = try await concurrently(unsettled) { index, provider, request, first in
+                    let result = try await delivery.settle(
+                        request, to: provider, first: first, priorAttempts: priorAttempts,
+                        firstFailureMillis: firstFailure)
+                    return (index, result)
+                }
+                for (index, result) in results { settled[index] = result }
+            }
+            let results = settled.compactMap { $0 }
             for result in results { observe(result) }
             produced = outputs.forEvent(
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
@@ -130,6 +147,28 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
         }
         return produced
+    }
+
+    /// `work` for every item, concurrently, with at most `maxConcurrentSends` child tasks at once (no more sends can be
+    /// in flight): each finished one starts the next. The outputs come in the order they finished.
+    private func concurrently<Item: Sendable, Output: Sendable>(
+        _ items: [Item], _ work: @escaping @Sendable (Item) async throws -> Output
+    ) async throws -> [Output] {
+        try await withThrowingTaskGroup(of: Output.self) { group in
+            var waiting = items.makeIterator()
+            func startNext() {
+                guard let item = waiting.next() else { return }
+                group.addTask { try await work(item) }
+            }
+            for _ in 0..<max(1, delivery.settings.maxConcurrentSends) { startNext() }
+            var outputs: [Output] = []
+            outputs.reserveCapacity(items.count)
+            for try await output in group {
+                outputs.append(output)
+                startNext()
+            }
+            return outputs
+        }
     }
 
     private func observe(_ result: DeviceResult) {

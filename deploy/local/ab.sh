@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A/B benchmark of two revisions of push-worker in ONE run: both are built in release mode (each from a clean
+# export of its commit, cached by its sources in $PUSH_AB_DIR, default /tmp/push-ab; `.` is this checkout as it is,
+# uncommitted changes included), then deploy/local/bench.py runs them alternately (A B, B A, A B, …) against the
+# same broker and endpoint, with the bare libcurl peer once per round, and prints pushes/s, CPU per 10k pushes,
+# peak RSS and the ratio to the peer for every run, then the median per revision and case.
+#
+#   bash deploy/local/ab.sh REV_A REV_B [--rounds N] [bench.py options, e.g. --backlog-events 10000 --events 30000]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then
+    echo "usage: bash deploy/local/ab.sh REV_A REV_B [--rounds N] [bench.py options]" >&2
+    exit 2
+fi
+rev_a=$1 rev_b=$2
+shift 2
+cache=${PUSH_AB_DIR:-/tmp/push-ab}
+bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client
+
+# Prints the path of REV's release binary, building it first unless cached.
+build() {
+    local rev=$1
+    if [[ $rev == . ]]; then
+        swift build -c release --product push-worker >&2
+        echo "$(swift build -c release --show-bin-path)/push-worker"
+        return
+    fi
+    local sha key
+    sha=$(git rev-parse --verify "$rev^{commit}")
+    # Cached by what the binary is built from, so commits that change only scripts or docs share a build.
+    key=$({
+        git rev-parse "$sha:Sources" "$sha:Package.swift"
+        git rev-parse -q --verify "$sha:Package.resolved" || true
+    } | sha1sum | cut -c1-40)
+    local dir=$cache/$key
+    if [[ ! -x $dir/push-worker ]]; then
+        echo "ab: building $rev ($sha) in $dir/src" >&2
+        rm -rf "$dir/src"
+        mkdir -p "$dir/src"
+        git archive "$sha" | tar -x -C "$dir/src"
+        (cd "$dir/src" && swift build -c release --product push-worker >&2 &&
+            cp "$(swift build -c release --show-bin-path)/push-worker" "$dir/push-worker")
+    fi
+    echo "$dir/push-worker"
+}
+
+# In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
+main() {
+    local bin_a bin_b
+    # This checkout first: once it is built, editing it cannot leak into the run.
+    if [[ $rev_b == . ]]; then
+        bin_b=$(build "$rev_b")
+        bin_a=$(build "$rev_a")
+    else
+        bin_a=$(build "$rev_a")
+        bin_b=$(build "$rev_b")
+    fi
+    echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay "$@"
+}
+main "$@"
