@@ -1,12 +1,14 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// Linux only: the C libraries come from Debian's packages, and the code imports Glibc; nothing is built or tested
+/// on Darwin, so no Apple platform is declared.
+///
 /// Every Swift target is built in Swift 6 language mode with warnings treated as errors.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "push-worker",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "push-worker", targets: ["push-worker"])
     ],

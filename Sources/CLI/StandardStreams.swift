@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// Line-oriented, unbuffered writes to stdout and stderr, so that parent processes see each line at once.
 public enum StandardStreams {
@@ -25,11 +21,7 @@ public enum StandardStreams {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                    Glibc.write(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                    Darwin.write(descriptor, buffer.baseAddress, buffer.count)
-                #endif
+                Glibc.write(descriptor, buffer.baseAddress, buffer.count)
             }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }

@@ -15,6 +15,12 @@ extension Duration {
         return wholeMilliseconds.addingClamped(remainder > 0 ? 1 : 0)
     }
 
+    /// The duration in whole nanoseconds, rounded towards zero; saturating like `wholeMilliseconds`.
+    public var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds.multipliedClamped(by: 1_000_000_000).addingClamped(attoseconds / 1_000_000_000)
+    }
+
     /// The duration in seconds, with a fraction (a `TimeInterval`).
     public var fractionalSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// Time for code that must be testable without waiting: wall-clock readings (record times, token lifetimes,
 /// Retry-After dates) and a sleep for delays. Tests pass a virtual clock so that nothing depends on the speed

@@ -1,4 +1,5 @@
 internal import CCurl
+import Essentials
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -121,8 +122,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (seconds, attoseconds) = (clock.now - born).components
-            lastTurnNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+            lastTurnNanoseconds.store((clock.now - born).wholeNanoseconds, ordering: .relaxed)
             let (submitted, cancelled, isStopping) = inbox.withLock { inbox in
                 defer {
                     inbox.submitted = []

@@ -1,12 +1,7 @@
 internal import CCurl
 import Foundation
+import Glibc
 import HTTPTypes
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The system CA bundle plus an extra PEM file, written once to a private file for libcurl's `CURLOPT_CAINFO`
 /// (which would replace the system bundle rather than add to it if given the extra file alone).

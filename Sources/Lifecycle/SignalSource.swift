@@ -1,10 +1,5 @@
 import Dispatch
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// The POSIX signals a process receives, as an async sequence (iterate it once). While it exists the signals are
 /// diverted from their default action (which would end the process) to the sequence; the process's one place that

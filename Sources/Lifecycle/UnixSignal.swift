@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// A POSIX signal a process can be asked to stop with.
 public struct UnixSignal: Sendable, Hashable, CustomStringConvertible {

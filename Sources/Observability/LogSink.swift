@@ -1,10 +1,5 @@
+import Glibc
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Where log records go. Implementations must be safe to call from any thread.
 public protocol LogSink: Sendable {
@@ -48,9 +43,5 @@ extension LogSink where Self == JSONLinesLogSink {
 private let standardErrorSink = JSONLinesLogSink(descriptor: STDERR_FILENO)
 
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.write(descriptor, buffer, count)
-    #else
-        Darwin.write(descriptor, buffer, count)
-    #endif
+    Glibc.write(descriptor, buffer, count)
 }

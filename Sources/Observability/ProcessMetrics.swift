@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// The process's own resource use in the names Prometheus client libraries use, sampled at each scrape:
 /// `process_resident_memory_bytes`, `process_cpu_seconds_total` (a counter sampled from `getrusage`) and

@@ -1,4 +1,3 @@
-import Foundation
 import Signing
 
 /// An APNs token-auth signing key (`.p8`) with its key id and team id.
@@ -20,13 +19,5 @@ public struct APNsSigningKey: Sendable {
         }
         self.keyId = keyId
         self.teamId = teamId
-    }
-
-    /// Reads the `.p8` file at `path`.
-    public init(contentsOfFile path: String, keyId: String, teamId: String) throws(ProviderConfigurationError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProviderConfigurationError(field: "APNS_KEY_FILE", reason: "cannot read \(path)")
-        }
-        try self.init(pem: String(decoding: data, as: UTF8.self), keyId: keyId, teamId: teamId)
     }
 }

@@ -54,14 +54,6 @@ public struct GoogleServiceAccount: Sendable {
             throw ProviderConfigurationError(field: "private_key", reason: "cannot be loaded")
         }
     }
-
-    /// Reads the service-account file at `path`.
-    public init(contentsOfFile path: String) throws(ProviderConfigurationError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProviderConfigurationError(field: "FCM_SERVICE_ACCOUNT_FILE", reason: "cannot read \(path)")
-        }
-        try self.init(json: Array(data))
-    }
 }
 
 extension UInt8 {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// A mergeable quantile sketch for latencies with a guaranteed relative error (a log-bucketed histogram in
 /// the manner of DDSketch). Pure.

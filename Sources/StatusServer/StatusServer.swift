@@ -1,12 +1,7 @@
 internal import CMicroHTTPD
+import Glibc
 import Observability
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The HTTP/1.1 status endpoints of the process — `/metrics`, `/healthz` and `/readyz` — served by libmicrohttpd.
 ///

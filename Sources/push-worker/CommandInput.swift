@@ -8,7 +8,7 @@ struct CommandFailure: Error {
     let message: String
 }
 
-/// The files and settings `render` and `strings` read: the event, the rules table, the default locale.
+/// The files and settings `render` and `strings` read: the event, the rules table, the environment's settings.
 enum CommandInput {
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -28,10 +28,10 @@ enum CommandInput {
         }
     }
 
-    /// `PUSH_DEFAULT_LOCALE` of `environment`, as the worker reads it.
-    static func defaultLocale(_ environment: [String: String]) throws(CommandFailure) -> LanguageTag? {
+    /// The settings of `environment` the commands read, as the worker reads them.
+    static func configuration(_ environment: [String: String]) throws(CommandFailure) -> RenderConfiguration {
         do {
-            return try WorkerConfiguration.defaultLocale(environment: environment)
+            return try RenderConfiguration.load(environment: environment)
         } catch {
             throw CommandFailure(message: "\(error.variable): \(error.reason)")
         }

@@ -55,20 +55,20 @@ enum RenderCommand {
         } catch {
             throw CommandFailure(message: "\(eventPath): \(error.reason): \(error)")
         }
-        let rules = try CommandInput.rules(arguments.value("--rules") ?? environment["PUSH_RULES_FILE"])
-        let defaultLocale = try CommandInput.defaultLocale(environment)
+        let settings = try CommandInput.configuration(environment)
+        let rules = try CommandInput.rules(arguments.value("--rules") ?? settings.rulesFile)
         var fcmProjectID = defaultFCMProject
         if let project = arguments.value("--fcm-project") {
             fcmProjectID = project
-        } else if let accountFile = environment["FCM_SERVICE_ACCOUNT_FILE"] {
+        } else if let accountFile = settings.serviceAccountFile {
             fcmProjectID = try projectID(inServiceAccount: accountFile)
         }
         let context = ProviderContext(
-            apnsTopic: arguments.value("--apns-topic") ?? environment["APNS_TOPIC"] ?? defaultAPNsTopic,
+            apnsTopic: arguments.value("--apns-topic") ?? settings.apnsTopic ?? defaultAPNsTopic,
             fcmProjectID: fcmProjectID
         )
         let now = givenTime ?? event.createdAt ?? Date()
-        let decisions = PushPlanner(rules: rules, context: context, defaultLocale: defaultLocale).plan(
+        let decisions = PushPlanner(rules: rules, context: context, defaultLocale: settings.defaultLocale).plan(
             event, now: now)
         return DecisionReport.json(event: event, decisions: decisions, now: now)
     }

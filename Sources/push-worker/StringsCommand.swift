@@ -49,8 +49,8 @@ enum StringsCommand {
             return CommandLineTool.usageExitCode
         }
         do throws(CommandFailure) {
-            let rules = try CommandInput.rules(
-                arguments.value("--rules") ?? ProcessInfo.processInfo.environment["PUSH_RULES_FILE"])
+            let settings = try CommandInput.configuration(ProcessInfo.processInfo.environment)
+            let rules = try CommandInput.rules(arguments.value("--rules") ?? settings.rulesFile)
             let languages = locale.map { [$0] } ?? AppStrings.languages(of: rules)
             var omitted: [AppStrings.Omission] = []
             var files: [AppStrings] = []

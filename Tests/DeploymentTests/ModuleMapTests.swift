@@ -1,15 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// README's module table (module → imports) is `Package.swift`'s target graph, so the map a newcomer reads cannot
 /// drift from the build.
 @Suite struct ModuleMapTests {
-    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// Every target that is not a test target, with its dependencies, from `Package.swift`'s text.
     static func packageTargets() throws -> [String: Set<String>] {
-        let text = try String(contentsOf: root.appending(path: "Package.swift"), encoding: .utf8)
+        let text = try String(contentsOf: Repository.path("Package.swift"), encoding: .utf8)
         var targets: [String: Set<String>] = [:]
         for match in text.matches(
             of: /\.(target|systemLibrary|executableTarget)\(\s*name: "([^"]+)"(.*?)\)(,|\n)/.dotMatchesNewlines())
@@ -25,7 +23,7 @@ import Testing
 
     /// The rows of README's module table: each module named in the first cell, with the modules of the third.
     static func readmeModules() throws -> [String: Set<String>] {
-        let text = try String(contentsOf: root.appending(path: "README.md"), encoding: .utf8)
+        let text = try String(contentsOf: Repository.path("README.md"), encoding: .utf8)
         guard let table = text.firstMatch(of: /\| module \| role \| imports \|\n\|---\|---\|---\|\n((?:\|.*\n)+)/)
         else {
             return [:]

@@ -14,6 +14,14 @@ import Testing
         #expect(duration.roundedUpMilliseconds == roundedUp)
     }
 
+    @Test(arguments: [
+        (Duration.zero, Int64(0)), (.nanoseconds(1), 1), (.microseconds(1_500), 1_500_000),
+        (.seconds(3), 3_000_000_000), (.nanoseconds(-7), -7), (.seconds(Int64.max), .max), (.seconds(Int64.min), .min),
+    ])
+    func nanosecondsSaturateInsteadOfTrapping(duration: Duration, nanoseconds: Int64) {
+        #expect(duration.wholeNanoseconds == nanoseconds)
+    }
+
     @Test func fractionalSecondsKeepTheFraction() {
         #expect(Duration.milliseconds(1_250).fractionalSeconds == 1.25)
         #expect(Duration.nanoseconds(-500_000_000).fractionalSeconds == -0.5)

@@ -1,13 +1,8 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import HTTP2
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 @Suite("Combined CA bundle file")
 struct CombinedCAFileTests {

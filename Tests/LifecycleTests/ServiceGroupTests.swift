@@ -1,12 +1,7 @@
+import Glibc
 import Lifecycle
 import Synchronization
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 @Suite struct ServiceGroupTests {
     /// The group's reports as text, in order.

@@ -33,7 +33,8 @@ extension EndToEndTests {
             simulator = try await SharedSimulator.reset(clearing: "/control/fcm-reset")
             _ = try await simulator.control("POST", "/control/oauth-config", body: #"{"expires_in":3599}"#)
             let file = try await simulator.serviceAccountFile()
-            account = try GoogleServiceAccount(contentsOfFile: file.serviceAccountFile)
+            account = try GoogleServiceAccount(
+                json: Array(try String(contentsOfFile: file.serviceAccountFile, encoding: .utf8).utf8))
         }
 
         func client(account: GoogleServiceAccount? = nil, clock: any WallClock = SystemWallClock()) throws -> FCMClient

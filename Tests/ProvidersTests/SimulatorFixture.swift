@@ -46,7 +46,7 @@ struct FCMStats: Decodable {
 extension APNsCredentials {
     /// The provider-token signing key these credentials name.
     func signingKey() throws -> APNsSigningKey {
-        try APNsSigningKey(contentsOfFile: keyFile, keyId: keyId, teamId: teamId)
+        try APNsSigningKey(pem: String(contentsOfFile: keyFile, encoding: .utf8), keyId: keyId, teamId: teamId)
     }
 }
 

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// A minimal blocking HTTP client over a raw TCP socket to a loopback address, with a receive timeout so no test hangs.
 enum LoopbackClient {

@@ -111,11 +111,6 @@ extension WorkerConfiguration {
     /// stop the HTTP/2 clients and the status server. Past it the worker exits with `WorkerExitCode.forced`.
     public var shutdownBudget: Duration { pipeline.shutdownGracePeriod + .seconds(30) }
 
-    /// `PUSH_DEFAULT_LOCALE` of `environment` as `run` reads it, for the tools that plan like the worker (`render`).
-    public static func defaultLocale(environment: [String: String]) throws(InvalidSetting) -> LanguageTag? {
-        try SettingReader(variables: environment).languageTag("PUSH_DEFAULT_LOCALE")
-    }
-
     /// Refuses a cleartext `http://` URL (a bearer token or provider token would travel unencrypted) unless
     /// `allowsHTTP` (`PUSH_ALLOW_INSECURE_HTTP=true`).
     static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {

@@ -1,10 +1,5 @@
+import Glibc
 import PushPipeline
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// What identifies one version of a file: a ConfigMap update swaps a symlink, which changes all three.
 public struct FileStamp: Sendable, Equatable {

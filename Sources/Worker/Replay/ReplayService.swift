@@ -1,5 +1,6 @@
 import CLI
 import Essentials
+import Glibc
 import Kafka
 import Lifecycle
 import Observability
@@ -7,12 +8,6 @@ import Providers
 import PushCore
 import PushPipeline
 import TopicWindow
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `push-worker replay`: sends a window of a topic again with the live worker's configuration and pipeline,
 /// by explicit assignment (never the live group, nothing committed), then prints what it did.
