@@ -9,10 +9,12 @@ import Testing
         let big = await Self.waiting(budget, for: 2)
         let small = await Self.waiting(budget, for: 1)
         #expect(budget.available == 1)
+        #expect(budget.held == 3)
         budget.release(3)
         #expect(try await big.value == 2)
         #expect(try await small.value == 1)
         #expect(budget.available == 1)
+        #expect(budget.held == 3)
     }
 
     @Test func aRequestBeyondTheBudgetWaitsForEveryUnitAndTakesThemAll() async throws {

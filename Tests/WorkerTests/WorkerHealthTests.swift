@@ -66,15 +66,19 @@ struct WorkerHealthTests {
         let registry = MetricsRegistry()
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
         sampler.sample(
-            lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1), recordsInFlight: 4)
+            lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1), recordsInFlight: 4,
+            devicesInFlight: 900)
         var text = registry.prometheusText()
         #expect(text.contains(#"kafka_consumer_lag{partition="1",topic="t"} 7"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 3"#))
         #expect(text.contains("push_records_in_flight 4"))
-        sampler.sample(lag: [("t", 0, 2)], commits: CommitCounts(succeeded: 5, failed: 1), recordsInFlight: 0)
+        #expect(text.contains("push_devices_in_flight 900"))
+        sampler.sample(
+            lag: [("t", 0, 2)], commits: CommitCounts(succeeded: 5, failed: 1), recordsInFlight: 0, devicesInFlight: 0)
         text = registry.prometheusText()
         #expect(!text.contains(#"partition="1""#))
         #expect(text.contains(#"kafka_consumer_lag{partition="0",topic="t"} 2"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 5"#))
+        #expect(text.contains("push_devices_in_flight 0"))
     }
 }

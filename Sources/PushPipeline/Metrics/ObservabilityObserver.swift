@@ -52,7 +52,10 @@ public final class ObservabilityObserver: PipelineObserver {
         }
         self.sendLatencies = sendLatencies
         for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
-        _ = (metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight)
+        _ = (
+            metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
+            metrics.devicesInFlight
+        )
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
     }
 

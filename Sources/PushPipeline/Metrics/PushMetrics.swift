@@ -45,6 +45,11 @@ public struct PushMetrics: Sendable {
         registry.gauge("push_records_in_flight", help: "Input records consumed and not yet done.")
     }
 
+    /// `push_devices_in_flight`: planned devices of unfinished records, against `PUSH_MAX_IN_FLIGHT_DEVICES`.
+    public var devicesInFlight: Gauge {
+        registry.gauge("push_devices_in_flight", help: "Planned devices of input records not yet done.")
+    }
+
     /// `push_end_to_end_latency_seconds`: from an event's `createdAt` to its receipts being acknowledged by Kafka.
     public var endToEndLatency: Histogram {
         registry.histogram(

@@ -80,6 +80,9 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     /// Records admitted and not yet done or dropped (read by the metrics).
     public nonisolated var recordsInFlight: Int { inFlightMirror.load(ordering: .relaxed) }
 
+    /// Planned devices of unfinished records: the device budget's units held (read by the metrics).
+    public nonisolated var devicesInFlight: Int { processor.deviceBudget.held }
+
     /// When the last poll returned, in epoch microseconds (read by the watchdog).
     public nonisolated var lastPollMicros: Int64 { lastPoll.load(ordering: .relaxed) }
 

@@ -5,7 +5,7 @@ import PushPipeline
 
 /// Copies what the consumer and the pipeline count themselves into the metrics, once a second: lag per owned
 /// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
-/// answers and records in flight.
+/// answers, and records and planned devices in flight.
 struct MetricsSampler {
     let metrics: PushMetrics
     /// The partitions whose lag series exist, to remove those that were revoked.
@@ -16,7 +16,8 @@ struct MetricsSampler {
     }
 
     mutating func sample(
-        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, recordsInFlight: Int
+        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, recordsInFlight: Int,
+        devicesInFlight: Int
     ) {
         var owned: Set<TopicPartition> = []
         for entry in lag {
@@ -30,5 +31,6 @@ struct MetricsSampler {
         metrics.commits(result: "success").advance(to: Double(commits.succeeded))
         metrics.commits(result: "failure").advance(to: Double(commits.failed))
         metrics.recordsInFlight.set(recordsInFlight)
+        metrics.devicesInFlight.set(devicesInFlight)
     }
 }

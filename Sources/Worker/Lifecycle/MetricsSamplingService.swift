@@ -18,7 +18,9 @@ struct MetricsSamplingService: Service {
     func run() async throws(ServiceGroupExit) {
         var sampler = MetricsSampler(metrics: metrics)
         while (try? await clock.sleep(for: .seconds(1))) != nil {
-            sampler.sample(lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight)
+            sampler.sample(
+                lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight,
+                devicesInFlight: pipeline.devicesInFlight)
             guard let (client, fatal) = fatalKafkaError() else { continue }
             logger.critical(
                 "kafka client failed fatally, stopping",
