@@ -15,6 +15,7 @@ import Testing
         observer.observe(.sent(.fcm, .retry(status: 503, reason: "UNAVAILABLE", after: nil), latencyMillis: 3))
         observer.observe(.receipt(.delivered))
         observer.observe(.deadLettered(reason: .decodeError))
+        observer.observe(.retryMovedOn(from: "push.retry-3600000", to: "push.retry-60000"))
         let text = registry.prometheusText()
         for line in [
             #"kafka_records_consumed_total{topic="chat"} 3"#, "push_sends_in_flight 0",
@@ -22,6 +23,7 @@ import Testing
             #"push_sends_total{provider="fcm",status="retry"} 1"#, #"push_retries_total{provider="fcm"} 1"#,
             #"push_receipts_total{status="delivered"} 1"#, #"push_dlq_total{reason="decode_error"} 1"#,
             #"push_send_latency_seconds_count{provider="apns"} 1"#,
+            #"push_retry_tier_moves_total{from="push.retry-3600000",to="push.retry-60000"} 1"#,
         ] {
             #expect(text.contains(line), "\(line)")
         }

@@ -121,6 +121,7 @@ import Testing
         let due = moved.first?.header("x-retry-due").flatMap { Int64($0) } ?? 0
         #expect(due >= now + 30_000)
         #expect(harness.receipts().isEmpty)
+        #expect(harness.observer.all.contains(.retryMovedOn(from: "retry-3600000", to: "retry-60000")))
     }
 
     @Test func aForgedNotBeforeIsCutTo24HoursOnARetryTopicAndIgnoredOnAnInputTopic() async {

@@ -88,6 +88,8 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.endToEndLatency.observe(max(0, latencyMillis) / 1000)
         case .retryScheduled:
             metrics.retryHandoffs.increment()
+        case .retryMovedOn(let from, let to):
+            metrics.retryTierMoves(from: from, to: to).increment()
         case .deadLettered(let reason):
             metrics.deadLetters(reason: reason.code).increment()
         case .breakerOpened(let provider), .breakerClosed(let provider):
@@ -142,6 +144,10 @@ public final class ObservabilityObserver: PipelineObserver {
             }
         case .retryScheduled(let attempts):
             logger.debug("handed to the retry topic", metadata: ["push.attempts": .init(attempts)])
+        case .retryMovedOn(let from, let to):
+            logger.debug(
+                "retry taken up before its due time, moved on unsent",
+                metadata: ["kafka.topic": .string(from), "push.retry_topic": .string(to)])
         case .breakerOpened(let provider):
             logger.warning(
                 "provider failing, consumption paused", metadata: ["push.provider": .string(provider.rawValue)])

@@ -70,6 +70,15 @@ public struct PushMetrics: Sendable {
         registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")
     }
 
+    /// `push_retry_tier_moves_total{from,to}`: retry records taken up before their real due time and moved on,
+    /// unsent, to the tier that covers the rest of their wait (the labels are configured tier topics).
+    public func retryTierMoves(from: String, to: String) -> Counter {
+        registry.counter(
+            "push_retry_tier_moves_total",
+            help: "Retry records moved on unsent to the tier covering the rest of their wait.",
+            labels: ["from": from, "to": to])
+    }
+
     /// `kafka_partitions_assigned`: input and retry partitions this worker owns.
     public var partitionsAssigned: Gauge {
         registry.gauge("kafka_partitions_assigned", help: "Partitions assigned to this consumer.")

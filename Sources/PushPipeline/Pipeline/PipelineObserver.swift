@@ -12,6 +12,8 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A record's outputs were acknowledged this long after its event's `createdAt` (negative with a clock skew).
     case endToEnd(latencyMillis: Double)
     case retryScheduled(attempts: Int)
+    /// A retry record taken up before its `x-retry-not-before` moved on, unsent, from one tier's topic to another's.
+    case retryMovedOn(from: String, to: String)
     case deadLettered(reason: DeadLetterReason)
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)

@@ -123,6 +123,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     func process(_ record: InputRecord) async throws {
         if let moved = outputs.movingOn(record, nowMillis: clock.nowMillis()) {
             try await produceUntilAcknowledged([moved])
+            observer.observe(.retryMovedOn(from: record.topic, to: moved.topic))
         } else {
             let started = try await start(record)
             defer { finish(started) }
