@@ -1,13 +1,23 @@
 import Synchronization
 
 /// A budget of units for async code: holders take any number of units at once, waiters are served in FIFO order.
+/// `AsyncLimiter` is this budget taken one unit at a time.
 ///
 /// A request for more than the whole budget is cut to the whole budget, so it waits until every unit is back and
 /// then runs alone: nothing ever waits for units that can never come. A newcomer never overtakes a waiter, even
-/// one it would fit beside. A waiter fails with `AsyncLimiter.Refusal.cancelled` when its task is cancelled.
-/// Taking units that are free and giving units back without waiters lock once and allocate nothing.
+/// one it would fit beside. A waiter fails with `.cancelled` when its task is cancelled and with `.closed` when
+/// the budget is closed; after `close()` every `acquire` fails. Taking units that are free and giving units back
+/// without waiters lock once and allocate nothing; cancelling a waiter finds it by binary search.
 public final class AsyncBudget: Sendable {
-    private typealias Continuation = CheckedContinuation<AsyncLimiter.Refusal?, Never>
+    /// Why `acquire` gave no units.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// The waiting task was cancelled.
+        case cancelled
+        /// The budget was closed.
+        case closed
+    }
+
+    private typealias Continuation = CheckedContinuation<Refusal?, Never>
 
     /// A task waiting for `units`; `continuation` is nil once it was served or cancelled.
     private struct Waiter {
@@ -18,6 +28,7 @@ public final class AsyncBudget: Sendable {
 
     private struct State {
         var available: Int
+        var isClosed = false
         /// In ticket order; the entries before `head` were served or cancelled.
         var waiters: [Waiter] = []
         var head = 0
@@ -48,6 +59,20 @@ public final class AsyncBudget: Sendable {
             }
             return served
         }
+
+        /// The waiter with `ticket` if it still waits, taken out of the queue, with the waiters its leaving lets in.
+        mutating func remove(_ ticket: UInt64) -> (removed: Continuation?, served: [Continuation]) {
+            var (low, high) = (head, waiters.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if waiters[middle].ticket < ticket { low = middle + 1 } else { high = middle }
+            }
+            guard low < waiters.count, waiters[low].ticket == ticket else { return (nil, []) }
+            let removed = waiters[low].continuation
+            waiters[low].continuation = nil
+            // The first waiter leaving may let the next ones fit.
+            return (removed, serve())
+        }
     }
 
     /// The whole budget.
@@ -65,45 +90,41 @@ public final class AsyncBudget: Sendable {
 
     /// Takes `units(for: wanted)` units, waiting in line until they are free; returns how many it took, which
     /// `release(_:)` must give back (in one call or several). Throws if the task is cancelled while it waits.
-    public func acquire(_ wanted: Int) async throws(AsyncLimiter.Refusal) -> Int {
+    public func acquire(_ wanted: Int) async throws(Refusal) -> Int {
         let units = units(for: wanted)
-        guard units > 0 else { return 0 }
-        let ticket: UInt64? = state.withLock { state in
+        let ticket: Result<UInt64?, Refusal> = state.withLock { state in
+            if state.isClosed { return .failure(.closed) }
+            if units == 0 { return .success(nil) }
             if !state.hasWaiters, state.available >= units {
                 state.available -= units
-                return nil
+                return .success(nil)
             }
             state.nextTicket += 1
-            return state.nextTicket
+            return .success(state.nextTicket)
         }
-        guard let ticket else { return units }
+        guard let ticket = try ticket.get() else { return units }
         if let refusal = await wait(ticket, units: units) { throw refusal }
         return units
     }
 
     /// Waits until `release(_:)` hands the units over; the refusal if cancelled first. Checking cancellation under
     /// the lock closes the race with the cancellation handler.
-    private func wait(_ ticket: UInt64, units: Int) async -> AsyncLimiter.Refusal? {
+    private func wait(_ ticket: UInt64, units: Int) async -> Refusal? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let served: [Continuation]? = state.withLock { state -> [Continuation]? in
-                    if Task.isCancelled { return nil }
+                let served: Result<[Continuation], Refusal> = state.withLock { state in
+                    if state.isClosed { return .failure(.closed) }
+                    if Task.isCancelled { return .failure(.cancelled) }
                     state.waiters.append(Waiter(ticket: ticket, units: units, continuation: continuation))
-                    return state.serve()
+                    return .success(state.serve())
                 }
-                guard let served else { return continuation.resume(returning: .cancelled) }
-                for waiter in served { waiter.resume(returning: nil) }
+                switch served {
+                case .failure(let refusal): continuation.resume(returning: refusal)
+                case .success(let served): for waiter in served { waiter.resume(returning: nil) }
+                }
             }
         } onCancel: {
-            let (cancelled, served): (Continuation?, [Continuation]) = state.withLock { state in
-                guard let index = state.waiters[state.head...].firstIndex(where: { $0.ticket == ticket }) else {
-                    return (nil, [])
-                }
-                let cancelled = state.waiters[index].continuation
-                state.waiters[index].continuation = nil
-                // The first waiter leaving may let the next ones fit.
-                return (cancelled, state.serve())
-            }
+            let (cancelled, served) = state.withLock { $0.remove(ticket) }
             cancelled?.resume(returning: .cancelled)
             for waiter in served { waiter.resume(returning: nil) }
         }
@@ -124,6 +145,18 @@ public final class AsyncBudget: Sendable {
             return state.hasWaiters ? state.serve() : []
         }
         for waiter in served { waiter.resume(returning: nil) }
+    }
+
+    /// Fails every waiter and every later `acquire` with `.closed`.
+    public func close() {
+        let waiting = state.withLock { state in
+            state.isClosed = true
+            let waiting = state.waiters[state.head...].compactMap(\.continuation)
+            state.waiters.removeAll()
+            state.head = 0
+            return waiting
+        }
+        for waiter in waiting { waiter.resume(returning: .closed) }
     }
 
     /// Units free now (for tests).

@@ -32,7 +32,7 @@ import Testing
         let cancelled = await Self.waiting(budget, for: 4)
         let next = await Self.waiting(budget, for: 2)
         cancelled.cancel()
-        await #expect(throws: AsyncLimiter.Refusal.cancelled) { try await cancelled.value }
+        await #expect(throws: AsyncBudget.Refusal.cancelled) { try await cancelled.value }
         #expect(try await next.value == 2)
         #expect(budget.available == 0)
     }
