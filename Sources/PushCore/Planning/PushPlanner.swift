@@ -109,18 +109,17 @@ private struct EventPlan {
         let key = FittingKey(platform: platform, texts: renderer.texts)
         var fitting = fittings.removeValue(forKey: key) ?? Self.fitting(for: platform, renderer)
         defer { fittings[key] = fitting }
-        guard let trim = fitting.trim(token: platform == .fcm ? device.token : "", badge: recipient.badge) else {
+        guard let (push, body) = fitting.fittedBody(token: device.token, badge: recipient.badge) else {
             return .deadLetter(
                 EventError(
                     .payloadTooLarge, path: address.description,
                     "the \(platform.rawValue) request does not fit \(fitting.limit) bytes even with every text cut"))
         }
-        let push = fitting.rendering(trim)
         switch platform {
         case .apns, .apnsVoip:
-            return .send(apns.request(push, device: device, badge: recipient.badge, expiresAt: expiresAtSeconds))
+            return .send(apns.request(push, device: device, body: body, expiresAt: expiresAtSeconds))
         case .fcm:
-            return .send(fcm.request(push, device: device, badge: recipient.badge, expiresAt: expiresAtSeconds))
+            return .send(fcm.request(body: body, expiresAt: expiresAtSeconds))
         }
     }
 
@@ -139,12 +138,13 @@ private struct EventPlan {
         case .apns, .apnsVoip:
             let voip = platform == .apnsVoip
             return SizeFitting(
-                limit: limit, renderer: renderer, body: { APNsRequestBuilder.body($0, voip: voip, badge: $1) },
+                limit: limit, renderer: renderer,
+                body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) },
                 tokenBytes: { _ in 0 })
         case .fcm:
             return SizeFitting(
-                limit: limit, renderer: renderer, body: { FCMRequestBuilder.body($0, token: "", badge: $1) },
-                tokenBytes: FCMRequestBuilder.tokenBytes)
+                limit: limit, renderer: renderer, body: FCMRequestBuilder.body, tokenBytes: FCMRequestBuilder.tokenBytes
+            )
         }
     }
 }

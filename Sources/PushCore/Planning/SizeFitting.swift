@@ -1,17 +1,20 @@
 /// Makes an event's requests to one platform fit the provider's size limit: drop the forwarded payload, then cut
 /// the content on a grapheme boundary (with `…`), then cut every text; `nil` when even that does not fit.
 ///
-/// The work is shared by every device of the event. A body is the rendering's bytes plus what the device adds (an
+/// The usual rendering fits whole: `fittedBody` builds the device's body from it once, checks its size and hands it
+/// to the request, so a device that fits costs one body and no search.
+///
+/// The search is shared by every device of the event. A body is the rendering's bytes plus what the device adds (an
 /// FCM body carries the token, both carry the badge), and the two never shape each other, so a body's size is the
 /// size for a reference device (empty token, no badge) plus the device's own bytes: the token's as the builder
 /// writes it, and the badge's, measured once per badge value. Sizes are measured once per `Trim` with the reference
-/// device, and the search runs once per distinct byte budget: the content is rendered and encoded in full at most
-/// three times per platform, never per device, and no device's body is built here (its request builds it once).
+/// device, and the search runs once per distinct byte budget: the content is rendered and encoded in full a few
+/// times per platform (once more for the whole body built in vain), never per device.
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer
-    /// The body for the reference device (empty token) with a badge: the platform's builder.
-    private let body: (RenderedPush, _ badge: Int?) -> [UInt8]
+    /// The platform's body for a device's token and badge (the reference device's: an empty token).
+    private let body: (RenderedPush, _ token: String, _ badge: Int?) -> [UInt8]
     /// The bytes a token adds to the body (0 when the body has no token).
     private let tokenBytes: (String) -> Int
     /// The content's length in grapheme clusters, counted up to `limit` (more can never fit).
@@ -23,9 +26,14 @@ struct SizeFitting {
     private var longestText: Int?
     /// The last measured rendering that fitted: the answer of a search, which would otherwise be rendered again.
     private var lastFit: (trim: Trim, push: RenderedPush)?
+    /// False once a whole body did not fit; `whole` is the uncut rendering until then.
+    private var wholeMayFit = true {
+        didSet { if !wholeMayFit { whole = nil } }
+    }
+    private var whole: RenderedPush?
 
     init(
-        limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, Int?) -> [UInt8],
+        limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, String, Int?) -> [UInt8],
         tokenBytes: @escaping (String) -> Int
     ) {
         self.limit = limit
@@ -36,15 +44,40 @@ struct SizeFitting {
     }
 
     /// The rendering cut as `trim`, made once and kept for the other devices that get it.
-    mutating func rendering(_ trim: Trim) -> RenderedPush {
+    private mutating func rendering(_ trim: Trim) -> RenderedPush {
         if let rendering = renderings[trim] { return rendering }
         let rendering = lastFit?.trim == trim ? lastFit?.push ?? renderer.render(trim) : renderer.render(trim)
         renderings[trim] = rendering
         return rendering
     }
 
+    /// The device's body and the rendering it was built from: the whole rendering's when it fits, else the largest
+    /// cut's that does; nil when even every text cut does not fit.
+    ///
+    /// The whole body is built first, as the request needs it; once one does not fit, the others go straight to the
+    /// search (which finds the whole rendering again for a device it fits), so at most one body is built in vain.
+    mutating func fittedBody(token: String, badge: Int?) -> (push: RenderedPush, body: [UInt8])? {
+        if let whole = wholeRendering() {
+            let wholeBody = body(whole, token, badge)
+            if wholeBody.count <= limit { return (whole, wholeBody) }
+            wholeMayFit = false
+        }
+        guard let trim = trim(token: token, badge: badge) else { return nil }
+        let push = rendering(trim)
+        return (push, body(push, token, badge))
+    }
+
+    /// The uncut rendering while whole bodies may still fit, made once.
+    private mutating func wholeRendering() -> RenderedPush? {
+        guard wholeMayFit else { return nil }
+        if let whole { return whole }
+        let rendering = renderer.render(Trim())
+        whole = rendering
+        return rendering
+    }
+
     /// The largest cut of the rendering whose body fits the limit for a device with this token and badge.
-    mutating func trim(token: String, badge: Int?) -> Trim? {
+    private mutating func trim(token: String, badge: Int?) -> Trim? {
         let deviceBytes = tokenBytes(token) + bytes(ofBadge: badge)
         let budget = limit - deviceBytes
         if let known = trimsByBudget[budget] { return known }
@@ -58,7 +91,7 @@ struct SizeFitting {
         guard let badge else { return 0 }
         if let known = badgeBytes[badge] { return known }
         let reference = rendering(Trim(includesPayload: false, contentLimit: 0, textLimit: 0))
-        let added = body(reference, badge).count - body(reference, nil).count
+        let added = body(reference, "", badge).count - body(reference, "", nil).count
         badgeBytes[badge] = added
         return added
     }
@@ -100,7 +133,7 @@ struct SizeFitting {
         // Only the last rendering that fitted is kept besides the cuts devices get (`rendering(_:)`), so memory
         // stays near one body per distinct budget however many cuts the searches try.
         let push = renderer.render(trim)
-        let size = body(push, nil).count
+        let size = body(push, "", nil).count
         referenceSizes[trim] = size
         guard size <= budget else { return false }
         lastFit = (trim, push)

@@ -7,7 +7,8 @@ struct APNsRequestBuilder {
     /// The longest `apns-collapse-id` APNs accepts, in bytes.
     static let maximumCollapseIDBytes = 64
 
-    func request(_ push: RenderedPush, device: Device, badge: Int?, expiresAt: Int) -> ProviderRequest {
+    /// The request for `device` with its `body` (`body(_:voip:badge:)`, built and size-checked by the planner).
+    func request(_ push: RenderedPush, device: Device, body: [UInt8], expiresAt: Int) -> ProviderRequest {
         let voip = device.platform == .apnsVoip
         let topic = device.topic ?? context.apnsTopic
         var headers: [ProviderRequest.Header] = []
@@ -35,7 +36,7 @@ struct APNsRequestBuilder {
         headers.append(.init("apns-id", apnsID))
         return ProviderRequest(
             platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers,
-            body: Self.body(push, voip: voip, badge: badge), sandbox: device.sandbox,
+            body: body, sandbox: device.sandbox,
             expiresAtEpochSeconds: expiresAt)
     }
 

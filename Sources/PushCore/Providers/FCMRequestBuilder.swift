@@ -10,11 +10,12 @@ import Essentials
 struct FCMRequestBuilder {
     let context: ProviderContext
 
-    func request(_ push: RenderedPush, device: Device, badge: Int?, expiresAt: Int) -> ProviderRequest {
+    /// The request with a device's `body` (`body(_:token:badge:)`, built and size-checked by the planner).
+    func request(body: [UInt8], expiresAt: Int) -> ProviderRequest {
         ProviderRequest(
             platform: .fcm, method: "POST", path: "/v1/projects/\(context.fcmProjectID)/messages:send",
             headers: [.init("content-type", "application/json; charset=UTF-8")],
-            body: Self.body(push, token: device.token, badge: badge), sandbox: false,
+            body: body, sandbox: false,
             expiresAtEpochSeconds: expiresAt)
     }
 

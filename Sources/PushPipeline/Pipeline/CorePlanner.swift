@@ -46,7 +46,7 @@ public final class CorePlanner: EventPlanner {
         let devices = decisions.map { decision in
             // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names
             // what the event said.
-            let entry = Self.entry(at: decision.address, in: event.original)
+            let entry = decision.device == nil ? Self.entry(at: decision.address, in: event.original) : nil
             let token = decision.device?.token ?? entry?["token"]?.stringValue ?? ""
             let platform = decision.device?.platform.rawValue ?? entry?["platform"]?.stringValue ?? "unknown"
             let target = DeviceTarget(
