@@ -110,39 +110,57 @@ final class EasyHandle {
     }
 }
 
-/// Owns a `curl_slist` of request header lines for the life of one transfer.
+/// Owns a `curl_slist` of request header lines for the life of one transfer, built in one allocation: the list's
+/// nodes, then their NUL-terminated lines (libcurl only reads a `CURLOPT_HTTPHEADER` list, never frees it), instead
+/// of `curl_slist_append`'s two allocations per line.
 final class HeaderList {
-    private(set) var raw: UnsafeMutablePointer<curl_slist>?
+    private let storage: UnsafeMutableRawPointer
+    /// The first node, nil for no lines.
+    let raw: UnsafeMutablePointer<curl_slist>?
 
-    /// `Name: value` for each header, then `Name:` for each of `removing` (which drops a libcurl default header),
-    /// each line written into one reused buffer rather than a string of its own.
+    /// `Name: value` for each header, then `Name:` for each of `removing` (which drops a libcurl default header).
     init(_ headers: [HTTPHeader], removing: [StaticString]) {
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        func appendLine(_ write: (inout [UInt8]) -> Void) {
-            line.removeAll(keepingCapacity: true)
-            write(&line)
-            line.append(0)
-            raw = line.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { curl_slist_append(raw, $0.baseAddress) }
-            }
+        let count = headers.count + removing.count
+        var textBytes = removing.reduce(0) { $0 + $1.utf8CodeUnitCount + 2 }
+        for header in headers { textBytes += header.name.utf8.count + header.value.utf8.count + 3 }
+        let nodesBytes = count * MemoryLayout<curl_slist>.stride
+        storage = .allocate(byteCount: max(1, nodesBytes + textBytes), alignment: MemoryLayout<curl_slist>.alignment)
+        let nodes = storage.bindMemory(to: curl_slist.self, capacity: count)
+        var text = (storage + nodesBytes).bindMemory(to: UInt8.self, capacity: textBytes)
+        var index = 0
+        func write(_ part: UnsafeBufferPointer<UInt8>) {
+            if let base = part.baseAddress { text.update(from: base, count: part.count) }
+            text += part.count
         }
+        /// Ends the line written since `start` and links it into the list.
+        func endLine(startedAt start: UnsafeMutablePointer<UInt8>) {
+            text.pointee = 0
+            text += 1
+            let next = index + 1 < count ? nodes + index + 1 : nil
+            (nodes + index).initialize(
+                to: curl_slist(data: UnsafeMutableRawPointer(start).assumingMemoryBound(to: CChar.self), next: next))
+            index += 1
+        }
+        let separator: StaticString = ": "
         for header in headers {
-            appendLine { line in
-                line.append(contentsOf: header.name.utf8)
-                line.append(contentsOf: ": ".utf8)
-                line.append(contentsOf: header.value.utf8)
-            }
+            let start = text
+            var name = header.name
+            var value = header.value
+            name.withUTF8(write)
+            write(UnsafeBufferPointer(start: separator.utf8Start, count: 2))
+            value.withUTF8(write)
+            endLine(startedAt: start)
         }
         for name in removing {
-            appendLine { line in
-                line.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-                line.append(UInt8(ascii: ":"))
-            }
+            let start = text
+            write(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            write(UnsafeBufferPointer(start: separator.utf8Start, count: 1))
+            endLine(startedAt: start)
         }
+        raw = count > 0 ? nodes : nil
     }
 
-    deinit { curl_slist_free_all(raw) }
+    deinit { storage.deallocate() }
 }
 
 /// Owns the libcurl multi handle (`CURLM*`). Only the event-loop thread calls it, except `wakeup()`.

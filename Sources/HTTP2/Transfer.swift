@@ -41,7 +41,7 @@ final class Transfer: @unchecked Sendable {
 
     /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
     var hasCompleteResponse: Bool {
-        guard let length = responseHeaders.last(where: { $0.name.lowercased() == "content-length" }) else {
+        guard let length = responseHeaders.last(where: { $0.hasName("content-length") }) else {
             return false
         }
         return Int(length.value) == responseBody.count

@@ -91,7 +91,7 @@ public final class APNsClient: Sendable {
                 return DeliveryOutcome(transportError: error)
             }
             let (outcome, action) = APNsResponseClassifier.classify(
-                response, sentID: headers.first { $0.name.lowercased() == "apns-id" }?.value, now: clock.now())
+                response, sentID: headers.first { $0.hasName("apns-id") }?.value, now: clock.now())
             guard action == .credentials(renewable: true), !renewed, let tokens, let generation,
                 (try? tokens.renew(afterExpiryOf: generation)) == true
             else { return outcome }

@@ -26,7 +26,7 @@ enum APNsResponseClassifier {
         _ response: HTTPResponse, sentID: String?, now: Date
     ) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
         if response.status == 200 {
-            let apnsID = response.header("apns-id")?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let apnsID = response.header("apns-id")
             return (.delivered(providerMessageId: apnsID.flatMap { $0.isEmpty ? nil : $0 } ?? sentID), nil)
         }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))

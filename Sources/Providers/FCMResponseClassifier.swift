@@ -17,10 +17,6 @@ enum FCMResponseClassifier {
         "THIRD_PARTY_AUTH_ERROR": .reject,
     ]
 
-    private struct SuccessBody: Decodable {
-        var name: String
-    }
-
     private struct ErrorEnvelope: Decodable {
         var error: GoogleError
     }
@@ -43,11 +39,12 @@ enum FCMResponseClassifier {
 
     /// The outcome of `response`, together with the action (the client refreshes its token on renewable credentials).
     static func classify(_ response: HTTPResponse, now: Date) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
-        let body = Data(response.body)
         if response.status == 200 {
-            let name = (try? JSONDecoder().decode(SuccessBody.self, from: body))?.name
+            // Every FCM send answers this, so it is read with the event parser rather than Foundation's decoder.
+            let name = (try? JSONParser.parse(response.body))?["name"]?.stringValue
             return (.delivered(providerMessageId: name.flatMap { $0.isEmpty ? nil : $0 }), nil)
         }
+        let body = Data(response.body)
         let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: body))?.error
         let errorCode = error?.details?.first { $0.type?.hasSuffix("google.firebase.fcm.v1.FcmError") == true }?
             .errorCode
