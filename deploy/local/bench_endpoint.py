@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import socket
 import subprocess
 import time
@@ -98,6 +99,19 @@ class Endpoint:
              f"https://127.0.0.1:{self.apns_port}/3/device/{'ab' * 32}"],
             capture_output=True, text=True, timeout=300).stdout
         return next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
+
+    def node_peer(self, requests: int, ca_file: str) -> tuple[str, float]:
+        """Node.js's own `http2` client (`bench_node_peer.mjs`) on the same endpoint with the bare peer's requests: its
+        summary line and requests/s; ("node is not installed", 0) without `node`."""
+        if shutil.which("node") is None:
+            return "node is not installed", 0.0
+        output = run(
+            ["node", str(Path(__file__).with_name("bench_node_peer.mjs")), f"https://127.0.0.1:{self.apns_port}",
+             f"https://127.0.0.1:{self.fcm_port}", ca_file, str(requests), "200"],
+            capture_output=True, text=True, timeout=600)
+        line = output.stdout.strip() or output.stderr.strip()
+        match = re.search(r"([\d.]+) requests/s", line)
+        return line, float(match.group(1)) if match else 0.0
 
     def bare_peer(self, requests: int, ca_file: str) -> tuple[str, float]:
         """The bare libcurl multi loop (`bench_peer.c`) on the same endpoint: its summary line and requests/s."""

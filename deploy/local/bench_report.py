@@ -30,6 +30,7 @@ class Result:
     label: str = "worker"
     round: int = 1
     peer_rate: float = 0.0
+    node_rate: float = 0.0
 
     @property
     def span_s(self) -> float:
@@ -55,7 +56,7 @@ def milliseconds(value: float | None) -> str:
 
 
 def print_table(results: list[Result]) -> None:
-    header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "send p50 ms",
+    header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "/ node", "send p50 ms",
               "send p99 ms", "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
     rows = []
     for result in results:
@@ -63,6 +64,7 @@ def print_table(results: list[Result]) -> None:
         rows.append((
             result.label, str(result.round), result.case, str(result.events), str(result.sends), str(stats.count),
             f"{result.rate:,.0f}", f"{result.rate / result.peer_rate:.2f}" if result.peer_rate else "-",
+            f"{result.rate / result.node_rate:.2f}" if result.node_rate else "-",
             milliseconds(percentile(stats.provider_latency_ms, 0.5)),
             milliseconds(percentile(stats.provider_latency_ms, 0.99)),
             milliseconds(percentile(stats.end_to_end_ms, 0.5)), milliseconds(percentile(stats.end_to_end_ms, 0.99)),
@@ -82,7 +84,7 @@ def print_medians(results: list[Result]) -> None:
     """A/B mode: the median of every figure per binary and case, and the other binaries' pushes/s and CPU relative
     to the first's."""
     print("medians:")
-    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer")
+    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer", "/ node")
     rows, medians = [], {}
     labels = list(dict.fromkeys(result.label for result in results))
     cases = list(dict.fromkeys(result.case for result in results))
@@ -94,10 +96,12 @@ def print_medians(results: list[Result]) -> None:
             rate = statistics.median([result.rate for result in runs])
             cpu = statistics.median([cpu_per_10k(result) for result in runs])
             ratios = [result.rate / result.peer_rate for result in runs if result.peer_rate]
+            node_ratios = [result.rate / result.node_rate for result in runs if result.node_rate]
             medians[label, case] = (rate, cpu)
             rows.append((label, case, str(len(runs)), f"{rate:,.0f}", f"{cpu:.2f}",
                          f"{statistics.median([peak_mb(result) for result in runs]):.0f}",
-                         f"{statistics.median(ratios):.2f}" if ratios else "-"))
+                         f"{statistics.median(ratios):.2f}" if ratios else "-",
+                         f"{statistics.median(node_ratios):.2f}" if node_ratios else "-"))
     widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
