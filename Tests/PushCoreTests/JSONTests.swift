@@ -12,9 +12,18 @@ import Testing
                 == #"{"b":[1,-0.5e10,true,null,{}],"a":"é😀/","c":[]}"#)
     }
 
+    @Test func unescapedStringsKeepTheirCharacters() throws {
+        let value = try JSONParser.parse(Array(#"{"ascii":"m-1","korean":"안녕 세계","mixed":"a\nb 😀"}"#.utf8))
+        #expect(value["ascii"]?.stringValue == "m-1")
+        #expect(value["korean"]?.stringValue == "안녕 세계")
+        #expect(value["mixed"]?.stringValue == "a\nb 😀")
+    }
+
     @Test(arguments: [
         (Array(#""\ud800""#.utf8), "invalid JSON at byte 7: unpaired surrogate in \\u escape"),
         ([0x22, 0xFF, 0x22], "invalid JSON at byte 1: string is not valid UTF-8"),
+        // ASCII first, then a truncated two-byte sequence: the ASCII fast path must not take it.
+        ([0x22, 0x61, 0x62, 0xC3, 0x22], "invalid JSON at byte 1: string is not valid UTF-8"),
         (Array("[1,]".utf8), "invalid JSON at byte 3: unexpected character"),
         (Array("01".utf8), "invalid JSON at byte 1: unexpected data after the document"),
         (Array("{\"a\" 1}".utf8), "invalid JSON at byte 5: expected ':'"),

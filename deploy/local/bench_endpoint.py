@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -91,14 +92,25 @@ class Endpoint:
         wait_for_port(self.apns_port, "nginx")
 
     def ceiling(self, requests: int) -> str:
-        """What the endpoint alone takes from h2load (nghttp2-client): 4 connections x 100 streams, 600-byte POSTs."""
+        """What the endpoint alone takes from h2load (nghttp2-client): 4 connections x 100 streams, 600-byte POSTs
+        with the APNs headers of the bare peer (bench_peer.c), one thread. Its CPU per 10,000 requests is the cost of
+        an HTTP/2 client on nghttp2 and OpenSSL without libcurl (issue 13's transport question)."""
         body = self.directory / "body.json"
         body.write_text(json.dumps({"aps": {"alert": {"body": "x" * 560}}}))
+        headers = ["content-type: application/json", "apns-push-type: alert", "apns-topic: com.example.chat",
+                   "apns-priority: 10", "apns-expiration: 1800000000", "apns-collapse-id: r-42",
+                   "apns-id: 6c7a1b52-3f4e-4d5a-9b8c-7d6e5f4a3b2c",
+                   "authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IktFWSJ9.e30.c2lnbmF0dXJl"]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         output = run(
             ["h2load", "-n", str(requests), "-c", "4", "-m", "100", "-d", str(body),
+             *[argument for header in headers for argument in ("-H", header)],
              f"https://127.0.0.1:{self.apns_port}/3/device/{'ab' * 32}"],
             capture_output=True, text=True, timeout=300).stdout
-        return next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        line = next((line.strip() for line in output.splitlines() if line.startswith("finished in")), output.strip())
+        return f"{line}; h2load CPU {cpu:.2f} s ({cpu / max(requests, 1) * 10_000:.2f} s per 10k requests)"
 
     def node_peer(self, requests: int, ca_file: str) -> tuple[str, float]:
         """Node.js's own `http2` client (`bench_node_peer.mjs`) on the same endpoint with the bare peer's requests: its

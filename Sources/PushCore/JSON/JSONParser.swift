@@ -223,16 +223,25 @@ public struct JSONParser {
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes, so the bytes between the quotes are the string.
+        // Fast path: no escapes, so the bytes between the quotes are the string; all ASCII (ids, tokens, types), they
+        // are valid UTF-8 by construction and need no validation.
+        var bits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
-                    throw JSONSyntaxError(offset: start, reason: "string is not valid UTF-8")
+                let text: String
+                if bits < 0x80 {
+                    text = String(decoding: bytes[start..<index], as: UTF8.self)
+                } else {
+                    guard let valid = String(validating: bytes[start..<index], as: UTF8.self) else {
+                        throw JSONSyntaxError(offset: start, reason: "string is not valid UTF-8")
+                    }
+                    text = valid
                 }
                 index += 1
                 return text
             }
+            bits |= byte
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("control character in string") }
             index += 1
