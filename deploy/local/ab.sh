@@ -15,7 +15,7 @@ fi
 rev_a=$1 rev_b=$2
 shift 2
 cache=${PUSH_AB_DIR:-/tmp/push-ab}
-bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client
+bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client libnghttp2-dev
 
 # Prints the path of REV's release binary, building it first unless cached.
 build() {

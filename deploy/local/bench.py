@@ -20,13 +20,15 @@ end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case
 memory (sampled VmRSS and the kernel's VmHWM) and its CPU time.
 
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
-the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer), bench_report.py prints the table; every child process is
-started through processes.py (own session, parent-death signal) and stopped in reverse order.
+the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer, the bare nghttp2 peer),
+bench_report.py prints the table; every child process is started through processes.py (own session, parent-death
+signal) and stopped in reverse order.
 
 A/B mode (`deploy/local/ab.sh`): with several `--bin LABEL=PATH`, every round runs the cases for each binary in
 turn (the order alternating between rounds: A B, B A, …) against the same broker and endpoint, each on topics of
-its own, then the bare libcurl peer and (where `node` is installed) the Node.js http2 peer; it prints every run
-with its ratios to that round's peers, then the median per binary and case.
+its own, then the bare libcurl peer, (where `node` is installed) the Node.js http2 peer and the bare nghttp2 peer
+(bench_nghttp2_peer.c); it prints every run with its ratios to that round's peers, then the median per binary and
+case.
 """
 
 from __future__ import annotations
@@ -266,7 +268,7 @@ class Bench:
 
 def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
     """A/B mode: every round runs each binary's cases in turn (the order reversed every other round), then the
-    bare libcurl peer and the Node.js http2 peer, whose rates become the round's yardsticks."""
+    bare libcurl peer, the Node.js http2 peer and the bare nghttp2 peer, whose rates become the round's yardsticks."""
     results: list[Result] = []
     for round in range(1, arguments.rounds + 1):
         variants = arguments.bin if round % 2 else list(reversed(arguments.bin))
@@ -291,6 +293,11 @@ def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
             print(f"bench: round {round} Node.js http2 peer: {line}", file=sys.stderr)
             for result in this_round:
                 result.node_rate = node_rate
+        if arguments.nghttp2_peer:
+            line, nghttp2_rate = bench.endpoint.nghttp2_peer(arguments.nghttp2_peer, bench.ca_file)
+            print(f"bench: round {round} bare nghttp2 peer: {line}", file=sys.stderr)
+            for result in this_round:
+                result.nghttp2_rate = nghttp2_rate
         results += this_round
     return results
 
@@ -328,6 +335,9 @@ def main() -> int:
     parser.add_argument("--node-peer", type=int, default=100_000, metavar="N",
                         help="then run Node.js's http2 client (bench_node_peer.mjs, where node is installed) for N "
                              "requests and print the ratio (0: skip)")
+    parser.add_argument("--nghttp2-peer", type=int, default=100_000, metavar="N",
+                        help="then run the bare nghttp2 client loop (bench_nghttp2_peer.c) for N requests and print "
+                             "the ratio (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
     arguments = parser.parse_args()
 
@@ -369,6 +379,15 @@ def main() -> int:
                 result.node_rate = node_rate
                 if node_rate and result.rate:
                     print(f"bench: {result.case}: worker / Node.js http2 peer = {result.rate / node_rate:.2f}",
+                          file=sys.stderr)
+        if arguments.nghttp2_peer:
+            nghttp2_line, nghttp2_rate = bench.endpoint.nghttp2_peer(arguments.nghttp2_peer, bench.ca_file)
+            print(f"bench: bare nghttp2 peer (200 streams on 2 connections per origin, one write per connection per "
+                  f"loop turn, the same requests): {nghttp2_line}", file=sys.stderr)
+            for result in results:
+                result.nghttp2_rate = nghttp2_rate
+                if nghttp2_rate and result.rate:
+                    print(f"bench: {result.case}: worker / bare nghttp2 peer = {result.rate / nghttp2_rate:.2f}",
                           file=sys.stderr)
     finally:
         bench.close()

@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Beyond the usual setup, the fast endpoint: nginx with the echo module (reads each request body before
-# answering); and h2load (nghttp2-client), which measures what the endpoint alone takes.
-bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client
+# answering); h2load (nghttp2-client), which measures what the endpoint alone takes; libnghttp2-dev, to build the
+# bare nghttp2 peer (bench_nghttp2_peer.c).
+bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client libnghttp2-dev
 
 swift build -c release --product push-worker
 bin="$(swift build -c release --show-bin-path)/push-worker"

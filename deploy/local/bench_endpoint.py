@@ -1,5 +1,6 @@
 """The benchmark's push endpoint: nginx with the echo module as a fast TLS HTTP/2 APNs and FCM, and what it takes
-alone (h2load) or from the bare libcurl peer (`bench_peer.c`)."""
+alone (h2load) or from the bare libcurl peer (`bench_peer.c`), the Node.js http2 peer and the bare nghttp2 peer
+(`bench_nghttp2_peer.c`)."""
 
 from __future__ import annotations
 
@@ -125,10 +126,21 @@ class Endpoint:
         match = re.search(r"([\d.]+) requests/s", line)
         return line, float(match.group(1)) if match else 0.0
 
+    def nghttp2_peer(self, requests: int, ca_file: str) -> tuple[str, float]:
+        """The bare nghttp2 client loop (`bench_nghttp2_peer.c`: nghttp2 and OpenSSL without libcurl, one write per
+        connection per loop turn) on the same endpoint with the bare peer's requests: its summary line and
+        requests/s."""
+        return self.c_peer("bench_nghttp2_peer", ["-lnghttp2", "-lssl", "-lcrypto"], requests, ca_file)
+
     def bare_peer(self, requests: int, ca_file: str) -> tuple[str, float]:
         """The bare libcurl multi loop (`bench_peer.c`) on the same endpoint: its summary line and requests/s."""
-        binary = self.directory / "bench_peer"
-        run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name("bench_peer.c")), "-lcurl"], check=True)
+        return self.c_peer("bench_peer", ["-lcurl"], requests, ca_file)
+
+    def c_peer(self, name: str, libraries: list[str], requests: int, ca_file: str) -> tuple[str, float]:
+        """Builds `NAME.c` (next to this file) with `libraries` and runs it with 200 streams against both origins:
+        its summary line and requests/s."""
+        binary = self.directory / name
+        run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name(f"{name}.c")), *libraries], check=True)
         output = run(
             [str(binary), f"https://127.0.0.1:{self.apns_port}", f"https://127.0.0.1:{self.fcm_port}", ca_file,
              str(requests), "200"], capture_output=True, text=True, timeout=600)

@@ -31,6 +31,7 @@ class Result:
     round: int = 1
     peer_rate: float = 0.0
     node_rate: float = 0.0
+    nghttp2_rate: float = 0.0
 
     @property
     def span_s(self) -> float:
@@ -56,8 +57,9 @@ def milliseconds(value: float | None) -> str:
 
 
 def print_table(results: list[Result]) -> None:
-    header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "/ node", "send p50 ms",
-              "send p99 ms", "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s", "CPU s/10k pushes")
+    header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "/ node", "/ nghttp2",
+              "send p50 ms", "send p99 ms", "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s",
+              "CPU s/10k pushes")
     rows = []
     for result in results:
         stats = result.stats
@@ -65,6 +67,7 @@ def print_table(results: list[Result]) -> None:
             result.label, str(result.round), result.case, str(result.events), str(result.sends), str(stats.count),
             f"{result.rate:,.0f}", f"{result.rate / result.peer_rate:.2f}" if result.peer_rate else "-",
             f"{result.rate / result.node_rate:.2f}" if result.node_rate else "-",
+            f"{result.rate / result.nghttp2_rate:.2f}" if result.nghttp2_rate else "-",
             milliseconds(percentile(stats.provider_latency_ms, 0.5)),
             milliseconds(percentile(stats.provider_latency_ms, 0.99)),
             milliseconds(percentile(stats.end_to_end_ms, 0.5)), milliseconds(percentile(stats.end_to_end_ms, 0.99)),
@@ -84,7 +87,7 @@ def print_medians(results: list[Result]) -> None:
     """A/B mode: the median of every figure per binary and case, and the other binaries' pushes/s and CPU relative
     to the first's."""
     print("medians:")
-    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer", "/ node")
+    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer", "/ node", "/ nghttp2")
     rows, medians = [], {}
     labels = list(dict.fromkeys(result.label for result in results))
     cases = list(dict.fromkeys(result.case for result in results))
@@ -97,11 +100,13 @@ def print_medians(results: list[Result]) -> None:
             cpu = statistics.median([cpu_per_10k(result) for result in runs])
             ratios = [result.rate / result.peer_rate for result in runs if result.peer_rate]
             node_ratios = [result.rate / result.node_rate for result in runs if result.node_rate]
+            nghttp2_ratios = [result.rate / result.nghttp2_rate for result in runs if result.nghttp2_rate]
             medians[label, case] = (rate, cpu)
             rows.append((label, case, str(len(runs)), f"{rate:,.0f}", f"{cpu:.2f}",
                          f"{statistics.median([peak_mb(result) for result in runs]):.0f}",
                          f"{statistics.median(ratios):.2f}" if ratios else "-",
-                         f"{statistics.median(node_ratios):.2f}" if node_ratios else "-"))
+                         f"{statistics.median(node_ratios):.2f}" if node_ratios else "-",
+                         f"{statistics.median(nghttp2_ratios):.2f}" if nghttp2_ratios else "-"))
     widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
