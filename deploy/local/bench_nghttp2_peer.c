@@ -136,8 +136,8 @@ static int parse_origin(const char *text, struct origin *origin) {
     const char *port;
     if (*host == '[') {
         host++;
-        end = strchr(host, ']');
-        if (end == NULL || end - origin->authority > (long)authority_length) return -1;
+        end = memchr(host, ']', authority_length - 1);
+        if (end == NULL) return -1;
         port = end[1] == ':' ? end + 2 : NULL;
     } else {
         end = host + strcspn(host, ":/");
@@ -502,7 +502,7 @@ int main(int argc, char **argv) {
         open_connection(&peer, &peer.connections[index], &peer.origins[index / CONNECTIONS_PER_ORIGIN], context,
                         callbacks);
     }
-    start_next(&peer);
+    for (int slot = 0; slot < peer.slots; slot++) start_next(&peer);
 
     while (peer.done < peer.total) {
         struct pollfd polls[2 * CONNECTIONS_PER_ORIGIN];
