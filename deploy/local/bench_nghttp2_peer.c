@@ -157,8 +157,18 @@ static int parse_origin(const char *text, struct origin *origin) {
     return 0;
 }
 
+/* nghttp2's data source: the request's body, as much as fits. */
 static ssize_t read_body(nghttp2_session *session, int32_t stream_id, uint8_t *buffer, size_t length,
-                         uint32_t *flags, nghttp2_data_source *source, void *user_data);
+                         uint32_t *flags, nghttp2_data_source *source, void *user_data) {
+    (void)session, (void)stream_id, (void)user_data;
+    struct request *request = source->ptr;
+    size_t count = request->length - request->offset;
+    if (count > length) count = length;
+    memcpy(buffer, request->body + request->offset, count);
+    request->offset += count;
+    if (request->offset == request->length) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)count;
+}
 
 static void fail_request(struct peer *peer) {
     peer->failed++;
@@ -223,19 +233,6 @@ static void start_next(struct peer *peer) {
         best->active++;
         return;
     }
-}
-
-/* nghttp2's data source: the request's body, as much as fits. */
-static ssize_t read_body(nghttp2_session *session, int32_t stream_id, uint8_t *buffer, size_t length, uint32_t *flags,
-                  nghttp2_data_source *source, void *user_data) {
-    (void)session, (void)stream_id, (void)user_data;
-    struct request *request = source->ptr;
-    size_t count = request->length - request->offset;
-    if (count > length) count = length;
-    memcpy(buffer, request->body + request->offset, count);
-    request->offset += count;
-    if (request->offset == request->length) *flags |= NGHTTP2_DATA_FLAG_EOF;
-    return (ssize_t)count;
 }
 
 static int on_header(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name, size_t name_length,
