@@ -1,5 +1,8 @@
+/// `@inlinable`: generic over the integer type, they would otherwise run unspecialized (through witness tables)
+/// in every module but this one.
 extension FixedWidthInteger {
     /// `value` rounded down and clamped to the type's range (NaN becomes zero): a conversion that never traps.
+    @inlinable
     public init(clampingRoundedDown value: Double) {
         if value.isNaN {
             self = 0
@@ -13,6 +16,7 @@ extension FixedWidthInteger {
     }
 
     /// `self + other`, held at `min`/`max` instead of overflowing.
+    @inlinable
     public func addingClamped(_ other: Self) -> Self {
         let (sum, overflow) = addingReportingOverflow(other)
         guard overflow else { return sum }
@@ -20,6 +24,7 @@ extension FixedWidthInteger {
     }
 
     /// `self × other`, held at `min`/`max` instead of overflowing.
+    @inlinable
     public func multipliedClamped(by other: Self) -> Self {
         let (product, overflow) = multipliedReportingOverflow(by: other)
         guard overflow else { return product }

@@ -2,50 +2,13 @@
 public enum SHA256 {
     /// The 32-byte digest of `message`.
     public static func hash(_ message: some Collection<UInt8>) -> [UInt8] {
-        var state: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        var padded = Array(message)
-        let bitLength = UInt64(padded.count) &* 8
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
-        }
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                schedule[index] =
-                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16 | UInt32(padded[offset + 2]) << 8
-                    | UInt32(padded[offset + 3])
-            }
-            for index in 16..<64 {
-                let s0 =
-                    rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
-                let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
-                schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (
-                state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
-            )
-            for index in 0..<64 {
-                let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ s1 &+ choice &+ roundConstants[index] &+ schedule[index]
-                let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = s0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
-        }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
+        if let digest = message.withContiguousStorageIfAvailable(digest) { return digest }
+        return Array(message).withUnsafeBufferPointer(digest)
     }
 
     /// The lowercase hex digest of `text`'s UTF-8 bytes.
     public static func hexDigest(_ text: String) -> String {
-        hex(hash(Array(text.utf8)))
+        hex(hash(text.utf8))
     }
 
     /// The lowercase hex digest of `bytes`.
@@ -55,18 +18,103 @@ public enum SHA256 {
 
     /// `sha256:<hex>` of a device token, the form receipts and logs carry instead of the token.
     public static func tokenHash(_ token: String) -> String {
-        "sha256:" + hexDigest(token)
+        hex(hash(token.utf8), prefix: "sha256:")
     }
 
-    /// `bytes` as lowercase hex digits, two a byte.
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0xF)])
+    /// `bytes` as lowercase hex digits, two a byte, after `prefix`; written into the string's own storage.
+    public static func hex(_ bytes: some Collection<UInt8>, prefix: StaticString = "") -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + 2 * bytes.count) { text in
+            var count = 0
+            for index in 0..<prefix.utf8CodeUnitCount {
+                text[count] = prefix.utf8Start[index]
+                count += 1
+            }
+            for byte in bytes {
+                text[count] = digits.utf8Start[Int(byte >> 4)]
+                text[count + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                count += 2
+            }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The eight working words.
+    private struct State {
+        var words: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
+    }
+
+    /// Hashes the message's whole blocks where they lie, then its tail with the padding and the bit length (one or
+    /// two blocks) from a small buffer; no allocation but the digest's.
+    private static func digest(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var state = State()
+        let constants = roundConstants
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            let wholeBlocks = message.count / 64
+            for block in 0..<wholeBlocks {
+                compress(
+                    &state, UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]), schedule,
+                    constants)
+            }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                tail.initialize(repeating: 0)
+                let rest = message.count - wholeBlocks * 64
+                for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
+                tail[rest] = 0x80
+                let length = rest < 56 ? 64 : 128
+                let bitLength = UInt64(message.count) &* 8
+                for index in 0..<8 {
+                    tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))
+                }
+                for start in stride(from: 0, to: length, by: 64) {
+                    compress(&state, UnsafeBufferPointer(rebasing: tail[start..<(start + 64)]), schedule, constants)
+                }
+            }
+        }
+        let (a, b, c, d, e, f, g, h) = state.words
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in [a, b, c, d, e, f, g, h] {
+            digest.append(UInt8(truncatingIfNeeded: word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
+        }
+        return digest
+    }
+
+    /// One 64-byte block into `state`.
+    private static func compress(
+        _ state: inout State, _ block: UnsafeBufferPointer<UInt8>, _ schedule: UnsafeMutableBufferPointer<UInt32>,
+        _ constants: [UInt32]
+    ) {
+        for index in 0..<16 {
+            let offset = index * 4
+            schedule[index] =
+                UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16 | UInt32(block[offset + 2]) << 8
+                | UInt32(block[offset + 3])
+        }
+        for index in 16..<64 {
+            let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
+            let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
+            schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = state.words
+        for index in 0..<64 {
+            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let temp1 = h &+ s1 &+ choice &+ constants[index] &+ schedule[index]
+            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let temp2 = s0 &+ majority
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+        }
+        let old = state.words
+        state.words = (
+            old.0 &+ a, old.1 &+ b, old.2 &+ c, old.3 &+ d, old.4 &+ e, old.5 &+ f, old.6 &+ g, old.7 &+ h
+        )
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

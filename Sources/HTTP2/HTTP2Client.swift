@@ -50,7 +50,7 @@ public final class HTTP2Client: HTTPTransport {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let loop = self.loop
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 loop.submit(
                     Transfer(
                         id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)

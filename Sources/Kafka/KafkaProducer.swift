@@ -59,6 +59,44 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Writes `records` and waits for all their delivery reports, returned in the records' order: one wait for the
+    /// batch, not a task per record. A record refused while librdkafka's local queue is full is queued again after
+    /// a short wait, as `send(_:)` does; any other refusal is its report.
+    public func send(_ records: [KafkaProducerRecord]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        var reports = [Result<KafkaDeliveryReport, KafkaError>?](repeating: nil, count: records.count)
+        var pending = Array(records.indices)
+        while !pending.isEmpty {
+            let batch = await queueAndWait(pending.map { records[$0] })
+            var again: [Int] = []
+            for (index, report) in zip(pending, batch) {
+                if case .failure(let error) = report, error.code == .queueFull, !context.isClosed {
+                    again.append(index)
+                } else {
+                    reports[index] = report
+                }
+            }
+            pending = again
+            if !pending.isEmpty { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        return reports.map { $0 ?? .failure(KafkaError(code: .state, message: "no report", isRetriable: true)) }
+    }
+
+    /// Queues every record of a non-empty batch and waits for all their reports, in order. The continuation is
+    /// unchecked (no canary object per batch): `DeliveryReports` runs its completion exactly once, when the last of
+    /// its records is reported — by librdkafka, which reports every queued record, or here for a refused one.
+    private func queueAndWait(_ records: [KafkaProducerRecord]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        await withUnsafeContinuation { continuation in
+            let reports = DeliveryReports(count: records.count) { continuation.resume(returning: $0) }
+            for (index, record) in records.enumerated() {
+                do throws(KafkaError) {
+                    try send(record) { reports.set(index, $0) }
+                } catch {
+                    reports.set(index, .failure(error))
+                }
+            }
+        }
+    }
+
     /// Queues `record` and returns at once; `onDelivery` runs on the poll thread with its delivery report.
     /// Throws (and never calls `onDelivery`) when the record cannot be queued, e.g. `.queueFull` (retriable).
     public func send(

@@ -18,6 +18,24 @@ import Testing
         #expect(SHA256.hexDigest(message) == digest)
     }
 
+    /// Messages that end just before, at and after the padding's boundaries (55/56 and 119/120 bytes: one or two
+    /// tail blocks), from contiguous storage and from a lazy collection (digests from Python's hashlib).
+    @Test(arguments: [
+        (55, "576a1bf8d4478657e6dc4af9398544765c2a92cde28478b019235cfed315fc09"),
+        (56, "9b20501dfd1d99161c257950f3444f3e49230c351c5c8e0943ef369f85f5205d"),
+        (63, "30b345906b493f06f69444b6521113511c242f30e29840462950035043682f1e"),
+        (64, "d8bc63b4fc1156e5e7d95a418b9bf54cd3174bedbc2db40f74895349b229b3c0"),
+        (65, "1ee23b0fbcaecc1aff4a9e8f1645f35ab2c8e13609cd73b68df8b5e3f63ce073"),
+        (119, "7a6589821178918ca8d9edaba5abfc1e9b2669564f4469b66885379c1530b2c8"),
+        (120, "655250427d56b1b0eeb8497d21428704273458a01772d6881b65c0abac0f8a98"),
+        (128, "54c9eb041badfd7064645067b107661fed6113197ce2dd066ba69618abd3732f"),
+    ])
+    func lengthsAroundThePaddingBoundariesHashCorrectly(length: Int, digest: String) {
+        let lazy = (0..<length).lazy.map { UInt8(truncatingIfNeeded: $0 * 7) }
+        #expect(SHA256.hexDigest(lazy) == digest)
+        #expect(SHA256.hexDigest(Array(lazy)) == digest)
+    }
+
     @Test func aMillionAsMatchTheLongVector() {
         #expect(
             SHA256.hexDigest(repeatElement(UInt8(ascii: "a"), count: 1_000_000))

@@ -50,6 +50,34 @@ struct ProduceConsumeTests {
         #expect(Set(records.map(\.partition)).count == 6)
     }
 
+    /// One wait for a batch: every record's report in the record's place, a refused record's among the others'.
+    @Test func aBatchGetsEveryReportInRecordOrder() async throws {
+        let test = try TestCluster(partitions: 3)
+        let producer = try test.producer()
+        let records = (0..<200).map { index in
+            KafkaProducerRecord(
+                topic: test.topic, partition: Int32(index % 3), key: nil,
+                // librdkafka refuses a record over `message.max.bytes` (1,000,000) before queueing it.
+                value: index == 57 ? Array(repeating: 7, count: 1_100_000) : Array("value-\(index)".utf8))
+        }
+        let reports = await producer.send(records)
+        #expect(reports.count == records.count)
+        var lastOffset: [Int32: Int64] = [:]
+        for (index, report) in reports.enumerated() {
+            switch report {
+            case .success(let stored):
+                #expect(index != 57)
+                #expect(stored.partition == Int32(index % 3))
+                #expect(stored.offset > lastOffset[stored.partition, default: -1], "record \(index) out of order")
+                lastOffset[stored.partition] = stored.offset
+            case .failure(let error):
+                #expect(index == 57)
+                #expect(error.code == .messageSizeTooLarge)
+            }
+        }
+        #expect(await producer.send([]).isEmpty)
+    }
+
     @Test func newConsumerResumesFromCommittedOffset() async throws {
         let test = try TestCluster(partitions: 1)
         let producer = try test.producer()

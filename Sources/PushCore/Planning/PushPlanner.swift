@@ -51,10 +51,11 @@ private struct EventPlan {
     let fcm: FCMRequestBuilder
     let now: Date
     /// The size fitting of each platform and language's texts, made for its first device and shared by the others:
-    /// an event renders once per platform, language and byte budget (badge), never per device.
-    var fittings: [FittingKey: SizeFitting] = [:]
+    /// an event renders once per platform, language and byte budget (badge), never per device. A few entries at
+    /// most (platforms × languages), found by comparison: cheaper than hashing the texts for every device.
+    var fittings: [(key: FittingKey, fitting: SizeFitting)] = []
 
-    struct FittingKey: Hashable {
+    struct FittingKey: Equatable {
         var platform: Platform
         var texts: FallbackTexts
     }
@@ -105,15 +106,20 @@ private struct EventPlan {
         if rule.timeToLiveSeconds > 0, now > expiresAt { return .expired }
         let expiresAtSeconds = Int(clampingRoundedDown: expiresAt.timeIntervalSince1970)
         let platform = device.platform
-        // Taken out and put back, so the shared caches are changed in place rather than copied.
         let key = FittingKey(platform: platform, texts: renderer.texts)
-        var fitting = fittings.removeValue(forKey: key) ?? Self.fitting(for: platform, renderer)
-        defer { fittings[key] = fitting }
-        guard let (push, body) = fitting.fittedBody(token: device.token, badge: recipient.badge) else {
+        let index =
+            fittings.firstIndex { $0.key == key }
+            ?? {
+                fittings.append((key, Self.fitting(for: platform, renderer)))
+                return fittings.count - 1
+            }()
+        // Changed in place in the array, so the shared caches are not copied.
+        guard let (push, body) = fittings[index].fitting.fittedBody(token: device.token, badge: recipient.badge) else {
             return .deadLetter(
                 EventError(
                     .payloadTooLarge, path: address.description,
-                    "the \(platform.rawValue) request does not fit \(fitting.limit) bytes even with every text cut"))
+                    "the \(platform.rawValue) request does not fit \(PayloadLimit.bytes(for: platform)) bytes even with every text cut"
+                ))
         }
         switch platform {
         case .apns, .apnsVoip:

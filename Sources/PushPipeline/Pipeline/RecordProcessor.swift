@@ -180,7 +180,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             produced = outputs.forEvent(
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
-                results: Array(zip(event.devices.map(\.target), results)),
+                results: Array(zip(event.devices.map { $0.target }, results)),
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
         }
         return produced

@@ -9,30 +9,20 @@ public final class KafkaRecordSink: RecordSink {
         self.producer = producer
     }
 
-    /// Queues every record at once, then waits for all delivery reports. Records too large for Kafka
-    /// are reported together as `OutputRejected`; any other failure is thrown as `ProduceFailed` with
+    /// Queues every record at once, then waits for all delivery reports (one wait for the batch). Records too large
+    /// for Kafka are reported together as `OutputRejected`; any other failure is thrown as `ProduceFailed` with
     /// librdkafka's error name, fatal when the producer is unusable for good.
     public func produce(_ records: [OutputRecord]) async throws {
-        let producer = producer
-        let failures = await withTaskGroup(of: (Int, KafkaError?).self) { group in
-            for (index, record) in records.enumerated() {
-                let kafkaRecord = KafkaProducerRecord(
+        guard !records.isEmpty else { return }
+        let reports = await producer.send(
+            records.map { record in
+                KafkaProducerRecord(
                     topic: record.topic, key: record.key, value: record.value,
                     headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) })
-                group.addTask {
-                    do throws(KafkaError) {
-                        _ = try await producer.send(kafkaRecord)
-                        return (index, nil)
-                    } catch {
-                        return (index, error)
-                    }
-                }
-            }
-            var failures: [(Int, KafkaError)] = []
-            for await (index, error) in group {
-                if let error { failures.append((index, error)) }
-            }
-            return failures.sorted { $0.0 < $1.0 }
+            })
+        let failures = reports.enumerated().compactMap { index, report -> (Int, KafkaError)? in
+            guard case .failure(let error) = report else { return nil }
+            return (index, error)
         }
         if let fatal = producer.fatalError {
             throw ProduceFailed(reason: fatal.name, message: fatal.description, isFatal: true)
