@@ -4,8 +4,8 @@
  *
  *   bench_nghttp2_peer APNS_ORIGIN FCM_ORIGIN CA_FILE REQUESTS [STREAMS]
  *
- * Half the requests are APNs-shaped, half FCM-shaped, with bench_peer.c's paths, headers and bodies (plus the
- * `accept` and `content-length` libcurl adds). 2 connections per origin (non-blocking sockets, one `poll` per loop
+ * Half the requests are APNs-shaped, half FCM-shaped, with bench_peer.c's paths, headers and bodies
+ * (bench_requests.h; plus the `accept` and `content-length` libcurl adds). 2 connections per origin (non-blocking sockets, one `poll` per loop
  * turn), TLS with ALPN h2, the server's certificate verified against CA_FILE alone and its name against the origin's
  * host; STREAMS (default 200) requests in flight, each closed stream starting the next request on the least busy
  * connection of its origin. The design point: every loop turn, all the frames nghttp2 has ready for a connection
@@ -28,48 +28,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench_requests.h"
 
 enum { CONNECTIONS_PER_ORIGIN = 2, READ_BUFFER = 16384 };
 /* A run stops, its unanswered requests failed, when no stream closes for this long (bench_peer.c's timeout). */
 static const double STALL_SECONDS = 10.0;
 
-static const char *apns_body =
-    "{\"aps\":{\"alert\":{\"loc-key\":\"im_loc_text\",\"loc-args\":[\"Alice\",\"Are we still on for lunch "
-    "tomorrow? I booked the place near the office for twelve.\"],\"title\":\"Team\",\"body\":\"Alice: Are we still "
-    "on for lunch tomorrow? I booked the place near the office for twelve.\"},\"sound\":\"default\",\"badge\":3,"
-    "\"thread-id\":\"r-42\",\"mutable-content\":1},\"type\":\"text\",\"room\":\"r-42\",\"message\":\"m-1000\"}";
-
-static const char *fcm_body =
-    "{\"message\":{\"token\":\"fcm-token-0001\",\"notification\":{\"title\":\"Team\",\"body\":\"Alice: Are we "
-    "still on for lunch tomorrow? I booked the place near the office for twelve.\"},\"android\":{\"collapse_key\":"
-    "\"r-42\",\"ttl\":\"3600s\",\"priority\":\"HIGH\",\"notification\":{\"body_loc_key\":\"im_loc_text\","
-    "\"body_loc_args\":[\"Alice\",\"Are we still on for lunch tomorrow?\"],\"click_action\":\"push_chatroom\","
-    "\"notification_count\":3,\"tag\":\"r-42\"}},\"data\":{\"loc-key\":\"im_loc_text\",\"type\":\"text\","
-    "\"payload\":\"{}\"}}}";
-
-/* A header whose name and value outlive the request, so nghttp2 need not copy them. */
-#define STATIC_HEADER(name, value)                                                                                  \
-    {(uint8_t *)(name), (uint8_t *)(value), sizeof(name) - 1, sizeof(value) - 1,                                    \
-     NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE}
-
-static const nghttp2_nv apns_headers[] = {
-    STATIC_HEADER("content-type", "application/json"),
-    STATIC_HEADER("apns-push-type", "alert"),
-    STATIC_HEADER("apns-topic", "com.example.chat"),
-    STATIC_HEADER("apns-priority", "10"),
-    STATIC_HEADER("apns-expiration", "1800000000"),
-    STATIC_HEADER("apns-collapse-id", "r-42"),
-    STATIC_HEADER("apns-id", "6c7a1b52-3f4e-4d5a-9b8c-7d6e5f4a3b2c"),
-    STATIC_HEADER("authorization", "bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IktFWSJ9.e30.c2lnbmF0dXJl"),
-};
-static const nghttp2_nv fcm_headers[] = {
-    STATIC_HEADER("content-type", "application/json"),
-    STATIC_HEADER("authorization", "Bearer ya29.bench-access-token"),
-};
+/* A header field nghttp2 need not copy: `value` outlives the request. */
+static nghttp2_nv header(const char *name, const char *value) {
+    return (nghttp2_nv){(uint8_t *)name, (uint8_t *)value, strlen(name), strlen(value),
+                        NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+}
 
 struct origin {
     char host[256];      /* without brackets for an IPv6 literal */
@@ -98,7 +70,8 @@ struct request {
     const char *body;
     size_t length, offset;
     int status;
-    char path[96];
+    const char *path;    /* a literal or `path_buffer` */
+    char path_buffer[96];
     char content_length[16];
 };
 
@@ -110,19 +83,6 @@ struct peer {
     long total, next, done, failed;
     double last_progress;
 };
-
-static double now_seconds(void) {
-    struct timespec time;
-    clock_gettime(CLOCK_MONOTONIC, &time);
-    return (double)time.tv_sec + (double)time.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec +
-           (double)usage.ru_stime.tv_usec / 1e6;
-}
 
 /* Reads `https://HOST[:PORT]` (HOST may be `[IPv6]`) into `origin`; -1 if it is not one. */
 static int parse_origin(const char *text, struct origin *origin) {
@@ -173,7 +133,7 @@ static ssize_t read_body(nghttp2_session *session, int32_t stream_id, uint8_t *b
 static void fail_request(struct peer *peer) {
     peer->failed++;
     peer->done++;
-    peer->last_progress = now_seconds();
+    peer->last_progress = bench_now_seconds();
 }
 
 /* Submits the next request (APNs when its number is even) on the least busy open connection of its origin; one
@@ -194,32 +154,26 @@ static void start_next(struct peer *peer) {
         int slot = peer->free_slots[--peer->free_count];
         struct request *request = &peer->requests[slot];
         request->connection = best;
-        request->body = apns ? apns_body : fcm_body;
-        request->length = strlen(request->body);
+        request->body = apns ? bench_apns_body : bench_fcm_body;
+        request->length = apns ? sizeof bench_apns_body - 1 : sizeof bench_fcm_body - 1;
         request->offset = 0;
         request->status = 0;
-        if (apns) {
-            snprintf(request->path, sizeof request->path, "/3/device/%064lx", (unsigned long)index + 1);
-        } else {
-            snprintf(request->path, sizeof request->path, "/v1/projects/bench-project/messages:send");
-        }
+        request->path = bench_path(request->path_buffer, sizeof request->path_buffer, index);
         snprintf(request->content_length, sizeof request->content_length, "%zu", request->length);
 
         nghttp2_nv headers[16];
         size_t count = 0;
-        const uint8_t flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
-        headers[count++] = (nghttp2_nv)STATIC_HEADER(":method", "POST");
-        headers[count++] = (nghttp2_nv)STATIC_HEADER(":scheme", "https");
-        headers[count++] = (nghttp2_nv){(uint8_t *)":authority", (uint8_t *)best->origin->authority, 10,
-                                        strlen(best->origin->authority), flags};
-        headers[count++] = (nghttp2_nv){(uint8_t *)":path", (uint8_t *)request->path, 5, strlen(request->path), flags};
-        headers[count++] = (nghttp2_nv)STATIC_HEADER("accept", "*/*");
-        const nghttp2_nv *extra = apns ? apns_headers : fcm_headers;
-        size_t extra_count =
-            apns ? sizeof apns_headers / sizeof *apns_headers : sizeof fcm_headers / sizeof *fcm_headers;
-        for (size_t line = 0; line < extra_count; line++) headers[count++] = extra[line];
-        headers[count++] = (nghttp2_nv){(uint8_t *)"content-length", (uint8_t *)request->content_length, 14,
-                                        strlen(request->content_length), flags};
+        headers[count++] = header(":method", "POST");
+        headers[count++] = header(":scheme", "https");
+        headers[count++] = header(":authority", best->origin->authority);
+        headers[count++] = header(":path", request->path);
+        headers[count++] = header("accept", "*/*"); /* as libcurl adds */
+        const struct bench_header *extra = apns ? bench_apns_headers : bench_fcm_headers;
+        size_t extra_count = apns ? BENCH_APNS_HEADER_COUNT : BENCH_FCM_HEADER_COUNT;
+        for (size_t line = 0; line < extra_count; line++) {
+            headers[count++] = header(extra[line].name, extra[line].value);
+        }
+        headers[count++] = header("content-length", request->content_length);
 
         nghttp2_data_provider body = {.source = {.ptr = request}, .read_callback = read_body};
         int32_t stream = nghttp2_submit_request(best->session, NULL, headers, count, &body, request);
@@ -261,7 +215,7 @@ static int on_stream_close(nghttp2_session *session, int32_t stream_id, uint32_t
     peer->free_slots[peer->free_count++] = (int)(request - peer->requests);
     if (error_code != NGHTTP2_NO_ERROR || request->status != 200) peer->failed++;
     peer->done++;
-    peer->last_progress = now_seconds();
+    peer->last_progress = bench_now_seconds();
     start_next(peer);
     return 0;
 }
@@ -493,7 +447,7 @@ int main(int argc, char **argv) {
     for (int slot = peer.slots - 1; slot >= 0; slot--) peer.free_slots[peer.free_count++] = slot;
 
     const int connection_count = 2 * CONNECTIONS_PER_ORIGIN;
-    double began = now_seconds(), cpu_began = cpu_seconds();
+    double began = bench_now_seconds(), cpu_began = bench_cpu_seconds();
     peer.last_progress = began;
     for (int index = 0; index < connection_count; index++) {
         open_connection(&peer, &peer.connections[index], &peer.origins[index / CONNECTIONS_PER_ORIGIN], context,
@@ -533,16 +487,16 @@ int main(int argc, char **argv) {
                 close_connection(&peer, connection, "the server ended the session (GOAWAY)");
             }
         }
-        if (now_seconds() - peer.last_progress > STALL_SECONDS) {
+        if (bench_now_seconds() - peer.last_progress > STALL_SECONDS) {
             fprintf(stderr, "nghttp2 peer: no answer for %.0f s; the %ld unanswered requests fail\n", STALL_SECONDS,
                     peer.total - peer.done);
             peer.failed += peer.total - peer.done;
             break;
         }
     }
-    double seconds = now_seconds() - began;
+    double seconds = bench_now_seconds() - began;
     printf("nghttp2 peer: %ld requests in %.2f s: %.0f requests/s, CPU %.2f s, failed %ld\n", peer.total, seconds,
-           (double)peer.total / seconds, cpu_seconds() - cpu_began, peer.failed);
+           (double)peer.total / seconds, bench_cpu_seconds() - cpu_began, peer.failed);
 
     for (int index = 0; index < connection_count; index++) free_connection(&peer.connections[index]);
     nghttp2_session_callbacks_del(callbacks);

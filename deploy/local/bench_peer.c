@@ -7,16 +7,16 @@
  *
  * Half the requests are APNs-shaped (POST /3/device/<64 hex>, the worker's apns-* headers and a bearer token,
  * a ~500-byte alert body), half FCM-shaped (POST /v1/projects/<id>/messages:send, a bearer token, a ~600-byte
- * message); STREAMS (default 200) transfers are kept in flight over HTTP/2 with TLS, each easy handle reused for
- * the next request. Prints one line: requests, seconds, requests/s, CPU seconds (user + system), failures.
+ * message; all in bench_requests.h); STREAMS (default 200) transfers are kept in flight over HTTP/2 with TLS, each
+ * easy handle reused for the next request. Prints one line: requests, seconds, requests/s, CPU seconds (user + system), failures.
  * Built by bench.py with `cc -O2 bench_peer.c -lcurl`; not part of the service.
  */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
+
+#include "bench_requests.h"
 
 struct transfer {
     CURL *easy;
@@ -24,51 +24,31 @@ struct transfer {
     int apns;
 };
 
-static const char *apns_body =
-    "{\"aps\":{\"alert\":{\"loc-key\":\"im_loc_text\",\"loc-args\":[\"Alice\",\"Are we still on for lunch "
-    "tomorrow? I booked the place near the office for twelve.\"],\"title\":\"Team\",\"body\":\"Alice: Are we still "
-    "on for lunch tomorrow? I booked the place near the office for twelve.\"},\"sound\":\"default\",\"badge\":3,"
-    "\"thread-id\":\"r-42\",\"mutable-content\":1},\"type\":\"text\",\"room\":\"r-42\",\"message\":\"m-1000\"}";
-
-static const char *fcm_body =
-    "{\"message\":{\"token\":\"fcm-token-0001\",\"notification\":{\"title\":\"Team\",\"body\":\"Alice: Are we "
-    "still on for lunch tomorrow? I booked the place near the office for twelve.\"},\"android\":{\"collapse_key\":"
-    "\"r-42\",\"ttl\":\"3600s\",\"priority\":\"HIGH\",\"notification\":{\"body_loc_key\":\"im_loc_text\","
-    "\"body_loc_args\":[\"Alice\",\"Are we still on for lunch tomorrow?\"],\"click_action\":\"push_chatroom\","
-    "\"notification_count\":3,\"tag\":\"r-42\"}},\"data\":{\"loc-key\":\"im_loc_text\",\"type\":\"text\","
-    "\"payload\":\"{}\"}}}";
-
-static double now_seconds(void) {
-    struct timespec time;
-    clock_gettime(CLOCK_MONOTONIC, &time);
-    return (double)time.tv_sec + (double)time.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec +
-           (double)usage.ru_stime.tv_usec / 1e6;
-}
-
 static size_t discard(char *data, size_t size, size_t count, void *context) {
     (void)data;
     (void)context;
     return size * count;
 }
 
+/* The `name: value` lines of `headers` as libcurl's list. */
+static struct curl_slist *header_list(const struct bench_header *headers, size_t count) {
+    struct curl_slist *list = NULL;
+    for (size_t index = 0; index < count; index++) {
+        char line[256];
+        snprintf(line, sizeof line, "%s: %s", headers[index].name, headers[index].value);
+        list = curl_slist_append(list, line);
+    }
+    return list;
+}
+
 /* Points `transfer` at request number `index` (APNs when even) and adds it to `multi`. */
 static void start(CURLM *multi, struct transfer *transfer, long index, const char *apns, const char *fcm) {
-    char url[512];
+    char url[512], path[96];
     transfer->apns = index % 2 == 0;
-    if (transfer->apns) {
-        snprintf(url, sizeof url, "%s/3/device/%064lx", apns, index + 1);
-    } else {
-        snprintf(url, sizeof url, "%s/v1/projects/bench-project/messages:send", fcm);
-    }
+    snprintf(url, sizeof url, "%s%s", transfer->apns ? apns : fcm, bench_path(path, sizeof path, index));
     curl_easy_setopt(transfer->easy, CURLOPT_URL, url);
     curl_easy_setopt(transfer->easy, CURLOPT_HTTPHEADER, transfer->headers);
-    curl_easy_setopt(transfer->easy, CURLOPT_POSTFIELDS, transfer->apns ? apns_body : fcm_body);
+    curl_easy_setopt(transfer->easy, CURLOPT_POSTFIELDS, transfer->apns ? bench_apns_body : bench_fcm_body);
     curl_multi_add_handle(multi, transfer->easy);
 }
 
@@ -88,16 +68,8 @@ int main(int argc, char **argv) {
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 4L);
     curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L);
 
-    struct curl_slist *apns_headers = NULL, *fcm_headers = NULL;
-    const char *apns_lines[] = {"content-type: application/json", "apns-push-type: alert", "apns-topic: com.example.chat",
-                                "apns-priority: 10", "apns-expiration: 1800000000", "apns-collapse-id: r-42",
-                                "apns-id: 6c7a1b52-3f4e-4d5a-9b8c-7d6e5f4a3b2c",
-                                "authorization: bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IktFWSJ9.e30.c2lnbmF0dXJl"};
-    for (size_t line = 0; line < sizeof apns_lines / sizeof *apns_lines; line++) {
-        apns_headers = curl_slist_append(apns_headers, apns_lines[line]);
-    }
-    fcm_headers = curl_slist_append(fcm_headers, "content-type: application/json");
-    fcm_headers = curl_slist_append(fcm_headers, "authorization: Bearer ya29.bench-access-token");
+    struct curl_slist *apns_headers = header_list(bench_apns_headers, BENCH_APNS_HEADER_COUNT);
+    struct curl_slist *fcm_headers = header_list(bench_fcm_headers, BENCH_FCM_HEADER_COUNT);
 
     struct transfer *transfers = calloc((size_t)streams, sizeof *transfers);
     for (int slot = 0; slot < streams; slot++) {
@@ -113,7 +85,7 @@ int main(int argc, char **argv) {
     }
 
     long next = 0, done = 0, failed = 0;
-    double began = now_seconds(), cpu_began = cpu_seconds();
+    double began = bench_now_seconds(), cpu_began = bench_cpu_seconds();
     for (int slot = 0; slot < streams && next < requests; slot++) {
         transfers[slot].headers = next % 2 == 0 ? apns_headers : fcm_headers;
         start(multi, &transfers[slot], next++, apns, fcm);
@@ -139,9 +111,9 @@ int main(int argc, char **argv) {
         }
         if (done < requests) curl_multi_poll(multi, NULL, 0, 100, NULL);
     }
-    double seconds = now_seconds() - began;
+    double seconds = bench_now_seconds() - began;
     printf("peer: %ld requests in %.2f s: %.0f requests/s, CPU %.2f s, failed %ld\n", requests, seconds,
-           (double)requests / seconds, cpu_seconds() - cpu_began, failed);
+           (double)requests / seconds, bench_cpu_seconds() - cpu_began, failed);
 
     for (int slot = 0; slot < streams; slot++) curl_easy_cleanup(transfers[slot].easy);
     free(transfers);
