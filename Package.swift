@@ -56,11 +56,13 @@ let package = Package(
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
         .target(
             name: "TopicWindow", dependencies: ["Kafka", "KafkaTypes", "PushCore", "Essentials"], swiftSettings: strict),
+        // jemalloc as the process's allocator, with its options (a C global it reads when it starts).
+        .target(name: "MallocConfiguration", linkerSettings: [.linkedLibrary("jemalloc")]),
         .executableTarget(
             name: "push-worker",
             dependencies: [
                 "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
-                "Lifecycle",
+                "Lifecycle", "MallocConfiguration",
             ],
             swiftSettings: strict
         ),
