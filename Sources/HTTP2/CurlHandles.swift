@@ -118,10 +118,18 @@ final class HeaderList {
     /// The first node, nil for no lines.
     let raw: UnsafeMutablePointer<curl_slist>?
 
-    /// `Name: value` for each header, then `Name:` for each of `removing` (which drops a libcurl default header).
-    init(_ headers: [HTTPHeader], removing: [StaticString]) {
-        let count = headers.count + removing.count
-        var textBytes = removing.reduce(0) { $0 + $1.utf8CodeUnitCount + 2 }
+    /// `Name: value` for each header, then `Name:` for each of `defaults` that no header names (an empty line drops
+    /// a libcurl default header).
+    init(_ headers: [HTTPHeader], removingUnset defaults: [StaticString]) {
+        var removed: UInt8 = 0  // bit i: defaults[i] is removed (at most 8 defaults)
+        var textBytes = 0
+        for (index, name) in defaults.prefix(8).enumerated() {
+            let text = name.description  // a few bytes: a small string, not allocated
+            guard !headers.contains(where: { $0.hasName(text) }) else { continue }
+            removed |= 1 << index
+            textBytes += name.utf8CodeUnitCount + 2
+        }
+        let count = headers.count + removed.nonzeroBitCount
         for header in headers { textBytes += header.name.utf8.count + header.value.utf8.count + 3 }
         let nodesBytes = count * MemoryLayout<curl_slist>.stride
         storage = .allocate(byteCount: max(1, nodesBytes + textBytes), alignment: MemoryLayout<curl_slist>.alignment)
@@ -151,7 +159,7 @@ final class HeaderList {
             value.withUTF8(write)
             endLine(startedAt: start)
         }
-        for name in removing {
+        for (index, name) in defaults.prefix(8).enumerated() where removed & (1 << index) != 0 {
             let start = text
             write(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             write(UnsafeBufferPointer(start: separator.utf8Start, count: 1))

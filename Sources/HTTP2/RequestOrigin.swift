@@ -6,36 +6,67 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
     /// True for `https`; cleartext `http` is HTTP/1.1 here (libcurl 7.88 does not multiplex prior-knowledge h2).
     let isTLS: Bool
 
-    /// Parses the origin of an absolute `http` or `https` URL; nil if the URL is not one. Reads the URL's bytes
-    /// (it runs for every request): only an authority with non-ASCII bytes is checked character by character.
+    /// Parses the origin of an absolute `http` or `https` URL; nil if the URL is not one. Reads the URL's bytes in
+    /// place and writes the origin's text once (it runs for every request): only an authority with non-ASCII bytes
+    /// is checked and lowercased character by character.
     init?(url: String) {
-        let bytes = Array(url.utf8)
-        guard let separator = Self.range(of: "://", in: bytes) else { return nil }
-        let scheme = String(decoding: bytes[..<separator], as: UTF8.self).lowercased()
-        guard scheme == "https" || scheme == "http" else { return nil }
-        let rest = bytes[(separator + 3)...]
-        let ends: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")]
-        let authorityEnd = rest.firstIndex(where: ends.contains) ?? rest.endIndex
+        let bytes = url.utf8
+        guard let separator = Self.firstIndex(of: "://", in: bytes) else { return nil }
+        let scheme = bytes[..<separator]
+        let isTLS: Bool
+        if Self.equalsIgnoringCase(scheme, "https") {
+            isTLS = true
+        } else if Self.equalsIgnoringCase(scheme, "http") {
+            isTLS = false
+        } else {
+            return nil
+        }
+        let rest = bytes[bytes.index(separator, offsetBy: 3)...]
+        let authorityEnd =
+            rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
-            authority = authority[(at + 1)...]
+            authority = authority[authority.index(after: at)...]
         }
-        let text = String(decoding: authority, as: UTF8.self)
-        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-        let hasBlank =
-            authority.allSatisfy { $0 < 0x80 }
-            ? authority.contains(where: isBlank) : text.contains { $0.isWhitespace || $0.isNewline }
-        guard !authority.isEmpty, !hasBlank else { return nil }
-        description = "\(scheme)://\(text.lowercased())"
-        isTLS = scheme == "https"
+        guard !authority.isEmpty else { return nil }
+        let prefix = isTLS ? "https://" : "http://"
+        if authority.allSatisfy({ $0 < 0x80 }) {
+            guard !authority.contains(where: { $0 == 0x20 || (0x09...0x0D).contains($0) }) else { return nil }
+            description = String(unsafeUninitializedCapacity: prefix.utf8.count + authority.count) { text in
+                var count = 0
+                for byte in prefix.utf8 {
+                    text[count] = byte
+                    count += 1
+                }
+                for byte in authority {
+                    text[count] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+                    count += 1
+                }
+                return count
+            }
+        } else {
+            let text = String(Substring(authority))
+            guard !text.contains(where: { $0.isWhitespace || $0.isNewline }) else { return nil }
+            description = prefix + text.lowercased()
+        }
+        self.isTLS = isTLS
     }
 
     /// The index of the first `needle` in `bytes`.
-    private static func range(of needle: StaticString, in bytes: [UInt8]) -> Int? {
+    private static func firstIndex(of needle: StaticString, in bytes: String.UTF8View) -> String.Index? {
         let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        guard bytes.count >= pattern.count else { return nil }
-        return (0...(bytes.count - pattern.count)).first { start in
-            bytes[start..<(start + pattern.count)].elementsEqual(pattern)
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            if bytes[start...].starts(with: pattern) { return start }
+            start = bytes.index(after: start)
         }
+        return nil
+    }
+
+    /// Whether `bytes` spell `word` (lowercase ASCII) in any case.
+    private static func equalsIgnoringCase(_ bytes: Substring.UTF8View, _ word: StaticString) -> Bool {
+        let pattern = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        return bytes.elementsEqual(pattern) { $0 | 0x20 == $1 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($1) }
     }
 }

@@ -66,7 +66,7 @@ final class Transfer: @unchecked Sendable {
         receivedResponseBytes = false
         attempts += 1
         let remaining = (deadline - now).roundedUpMilliseconds
-        let headers = HeaderList(request.headers, removing: suppressedDefaults)
+        let headers = HeaderList(request.headers, removingUnset: Self.suppressedDefaults)
         headerList = headers
         self.handle = handle
 
@@ -111,22 +111,9 @@ final class Transfer: @unchecked Sendable {
         handle.set(CURLOPT_WRITEFUNCTION, callback: receiveBody)
     }
 
-    /// libcurl's default headers that the request did not set itself, as names whose empty lines remove them: no
-    /// `Expect: 100-continue`, no form-encoded content type for a body, no `Accept: */*`.
-    private var suppressedDefaults: [StaticString] {
-        let defaults: [StaticString] = ["Expect", "Content-Type", "Accept"]
-        return defaults.filter { name in
-            let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            return !request.headers.contains { $0.name.utf8.elementsEqual(bytes, by: Self.equalIgnoringASCIICase) }
-        }
-    }
-
-    private static func equalIgnoringASCIICase(_ left: UInt8, _ right: UInt8) -> Bool {
-        func lower(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-        }
-        return lower(left) == lower(right)
-    }
+    /// libcurl's default headers that a request's lines remove (an empty `Name:` line) unless it sets them itself:
+    /// no `Expect: 100-continue`, no form-encoded content type for a body, no `Accept: */*`.
+    static let suppressedDefaults: [StaticString] = ["Expect", "Content-Type", "Accept"]
 
     /// One header line as libcurl hands it over, read as bytes: a status line starts a new header block, a
     /// `name: value` line adds a header (the value without surrounding blanks and the line break).
@@ -139,6 +126,7 @@ final class Transfer: @unchecked Sendable {
         if line.starts(with: "HTTP/".utf8) {
             responseHeaders = []  // a new status line (after an informational response) starts a new header block
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            if responseHeaders.isEmpty { responseHeaders.reserveCapacity(8) }
             var valueStart = colon + 1
             while valueStart < line.endIndex, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
             responseHeaders.append(

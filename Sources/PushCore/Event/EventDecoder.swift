@@ -111,9 +111,10 @@ public struct EventDecoder: Sendable {
         for (deviceIndex, deviceValue) in deviceValues.enumerated() {
             let address = DeviceAddress(recipient: index, device: deviceIndex)
             do {
-                devices.append(try decodeDevice(deviceValue, path: address.description))
+                devices.append(try decodeDevice(deviceValue))
             } catch {
-                invalidDevices[address] = error
+                // Paths are built only for a device that has a problem.
+                invalidDevices[address] = error.within(address.description)
                 devices.append(nil)
             }
         }
@@ -127,8 +128,9 @@ public struct EventDecoder: Sendable {
         )
     }
 
-    private func decodeDevice(_ value: JSONValue, path: String) throws(EventError) -> Device {
-        let device = try Fields(value, path: path)
+    /// One device entry; errors name paths within the entry (`token`; empty for the entry itself).
+    private func decodeDevice(_ value: JSONValue) throws(EventError) -> Device {
+        let device = try Fields(value, path: "")
         let platformName = try device.requiredString("platform", maxLength: nil)
         guard let platform = Platform(rawValue: platformName) else {
             throw EventError(.decodeError, path: device.path("platform"), "must be one of apns, apns-voip, fcm")

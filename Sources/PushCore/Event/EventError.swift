@@ -14,6 +14,14 @@ public struct EventError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The error of a part of the event placed at the part's path `base`: `token` within `recipients[0].devices[1]`
+    /// is `recipients[0].devices[1].token`.
+    func within(_ base: String) -> EventError {
+        var placed = self
+        placed.path = path.isEmpty ? base : "\(base).\(path)"
+        return placed
+    }
+
     /// One line: `recipients[0].userId: required`.
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }

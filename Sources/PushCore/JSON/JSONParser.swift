@@ -136,6 +136,8 @@ public struct JSONParser {
         var members: [JSONMember] = []
         skipWhitespace()
         if leave(at: "}") { return .object(members) }
+        // Room for an event's usual objects at once, rather than growing 1, 2, 4, 8.
+        members.reserveCapacity(8)
         var names = MemberNames()
         repeat {
             skipWhitespace()
