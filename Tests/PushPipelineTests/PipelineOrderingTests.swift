@@ -78,7 +78,9 @@ import Testing
         _ = await harness.stop(running)
     }
 
-    @Test func pausesEveryPartitionAtTheInFlightLimitAndResumesBelowIt() async {
+    /// At the limit the loop stops polling (librdkafka keeps what it prefetched, where a pause would purge it) and
+    /// pauses every partition only once the limit has held for `inFlightPauseDelay`.
+    @Test func stopsPollingAtTheInFlightLimitPausesEveryPartitionIfItHoldsAndResumesBelowIt() async {
         var harness = Harness()
         harness.settings.maxInFlightRecords = 2
         harness.settings.batchSize = 2
@@ -87,7 +89,13 @@ import Testing
         harness.source.add((0..<5).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
         harness.source.add([record("n0;a", offset: 0, partition: 1)])
         let running = harness.start()
-        #expect(await eventually { harness.source.snapshot.paused.count == 2 && harness.sender.sent.count == 2 })
+        #expect(await eventually { harness.sender.sent.count == 2 })
+        let pollsAtTheLimit = harness.source.snapshot.polls
+        try? await Task.sleep(for: .milliseconds(20))
+        #expect(harness.source.snapshot.paused.isEmpty)
+        #expect(harness.source.snapshot.polls == pollsAtTheLimit)
+        harness.clock.advance(by: harness.settings.inFlightPauseDelay)
+        #expect(await eventually { harness.source.snapshot.paused.count == 2 })
         try? await Task.sleep(for: .milliseconds(20))
         #expect(harness.sender.sent.count == 2)
         harness.sender.release("m0/a")

@@ -18,6 +18,8 @@ public final class FakeSource: RecordSource {
         public var revokeDone = false
         public var commits = 0
         public var closed = false
+        /// Calls of `poll`.
+        public var polls = 0
     }
 
     public let state = Mutex(State())
@@ -42,6 +44,7 @@ public final class FakeSource: RecordSource {
     {
         // Like a group consumer: a partition is assigned before any of its records arrive.
         let newlyAssigned = state.withLock { state in
+            state.polls += 1
             let new = Set(state.queues.keys).subtracting(state.assigned)
             state.assigned.formUnion(new)
             return new.sorted { $0.description < $1.description }

@@ -18,9 +18,14 @@ public struct PipelineSettings: Sendable, Equatable {
     public var batchSize: Int = 500
     /// The longest one poll waits for records; also how often pauses and due retries are checked.
     public var pollTimeout: Duration = .milliseconds(100)
-    /// Records consumed and not yet done; at this many, every partition is paused.
+    /// Records consumed and not yet done; at this many the pipeline stops polling until one is done, and pauses
+    /// every partition if that lasts `inFlightPauseDelay`.
     /// (Benchmarked, README "Performance": 10,000 kept about 270 MB resident for no more pushes/s.)
     public var maxInFlightRecords: Int = 2_000
+    /// How long the pipeline may stay at `maxInFlightRecords` without polling before it pauses every partition. Not
+    /// polling keeps what librdkafka prefetched; pausing purges it (it is fetched again on resume), but lets the
+    /// consumer serve rebalances while the limit holds.
+    public var inFlightPauseDelay: Duration = .seconds(1)
     /// Planned devices of records not yet finished (planned requests, results, receipts to write): a record is planned
     /// only once its devices fit beside the others'; one with more devices than this runs alone. Group-chat fan-out
     /// is what it bounds: `maxInFlightRecords` events of a thousand devices each would all be planned at once.
