@@ -42,16 +42,20 @@ import Worker
     ///
     /// The duplicate bound: after a kill, the replacement resends every record whose receipt Kafka acknowledged
     /// but whose offset the group had not committed. Those are the records in flight at the kill (at most
-    /// `PUSH_MAX_IN_FLIGHT` = F; partitions pause beyond it) and those finished since the last commit that
-    /// succeeded, which began at most one auto-commit interval C before (plus its round trip, taken as another
-    /// C). A room sends its records one after another and each answer takes at least the simulator's latency L,
-    /// so each of the R rooms finishes at most 2C / L records in that window. Per kill: F + R × 2C / L receipts
+    /// `PUSH_MAX_IN_FLIGHT` = F and the last poll's batch B, `PUSH_BATCH_SIZE`: the loop stops polling at F) and
+    /// those finished since the last commit that succeeded, which began at most one auto-commit interval C before
+    /// (plus its round trip, taken as another C). A room sends its records one after another and each answer takes
+    /// at least the simulator's latency L,
+    /// so each of the R rooms finishes at most 2C / L records in that window. Per kill: F + B + R × 2C / L receipts
     /// (one device per event); the test allows `kills ×` that.
     @Test func killedAtRandomMomentsAndRestartedItLosesNothing() async throws {
         let count = ProcessInfo.processInfo.environment["PUSH_TEST_KILL_EVENTS"].flatMap { Int($0) } ?? 20_000
-        let (kills, maxInFlight, rooms, latencyMillis, commitMillis) = (4, 200, 50, 10, 100)
+        // The simulator's latency keeps the run longer than producing its events (50 rooms × 25 records/s): the
+        // kills must fall while the worker is still sending.
+        let (kills, maxInFlight, batch, rooms, latencyMillis, commitMillis) = (4, 200, 100, 50, 40, 100)
         let run = try await EndToEnd(workerEnvironment: [
-            "PUSH_MAX_IN_FLIGHT": "\(maxInFlight)", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "\(commitMillis)",
+            "PUSH_MAX_IN_FLIGHT": "\(maxInFlight)", "PUSH_BATCH_SIZE": "\(batch)",
+            "KAFKA_AUTO_COMMIT_INTERVAL_MS": "\(commitMillis)",
         ]) { simulator in
             try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": \(latencyMillis)}")
         }
@@ -79,7 +83,7 @@ import Worker
         // Duplicates written after the last distinct receipt are not waited for: they would not change the result.
         #expect(await run.stop() == 0)
         let receipts = ReceiptCount(outputs)
-        let bound = kills * (maxInFlight + rooms * 2 * commitMillis / latencyMillis)
+        let bound = kills * (maxInFlight + batch + rooms * 2 * commitMillis / latencyMillis)
         print(
             "kill -9 ×\(kills) over \(count) events: lost \(count - receipts.distinct), "
                 + "duplicates \(receipts.duplicates) (bound \(bound))")
