@@ -29,6 +29,8 @@ import Testing
         #expect(event.devices.map(\.target.userId) == ["u-2", "u-2", "u-3"])
         #expect(event.devices[0].target.tokenHash == SHA256.tokenHash(Self.apnsToken))
         #expect(event.devices[0].target.tokenHash.hasPrefix("sha256:"))
+        // What receipts name as the app: the APNs topic, the FCM project; nothing for a device not sent to.
+        #expect(event.devices.map(\.target.app) == ["com.example.chat", "demo-project", nil])
         guard case .send(.apns, let apns) = event.devices[0].decision, case .send(.fcm, _) = event.devices[1].decision,
             case .skipped(let reason) = event.devices[2].decision
         else {

@@ -4,14 +4,14 @@ import Essentials
 public enum DeterministicUUID {
     /// The canonical lowercase UUID string derived from `name`.
     public static func make(from name: String) -> String {
-        var bytes = Array(SHA256.hash(Array(name.utf8)).prefix(16))
+        var bytes = SHA256.hash(name.utf8)  // the first 16 of its 32 bytes are the UUID's
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         // Written as ASCII bytes, 8-4-4-4-12 hex digits: it runs for every APNs request.
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 36) { text in
             var count = 0
-            for (index, byte) in bytes.enumerated() {
+            for (index, byte) in bytes.prefix(16).enumerated() {
                 if index == 4 || index == 6 || index == 8 || index == 10 {
                     text[count] = UInt8(ascii: "-")
                     count += 1

@@ -67,9 +67,11 @@ public final class CorePlanner: EventPlanner {
     private static func app(of outcome: DeviceDecision.Outcome) -> String? {
         guard case .send(let request) = outcome else { return nil }
         if request.platform == .fcm {
-            // `/v1/projects/<project>/messages:send`
-            let parts = request.path.split(separator: "/")
-            return parts.count > 2 ? String(parts[2]) : nil
+            // `/v1/projects/<project>/messages:send`: the third segment, read in place.
+            let prefix = "/v1/projects/"
+            guard request.path.hasPrefix(prefix) else { return nil }
+            let rest = request.path.utf8.dropFirst(prefix.utf8.count)
+            return String(Substring(rest.prefix { $0 != UInt8(ascii: "/") }))
         }
         return request.headers.first { $0.name == "apns-topic" }?.value
     }
