@@ -266,6 +266,34 @@ class Bench:
             print(f"bench: files kept in {self.directory}", file=sys.stderr)
 
 
+# The peers measured after the cases: the argument giving their requests, the endpoint's method that runs one, its
+# name, what it is, and the Result field its rate goes to.
+PEERS = (
+    ("peer", "bare_peer", "bare libcurl peer", "200 streams, reused handles, the worker's requests", "peer_rate"),
+    ("node_peer", "node_peer", "Node.js http2 peer", "200 streams on 2 sessions per origin, the same requests",
+     "node_rate"),
+    ("nghttp2_peer", "nghttp2_peer", "bare nghttp2 peer",
+     "200 streams on 2 connections per origin, one write per connection per loop turn, the same requests",
+     "nghttp2_rate"),
+)
+
+
+def run_peers(bench: Bench, arguments: argparse.Namespace, results: list[Result], prefix: str = "",
+              ratios: bool = False) -> None:
+    """Runs every peer asked for on the endpoint and gives its rate to `results` (and prints the worker's ratio to
+    it per case with `ratios`)."""
+    for argument, method, name, about, field in PEERS:
+        requests = getattr(arguments, argument)
+        if not requests:
+            continue
+        line, rate = getattr(bench.endpoint, method)(requests, bench.ca_file)
+        print(f"bench: {prefix}{name} ({about}): {line}", file=sys.stderr)
+        for result in results:
+            setattr(result, field, rate)
+            if ratios and rate and result.rate:
+                print(f"bench: {result.case}: worker / {name} = {result.rate / rate:.2f}", file=sys.stderr)
+
+
 def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
     """A/B mode: every round runs each binary's cases in turn (the order reversed every other round), then the
     bare libcurl peer, the Node.js http2 peer and the bare nghttp2 peer, whose rates become the round's yardsticks."""
@@ -283,21 +311,7 @@ def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
                           f"{cpu_per_10k(result):.2f} s CPU per 10k, peak RSS {peak_mb(result):.0f} MB",
                           file=sys.stderr)
                     this_round.append(result)
-        if arguments.peer:
-            line, peer_rate = bench.endpoint.bare_peer(arguments.peer, bench.ca_file)
-            print(f"bench: round {round} bare libcurl peer: {line}", file=sys.stderr)
-            for result in this_round:
-                result.peer_rate = peer_rate
-        if arguments.node_peer:
-            line, node_rate = bench.endpoint.node_peer(arguments.node_peer, bench.ca_file)
-            print(f"bench: round {round} Node.js http2 peer: {line}", file=sys.stderr)
-            for result in this_round:
-                result.node_rate = node_rate
-        if arguments.nghttp2_peer:
-            line, nghttp2_rate = bench.endpoint.nghttp2_peer(arguments.nghttp2_peer, bench.ca_file)
-            print(f"bench: round {round} bare nghttp2 peer: {line}", file=sys.stderr)
-            for result in this_round:
-                result.nghttp2_rate = nghttp2_rate
+        run_peers(bench, arguments, this_round, prefix=f"round {round} ")
         results += this_round
     return results
 
@@ -362,33 +376,7 @@ def main() -> int:
         if arguments.replay and arguments.backlog_events:
             print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
                   file=sys.stderr)
-        if arguments.peer:
-            peer_line, peer_rate = bench.endpoint.bare_peer(arguments.peer, bench.ca_file)
-            print(f"bench: bare libcurl peer (200 streams, reused handles, the worker's requests): {peer_line}",
-                  file=sys.stderr)
-            for result in results:
-                result.peer_rate = peer_rate
-                if peer_rate and result.rate:
-                    print(f"bench: {result.case}: worker / bare libcurl peer = {result.rate / peer_rate:.2f}",
-                          file=sys.stderr)
-        if arguments.node_peer:
-            node_line, node_rate = bench.endpoint.node_peer(arguments.node_peer, bench.ca_file)
-            print(f"bench: Node.js http2 peer (200 streams on 2 sessions per origin, the same requests): {node_line}",
-                  file=sys.stderr)
-            for result in results:
-                result.node_rate = node_rate
-                if node_rate and result.rate:
-                    print(f"bench: {result.case}: worker / Node.js http2 peer = {result.rate / node_rate:.2f}",
-                          file=sys.stderr)
-        if arguments.nghttp2_peer:
-            nghttp2_line, nghttp2_rate = bench.endpoint.nghttp2_peer(arguments.nghttp2_peer, bench.ca_file)
-            print(f"bench: bare nghttp2 peer (200 streams on 2 connections per origin, one write per connection per "
-                  f"loop turn, the same requests): {nghttp2_line}", file=sys.stderr)
-            for result in results:
-                result.nghttp2_rate = nghttp2_rate
-                if nghttp2_rate and result.rate:
-                    print(f"bench: {result.case}: worker / bare nghttp2 peer = {result.rate / nghttp2_rate:.2f}",
-                          file=sys.stderr)
+        run_peers(bench, arguments, results, ratios=True)
     finally:
         bench.close()
     print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin[0].path}")
