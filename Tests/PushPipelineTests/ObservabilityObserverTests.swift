@@ -16,6 +16,9 @@ import Testing
         observer.observe(.receipt(.delivered))
         observer.observe(.deadLettered(reason: .decodeError))
         observer.observe(.retryMovedOn(from: "push.retry-3600000", to: "push.retry-60000"))
+        #expect(registry.prometheusText().contains("push_in_flight_limit_waits_total 0"))
+        observer.observe(.waitedForRoom)
+        observer.observe(.waitedForRoom)
         let text = registry.prometheusText()
         for line in [
             #"kafka_records_consumed_total{topic="chat"} 3"#, "push_sends_in_flight 0",
@@ -24,6 +27,7 @@ import Testing
             #"push_receipts_total{status="delivered"} 1"#, #"push_dlq_total{reason="decode_error"} 1"#,
             #"push_send_latency_seconds_count{provider="apns"} 1"#,
             #"push_retry_tier_moves_total{from="push.retry-3600000",to="push.retry-60000"} 1"#,
+            "push_in_flight_limit_waits_total 2",
         ] {
             #expect(text.contains(line), "\(line)")
         }

@@ -94,6 +94,7 @@ import Testing
         try? await Task.sleep(for: .milliseconds(20))
         #expect(harness.source.snapshot.paused.isEmpty)
         #expect(harness.source.snapshot.polls == pollsAtTheLimit)
+        #expect(harness.observer.all.contains(.waitedForRoom))
         harness.clock.advance(by: harness.settings.inFlightPauseDelay)
         #expect(await eventually { harness.source.snapshot.paused.count == 2 })
         try? await Task.sleep(for: .milliseconds(20))

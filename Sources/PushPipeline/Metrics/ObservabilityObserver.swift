@@ -54,7 +54,7 @@ public final class ObservabilityObserver: PipelineObserver {
         for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
         _ = (
             metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
-            metrics.devicesInFlight
+            metrics.devicesInFlight, metrics.inFlightLimitWaits
         )
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
     }
@@ -88,6 +88,8 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.endToEndLatency.observe(max(0, latencyMillis) / 1000)
         case .retryScheduled:
             metrics.retryHandoffs.increment()
+        case .waitedForRoom:
+            metrics.inFlightLimitWaits.increment()
         case .retryMovedOn(let from, let to):
             metrics.retryTierMoves(from: from, to: to).increment()
         case .deadLettered(let reason):
@@ -134,7 +136,8 @@ public final class ObservabilityObserver: PipelineObserver {
     /// The log line of an event, if it has one.
     private func log(_ event: PipelineEvent) {
         switch event {
-        case .offsetStored, .polled, .sendStarted, .receipt, .endToEnd, .deadLettered, .produceRecovered:
+        case .offsetStored, .polled, .sendStarted, .receipt, .endToEnd, .deadLettered, .produceRecovered,
+            .waitedForRoom:
             break
         case .sent(let provider, let outcome, _):
             if case .credentials(_, let reason) = outcome {

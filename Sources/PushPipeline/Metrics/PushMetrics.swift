@@ -65,6 +65,14 @@ public struct PushMetrics: Sendable {
             labels: ["provider": provider])
     }
 
+    /// `push_in_flight_limit_waits_total`: times the run loop found `PUSH_MAX_IN_FLIGHT` records in flight and waited
+    /// for one to end instead of polling (the worker is saturated; a limit held for a second also pauses).
+    public var inFlightLimitWaits: Counter {
+        registry.counter(
+            "push_in_flight_limit_waits_total",
+            help: "Times the run loop waited at the in-flight limit for a record to end instead of polling.")
+    }
+
     /// `push_retry_handoffs_total`: device sends handed to the retry topic.
     public var retryHandoffs: Counter {
         registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")

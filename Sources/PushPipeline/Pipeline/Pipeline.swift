@@ -294,6 +294,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
 
     /// Returns when a record ends below the limit, or after `timeout`.
     private func waitForRoom(upTo timeout: Duration) async {
+        observer.observe(.waitedForRoom)
         nextRoomWait += 1
         let id = nextRoomWait
         let clock = clock

@@ -17,6 +17,8 @@ public enum PipelineEvent: Sendable, Equatable {
     case deadLettered(reason: DeadLetterReason)
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
+    /// Records were at `maxInFlightRecords`: the run loop waited for one to end instead of polling.
+    case waitedForRoom
     case paused([TopicPartition])
     case resumed([TopicPartition])
     case assigned([TopicPartition])
