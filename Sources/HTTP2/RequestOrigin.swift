@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// The scheme, host and port of a request URL: the unit of connection sharing and the only part of a URL
 /// that may appear in messages (paths carry device tokens).
 struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
@@ -14,9 +16,9 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
         guard let separator = Self.firstIndex(of: "://", in: bytes) else { return nil }
         let scheme = bytes[..<separator]
         let isTLS: Bool
-        if Self.equalsIgnoringCase(scheme, "https") {
+        if scheme.elementsEqualIgnoringASCIICase("https".utf8) {
             isTLS = true
-        } else if Self.equalsIgnoringCase(scheme, "http") {
+        } else if scheme.elementsEqualIgnoringASCIICase("http".utf8) {
             isTLS = false
         } else {
             return nil
@@ -64,9 +66,4 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// Whether `bytes` spell `word` (lowercase ASCII) in any case.
-    private static func equalsIgnoringCase(_ bytes: Substring.UTF8View, _ word: StaticString) -> Bool {
-        let pattern = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        return bytes.elementsEqual(pattern) { $0 | 0x20 == $1 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($1) }
-    }
 }

@@ -13,9 +13,6 @@ extension HTTPHeader {
     /// True when the header's name is `name`, compared case-insensitively as ASCII (header names are ASCII tokens);
     /// allocates nothing.
     public func hasName(_ name: String) -> Bool {
-        self.name.utf8.elementsEqual(name.utf8) { left, right in
-            left == right
-                || (left | 0x20 == right | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(left | 0x20))
-        }
+        self.name.utf8.elementsEqualIgnoringASCIICase(name.utf8)
     }
 }

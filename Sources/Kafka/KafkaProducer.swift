@@ -39,29 +39,19 @@ public final class KafkaProducer: Sendable {
         poller.requestStop()
     }
 
-    /// Writes `record` and waits for its delivery report: where it was stored, or why it was not.
-    /// Waits (briefly, repeatedly) while librdkafka's local queue is full instead of failing.
+    /// Writes `record` and waits for its delivery report: where it was stored, or why it was not. A batch of one
+    /// (`send(_:)` with an array), so it also waits while librdkafka's local queue is full instead of failing.
     public func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
-        while true {
-            let outcome: Result<KafkaDeliveryReport, KafkaError> = await withCheckedContinuation { continuation in
-                do throws(KafkaError) {
-                    try send(record) { continuation.resume(returning: $0) }
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-            switch outcome {
-            case .failure(let error) where error.code == .queueFull && !context.isClosed:
-                try? await Task.sleep(for: .milliseconds(5))
-            default:
-                return try outcome.get()
-            }
+        let reports = await send([record])
+        guard let report = reports.first else {
+            throw KafkaError(code: .state, message: "no delivery report", isRetriable: true)
         }
+        return try report.get()
     }
 
     /// Writes `records` and waits for all their delivery reports, returned in the records' order: one wait for the
     /// batch, not a task per record. A record refused while librdkafka's local queue is full is queued again after
-    /// a short wait, as `send(_:)` does; any other refusal is its report.
+    /// a short wait (briefly, repeatedly); any other refusal is its report.
     public func send(_ records: [KafkaProducerRecord]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
         var reports = [Result<KafkaDeliveryReport, KafkaError>?](repeating: nil, count: records.count)
         var pending = Array(records.indices)

@@ -26,11 +26,15 @@ struct SizeFitting {
     private var longestText: Int?
     /// The last measured rendering that fitted: the answer of a search, which would otherwise be rendered again.
     private var lastFit: (trim: Trim, push: RenderedPush)?
-    /// False once a whole body did not fit; `whole` is the uncut rendering until then.
-    private var wholeMayFit = true {
-        didSet { if !wholeMayFit { whole = nil } }
+    /// The uncut rendering while whole bodies may still fit.
+    private var whole = Whole.notRendered
+
+    private enum Whole {
+        case notRendered
+        case rendered(RenderedPush)
+        /// A whole body did not fit: the rendering is dropped and later devices go to the search.
+        case doesNotFit
     }
-    private var whole: RenderedPush?
 
     init(
         limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, String, Int?) -> [UInt8],
@@ -60,7 +64,7 @@ struct SizeFitting {
         if let whole = wholeRendering() {
             let wholeBody = body(whole, token, badge)
             if wholeBody.count <= limit { return (whole, wholeBody) }
-            wholeMayFit = false
+            self.whole = .doesNotFit
         }
         guard let trim = trim(token: token, badge: badge) else { return nil }
         let push = rendering(trim)
@@ -69,11 +73,16 @@ struct SizeFitting {
 
     /// The uncut rendering while whole bodies may still fit, made once.
     private mutating func wholeRendering() -> RenderedPush? {
-        guard wholeMayFit else { return nil }
-        if let whole { return whole }
-        let rendering = renderer.render(Trim())
-        whole = rendering
-        return rendering
+        switch whole {
+        case .doesNotFit:
+            return nil
+        case .rendered(let rendering):
+            return rendering
+        case .notRendered:
+            let rendering = renderer.render(Trim())
+            whole = .rendered(rendering)
+            return rendering
+        }
     }
 
     /// The largest cut of the rendering whose body fits the limit for a device with this token and badge.
