@@ -17,10 +17,13 @@ let package = Package(
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // nghttp2's sessions, OpenSSL's TLS and Linux's epoll, for the transport on nghttp2.
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev", "libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl", "HTTPTypes", "Essentials"], swiftSettings: strict),
+        .target(name: "HTTP2", dependencies: ["CCurl", "CNGHTTP2", "HTTPTypes", "Essentials"], swiftSettings: strict),
         // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),

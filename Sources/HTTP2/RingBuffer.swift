@@ -6,6 +6,9 @@ struct RingBuffer<Element> {
 
     var isEmpty: Bool { count == 0 }
 
+    /// The first element, left in place.
+    var first: Element? { count > 0 ? storage[head] : nil }
+
     mutating func append(_ element: Element) {
         growIfFull()
         storage[(head + count) % storage.count] = element

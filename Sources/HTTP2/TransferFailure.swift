@@ -66,31 +66,39 @@ struct TransferFailure: Equatable {
                 "TLS with \(origin) failed (\(reason)): the client certificate or key could not be used; "
                     + "check the certificate and key files and the key password"
             )
-        case .tls where tlsAlert(in: detail) != nil:
-            return HTTPError(
-                .tls,
-                "TLS with \(origin) failed: the server refused the handshake (\(tlsAlert(in: detail) ?? "")); "
-                    + "check the client certificate"
-            )
-        case .tls where presentedClientCertificate && (certificateVerifyResult == 0 || certificateVerifyResult == 1):
-            // 0: the server's certificate verified; 1: libcurl's "not verified yet" (the handshake ended first).
-            return HTTPError(
-                .tls,
-                "TLS with \(origin) failed (\(reason)) with no fault found in the server's certificate: the server "
-                    + "probably refused the client certificate; check that certificate, its key and its issuer"
-            )
         case .tls:
-            let verdict = certificateVerdict(certificateVerifyResult).map { ": \($0)" } ?? ""
-            return HTTPError(
-                .tls,
-                "TLS with \(origin) failed (\(reason))\(verdict); check the trusted CAs (PUSH_CA_FILE)"
-            )
+            return tlsError(
+                origin: origin, reason: reason, certificateVerifyResult: certificateVerifyResult, detail: detail,
+                presentedClientCertificate: presentedClientCertificate)
         case .connect: return HTTPError(.connect, "could not connect to \(origin): \(reason)")
         case .timeout: return deadlinePassed(origin)
         case .connectionLost: return HTTPError(.connectionLost, "connection to \(origin) lost: \(reason)")
         case .cancelled: return HTTPError(.cancelled, "request to \(origin) cancelled")
         case .invalidRequest: return HTTPError(.invalidRequest, "request to \(origin) rejected by libcurl: \(reason)")
         }
+    }
+
+    /// The error for a TLS handshake with `origin` that failed (`reason`: the TLS library's short text): the TLS
+    /// alert the server sent (from `detail`), a client certificate the server probably refused, or OpenSSL's
+    /// verification verdict on the server's certificate. Shared by both transports.
+    static func tlsError(
+        origin: RequestOrigin, reason: String, certificateVerifyResult: Int, detail: String?,
+        presentedClientCertificate: Bool
+    ) -> HTTPError {
+        if let alert = tlsAlert(in: detail) {
+            return HTTPError(
+                .tls, "TLS with \(origin) failed: the server refused the handshake (\(alert)); check the client certificate")
+        }
+        if presentedClientCertificate && (certificateVerifyResult == 0 || certificateVerifyResult == 1) {
+            // 0: the server's certificate verified; 1: libcurl's "not verified yet" (the handshake ended first).
+            return HTTPError(
+                .tls,
+                "TLS with \(origin) failed (\(reason)) with no fault found in the server's certificate: the server "
+                    + "probably refused the client certificate; check that certificate, its key and its issuer"
+            )
+        }
+        let verdict = certificateVerdict(certificateVerifyResult).map { ": \($0)" } ?? ""
+        return HTTPError(.tls, "TLS with \(origin) failed (\(reason))\(verdict); check the trusted CAs (PUSH_CA_FILE)")
     }
 
     /// The error for a request to `origin` whose deadline passed, in flight or still queued.

@@ -3,14 +3,15 @@ import HTTPTypes
 import TestSupport
 import Testing
 
-/// The libcurl client against the push simulator over real TLS HTTP/2.
-@Suite("HTTP2Client against the push simulator", .serialized)
+/// Both transports (libcurl's `HTTP2Client` and `NGHTTP2Transport`) against the push simulator over real TLS
+/// HTTP/2: the same contract, test by test.
+@Suite("HTTP/2 transports against the push simulator", .serialized)
 struct HTTP2ClientTests {
     /// Stands for a device token: request paths carry it and no error message may.
     static let token = String(repeating: "c0ffee", count: 10) + "abcd"
 
-    @Test func sendsOverTLSTrustingTheSimulatorCA() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func sendsOverTLSTrustingTheSimulatorCA(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             let response = try await client.send(
                 request(
                     simulator, "/echo/\(Self.token)", method: "POST", body: "hello",
@@ -25,8 +26,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func bodiesLargerThanTheFlowControlWindowsGoBothWays() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func bodiesLargerThanTheFlowControlWindowsGoBothWays(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             let body = String(repeating: "0123456789abcdef", count: 20_000)
             let responses = await sendAll(
                 client, (0..<4).map { _ in request(simulator, "/echo", method: "PUT", body: body) })
@@ -38,9 +39,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func completesFiveThousandConcurrentRequestsOverAtMostFourConnections() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func completesFiveThousandConcurrentRequestsOverAtMostFourConnections(_ kind: HTTP2TransportKind) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 4, maxStreamsPerConnection: 100)
-        try await withSimulatorAndClient(configuration) { simulator, client in
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
             let requests = (0..<5000).map { request(simulator, "/echo/\($0)", method: "POST", body: "{\"n\":\($0)}") }
             let results = await sendAll(client, requests)
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 5000)
@@ -51,8 +52,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func goawayInTheMiddleLosesNoRequest() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func goawayInTheMiddleLosesNoRequest(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.setFaults(#"{"goaway_after_streams": 250}"#)
             let requests = (0..<2000).map {
                 request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-request-id", "\($0)")])
@@ -66,8 +67,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func connectionResetMidRunEndsEveryRequestWithAResponseOrConnectionLost() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func connectionResetMidRunEndsEveryRequestWithAResponseOrConnectionLost(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.setFaults(#"{"reset_after_streams": 150}"#)
             let requests = (0..<1000).map { _ in request(simulator, "/echo/\(Self.token)") }
             let results = await sendAll(client, requests)
@@ -84,8 +85,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func stalledStreamHitsItsDeadlineWithoutBlockingOthers() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func stalledStreamHitsItsDeadlineWithoutBlockingOthers(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             async let stalled = result(client, request(simulator, "/stall/\(Self.token)", deadline: .seconds(1)))
             let others = await sendAll(client, (0..<200).map { _ in request(simulator, "/echo") })
@@ -96,9 +97,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent(_ kind: HTTP2TransportKind) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
-        try await withSimulatorAndClient(configuration) { simulator, client in
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = Task { await result(client, request(simulator, "/stall", deadline: .seconds(120))) }
             #expect(try await eventually(every: .milliseconds(50)) { try await simulator.requests().count == 1 })
@@ -111,9 +112,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime(_ kind: HTTP2TransportKind) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2)
-        try await withSimulatorAndClient(configuration) { simulator, client in
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
             let url = "http://127.0.0.1:\(simulator.endpoint.controlPort)/health"
             let requests = (0..<50).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(60)) }
             let results = await sendAll(client, requests)
@@ -121,10 +122,10 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func aCAThatDidNotSignTheServerFailsWithATLSError() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aCAThatDidNotSignTheServerFailsWithATLSError(_ kind: HTTP2TransportKind) async throws {
         try await withSimulator { simulator in
             for caFile in [simulator.endpoint.otherCAFile, nil] {
-                let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: caFile))
+                let client = try kind.make(HTTP2ClientConfiguration(extraCAFile: caFile))
                 let error = await result(client, request(simulator, "/echo/\(Self.token)")).failure
                 await client.shutdown()
                 #expect(error?.kind == .tls)
@@ -134,14 +135,14 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func anUnreadableCAFileFailsAtCreation() {
+    @Test(arguments: HTTP2TransportKind.allCases) func anUnreadableCAFileFailsAtCreation(_ kind: HTTP2TransportKind) {
         #expect(throws: HTTPError.self) {
-            try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: "/nonexistent/ca.pem"))
+            try kind.make(HTTP2ClientConfiguration(extraCAFile: "/nonexistent/ca.pem"))
         }
     }
 
-    @Test func cancellingTheCallingTaskRemovesItsTransfer() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func cancellingTheCallingTaskRemovesItsTransfer(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
             let task = Task { await result(client, stalled) }
@@ -158,9 +159,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func sendsOneStreamAtATimeUntilTheFirstSuccess() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func sendsOneStreamAtATimeUntilTheFirstSuccess(_ kind: HTTP2TransportKind) async throws {
         let configuration = HTTP2ClientConfiguration(singleStreamUntilFirstSuccess: true)
-        try await withSimulatorAndClient(configuration) { simulator, client in
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
             let results = await sendAll(client, (0..<40).map { _ in request(simulator, "/echo") })
             #expect(
@@ -173,9 +174,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func aServerStreamLimitBelowTheClientsDoesNotHang() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aServerStreamLimitBelowTheClientsDoesNotHang(_ kind: HTTP2TransportKind) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2, maxStreamsPerConnection: 100)
-        try await withSimulatorAndClient(configuration) { simulator, client in
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.setFaults(#"{"max_concurrent_streams": 5}"#)
             let results = await sendAll(client, (0..<500).map { _ in request(simulator, "/echo") })
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 500)
@@ -183,8 +184,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func shutdownCancelsOutstandingRequestsAndRefusesNewOnes() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func shutdownCancelsOutstandingRequestsAndRefusesNewOnes(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
             let tasks = (0..<5).map { _ in Task { await result(client, stalled) } }
@@ -197,8 +198,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest() async throws {
-        let client = try HTTP2Client()
+    @Test(arguments: HTTP2TransportKind.allCases) func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest(_ kind: HTTP2TransportKind) async throws {
+        let client = try kind.make(HTTP2ClientConfiguration())
         for url in ["/3/device/\(Self.token)", "ftp://host/\(Self.token)", "https:///\(Self.token)"] {
             let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(1))).failure
             #expect(error?.kind == .invalidRequest)
@@ -207,8 +208,8 @@ struct HTTP2ClientTests {
         await client.shutdown()
     }
 
-    @Test func aHeaderWithALineBreakIsAnInvalidRequest() async throws {
-        try await withSimulatorAndClient { simulator, client in
+    @Test(arguments: HTTP2TransportKind.allCases) func aHeaderWithALineBreakIsAnInvalidRequest(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
             let injected = request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-a", "b\r\nx-b: c")])
             let error = try #require(await result(client, injected).failure)
             #expect(error.kind == .invalidRequest)

@@ -12,40 +12,41 @@ struct MutualTLSTests {
     static let routes = "echo,apns"
 
     /// One request to the mutual-TLS listener presenting `certificate`: the response, or the transport's error.
-    static func send(_ simulator: PushSimulator, presenting certificate: ClientCertificate?) async throws -> Result<
+    static func send(
+        _ kind: HTTP2TransportKind, _ simulator: PushSimulator, presenting certificate: ClientCertificate?
+    ) async throws -> Result<
         HTTPResponse, HTTPError
     > {
-        let client = try HTTP2Client(
-            configuration: HTTP2ClientConfiguration(
-                extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
+        let client = try kind.make(
+            HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
         let outcome = await result(
             client, HTTPRequest(method: "GET", url: "\(simulator.mutualTLSBaseURL)/echo", deadline: .seconds(30)))
         await client.shutdown()
         return outcome
     }
 
-    @Test func aCertificateOfTheClientCAIsPresentedAndAccepted() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aCertificateOfTheClientCAIsPresentedAndAccepted(_ kind: HTTP2TransportKind) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
             let issued = try await simulator.apnsClientCertificate(password: "s3cret pass")
             let certificate = ClientCertificate(
                 certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "s3cret pass")
-            #expect(try await Self.send(simulator, presenting: certificate).get().status == 200)
+            #expect(try await Self.send(kind, simulator, presenting: certificate).get().status == 200)
             #expect(try await simulator.requests().map(\.clientCertificate) == [true])
         }
     }
 
-    @Test func noCertificateIsATLSError() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func noCertificateIsATLSError(_ kind: HTTP2TransportKind) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
-            let outcome = try await Self.send(simulator, presenting: nil)
+            let outcome = try await Self.send(kind, simulator, presenting: nil)
             #expect(outcome.failure?.kind == .tls)
         }
     }
 
-    @Test func aCertificateFromAnotherCAIsATLSErrorSayingItWasProbablyRefused() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aCertificateFromAnotherCAIsATLSErrorSayingItWasProbablyRefused(_ kind: HTTP2TransportKind) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
             let issued = try await simulator.apnsClientCertificate(unrelatedCA: true)
             let error = try await Self.send(
-                simulator,
+                kind, simulator,
                 presenting: ClientCertificate(certificateFile: issued.certificateFile, keyFile: issued.keyFile)
             ).failure
             #expect(error?.kind == .tls)
@@ -56,11 +57,11 @@ struct MutualTLSTests {
         }
     }
 
-    @Test func aWrongKeyPasswordIsATLSErrorAboutTheKeyWithoutThePassword() async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aWrongKeyPasswordIsATLSErrorAboutTheKeyWithoutThePassword(_ kind: HTTP2TransportKind) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
             let issued = try await simulator.apnsClientCertificate(password: "right")
             let error = try await Self.send(
-                simulator,
+                kind, simulator,
                 presenting: ClientCertificate(
                     certificateFile: issued.certificateFile, keyFile: issued.keyFile, keyPassword: "wrong")
             ).failure
@@ -70,10 +71,10 @@ struct MutualTLSTests {
         }
     }
 
-    @Test func unreadableCertificateFilesFailWhenTheClientIsCreated() throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func unreadableCertificateFilesFailWhenTheClientIsCreated(_ kind: HTTP2TransportKind) throws {
         let missing = ClientCertificate(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
         #expect(throws: HTTPError(.tls, "cannot read the client certificate file /nonexistent/cert.pem")) {
-            try HTTP2Client(configuration: HTTP2ClientConfiguration(clientCertificate: missing))
+            try kind.make(HTTP2ClientConfiguration(clientCertificate: missing))
         }
     }
 }

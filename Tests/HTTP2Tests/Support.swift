@@ -16,15 +16,16 @@ func withSimulator(routes: String = "echo", _ body: (PushSimulator) async throws
     await simulator.stop()
 }
 
-/// Runs `body` with a fresh simulator and a client trusting its CA; shuts both down afterwards.
+/// Runs `body` with a fresh simulator and a transport of `kind` trusting its CA; shuts both down afterwards.
 func withSimulatorAndClient(
+    _ kind: HTTP2TransportKind,
     _ configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
-    _ body: (PushSimulator, HTTP2Client) async throws -> Void
+    _ body: (PushSimulator, any HTTP2Transport) async throws -> Void
 ) async throws {
     try await withSimulator { simulator in
         var configuration = configuration
         configuration.extraCAFile = simulator.endpoint.caFile
-        let client = try HTTP2Client(configuration: configuration)
+        let client = try kind.make(configuration)
         do {
             try await body(simulator, client)
         } catch {
@@ -49,7 +50,7 @@ func request(
 }
 
 /// The outcome of one send.
-func result(_ client: HTTP2Client, _ request: HTTPRequest) async -> Result<HTTPResponse, HTTPError> {
+func result(_ client: any HTTPTransport, _ request: HTTPRequest) async -> Result<HTTPResponse, HTTPError> {
     do {
         return .success(try await client.send(request))
     } catch {
@@ -58,7 +59,7 @@ func result(_ client: HTTP2Client, _ request: HTTPRequest) async -> Result<HTTPR
 }
 
 /// Sends every request concurrently and returns every outcome.
-func sendAll(_ client: HTTP2Client, _ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPError>] {
+func sendAll(_ client: any HTTPTransport, _ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPError>] {
     await withTaskGroup(of: Result<HTTPResponse, HTTPError>.self) { group in
         for request in requests {
             group.addTask { await result(client, request) }

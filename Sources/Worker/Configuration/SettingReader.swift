@@ -73,6 +73,19 @@ struct SettingReader {
         return value
     }
 
+    /// One of `Choice`'s raw values, or `defaultValue` when unset; the error lists the values allowed.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, default defaultValue: Choice)
+        throws(InvalidSetting) -> Choice where Choice.RawValue == String
+    {
+        guard let text = optional(name) else { return defaultValue }
+        guard let value = Choice(rawValue: text) else {
+            throw InvalidSetting(
+                variable: name,
+                reason: "'\(text)' is not one of \(Choice.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
     func text(_ name: String, default defaultValue: String) throws(InvalidSetting) -> String {
         guard let value = optional(name) else { return defaultValue }
         guard !value.contains(where: \.isWhitespace) else {

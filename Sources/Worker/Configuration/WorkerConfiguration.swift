@@ -1,4 +1,5 @@
 import Essentials
+import HTTP2
 import Kafka
 import Observability
 import Providers
@@ -51,6 +52,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var fcm: FCM?
     /// Extra CA bundle to trust for provider connections.
     public var caFile: String?
+    /// Which HTTP/2 transport carries the provider requests (`PUSH_HTTP_TRANSPORT`).
+    public var httpTransport: HTTP2TransportKind
     /// How long the start waits for the invalid-token table to be read (`PUSH_INVALID_TOKENS_LOAD_MS`).
     public var invalidTokensLoadTimeout: Duration = .seconds(30)
     /// The deadline of one provider request.
@@ -170,7 +173,7 @@ extension SettingReader {
             "PUSH_MAX_SENDS_PER_PROVIDER", default: pipeline.maxSendsPerProvider, in: 1...100_000)
         pipeline.retryBudget = try milliseconds(
             "PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
-        pipeline.roomOrder = try roomOrder()
+        pipeline.roomOrder = try choice("PUSH_ROOM_ORDER", default: RoomOrdering.strict)
         pipeline.maxAttempts = try integer("PUSH_MAX_ATTEMPTS", default: pipeline.maxAttempts, in: 1...100)
         pipeline.providerFailureThreshold = try integer(
             "PUSH_PROVIDER_FAILURE_THRESHOLD", default: pipeline.providerFailureThreshold, in: 1...1_000_000)
@@ -210,6 +213,7 @@ extension SettingReader {
             defaultLocale: try languageTag("PUSH_DEFAULT_LOCALE"),
             rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
             apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
+            httpTransport: try choice("PUSH_HTTP_TRANSPORT", default: HTTP2TransportKind.curl),
             requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
             retryBase: retryBase, retryCap: retryCap)
         configuration.ignoredKafkaVariables = environmentKafka.ignored
@@ -253,16 +257,6 @@ extension SettingReader {
             let count = Int(text.dropLast(unit.suffix.count)), count >= 1, count <= 86_400_000
         else { return nil }
         return .milliseconds(count * unit.millis)
-    }
-
-    private func roomOrder() throws(InvalidSetting) -> RoomOrdering {
-        guard let text = optional("PUSH_ROOM_ORDER") else { return .strict }
-        guard let order = RoomOrdering(rawValue: text) else {
-            throw InvalidSetting(
-                variable: "PUSH_ROOM_ORDER",
-                reason: "'\(text)' is not one of \(RoomOrdering.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return order
     }
 
     private static let apnsTokenVariables = ["APNS_KEY_FILE", "APNS_KEY_ID", "APNS_TEAM_ID"]

@@ -15,7 +15,7 @@ struct Stages {
     let sender: ProviderSender
     let producer: KafkaProducer
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
-    let transports: [HTTP2Client]
+    let transports: [any HTTP2Transport]
 
     /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
     /// CA file), not left to `deinit`.
@@ -37,13 +37,13 @@ struct Stages {
         let transportConfiguration = HTTP2ClientConfiguration(
             maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
-        let transport = try HTTP2Client(configuration: transportConfiguration)
+        let transport = try configuration.httpTransport.make(transportConfiguration)
         var transports = [transport]
         var apnsClient: APNsClient?
         if let apns = configuration.apns {
             let apnsTransport = try APNsClient.transport(
                 certificate: credentials.apnsClientCertificate, configuration: transportConfiguration,
-                shared: transport)
+                shared: transport, kind: configuration.httpTransport)
             if apnsTransport !== transport { transports.append(apnsTransport) }
             apnsClient = APNsClient(
                 apns, signingKey: credentials.apnsSigningKey, requestDeadline: configuration.requestTimeout,
@@ -77,7 +77,7 @@ extension APNsClient {
     /// `signingKey`, else certificate auth.
     fileprivate convenience init(
         _ settings: WorkerConfiguration.APNs, signingKey: Secret<APNsSigningKey>?, requestDeadline: Duration,
-        transport: HTTP2Client
+        transport: any HTTP2Transport
     ) {
         self.init(
             configuration: APNsConfiguration(
@@ -89,12 +89,13 @@ extension APNsClient {
     /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
     /// certificate belongs to every connection of its transport).
     fileprivate static func transport(
-        certificate: Secret<ClientCertificate>?, configuration: HTTP2ClientConfiguration, shared: HTTP2Client
-    ) throws -> HTTP2Client {
+        certificate: Secret<ClientCertificate>?, configuration: HTTP2ClientConfiguration,
+        shared: any HTTP2Transport, kind: HTTP2TransportKind
+    ) throws -> any HTTP2Transport {
         guard let certificate else { return shared }
         var certified = configuration
         certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
         certified.clientCertificate = certificate.revealed
-        return try HTTP2Client(configuration: certified)
+        return try kind.make(certified)
     }
 }

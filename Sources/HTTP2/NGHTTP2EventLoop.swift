@@ -1,0 +1,438 @@
+internal import CNGHTTP2
+import Foundation
+import Glibc
+import HTTPTypes
+import Synchronization
+
+/// The thread of an `NGHTTP2Transport`: it takes submitted streams from a locked inbox, places them on its
+/// connections within the per-origin bounds, waits in `epoll` for sockets, deadlines and news, and finishes them.
+///
+/// `@unchecked Sendable`: everything but `inbox` and `wake()` is confined to the loop's thread; the inbox is a
+/// `Mutex` and waking writes to an `eventfd`, which any thread may do.
+final class NGHTTP2EventLoop: @unchecked Sendable {
+    private struct Inbox {
+        var submitted: [NGHTTP2Stream] = []
+        var cancelled: [UInt64] = []
+        var resolved: [(origin: RequestOrigin, addresses: Result<[SocketAddress], HTTPError>)] = []
+        var isStopping = false
+        var isStopped = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// True right after the first news since the loop last took the inbox: the one that must wake the loop.
+        var isFirstNews: Bool { submitted.count + cancelled.count + resolved.count == 1 }
+    }
+
+    /// What the loop keeps per origin.
+    private final class OriginState {
+        let endpoint: OriginEndpoint
+        var waiting = RingBuffer<NGHTTP2Stream>()
+        var connections: [NGHTTP2Connection] = []
+        var isResolving = false
+        var hasSucceeded = false
+
+        init(endpoint: OriginEndpoint) { self.endpoint = endpoint }
+
+        var inFlight: Int { connections.reduce(0) { $0 + $1.streams.count } }
+        /// Connections that are or will be open for new streams (connecting or open, not draining).
+        var usableConnections: Int { connections.count { !$0.isDraining } + (isResolving ? 1 : 0) }
+        var hasOpenConnection: Bool { connections.contains { $0.state == .open && !$0.isDraining } }
+    }
+
+    private let configuration: HTTP2ClientConfiguration
+    private let tls: TLSContext
+    private let inbox = Mutex(Inbox())
+    private let clock = ContinuousClock()
+    private let epoll: Int32
+    private let wakeup: Int32
+    /// The epoll tag of `wakeup`; connections count up from 1.
+    private static let wakeupTag: UInt64 = 0
+
+    // Confined to the loop's thread.
+    private var origins: [RequestOrigin: OriginState] = [:]
+    private var connections: [UInt64: NGHTTP2Connection] = [:]
+    private var known: [UInt64: NGHTTP2Stream] = [:]
+    private var nextTag: UInt64 = 1
+    private var lastSweep: ContinuousClock.Instant
+    /// When the current turn started (connections stamp their activity with it).
+    private(set) var turnStarted: ContinuousClock.Instant
+    /// The buffer every connection reads into (one thread, one read at a time).
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    private let born: ContinuousClock.Instant
+    private let lastTurnNanoseconds = Atomic<Int64>(0)
+
+    init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
+        self.configuration = configuration
+        tls = try TLSContext(configuration: configuration)
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeup = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        guard epoll >= 0, wakeup >= 0,
+            pw_epoll_control(epoll, EPOLL_CTL_ADD, wakeup, UInt32(EPOLLIN.rawValue), Self.wakeupTag) == 0
+        else {
+            if epoll >= 0 { close(epoll) }
+            if wakeup >= 0 { close(wakeup) }
+            throw HTTPError(.connect, "could not create the HTTP/2 event loop: \(String(cString: strerror(errno)))")
+        }
+        born = clock.now
+        lastSweep = born
+        turnStarted = born
+    }
+
+    deinit {
+        close(epoll)
+        close(wakeup)
+        readBuffer.deallocate()
+    }
+
+    /// Starts the loop's thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "http2-event-loop"
+        thread.start()
+    }
+
+    /// Hands `stream` to the loop, or finishes it with `.cancelled` if the caller's task is already cancelled or
+    /// the loop is stopping. Only the submission that finds the inbox empty wakes the loop.
+    func submit(_ stream: NGHTTP2Stream) {
+        let outcome: Result<Bool, HTTPError> = inbox.withLock { inbox in
+            if inbox.isStopping { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
+            if Task.isCancelled { return .failure(HTTPError(.cancelled, "request to \(stream.origin) cancelled")) }
+            inbox.submitted.append(stream)
+            return .success(inbox.isFirstNews)
+        }
+        switch outcome {
+        case .failure(let refusal): stream.finish(.failure(refusal))
+        case .success(let wakesLoop): if wakesLoop { wake() }
+        }
+    }
+
+    /// Asks the loop to drop stream `id` (waiting or in flight) and finish it with `.cancelled`.
+    func cancel(_ id: UInt64) {
+        let wakesLoop = inbox.withLock { inbox in
+            inbox.cancelled.append(id)
+            return inbox.isFirstNews
+        }
+        if wakesLoop { wake() }
+    }
+
+    /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
+    func requestStop() {
+        inbox.withLock { $0.isStopping = true }
+        wake()
+    }
+
+    /// Stops the loop and waits until its thread has released every stream.
+    func stop() async {
+        await withCheckedContinuation { continuation in
+            let stopped = inbox.withLock { inbox in
+                inbox.isStopping = true
+                if !inbox.isStopped { inbox.stopWaiters.append(continuation) }
+                return inbox.isStopped
+            }
+            if stopped { continuation.resume() } else { wake() }
+        }
+    }
+
+    /// How long ago the loop last started a turn; more than a few seconds means the thread is stuck or gone.
+    var timeSinceLastTurn: Duration {
+        clock.now - born - .nanoseconds(lastTurnNanoseconds.load(ordering: .relaxed))
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, MemoryLayout<UInt64>.size)
+    }
+
+    // MARK: - The loop's thread
+
+    private func run() {
+        var tags = [UInt64](repeating: 0, count: 64)
+        var events = [UInt32](repeating: 0, count: 64)
+        while true {
+            turnStarted = clock.now
+            lastTurnNanoseconds.store((turnStarted - born).wholeNanoseconds, ordering: .relaxed)
+            let (submitted, cancelled, resolved, isStopping) = inbox.withLock { inbox in
+                defer {
+                    inbox.submitted = []
+                    inbox.cancelled = []
+                    inbox.resolved = []
+                }
+                return (inbox.submitted, inbox.cancelled, inbox.resolved, inbox.isStopping)
+            }
+            if isStopping { break }
+            for stream in submitted { accept(stream) }
+            for id in cancelled { drop(id, with: HTTPError(.cancelled, "request cancelled")) }
+            for (origin, addresses) in resolved { connect(origin, to: addresses) }
+            sweep()
+            startReady()
+            flushAll()
+            let timeout: Int32 = known.isEmpty ? 1000 : 100
+            let count = pw_epoll_wait(epoll, &tags, &events, Int32(tags.count), timeout)
+            turnStarted = clock.now
+            for index in 0..<max(0, Int(count)) {
+                if tags[index] == Self.wakeupTag {
+                    var value: UInt64 = 0
+                    _ = read(wakeup, &value, MemoryLayout<UInt64>.size)
+                } else if let connection = connections[tags[index]] {
+                    do throws(HTTPError) {
+                        try connection.handle(events: events[index])
+                    } catch {
+                        fail(connection, with: error)
+                    }
+                }
+            }
+        }
+        shutDown()
+    }
+
+    private func shutDown() {
+        for id in Array(known.keys) { drop(id, with: HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
+        for connection in connections.values {
+            connection.terminate()
+            connection.close()
+        }
+        connections = [:]
+        origins = [:]
+        let waiters = inbox.withLock { inbox in
+            inbox.isStopped = true
+            for stream in inbox.submitted {
+                stream.finish(.failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")))
+            }
+            inbox.submitted = []
+            defer { inbox.stopWaiters = [] }
+            return inbox.stopWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func accept(_ stream: NGHTTP2Stream) {
+        guard let state = originState(stream.origin) else {
+            stream.finish(.failure(HTTPError(.invalidRequest, "the request URL's port is not a number from 1 to 65535")))
+            return
+        }
+        known[stream.id] = stream
+        if stream.request.freshConnection {
+            for connection in state.connections { connection.isDraining = true }
+        }
+        state.waiting.append(stream)
+    }
+
+    private func originState(_ origin: RequestOrigin) -> OriginState? {
+        if let state = origins[origin] { return state }
+        guard let endpoint = OriginEndpoint(origin) else { return nil }
+        let state = OriginState(endpoint: endpoint)
+        origins[origin] = state
+        return state
+    }
+
+    /// Places waiting streams on connections with room, oldest first, and opens a connection for an origin whose
+    /// connections are all full.
+    private func startReady() {
+        for (origin, state) in origins where !state.waiting.isEmpty {
+            let limit =
+                configuration.singleStreamUntilFirstSuccess && !state.hasSucceeded ? 1 : Int.max
+            var inFlight = state.inFlight
+            var needsConnection = false
+            while inFlight < limit, let stream = state.waiting.first {
+                if stream.isFinished {
+                    _ = state.waiting.popFirst()
+                    continue
+                }
+                guard let connection = leastBusyConnection(of: state) else {
+                    needsConnection = true
+                    break
+                }
+                _ = state.waiting.popFirst()
+                guard let method = RequestMethod(validating: stream.request),
+                    connection.submit(stream, method: method, now: turnStarted)
+                else {
+                    connection.isDraining = true  // out of stream ids, or failing: the next connection takes over
+                    state.waiting.prepend(stream)
+                    continue
+                }
+                inFlight += 1
+            }
+            if needsConnection && state.usableConnections < max(1, configuration.maxConnectionsPerHost)
+                && !state.connections.contains(where: { $0.state != .open && !$0.isDraining }) && !state.isResolving
+            {
+                resolve(origin, state)
+            }
+        }
+    }
+
+    private func leastBusyConnection(of state: OriginState) -> NGHTTP2Connection? {
+        var best: NGHTTP2Connection?
+        var bestRoom = 0
+        for connection in state.connections {
+            let room = connection.room(maxStreams: max(1, configuration.maxStreamsPerConnection))
+            if room > bestRoom {
+                best = connection
+                bestRoom = room
+            }
+        }
+        return best
+    }
+
+    /// Looks up the origin's addresses on a thread of their own; `connect` goes on when they come.
+    private func resolve(_ origin: RequestOrigin, _ state: OriginState) {
+        if let refusal = tls.clientCertificateError, origin.isTLS {
+            failWaiting(of: state, with: refusal)
+            return
+        }
+        state.isResolving = true
+        SocketAddress.resolve(state.endpoint, origin: origin) { [self] addresses in
+            let wakesLoop = inbox.withLock { inbox in
+                inbox.resolved.append((origin, addresses))
+                return inbox.isFirstNews
+            }
+            if wakesLoop { wake() }
+        }
+    }
+
+    private func connect(_ origin: RequestOrigin, to addresses: Result<[SocketAddress], HTTPError>) {
+        guard let state = origins[origin] else { return }
+        state.isResolving = false
+        let connection = NGHTTP2Connection(
+            tag: nextTag, origin: origin, endpoint: state.endpoint, tls: tls, loop: self,
+            connectDeadline: turnStarted + configuration.connectTimeout, now: turnStarted)
+        nextTag += 1
+        do throws(HTTPError) {
+            try connection.connect(to: addresses.get())
+        } catch {
+            if !state.hasOpenConnection { failWaiting(of: state, with: error) }
+            return
+        }
+        connection.keepAlive(after: configuration.tcpKeepAlive)
+        connections[connection.tag] = connection
+        state.connections.append(connection)
+        register(connection)
+    }
+
+    /// Brings the epoll registration of `connection`'s socket in line with what it waits for.
+    private func register(_ connection: NGHTTP2Connection) {
+        guard let socket = connection.fileDescriptor else { return }
+        let wanted = connection.wantedEvents
+        guard wanted != connection.registeredEvents else { return }
+        let operation = connection.registeredEvents == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+        if pw_epoll_control(epoll, operation, socket, wanted, connection.tag) == 0 {
+            connection.registeredEvents = wanted
+        }
+    }
+
+    /// Writes every connection's ready frames and updates what each waits for.
+    private func flushAll() {
+        for connection in connections.values {
+            if connection.wantsWrite {
+                do throws(HTTPError) {
+                    try connection.flush()
+                } catch {
+                    fail(connection, with: error)
+                    continue
+                }
+            }
+            register(connection)
+        }
+    }
+
+    // MARK: - Ends
+
+    /// Called by a connection (inside nghttp2's callbacks) when one of its streams ended.
+    func stream(_ stream: NGHTTP2Stream, endedWith end: NGHTTP2Connection.StreamEnd, on connection: NGHTTP2Connection) {
+        if stream.isOversized {
+            complete(
+                stream,
+                with: .failure(
+                    HTTPError(
+                        .connectionLost,
+                        "the response from \(stream.origin) is larger than \(NGHTTP2Stream.maximumResponseBytes) bytes")))
+            return
+        }
+        switch end {
+        case .completed:
+            let response = stream.response
+            if (200..<300).contains(response.status) { origins[stream.origin]?.hasSucceeded = true }
+            complete(stream, with: .success(response))
+        case .refused:
+            retryOrFail(stream, retriable: true, HTTPError(.connectionLost, "connection to \(stream.origin) lost: the server refused the stream"))
+        case .reset(let code):
+            let reason = String(cString: nghttp2_http2_strerror(code))
+            retryOrFail(
+                stream, retriable: !stream.receivedResponseBytes,
+                HTTPError(.connectionLost, "connection to \(stream.origin) lost: stream reset (\(reason))"))
+        }
+    }
+
+    /// Sends `stream` once more, first in its origin's queue, if it was refused or lost before any response byte,
+    /// is on its first attempt and has time left; otherwise finishes it with `error`.
+    private func retryOrFail(_ stream: NGHTTP2Stream, retriable: Bool, _ error: HTTPError) {
+        if retriable && stream.attempts < 2 && turnStarted < stream.deadline - .milliseconds(50),
+            let state = origins[stream.origin]
+        {
+            state.waiting.prepend(stream)
+            return
+        }
+        complete(stream, with: .failure(error))
+    }
+
+    /// Ends `connection` with `error`: its streams are sent again or failed; a connect or TLS failure with no
+    /// other open connection to the origin also fails the streams waiting for one.
+    private func fail(_ connection: NGHTTP2Connection, with error: HTTPError) {
+        connections[connection.tag] = nil
+        let state = origins[connection.origin]
+        state?.connections.removeAll { $0 === connection }
+        let streams = connection.takeStreams()
+        connection.close()
+        if error == .speaksHTTP1 {
+            for stream in streams { complete(stream, with: .failure(error)) }
+            if let state { failWaiting(of: state, with: error) }
+            return
+        }
+        for stream in streams {
+            retryOrFail(stream, retriable: error.kind == .connectionLost && !stream.receivedResponseBytes, error)
+        }
+        if let state, error.kind == .connect || error.kind == .tls, !state.hasOpenConnection {
+            failWaiting(of: state, with: error)
+        }
+    }
+
+    private func failWaiting(of state: OriginState, with error: HTTPError) {
+        for stream in state.waiting.removeAll() where !stream.isFinished { complete(stream, with: .failure(error)) }
+    }
+
+    private func complete(_ stream: NGHTTP2Stream, with result: Result<HTTPResponse, HTTPError>) {
+        known[stream.id] = nil
+        stream.finish(result)
+    }
+
+    /// Finishes stream `id` with `error` wherever it is (resetting it if in flight); unknown ids are ignored.
+    private func drop(_ id: UInt64, with error: HTTPError) {
+        guard let stream = known[id] else { return }
+        stream.placement?.connection.reset(stream)
+        complete(stream, with: .failure(error))  // a waiting stream is skipped when its turn comes
+    }
+
+    /// At most every 100 ms: fails streams whose deadline passed (resetting those in flight), connections still
+    /// connecting at their connect deadline, and closes connections idle too long or drained.
+    private func sweep() {
+        let now = turnStarted
+        guard now - lastSweep >= .milliseconds(100) else { return }
+        lastSweep = now
+        for stream in known.values where stream.deadline <= now {
+            drop(stream.id, with: TransferFailure.deadlinePassed(stream.origin))
+        }
+        for connection in connections.values {
+            if connection.state != .open {
+                if connection.connectDeadline <= now {
+                    fail(connection, with: HTTPError(.connect, "could not connect to \(connection.origin): timed out"))
+                }
+            } else if connection.streams.isEmpty
+                && (connection.isDraining || now - connection.lastActivity >= configuration.idleConnectionTimeout)
+            {
+                connection.terminate()
+                fail(connection, with: HTTPError(.connectionLost, "closed"))
+            }
+        }
+        for (origin, state) in origins where state.connections.isEmpty && state.waiting.isEmpty && !state.isResolving {
+            origins[origin] = nil
+        }
+    }
+}

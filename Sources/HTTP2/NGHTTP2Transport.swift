@@ -1,0 +1,108 @@
+import Essentials
+import HTTPTypes
+import Synchronization
+
+/// An `HTTPTransport` on nghttp2 and OpenSSL directly: HTTP/2 over TLS driven by one event-loop thread, with
+/// the frames of a loop turn written to each connection in one batch. The same bounds and guarantees as
+/// `HTTP2Client` (which it is chosen over by `PUSH_HTTP_TRANSPORT=nghttp2`): `maxOutstandingRequests` accepted at
+/// once, the per-origin connection and stream bounds (and the server's own stream limit), each request's
+/// deadline, cancellation resetting the stream, and one more attempt for a request refused (REFUSED_STREAM,
+/// GOAWAY) or lost with its connection before any response byte.
+///
+/// Cleartext `http://` origins, and servers that choose HTTP/1.1 in ALPN, are served by an `HTTP2Client` made
+/// on first need: APNs and FCM speak HTTP/2, so HTTP/1.1 is left to libcurl.
+public final class NGHTTP2Transport: HTTPTransport {
+    private let configuration: HTTP2ClientConfiguration
+    private let loop: NGHTTP2EventLoop
+    private let admission: AsyncLimiter
+    private let nextID = Atomic<UInt64>(0)
+    /// The libcurl client for HTTP/1.1 origins, once one was needed; and the TLS origins that chose HTTP/1.1.
+    private let fallback = Mutex<(client: HTTP2Client?, http1Origins: Set<RequestOrigin>, isShutDown: Bool)>(
+        (nil, [], false))
+
+    /// Creates a transport and starts its thread; throws `.tls` if `extraCAFile` or the client certificate
+    /// files cannot be read.
+    public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTPError) {
+        self.configuration = configuration
+        loop = try NGHTTP2EventLoop(configuration: configuration)
+        admission = AsyncLimiter(limit: configuration.maxOutstandingRequests)
+        loop.start()
+    }
+
+    deinit {
+        admission.close()
+        loop.requestStop()
+    }
+
+    /// Sends `request` and returns the complete response, whatever its status; throws `HTTPError` when there is
+    /// none. Cancelling the calling task removes the request (resetting its stream if it is in flight).
+    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+        guard let origin = RequestOrigin(url: request.url) else {
+            throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
+        }
+        guard RequestMethod(validating: request) != nil else {
+            throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
+        }
+        if !origin.isTLS || fallback.withLock({ $0.http1Origins.contains(origin) }) {
+            return try await http1Client().send(request)
+        }
+        do {
+            try await admission.acquire()
+        } catch .closed {
+            throw HTTPError(.cancelled, "the HTTP/2 client is shut down")
+        } catch {
+            throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
+        }
+        let result = await exchange(request, origin: origin)
+        admission.release()
+        if case .failure(.speaksHTTP1) = result {
+            fallback.withLock { _ = $0.http1Origins.insert(origin) }
+            return try await http1Client().send(request)
+        }
+        return try result.get()
+    }
+
+    private func exchange(_ request: HTTPRequest, origin: RequestOrigin) async -> Result<HTTPResponse, HTTPError> {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let loop = self.loop
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                loop.submit(
+                    NGHTTP2Stream(id: id, request: request, origin: origin, now: .now, continuation: continuation))
+            }
+        } onCancel: {
+            loop.cancel(id)
+        }
+    }
+
+    /// The libcurl client for HTTP/1.1, made on first need with the same configuration.
+    private func http1Client() throws(HTTPError) -> HTTP2Client {
+        let made: Result<HTTP2Client, HTTPError> = fallback.withLock { state in
+            if state.isShutDown { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
+            if let client = state.client { return .success(client) }
+            do throws(HTTPError) {
+                let client = try HTTP2Client(configuration: configuration)
+                state.client = client
+                return .success(client)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try made.get()
+    }
+
+    /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).
+    public var timeSinceLastTurn: Duration { loop.timeSinceLastTurn }
+
+    /// Fails every queued and in-flight request with `.cancelled`, closes the connections (with GOAWAY) and stops
+    /// the thread; later `send` calls fail with `.cancelled`.
+    public func shutdown() async {
+        admission.close()
+        let client = fallback.withLock { state in
+            state.isShutDown = true
+            return state.client
+        }
+        await loop.stop()
+        await client?.shutdown()
+    }
+}
