@@ -393,9 +393,11 @@ final class NGHTTP2Connection {
         closeSocket()
     }
 
+    /// Closes the socket (which also takes it out of the loop's epoll set) and forgets its registration.
     private func closeSocket() {
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
+        registeredEvents = 0
     }
 
     // MARK: - Errors
@@ -495,7 +497,9 @@ private let readRequestBody: nghttp2_data_source_read_callback = { _, streamID, 
     }
     let count = stream.request.body.withUnsafeBytes { body in
         let pending = UnsafeRawBufferPointer(rebasing: body[stream.bodyOffset...].prefix(length))
-        if let source = pending.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: source, byteCount: pending.count) }
+        if let source = pending.baseAddress {
+            UnsafeMutableRawPointer(buffer).copyMemory(from: source, byteCount: pending.count)
+        }
         return pending.count
     }
     stream.bodyOffset += count

@@ -206,7 +206,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
 
     private func accept(_ stream: NGHTTP2Stream) {
         guard let state = originState(stream.origin) else {
-            stream.finish(.failure(HTTPError(.invalidRequest, "the request URL's port is not a number from 1 to 65535")))
+            stream.finish(
+                .failure(HTTPError(.invalidRequest, "the request URL's port is not a number from 1 to 65535")))
             return
         }
         known[stream.id] = stream
@@ -343,7 +344,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
                 with: .failure(
                     HTTPError(
                         .connectionLost,
-                        "the response from \(stream.origin) is larger than \(NGHTTP2Stream.maximumResponseBytes) bytes")))
+                        "the response from \(stream.origin) is larger than \(NGHTTP2Stream.maximumResponseBytes) bytes")
+                ))
             return
         }
         switch end {
@@ -352,7 +354,9 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             if (200..<300).contains(response.status) { origins[stream.origin]?.hasSucceeded = true }
             complete(stream, with: .success(response))
         case .refused:
-            retryOrFail(stream, retriable: true, HTTPError(.connectionLost, "connection to \(stream.origin) lost: the server refused the stream"))
+            retryOrFail(
+                stream, retriable: true,
+                HTTPError(.connectionLost, "connection to \(stream.origin) lost: the server refused the stream"))
         case .reset(let code):
             let reason = String(cString: nghttp2_http2_strerror(code))
             retryOrFail(

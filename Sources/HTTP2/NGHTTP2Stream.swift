@@ -31,8 +31,10 @@ final class NGHTTP2Stream: @unchecked Sendable {
     /// True once the response went past `maximumResponseBytes`.
     private(set) var isOversized = false
 
-    init(id: UInt64, request: HTTPRequest, origin: RequestOrigin, now: ContinuousClock.Instant, continuation: Continuation)
-    {
+    init(
+        id: UInt64, request: HTTPRequest, origin: RequestOrigin, now: ContinuousClock.Instant,
+        continuation: Continuation
+    ) {
         self.id = id
         self.request = request
         self.origin = origin

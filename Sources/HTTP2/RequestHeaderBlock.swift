@@ -45,7 +45,9 @@ struct RequestHeaderBlock {
 
     /// The fields in order as `name: value` lines (tests and diagnostics).
     var lines: [String] {
-        fields.map { String(decoding: bytes[$0.name], as: UTF8.self) + ": " + String(decoding: bytes[$0.value], as: UTF8.self) }
+        fields.map {
+            String(decoding: bytes[$0.name], as: UTF8.self) + ": " + String(decoding: bytes[$0.value], as: UTF8.self)
+        }
     }
 
     /// Calls `body` with the fields as `nghttp2_nv` entries, valid only during the call (nghttp2 copies them).

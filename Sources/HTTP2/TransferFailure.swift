@@ -87,7 +87,8 @@ struct TransferFailure: Equatable {
     ) -> HTTPError {
         if let alert = tlsAlert(in: detail) {
             return HTTPError(
-                .tls, "TLS with \(origin) failed: the server refused the handshake (\(alert)); check the client certificate")
+                .tls,
+                "TLS with \(origin) failed: the server refused the handshake (\(alert)); check the client certificate")
         }
         if presentedClientCertificate && (certificateVerifyResult == 0 || certificateVerifyResult == 1) {
             // 0: the server's certificate verified; 1: libcurl's "not verified yet" (the handshake ended first).

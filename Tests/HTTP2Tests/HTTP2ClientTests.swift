@@ -10,7 +10,9 @@ struct HTTP2ClientTests {
     /// Stands for a device token: request paths carry it and no error message may.
     static let token = String(repeating: "c0ffee", count: 10) + "abcd"
 
-    @Test(arguments: HTTP2TransportKind.allCases) func sendsOverTLSTrustingTheSimulatorCA(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func sendsOverTLSTrustingTheSimulatorCA(_ kind: HTTP2TransportKind)
+        async throws
+    {
         try await withSimulatorAndClient(kind) { simulator, client in
             let response = try await client.send(
                 request(
@@ -26,7 +28,39 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func bodiesLargerThanTheFlowControlWindowsGoBothWays(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aHostNameIsResolvedAndTheCertificateVerifiedAgainstIt(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { simulator, client in
+            let url = "https://localhost:\(simulator.endpoint.port)/echo/\(Self.token)"
+            let response = try await client.send(HTTPRequest(method: "GET", url: url, deadline: .seconds(30)))
+            #expect(response.status == 200)
+            #expect(try await simulator.requests().count == 1)
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aHostThatDoesNotResolveIsAConnectErrorNamingOnlyTheOrigin(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { _, client in
+            let url = "https://no-such-host.invalid/3/device/\(Self.token)"
+            let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(30))).failure
+            #expect(error?.kind == .connect)
+            #expect(error?.description.contains("https://no-such-host.invalid") == true)
+            #expect(error?.description.contains(Self.token) == false)
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aPortNobodyListensOnIsAConnectError(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { _, client in
+            let url = "https://127.0.0.1:1/x"  // a privileged port no test opens
+            let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(30))).failure
+            #expect(error?.kind == .connect)
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases) func bodiesLargerThanTheFlowControlWindowsGoBothWays(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulatorAndClient(kind) { simulator, client in
             let body = String(repeating: "0123456789abcdef", count: 20_000)
             let responses = await sendAll(
@@ -39,7 +73,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func completesFiveThousandConcurrentRequestsOverAtMostFourConnections(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func completesFiveThousandConcurrentRequestsOverAtMostFourConnections(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 4, maxStreamsPerConnection: 100)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             let requests = (0..<5000).map { request(simulator, "/echo/\($0)", method: "POST", body: "{\"n\":\($0)}") }
@@ -52,7 +88,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func goawayInTheMiddleLosesNoRequest(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func goawayInTheMiddleLosesNoRequest(_ kind: HTTP2TransportKind)
+        async throws
+    {
         try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.setFaults(#"{"goaway_after_streams": 250}"#)
             let requests = (0..<2000).map {
@@ -67,7 +105,8 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func connectionResetMidRunEndsEveryRequestWithAResponseOrConnectionLost(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func connectionResetMidRunEndsEveryRequestWithAResponseOrConnectionLost(_ kind: HTTP2TransportKind) async throws {
         try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.setFaults(#"{"reset_after_streams": 150}"#)
             let requests = (0..<1000).map { _ in request(simulator, "/echo/\(Self.token)") }
@@ -85,7 +124,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func stalledStreamHitsItsDeadlineWithoutBlockingOthers(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func stalledStreamHitsItsDeadlineWithoutBlockingOthers(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             async let stalled = result(client, request(simulator, "/stall/\(Self.token)", deadline: .seconds(1)))
@@ -97,7 +138,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
@@ -112,7 +155,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             let url = "http://127.0.0.1:\(simulator.endpoint.controlPort)/health"
@@ -122,7 +167,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aCAThatDidNotSignTheServerFailsWithATLSError(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aCAThatDidNotSignTheServerFailsWithATLSError(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulator { simulator in
             for caFile in [simulator.endpoint.otherCAFile, nil] {
                 let client = try kind.make(HTTP2ClientConfiguration(extraCAFile: caFile))
@@ -141,7 +188,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func cancellingTheCallingTaskRemovesItsTransfer(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func cancellingTheCallingTaskRemovesItsTransfer(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
@@ -159,7 +208,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func sendsOneStreamAtATimeUntilTheFirstSuccess(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func sendsOneStreamAtATimeUntilTheFirstSuccess(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         let configuration = HTTP2ClientConfiguration(singleStreamUntilFirstSuccess: true)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
@@ -174,7 +225,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aServerStreamLimitBelowTheClientsDoesNotHang(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aServerStreamLimitBelowTheClientsDoesNotHang(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2, maxStreamsPerConnection: 100)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.setFaults(#"{"max_concurrent_streams": 5}"#)
@@ -184,7 +237,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func shutdownCancelsOutstandingRequestsAndRefusesNewOnes(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func shutdownCancelsOutstandingRequestsAndRefusesNewOnes(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulatorAndClient(kind) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = request(simulator, "/stall/\(Self.token)", deadline: .seconds(120))
@@ -198,7 +253,9 @@ struct HTTP2ClientTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         let client = try kind.make(HTTP2ClientConfiguration())
         for url in ["/3/device/\(Self.token)", "ftp://host/\(Self.token)", "https:///\(Self.token)"] {
             let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(1))).failure
@@ -208,7 +265,9 @@ struct HTTP2ClientTests {
         await client.shutdown()
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aHeaderWithALineBreakIsAnInvalidRequest(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aHeaderWithALineBreakIsAnInvalidRequest(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulatorAndClient(kind) { simulator, client in
             let injected = request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-a", "b\r\nx-b: c")])
             let error = try #require(await result(client, injected).failure)

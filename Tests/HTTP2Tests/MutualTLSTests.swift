@@ -25,7 +25,9 @@ struct MutualTLSTests {
         return outcome
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aCertificateOfTheClientCAIsPresentedAndAccepted(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aCertificateOfTheClientCAIsPresentedAndAccepted(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
             let issued = try await simulator.apnsClientCertificate(password: "s3cret pass")
             let certificate = ClientCertificate(
@@ -35,14 +37,17 @@ struct MutualTLSTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func noCertificateIsATLSError(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func noCertificateIsATLSError(_ kind: HTTP2TransportKind) async throws
+    {
         try await withSimulator(routes: Self.routes) { simulator in
             let outcome = try await Self.send(kind, simulator, presenting: nil)
             #expect(outcome.failure?.kind == .tls)
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aCertificateFromAnotherCAIsATLSErrorSayingItWasProbablyRefused(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aCertificateFromAnotherCAIsATLSErrorSayingItWasProbablyRefused(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
             let issued = try await simulator.apnsClientCertificate(unrelatedCA: true)
             let error = try await Self.send(
@@ -57,7 +62,9 @@ struct MutualTLSTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func aWrongKeyPasswordIsATLSErrorAboutTheKeyWithoutThePassword(_ kind: HTTP2TransportKind) async throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func aWrongKeyPasswordIsATLSErrorAboutTheKeyWithoutThePassword(
+        _ kind: HTTP2TransportKind
+    ) async throws {
         try await withSimulator(routes: Self.routes) { simulator in
             let issued = try await simulator.apnsClientCertificate(password: "right")
             let error = try await Self.send(
@@ -71,7 +78,9 @@ struct MutualTLSTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func unreadableCertificateFilesFailWhenTheClientIsCreated(_ kind: HTTP2TransportKind) throws {
+    @Test(arguments: HTTP2TransportKind.allCases) func unreadableCertificateFilesFailWhenTheClientIsCreated(
+        _ kind: HTTP2TransportKind
+    ) throws {
         let missing = ClientCertificate(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
         #expect(throws: HTTPError(.tls, "cannot read the client certificate file /nonexistent/cert.pem")) {
             try kind.make(HTTP2ClientConfiguration(clientCertificate: missing))

@@ -9,7 +9,10 @@ import Testing
 struct NGHTTP2PartsTests {
     @Test(arguments: [
         ("https://api.push.apple.com/3/device/abc", "api.push.apple.com", 443, "api.push.apple.com", false),
-        ("https://API.sandbox.push.apple.com:2197/x", "api.sandbox.push.apple.com", 2197, "api.sandbox.push.apple.com:2197", false),
+        (
+            "https://API.sandbox.push.apple.com:2197/x", "api.sandbox.push.apple.com", 2197,
+            "api.sandbox.push.apple.com:2197", false
+        ),
         ("http://127.0.0.1:8080/health", "127.0.0.1", 8080, "127.0.0.1:8080", true),
         ("http://example.com", "example.com", 80, "example.com", false),
         ("https://[::1]:4433/x", "::1", 4433, "[::1]:4433", true),

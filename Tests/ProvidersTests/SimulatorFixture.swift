@@ -62,14 +62,14 @@ extension PushSimulator {
     }
 
     /// An APNs client signing provider tokens with `key` and sending to the simulator (both environments) over
-    /// a transport with the `transport` settings, by default trusting the simulator's CA.
+    /// a transport of `kind` with the `transport` settings, by default trusting the simulator's CA.
     func apnsClient(
-        key: APNsSigningKey, transport: HTTP2ClientConfiguration? = nil, clock: any WallClock = SystemWallClock()
+        key: APNsSigningKey, transport: HTTP2ClientConfiguration? = nil, kind: HTTP2TransportKind = .curl,
+        clock: any WallClock = SystemWallClock()
     ) throws -> APNsClient {
         APNsClient(
             configuration: APNsConfiguration(authentication: .token(key), productionURL: baseURL, sandboxURL: baseURL),
-            transport: try HTTP2Client(
-                configuration: transport ?? HTTP2ClientConfiguration(extraCAFile: endpoint.caFile)),
+            transport: try kind.make(transport ?? HTTP2ClientConfiguration(extraCAFile: endpoint.caFile)),
             clock: clock)
     }
 

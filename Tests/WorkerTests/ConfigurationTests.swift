@@ -23,6 +23,7 @@ import Testing
                 "push.retry-1000", "push.retry-10000", "push.retry-60000", "push.retry-600000", "push.retry-3600000",
             ])
         #expect(configuration.pipeline.roomOrder == .strict)
+        #expect(configuration.httpTransport == .curl)
         #expect(configuration.pipeline.worker == "pod-7")
         #expect(configuration.fcm?.url == "https://fcm.googleapis.com")
         #expect(configuration.apns == nil)
@@ -42,6 +43,7 @@ import Testing
             "PUSH_MAX_IN_FLIGHT": "50", "PUSH_MAX_IN_FLIGHT_DEVICES": "700", "PUSH_RETRY_BUDGET_MS": "2500",
             "PUSH_WORKER_ID": "w-1",
             "PUSH_ROOM_ORDER": "first-attempt", "PUSH_RETRY_TOPIC": "retries", "PUSH_RETRY_TIERS": "500ms, 30s,2m,24h",
+            "PUSH_HTTP_TRANSPORT": "nghttp2",
         ]) { $1 }
         let configuration = try WorkerConfiguration.load(environment: environment)
         #expect(configuration.apns?.url == "https://127.0.0.1:8443")
@@ -54,6 +56,7 @@ import Testing
         #expect(configuration.pipeline.retryBudget == .milliseconds(2500))
         #expect(configuration.pipeline.worker == "w-1")
         #expect(configuration.pipeline.roomOrder == .firstAttempt)
+        #expect(configuration.httpTransport == .nghttp2)
         #expect(
             configuration.pipeline.retryTiers.topics == [
                 "retries-500", "retries-30000", "retries-120000", "retries-86400000",
@@ -69,6 +72,7 @@ import Testing
         (["PUSH_DLQ_TOPIC": "push.retry-60000"], "PUSH_RETRY_TOPIC"),
         (["PUSH_TOPICS": "chat,push.retry-1000"], "PUSH_RETRY_TOPIC"),
         (["PUSH_ROOM_ORDER": "loose"], "PUSH_ROOM_ORDER"),
+        (["PUSH_HTTP_TRANSPORT": "h2"], "PUSH_HTTP_TRANSPORT"),
         (["PUSH_RETRY_TIERS": "10s,1s"], "PUSH_RETRY_TIERS"),
         (["PUSH_RETRY_TIERS": "1s,1s"], "PUSH_RETRY_TIERS"),
         (["PUSH_RETRY_TIERS": "1s,,10s"], "PUSH_RETRY_TIERS"),

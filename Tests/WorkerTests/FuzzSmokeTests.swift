@@ -5,14 +5,17 @@ import Testing
 /// The fuzzing harness (`deploy/local/fuzz.py`, README "Fuzzing") in a short seeded run against the `push-worker`
 /// built beside the tests: the dev broker, the push simulator in hostile mode and `push-worker run` as processes.
 @Suite struct FuzzSmokeTests {
-    @Test(.timeLimit(.minutes(3)))
-    func threeHundredHostileRecordsAndAHundredHostileAnswersLeaveTheWorkerAliveWithEveryRecordAccountedFor() throws {
+    @Test(.timeLimit(.minutes(3)), arguments: ["curl", "nghttp2"])
+    func threeHundredHostileRecordsAndAHundredHostileAnswersLeaveTheWorkerAliveWithEveryRecordAccountedFor(
+        transport: String
+    ) throws {
         let result = try ChildProcessResult.run(
             Repository.python,
             [
                 Repository.path("deploy/local/fuzz.py").path,
                 "--worker", ChildProcess.built("push-worker").path,
                 "--records", "300", "--provider-answers", "100", "--seed", "7", "--deadline", "60",
+                "--worker-env", "PUSH_HTTP_TRANSPORT=\(transport)",
             ])
         let summary = result.stdout.split(separator: "\n").first { $0.hasPrefix("fuzz: records ") } ?? ""
         #expect(result.status == 0, "fuzz.py failed:\n\(result.stdout)\(result.stderr.suffix(2000))")

@@ -37,7 +37,8 @@ import Testing
         #expect(!worker.stderr.contains(Self.password))
     }
 
-    @Test func aWorkerWithAnAPNsClientCertificateDeliversOverMutualTLS() async throws {
+    @Test(arguments: ["curl", "nghttp2"])
+    func aWorkerWithAnAPNsClientCertificateDeliversOverMutualTLS(transport: String) async throws {
         let simulator = try await PushSimulator.start()
         let issued = try await simulator.apnsClientCertificate(password: Self.password)
         let (broker, bootstrap) = try await startDevBroker()
@@ -48,6 +49,7 @@ import Testing
             "APNS_CERT_KEY_FILE": issued.keyFile, "APNS_CERT_KEY_PASSWORD": Self.password,
             "APNS_TOPIC": "com.example.chat", "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0",
             "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_WORKER_ID": "worker-cert", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
+            "PUSH_HTTP_TRANSPORT": transport,
         ])
         let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
         let producer = try KafkaProducer(configuration: kafka)

@@ -126,8 +126,9 @@ final class EndToEnd {
 @Suite(.serialized) struct WorkerEndToEndTests {
     static let unregistered = String(repeating: "0f", count: 32)
 
-    @Test func eventsBecomeProviderRequestsReceiptsAndDeadLetters() async throws {
-        let run = try await EndToEnd { simulator in
+    @Test(arguments: ["curl", "nghttp2"])
+    func eventsBecomeProviderRequestsReceiptsAndDeadLetters(transport: String) async throws {
+        let run = try await EndToEnd(workerEnvironment: ["PUSH_HTTP_TRANSPORT": transport]) { simulator in
             _ = try await simulator.control(
                 "POST", "/control/apns-unregister",
                 body: "{\"tokens\": [\"\(Self.unregistered)\"], \"timestamp\": 1700000000000}")
@@ -260,9 +261,11 @@ final class EndToEnd {
         _ = await run.stop()
     }
 
-    @Test func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder() async throws {
+    @Test(arguments: ["curl", "nghttp2"])
+    func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder(transport: String) async throws {
         let run = try await EndToEnd(workerEnvironment: [
             "PUSH_RETRY_BUDGET_MS": "300", "PUSH_RETRY_BASE_MS": "50", "PUSH_RETRY_CAP_MS": "200",
+            "PUSH_HTTP_TRANSPORT": transport,
         ]) { simulator in
             try await simulator.addFaultRule("{\"path\": \"^/3/device/\", \"rate\": 0.3, \"status\": 503}")
             try await simulator.addFaultRule(
