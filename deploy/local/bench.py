@@ -24,11 +24,16 @@ the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer, t
 bench_report.py prints the table; every child process is started through processes.py (own session, parent-death
 signal) and stopped in reverse order.
 
+Transports: every binary runs every case once per HTTP/2 transport of `--transport` (default `curl,nghttp2`, in that
+order, `PUSH_HTTP_TRANSPORT` set in the worker's environment), each on topics of its own; rows are labelled by the
+transport (`curl`, `nghttp2`) or, for labelled binaries, `LABEL/transport` (with one transport, as before: `worker`,
+`LABEL`). The replay runs once, on the first transport.
+
 A/B mode (`deploy/local/ab.sh`): with several `--bin LABEL=PATH`, every round runs the cases for each binary in
-turn (the order alternating between rounds: A B, B A, …) against the same broker and endpoint, each on topics of
-its own, then the bare libcurl peer, (where `node` is installed) the Node.js http2 peer and the bare nghttp2 peer
-(bench_nghttp2_peer.c); it prints every run with its ratios to that round's peers, then the median per binary and
-case.
+turn (the order alternating between rounds: A B, B A, …; each binary's transports in the order given) against the
+same broker and endpoint, each on topics of its own, then the bare libcurl peer, (where `node` is installed) the
+Node.js http2 peer and the bare nghttp2 peer (bench_nghttp2_peer.c); it prints every run with its ratios to that
+round's peers, then the median per binary and case, and B / A per transport.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from pathlib import Path
 from bench_endpoint import Endpoint
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader
-from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table
+from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table, print_transport_ratios
 from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,19 +62,64 @@ SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
 CASES = ("backlog", "stream", "fanout")
 # Cases whose events are all written before the worker starts.
 PREWRITTEN = ("backlog", "fanout")
+# The worker's HTTP/2 transports (PUSH_HTTP_TRANSPORT), in the order --transport defaults to.
+TRANSPORTS = ("curl", "nghttp2")
+# The label of a --bin given without one.
+UNLABELLED = "worker"
 
 
 @dataclass
 class Variant:
-    """A worker binary under test and its label (A/B mode)."""
+    """A worker binary under test, its label (A/B mode) and the HTTP/2 transport it runs on ("": the worker's
+    default)."""
 
     label: str
     path: str
+    transport: str = ""
 
     @staticmethod
     def parse(text: str) -> "Variant":
         label, separator, path = text.partition("=")
-        return Variant(label, path) if separator and label and "/" not in label else Variant("worker", text)
+        return Variant(label, path) if separator and label and "/" not in label else Variant(UNLABELLED, text)
+
+    def on(self, transport: str, transports: int) -> "Variant":
+        """This binary on `transport`, one of `transports` chosen: labelled by the transport (`LABEL/transport` for
+        a labelled binary) when there are several, as it is when there is one."""
+        if transports == 1:
+            label = self.label
+        elif self.label == UNLABELLED:
+            label = transport
+        else:
+            label = f"{self.label}/{transport}"
+        return Variant(label, self.path, transport)
+
+    def tag(self, round: int) -> str:
+        """The tag of its topics, consumer group and log files in `round` ("A1", "A-curl1", "nghttp21", …)."""
+        return f"{self.label.replace('/', '-')}{round}"
+
+
+def transports(text: str) -> list[str]:
+    """--transport's comma-separated list of transports, each known and given once."""
+    names = [name.strip() for name in text.split(",")]
+    unknown = [name for name in names if name not in TRANSPORTS]
+    if unknown or not names or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: a comma-separated list of distinct transports from "
+                                         f"{', '.join(TRANSPORTS)}")
+    return names
+
+
+def workers(arguments: argparse.Namespace, round: int) -> list[Variant]:
+    """The workers of `round`, in the order they run: every binary (the order reversed every other round) on every
+    transport (in the order given)."""
+    variants = arguments.bin if round % 2 else list(reversed(arguments.bin))
+    return [variant.on(transport, len(arguments.transport))
+            for variant in variants for transport in arguments.transport]
+
+
+def case_sizes(arguments: argparse.Namespace) -> list[tuple[str, int]]:
+    """The cases asked for (events > 0) and their events, in the order they run."""
+    sizes = (("backlog", arguments.backlog_events), ("stream", arguments.events), ("fanout", arguments.fanout_events))
+    return [(case, events) for case, events in sizes if events]
 
 
 def wait_for_line(process: subprocess.Popen, predicate, what: str, timeout: float = 60.0) -> str:
@@ -125,12 +175,18 @@ class Bench:
         self.processes.append(self.endpoint.process)
         self.apns_port, self.fcm_port = self.endpoint.apns_port, self.endpoint.fcm_port
 
+    def single(self) -> bool:
+        """Whether one worker runs (one binary, one transport, one round): it uses the plain topics."""
+        return len(self.arguments.bin) == 1 and len(self.arguments.transport) == 1 and self.arguments.rounds == 1
+
+    def tag(self, worker: Variant, round: int) -> str:
+        """The topic tag of `worker` in `round` ("" for a single worker)."""
+        return "" if self.single() else worker.tag(round)
+
     def tags(self) -> list[str]:
-        """One topic tag per binary and round in A/B mode ("A1", "B1", …); a single run uses the plain topics."""
-        if len(self.arguments.bin) == 1 and self.arguments.rounds == 1:
-            return [""]
-        return [f"{variant.label}{round}" for round in range(1, self.arguments.rounds + 1)
-                for variant in self.arguments.bin]
+        """One topic tag per worker and round ("A1", "B-nghttp21", …); a single worker uses the plain topics."""
+        return [self.tag(worker, round) for round in range(1, self.arguments.rounds + 1)
+                for worker in workers(self.arguments, round)]
 
     @staticmethod
     def topic_base(tag: str, case: str) -> str:
@@ -143,7 +199,7 @@ class Bench:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
 
-    def worker_environment(self, case: str, tag: str = "") -> dict[str, str]:
+    def worker_environment(self, case: str, tag: str = "", transport: str = "") -> dict[str, str]:
         environment = {key: value for key, value in os.environ.items() if not key.startswith(("KAFKA_", "PUSH_"))}
         base = self.topic_base(tag, case)
         environment.update({
@@ -159,19 +215,22 @@ class Bench:
         for setting in self.arguments.worker_env:
             name, _, value = setting.partition("=")
             environment[name] = value
+        if transport:
+            environment["PUSH_HTTP_TRANSPORT"] = transport
         return environment
 
     def start_worker(self, case: str, variant: Variant, tag: str) -> subprocess.Popen:
         with open(self.directory / f"worker-{tag}{case}.log", "w") as log:
-            return self.spawn([variant.path, "run"], env=self.worker_environment(case, tag),
+            return self.spawn([variant.path, "run"], env=self.worker_environment(case, tag, variant.transport),
                               stdin=subprocess.DEVNULL, stdout=log, stderr=log)
 
     def stop_worker(self, worker: subprocess.Popen) -> None:
         stop(worker, timeout=30)
 
-    def replay(self, topic: str) -> str:
-        """`push-worker replay` of a whole events topic, sending for real to the same endpoint: its summary line."""
-        environment = self.worker_environment("replay")
+    def replay(self, topic: str, transport: str) -> str:
+        """`push-worker replay` of a whole events topic on `transport`, sending for real to the same endpoint: its
+        summary line."""
+        environment = self.worker_environment("replay", transport=transport)
         began = time.monotonic()
         process = self.spawn(
             [self.arguments.bin[0].path, "replay", "--topic", topic, "--format", "json"], env=environment,
@@ -238,7 +297,8 @@ class Bench:
         self.stop_worker(worker)
         reader.stop()
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
-                      memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round)
+                      memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round,
+                      variant.transport)
 
     @staticmethod
     def warm_up(producer: Producer, reader: ReceiptReader) -> None:
@@ -291,26 +351,23 @@ def run_peers(bench: Bench, arguments: argparse.Namespace, results: list[Result]
         for result in results:
             setattr(result, field, rate)
             if ratios and rate and result.rate:
-                print(f"bench: {result.case}: worker / {name} = {result.rate / rate:.2f}", file=sys.stderr)
+                print(f"bench: {result.case}: {result.label} / {name} = {result.rate / rate:.2f}", file=sys.stderr)
 
 
 def run_rounds(bench: Bench, arguments: argparse.Namespace) -> list[Result]:
-    """A/B mode: every round runs each binary's cases in turn (the order reversed every other round), then the
-    bare libcurl peer, the Node.js http2 peer and the bare nghttp2 peer, whose rates become the round's yardsticks."""
+    """A/B mode: every round runs each worker's cases in turn (the binaries' order reversed every other round, each
+    binary's transports in the order given), then the bare libcurl peer, the Node.js http2 peer and the bare nghttp2
+    peer, whose rates become the round's yardsticks."""
     results: list[Result] = []
     for round in range(1, arguments.rounds + 1):
-        variants = arguments.bin if round % 2 else list(reversed(arguments.bin))
         this_round: list[Result] = []
-        for variant in variants:
-            tag = f"{variant.label}{round}"
-            for case, events in (("backlog", arguments.backlog_events), ("stream", arguments.events),
-                                 ("fanout", arguments.fanout_events)):
-                if events:
-                    result = bench.run_case(case, events, variant, tag, round)
-                    print(f"bench: round {round} {variant.label} {case}: {result.rate:,.0f} pushes/s, "
-                          f"{cpu_per_10k(result):.2f} s CPU per 10k, peak RSS {peak_mb(result):.0f} MB",
-                          file=sys.stderr)
-                    this_round.append(result)
+        for worker in workers(arguments, round):
+            for case, events in case_sizes(arguments):
+                result = bench.run_case(case, events, worker, bench.tag(worker, round), round)
+                print(f"bench: round {round} {worker.label} {case}: {result.rate:,.0f} pushes/s, "
+                      f"{cpu_per_10k(result):.2f} s CPU per 10k, peak RSS {peak_mb(result):.0f} MB",
+                      file=sys.stderr)
+                this_round.append(result)
         run_peers(bench, arguments, this_round, prefix=f"round {round} ")
         results += this_round
     return results
@@ -320,6 +377,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, action="append", type=Variant.parse, metavar="[LABEL=]PATH",
                         help="the push-worker binary (a release build); several LABEL=PATH: A/B mode (ab.sh)")
+    parser.add_argument("--transport", type=transports, default=list(TRANSPORTS), metavar="LIST",
+                        help=f"the worker's HTTP/2 transports, comma-separated from {','.join(TRANSPORTS)} "
+                             f"(default: {','.join(TRANSPORTS)}): every binary runs every case once per transport, "
+                             "with PUSH_HTTP_TRANSPORT set after --worker-env (so this wins); rows labelled by "
+                             "transport (LABEL/transport for labelled binaries), as before with one transport; the "
+                             "replay runs on the first")
     parser.add_argument("--rounds", type=int, default=1,
                         help="A/B mode: rounds of every binary in turn (A B, B A, …), the peer once per round")
     parser.add_argument("--events", type=int, default=100_000, help="events of the stream case (0: skip it)")
@@ -338,7 +401,8 @@ def main() -> int:
                         help="stream case: device sends written but not yet answered by a receipt, at most")
     parser.add_argument("--stall-timeout", type=float, default=30.0)
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
-                        help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000")
+                        help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000 (PUSH_HTTP_TRANSPORT: "
+                             "--transport's)")
     parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
     parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
                         help="first measure the endpoint alone with N h2load requests (0: skip)")
@@ -365,22 +429,22 @@ def main() -> int:
             results = run_rounds(bench, arguments)
             print_table(results)
             print_medians(results)
+            print_transport_ratios(results, TRANSPORTS)
             return 0 if all(result.stats.count == result.sends for result in results) else 1
-        variant = arguments.bin[0]
-        if arguments.backlog_events:
-            results.append(bench.run_case("backlog", arguments.backlog_events, variant))
-        if arguments.events:
-            results.append(bench.run_case("stream", arguments.events, variant))
-        if arguments.fanout_events:
-            results.append(bench.run_case("fanout", arguments.fanout_events, variant))
+        for worker in workers(arguments, 1):
+            for case, events in case_sizes(arguments):
+                results.append(bench.run_case(case, events, worker, bench.tag(worker, 1)))
         if arguments.replay and arguments.backlog_events:
-            print(f"bench: replay of bench.backlog.events (real sends): {bench.replay('bench.backlog.events')}",
-                  file=sys.stderr)
+            first = workers(arguments, 1)[0]
+            topic = f"{bench.topic_base(bench.tag(first, 1), 'backlog')}.events"
+            summary = bench.replay(topic, first.transport)
+            print(f"bench: replay of {topic} on {first.transport} (real sends): {summary}", file=sys.stderr)
         run_peers(bench, arguments, results, ratios=True)
     finally:
         bench.close()
     print(f"machine: {os.cpu_count()} cores; worker: {arguments.bin[0].path}")
     print_table(results)
+    print_transport_ratios(results, TRANSPORTS)
     complete = all(result.stats.count == result.sends for result in results)
     if not complete:
         print("bench: some sends have no receipt (see above)", file=sys.stderr)

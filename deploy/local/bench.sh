@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end benchmark of push-worker (Kafka in, HTTP/2 out, receipts in Kafka) on this machine:
 # dev broker + nginx as a fast TLS HTTP/2 push endpoint + the push simulator for OAuth + a release build
-# of the worker. Arguments go to deploy/local/bench.py (--help lists them), e.g. --events 300000.
+# of the worker, on both HTTP/2 transports (libcurl, then nghttp2; --transport curl or nghttp2 runs one). Arguments go
+# to deploy/local/bench.py (--help lists them), e.g. --events 300000.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Beyond the usual setup, the fast endpoint: nginx with the echo module (reads each request body before

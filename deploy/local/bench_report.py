@@ -29,6 +29,7 @@ class Result:
     load: str
     label: str = "worker"
     round: int = 1
+    transport: str = ""
     peer_rate: float = 0.0
     node_rate: float = 0.0
     nghttp2_rate: float = 0.0
@@ -85,10 +86,10 @@ def print_table(results: list[Result]) -> None:
 
 def print_medians(results: list[Result]) -> None:
     """A/B mode: the median of every figure per binary and case, and the other binaries' pushes/s and CPU relative
-    to the first's."""
+    to the first's on the same transport."""
     print("medians:")
     header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer", "/ node", "/ nghttp2")
-    rows, medians = [], {}
+    rows = []
     labels = list(dict.fromkeys(result.label for result in results))
     cases = list(dict.fromkeys(result.case for result in results))
     for label in labels:
@@ -96,12 +97,10 @@ def print_medians(results: list[Result]) -> None:
             runs = [result for result in results if result.label == label and result.case == case]
             if not runs:
                 continue
-            rate = statistics.median([result.rate for result in runs])
-            cpu = statistics.median([cpu_per_10k(result) for result in runs])
+            rate, cpu = median_rate_and_cpu(runs)
             ratios = [result.rate / result.peer_rate for result in runs if result.peer_rate]
             node_ratios = [result.rate / result.node_rate for result in runs if result.node_rate]
             nghttp2_ratios = [result.rate / result.nghttp2_rate for result in runs if result.nghttp2_rate]
-            medians[label, case] = (rate, cpu)
             rows.append((label, case, str(len(runs)), f"{rate:,.0f}", f"{cpu:.2f}",
                          f"{statistics.median([peak_mb(result) for result in runs]):.0f}",
                          f"{statistics.median(ratios):.2f}" if ratios else "-",
@@ -111,8 +110,37 @@ def print_medians(results: list[Result]) -> None:
     for row in [header, *rows]:
         print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
     for case in cases:
-        for label in labels[1:]:
-            if (labels[0], case) in medians and (label, case) in medians:
-                (rate_a, cpu_a), (rate_b, cpu_b) = medians[labels[0], case], medians[label, case]
-                print(f"{case}: {label} / {labels[0]}: pushes/s {rate_b / max(rate_a, 1e-9):.3f}×, "
-                      f"CPU per 10k {cpu_b / max(cpu_a, 1e-9):.3f}×")
+        for transport in dict.fromkeys(result.transport for result in results):
+            on_it = [result for result in results if result.case == case and result.transport == transport]
+            labels_on_it = list(dict.fromkeys(result.label for result in on_it))
+            for label in labels_on_it[1:]:
+                print_ratio(case, [result for result in on_it if result.label == label],
+                            [result for result in on_it if result.label == labels_on_it[0]])
+
+
+def print_transport_ratios(results: list[Result], order: tuple[str, ...]) -> None:
+    """A run of one binary on several transports: per case, every other transport's median pushes/s and CPU per 10k
+    relative to the first's in `order`, whichever order they ran in ("nghttp2 / curl")."""
+    transports = [transport for transport in order if any(result.transport == transport for result in results)]
+    if len(transports) < 2 or len({result.label for result in results}) != len(transports):
+        return
+    for case in dict.fromkeys(result.case for result in results):
+        runs = {transport: [result for result in results if result.case == case and result.transport == transport]
+                for transport in transports}
+        for transport in transports[1:]:
+            if runs[transport] and runs[transports[0]]:
+                print_ratio(case, runs[transport], runs[transports[0]], f"{transport} / {transports[0]}")
+
+
+def median_rate_and_cpu(runs: list[Result]) -> tuple[float, float]:
+    """The median pushes/s and CPU per 10k pushes of `runs`."""
+    return (statistics.median([result.rate for result in runs]),
+            statistics.median([cpu_per_10k(result) for result in runs]))
+
+
+def print_ratio(case: str, runs_b: list[Result], runs_a: list[Result], name: str = "") -> None:
+    """`case: B / A: pushes/s X×, CPU per 10k Y×` of the medians of `runs_b` and `runs_a` (named by their labels
+    unless `name` is given)."""
+    (rate_a, cpu_a), (rate_b, cpu_b) = median_rate_and_cpu(runs_a), median_rate_and_cpu(runs_b)
+    name = name or f"{runs_b[0].label} / {runs_a[0].label}"
+    print(f"{case}: {name}: pushes/s {rate_b / max(rate_a, 1e-9):.3f}×, CPU per 10k {cpu_b / max(cpu_a, 1e-9):.3f}×")
