@@ -8,24 +8,12 @@ import Synchronization
 /// within the per-origin stream bounds, polls, and finishes them.
 ///
 /// `@unchecked Sendable`: everything but `inbox` and `multi.wakeup()` is confined to the event-loop thread; the
-/// inbox is a `Mutex`, and `curl_multi_wakeup` is documented as callable from any thread.
+/// inbox locks, and `curl_multi_wakeup` is documented as callable from any thread.
 final class EventLoop: @unchecked Sendable {
-    private struct Inbox {
-        var submitted: [Transfer] = []
-        var cancelled: [UInt64] = []
-        var isStopping = false
-        var isStopped = false
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
-
-        /// True right after the first submission or cancellation since the loop last took the inbox: the one
-        /// that must wake the loop (later ones are taken by the same turn).
-        var isFirstNews: Bool { submitted.count + cancelled.count == 1 }
-    }
-
     private let configuration: HTTP2ClientConfiguration
     private let certificates: TrustedCertificates?
     private let multi: MultiHandle
-    private let inbox = Mutex(Inbox())
+    private let inbox = LoopInbox<Transfer>()
     private let clock = ContinuousClock()
 
     // Confined to the event-loop thread.
@@ -66,51 +54,27 @@ final class EventLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands `transfer` to the loop, or finishes it with `.cancelled` if the caller's task is already cancelled
-    /// or the loop is stopping. Checking cancellation under the inbox lock closes the race with `cancel(_:)`.
-    ///
-    /// Only the submission that finds the inbox empty wakes the loop: the loop takes the whole inbox in one turn,
-    /// and a submission joining a non-empty inbox is taken by the turn that an earlier submission's wake-up
-    /// causes. So a burst of sends costs one wake-up (a write to libcurl's socket pair) and one loop turn, not
-    /// one each, and more requests go out in each write to the connection.
+    /// Hands `transfer` to the loop (`LoopInbox.submit`). Only the submission that finds the inbox empty wakes
+    /// the loop: the loop takes the whole inbox in one turn, so a burst of sends costs one wake-up (a write to
+    /// libcurl's socket pair) and one loop turn, not one each, and more requests go out in each write.
     func submit(_ transfer: Transfer) {
-        let outcome: Result<Bool, HTTPError> = inbox.withLock { inbox in
-            if inbox.isStopping { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
-            if Task.isCancelled { return .failure(HTTPError(.cancelled, "request to \(transfer.origin) cancelled")) }
-            inbox.submitted.append(transfer)
-            return .success(inbox.isFirstNews)
-        }
-        switch outcome {
-        case .failure(let refusal): transfer.finish(.failure(refusal))
-        case .success(let wakesLoop): if wakesLoop { multi.wakeup() }
-        }
+        if inbox.submit(transfer) { multi.wakeup() }
     }
 
     /// Asks the loop to drop the transfer `id` (waiting or in flight) and finish it with `.cancelled`.
     func cancel(_ id: UInt64) {
-        let wakesLoop = inbox.withLock { inbox in
-            inbox.cancelled.append(id)
-            return inbox.isFirstNews
-        }
-        if wakesLoop { multi.wakeup() }
+        if inbox.cancel(id) { multi.wakeup() }
     }
 
     /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
     func requestStop() {
-        inbox.withLock { $0.isStopping = true }
+        inbox.requestStop()
         multi.wakeup()
     }
 
     /// Stops the loop and waits until its thread has released every transfer.
     func stop() async {
-        await withCheckedContinuation { continuation in
-            let stopped = inbox.withLock { inbox in
-                inbox.isStopping = true
-                if !inbox.isStopped { inbox.stopWaiters.append(continuation) }
-                return inbox.isStopped
-            }
-            if stopped { continuation.resume() } else { multi.wakeup() }
-        }
+        await inbox.stop { multi.wakeup() }
     }
 
     // MARK: - The event-loop thread
@@ -123,13 +87,7 @@ final class EventLoop: @unchecked Sendable {
     private func run() {
         while true {
             lastTurnNanoseconds.store((clock.now - born).wholeNanoseconds, ordering: .relaxed)
-            let (submitted, cancelled, isStopping) = inbox.withLock { inbox in
-                defer {
-                    inbox.submitted = []
-                    inbox.cancelled = []
-                }
-                return (inbox.submitted, inbox.cancelled, inbox.isStopping)
-            }
+            let (submitted, cancelled, isStopping) = inbox.take()
             for transfer in submitted { accept(transfer) }
             for id in cancelled { drop(id, with: HTTPError(.cancelled, "request cancelled")) }
             if isStopping { break }
@@ -145,16 +103,7 @@ final class EventLoop: @unchecked Sendable {
         for id in Array(known.keys) { drop(id, with: HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
         idleHandles = []
         certificates?.remove()
-        let waiters = inbox.withLock { inbox in
-            inbox.isStopped = true
-            for transfer in inbox.submitted {
-                transfer.finish(.failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")))
-            }
-            inbox.submitted = []
-            defer { inbox.stopWaiters = [] }
-            return inbox.stopWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        inbox.close()
     }
 
     private func accept(_ transfer: Transfer) {

@@ -33,19 +33,8 @@ public final class HTTP2Client: HTTPTransport {
     /// Sends `request` and returns the complete response, whatever its status; throws `HTTPError` when there is
     /// none. Cancelling the calling task removes the request (resetting its stream if it is in flight).
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        guard let origin = RequestOrigin(url: request.url) else {
-            throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
-        }
-        guard let method = RequestMethod(validating: request) else {
-            throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
-        }
-        do {
-            try await admission.acquire()
-        } catch .closed {
-            throw HTTPError(.cancelled, "the HTTP/2 client is shut down")
-        } catch {
-            throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
-        }
+        let (origin, method) = try request.validated()
+        try await admission.admit()
         defer { admission.release() }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let loop = self.loop

@@ -7,21 +7,9 @@ import Synchronization
 /// The thread of an `NGHTTP2Transport`: it takes submitted streams from a locked inbox, places them on its
 /// connections within the per-origin bounds, waits in `epoll` for sockets, deadlines and news, and finishes them.
 ///
-/// `@unchecked Sendable`: everything but `inbox` and `wake()` is confined to the loop's thread; the inbox is a
-/// `Mutex` and waking writes to an `eventfd`, which any thread may do.
+/// `@unchecked Sendable`: everything but `inbox`, `resolved` and `wake()` is confined to the loop's thread; the
+/// first two lock, and waking writes to an `eventfd`, which any thread may do.
 final class NGHTTP2EventLoop: @unchecked Sendable {
-    private struct Inbox {
-        var submitted: [NGHTTP2Stream] = []
-        var cancelled: [UInt64] = []
-        var resolved: [(origin: RequestOrigin, addresses: Result<[SocketAddress], HTTPError>)] = []
-        var isStopping = false
-        var isStopped = false
-        var stopWaiters: [CheckedContinuation<Void, Never>] = []
-
-        /// True right after the first news since the loop last took the inbox: the one that must wake the loop.
-        var isFirstNews: Bool { submitted.count + cancelled.count + resolved.count == 1 }
-    }
-
     /// What the loop keeps per origin.
     private final class OriginState {
         let endpoint: OriginEndpoint
@@ -40,7 +28,9 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
 
     private let configuration: HTTP2ClientConfiguration
     private let tls: TLSContext
-    private let inbox = Mutex(Inbox())
+    private let inbox = LoopInbox<NGHTTP2Stream>()
+    /// Addresses looked up for an origin since the last turn (by the resolver threads).
+    private let resolved = Mutex<[(origin: RequestOrigin, addresses: Result<[SocketAddress], HTTPError>)]>([])
     private let clock = ContinuousClock()
     private let epoll: Int32
     private let wakeup: Int32
@@ -90,46 +80,25 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Hands `stream` to the loop, or finishes it with `.cancelled` if the caller's task is already cancelled or
-    /// the loop is stopping. Only the submission that finds the inbox empty wakes the loop.
+    /// Hands `stream` to the loop (`LoopInbox.submit`); only the submission that finds the inbox empty wakes it.
     func submit(_ stream: NGHTTP2Stream) {
-        let outcome: Result<Bool, HTTPError> = inbox.withLock { inbox in
-            if inbox.isStopping { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
-            if Task.isCancelled { return .failure(HTTPError(.cancelled, "request to \(stream.origin) cancelled")) }
-            inbox.submitted.append(stream)
-            return .success(inbox.isFirstNews)
-        }
-        switch outcome {
-        case .failure(let refusal): stream.finish(.failure(refusal))
-        case .success(let wakesLoop): if wakesLoop { wake() }
-        }
+        if inbox.submit(stream) { wake() }
     }
 
     /// Asks the loop to drop stream `id` (waiting or in flight) and finish it with `.cancelled`.
     func cancel(_ id: UInt64) {
-        let wakesLoop = inbox.withLock { inbox in
-            inbox.cancelled.append(id)
-            return inbox.isFirstNews
-        }
-        if wakesLoop { wake() }
+        if inbox.cancel(id) { wake() }
     }
 
     /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
     func requestStop() {
-        inbox.withLock { $0.isStopping = true }
+        inbox.requestStop()
         wake()
     }
 
     /// Stops the loop and waits until its thread has released every stream.
     func stop() async {
-        await withCheckedContinuation { continuation in
-            let stopped = inbox.withLock { inbox in
-                inbox.isStopping = true
-                if !inbox.isStopped { inbox.stopWaiters.append(continuation) }
-                return inbox.isStopped
-            }
-            if stopped { continuation.resume() } else { wake() }
-        }
+        await inbox.stop { wake() }
     }
 
     /// How long ago the loop last started a turn; more than a few seconds means the thread is stuck or gone.
@@ -150,18 +119,15 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         while true {
             turnStarted = clock.now
             lastTurnNanoseconds.store((turnStarted - born).wholeNanoseconds, ordering: .relaxed)
-            let (submitted, cancelled, resolved, isStopping) = inbox.withLock { inbox in
-                defer {
-                    inbox.submitted = []
-                    inbox.cancelled = []
-                    inbox.resolved = []
-                }
-                return (inbox.submitted, inbox.cancelled, inbox.resolved, inbox.isStopping)
-            }
+            let (submitted, cancelled, isStopping) = inbox.take()
             if isStopping { break }
             for stream in submitted { accept(stream) }
             for id in cancelled { drop(id, with: HTTPError(.cancelled, "request cancelled")) }
-            for (origin, addresses) in resolved { connect(origin, to: addresses) }
+            let lookedUp = resolved.withLock { resolved in
+                defer { resolved = [] }
+                return resolved
+            }
+            for (origin, addresses) in lookedUp { connect(origin, to: addresses) }
             sweep()
             startReady()
             flushAll()
@@ -192,16 +158,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         }
         connections = [:]
         origins = [:]
-        let waiters = inbox.withLock { inbox in
-            inbox.isStopped = true
-            for stream in inbox.submitted {
-                stream.finish(.failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")))
-            }
-            inbox.submitted = []
-            defer { inbox.stopWaiters = [] }
-            return inbox.stopWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        inbox.close()
     }
 
     private func accept(_ stream: NGHTTP2Stream) {
@@ -281,11 +238,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         }
         state.isResolving = true
         SocketAddress.resolve(state.endpoint, origin: origin) { [self] addresses in
-            let wakesLoop = inbox.withLock { inbox in
-                inbox.resolved.append((origin, addresses))
-                return inbox.isFirstNews
-            }
-            if wakesLoop { wake() }
+            resolved.withLock { $0.append((origin, addresses)) }
+            wake()
         }
     }
 

@@ -5,7 +5,7 @@ import HTTPTypes
 ///
 /// `@unchecked Sendable`: the sending task hands it over through the loop's locked inbox and never touches it
 /// again; from then on only the loop's thread reads or writes it (nghttp2's callbacks run there too).
-final class NGHTTP2Stream: @unchecked Sendable {
+final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
     typealias Continuation = UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
 
     /// The response bytes one stream may receive; a larger response fails the stream (providers answer in

@@ -37,22 +37,11 @@ public final class NGHTTP2Transport: HTTPTransport {
     /// Sends `request` and returns the complete response, whatever its status; throws `HTTPError` when there is
     /// none. Cancelling the calling task removes the request (resetting its stream if it is in flight).
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        guard let origin = RequestOrigin(url: request.url) else {
-            throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
-        }
-        guard RequestMethod(validating: request) != nil else {
-            throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
-        }
+        let origin = try request.validated().origin
         if !origin.isTLS || fallback.withLock({ $0.http1Origins.contains(origin) }) {
             return try await http1Client().send(request)
         }
-        do {
-            try await admission.acquire()
-        } catch .closed {
-            throw HTTPError(.cancelled, "the HTTP/2 client is shut down")
-        } catch {
-            throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
-        }
+        try await admission.admit()
         let result = await exchange(request, origin: origin)
         admission.release()
         if case .failure(.speaksHTTP1) = result {

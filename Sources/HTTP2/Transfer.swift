@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// `@unchecked Sendable`: the sending task hands it over through the event loop's locked inbox and never touches
 /// it again; from then on only the event-loop thread reads or writes its state (libcurl's callbacks run there too).
-final class Transfer: @unchecked Sendable {
+final class Transfer: LoopRequest, @unchecked Sendable {
     /// Unchecked (no canary object per send): `finish` resumes it at most once by taking it out, and the event
     /// loop finishes every transfer it accepted, also when it stops.
     typealias Continuation = UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>

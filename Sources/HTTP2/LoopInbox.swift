@@ -1,0 +1,96 @@
+import HTTPTypes
+import Synchronization
+
+/// A request an event loop carries from its caller's task to a result.
+protocol LoopRequest: AnyObject, Sendable {
+    var id: UInt64 { get }
+    var origin: RequestOrigin { get }
+    /// Delivers the result to the waiting caller; later calls do nothing.
+    func finish(_ result: Result<HTTPResponse, HTTPError>)
+}
+
+/// What callers hand an event-loop thread — requests, cancellations, the request to stop — under one lock. The
+/// loop takes the whole inbox once per turn, so only the news that finds it empty must wake the loop: every
+/// method that can return true means "wake it now".
+final class LoopInbox<Request: LoopRequest>: Sendable {
+    private struct Contents {
+        var submitted: [Request] = []
+        var cancelled: [UInt64] = []
+        var isStopping = false
+        var isStopped = false
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+        var isFirstNews: Bool { submitted.count + cancelled.count == 1 }
+    }
+
+    private let contents = Mutex(Contents())
+
+    /// Takes `request`, or finishes it with `.cancelled` if the caller's task is already cancelled (checked under
+    /// the lock, which closes the race with `cancel(_:)`) or the loop is stopping; true if the loop must wake.
+    func submit(_ request: Request) -> Bool {
+        let outcome: Result<Bool, HTTPError> = contents.withLock { contents in
+            if contents.isStopping { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
+            if Task.isCancelled { return .failure(HTTPError(.cancelled, "request to \(request.origin) cancelled")) }
+            contents.submitted.append(request)
+            return .success(contents.isFirstNews)
+        }
+        switch outcome {
+        case .failure(let refusal):
+            request.finish(.failure(refusal))
+            return false
+        case .success(let wakesLoop):
+            return wakesLoop
+        }
+    }
+
+    /// Asks the loop to drop request `id` and finish it with `.cancelled`; true if the loop must wake.
+    func cancel(_ id: UInt64) -> Bool {
+        contents.withLock { contents in
+            contents.cancelled.append(id)
+            return contents.isFirstNews
+        }
+    }
+
+    /// Asks the loop to fail everything with `.cancelled` and exit (the caller wakes it).
+    func requestStop() {
+        contents.withLock { $0.isStopping = true }
+    }
+
+    /// Asks the loop to stop and waits until it has (`wake` wakes it unless it stopped already).
+    func stop(waking wake: () -> Void) async {
+        await withCheckedContinuation { continuation in
+            let stopped = contents.withLock { contents in
+                contents.isStopping = true
+                if !contents.isStopped { contents.stopWaiters.append(continuation) }
+                return contents.isStopped
+            }
+            if stopped { continuation.resume() } else { wake() }
+        }
+    }
+
+    /// The news since the last turn (the loop's thread calls it once per turn).
+    func take() -> (submitted: [Request], cancelled: [UInt64], isStopping: Bool) {
+        contents.withLock { contents in
+            defer {
+                contents.submitted = []
+                contents.cancelled = []
+            }
+            return (contents.submitted, contents.cancelled, contents.isStopping)
+        }
+    }
+
+    /// Marks the loop stopped (its thread's last act): requests submitted since its last turn fail with
+    /// `.cancelled`, and everyone waiting in `stop` resumes.
+    func close() {
+        let (left, waiters) = contents.withLock { contents in
+            contents.isStopped = true
+            defer {
+                contents.submitted = []
+                contents.stopWaiters = []
+            }
+            return (contents.submitted, contents.stopWaiters)
+        }
+        for request in left { request.finish(.failure(HTTPError(.cancelled, "the HTTP/2 client is shut down"))) }
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,30 @@
+import Essentials
+import HTTPTypes
+
+extension HTTPRequest {
+    /// The origin and method of a request either transport can send; `.invalidRequest` naming only the origin
+    /// otherwise (the URL's path carries device tokens).
+    func validated() throws(HTTPError) -> (origin: RequestOrigin, method: RequestMethod) {
+        guard let origin = RequestOrigin(url: url) else {
+            throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
+        }
+        guard let method = RequestMethod(validating: self) else {
+            throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
+        }
+        return (origin, method)
+    }
+}
+
+extension AsyncLimiter {
+    /// Waits for room for one more request (`maxOutstandingRequests`); `.cancelled` if the transport shut down or
+    /// the caller's task was cancelled while waiting.
+    func admit() async throws(HTTPError) {
+        do {
+            try await acquire()
+        } catch .closed {
+            throw HTTPError(.cancelled, "the HTTP/2 client is shut down")
+        } catch {
+            throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
+        }
+    }
+}
