@@ -309,20 +309,22 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             complete(stream, with: .success(response))
         case .refused:
             retryOrFail(
-                stream, retriable: true,
+                stream, .refused,
                 HTTPError(.connectionLost, "connection to \(stream.origin) lost: the server refused the stream"))
         case .reset(let code):
             let reason = String(cString: nghttp2_http2_strerror(code))
             retryOrFail(
-                stream, retriable: !stream.receivedResponseBytes,
+                stream, stream.receivedResponseBytes ? .failed : .lostBeforeResponse,
                 HTTPError(.connectionLost, "connection to \(stream.origin) lost: stream reset (\(reason))"))
         }
     }
 
-    /// Sends `stream` once more, first in its origin's queue, if it was refused or lost before any response byte,
-    /// is on its first attempt and has time left; otherwise finishes it with `error`.
-    private func retryOrFail(_ stream: NGHTTP2Stream, retriable: Bool, _ error: HTTPError) {
-        if retriable && stream.attempts < 2 && turnStarted < stream.deadline - .milliseconds(50),
+    /// Sends `stream` again, first in its origin's queue, if its `ResendAllowance` allows it after `interruption`
+    /// and it has time left; otherwise finishes it with `error`.
+    private func retryOrFail(
+        _ stream: NGHTTP2Stream, _ interruption: ResendAllowance.Interruption, _ error: HTTPError
+    ) {
+        if stream.resends.allowsResend(after: interruption), turnStarted < stream.deadline - .milliseconds(50),
             let state = origins[stream.origin]
         {
             state.waiting.prepend(stream)
@@ -345,7 +347,9 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             return
         }
         for stream in streams {
-            retryOrFail(stream, retriable: error.kind == .connectionLost && !stream.receivedResponseBytes, error)
+            let interruption: ResendAllowance.Interruption =
+                error.kind == .connectionLost && !stream.receivedResponseBytes ? .lostBeforeResponse : .failed
+            retryOrFail(stream, interruption, error)
         }
         if let state, error.kind == .connect || error.kind == .tls, !state.hasOpenConnection {
             failWaiting(of: state, with: error)

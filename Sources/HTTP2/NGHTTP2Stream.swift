@@ -17,8 +17,8 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
     let origin: RequestOrigin
     let deadline: ContinuousClock.Instant
     private var continuation: Continuation?
-    /// Times this request was submitted to a connection.
-    private(set) var attempts = 0
+    /// Its attempts so far, and whether another may follow one that ended without a response.
+    var resends = ResendAllowance()
     /// The connection and HTTP/2 stream id while the request is in flight.
     private(set) var placement: (connection: NGHTTP2Connection, streamID: Int32)?
     /// How much of the request body nghttp2 has taken.
@@ -53,7 +53,7 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
 
     /// Starts an attempt on `connection` as its stream `streamID`.
     func placed(on connection: NGHTTP2Connection, as streamID: Int32) {
-        attempts += 1
+        resends.attemptStarted()
         placement = (connection, streamID)
         bodyOffset = 0
         status = 0

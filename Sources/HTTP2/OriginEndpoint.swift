@@ -48,18 +48,37 @@ struct OriginEndpoint: Equatable, Sendable {
 }
 
 extension RequestOrigin {
-    /// The `:path` of `url` (whose origin this is): its path and query without the fragment; `/` when the URL has
-    /// no path.
+    /// The `:path` of `url` (whose origin this is): its path and query without the fragment, `/` first (also for
+    /// a URL with no path or only a query). Reads the URL's bytes in place: this runs for every request.
     static func path(of url: String) -> String {
-        let bytes = url.utf8
-        guard let separator = bytes.firstRange(of: "://".utf8) else { return "/" }
-        let rest = bytes[separator.upperBound...]
-        let start =
-            rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? rest.endIndex
-        let end = rest[start...].firstIndex(of: UInt8(ascii: "#")) ?? rest.endIndex
-        let path = Substring(rest[start..<end])
-        if path.isEmpty { return "/" }
-        return path.hasPrefix("/") ? String(path) : "/" + path
+        var url = url
+        return url.withUTF8 { bytes in
+            let (range, needsSlash) = pathRange(in: bytes)
+            return String(unsafeUninitializedCapacity: range.count + (needsSlash ? 1 : 0)) { text in
+                var count = 0
+                if needsSlash {
+                    text[0] = UInt8(ascii: "/")
+                    count = 1
+                }
+                for byte in bytes[range] {
+                    text[count] = byte
+                    count += 1
+                }
+                return count
+            }
+        }
+    }
+
+    /// Where the path and query of `url` lie in its bytes, and whether a `/` must go before them.
+    static func pathRange(in url: UnsafeBufferPointer<UInt8>) -> (range: Range<Int>, needsSlash: Bool) {
+        var start = 0
+        while start + 2 < url.count, !(url[start] == 0x3A && url[start + 1] == 0x2F && url[start + 2] == 0x2F) {
+            start += 1
+        }
+        start = min(url.count, start + 3)  // past "://"
+        while start < url.count, url[start] != 0x2F, url[start] != 0x3F, url[start] != 0x23 { start += 1 }
+        var end = start
+        while end < url.count, url[end] != 0x23 { end += 1 }
+        return (start..<end, start == end || url[start] != 0x2F)
     }
 }

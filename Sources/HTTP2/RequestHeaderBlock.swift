@@ -2,64 +2,113 @@ internal import CNGHTTP2
 import HTTPTypes
 
 /// A request's HTTP/2 header fields for nghttp2: the pseudo-headers, the request's headers with lower-case names
-/// (without the connection-specific ones HTTP/2 forbids), and `content-length` for a body, written into one byte
-/// buffer that the `nghttp2_nv` entries point into while nghttp2 copies them.
-struct RequestHeaderBlock {
-    private var bytes: [UInt8] = []
-    /// Each field's name and value as offsets into `bytes`.
-    private var fields: [(name: Range<Int>, value: Range<Int>)] = []
-
-    /// Header names HTTP/2 forbids (RFC 9113 §8.2.2) or carries as a pseudo-header (`host`).
-    static let connectionSpecific: [String] = [
-        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host",
-    ]
+/// (without the connection-specific ones HTTP/2 forbids), and `content-length` for a body — the `nghttp2_nv`
+/// entries and the bytes they point at in one allocation, written once (nghttp2 copies them when submitting).
+struct RequestHeaderBlock: ~Copyable {
+    private let storage: UnsafeMutableRawPointer
+    private let fields: UnsafeMutableBufferPointer<nghttp2_nv>
 
     init(_ request: HTTPRequest, method: RequestMethod, endpoint: OriginEndpoint, isTLS: Bool) {
-        bytes.reserveCapacity(256 + request.url.utf8.count)
-        fields.reserveCapacity(5 + request.headers.count)
-        append(":method", request.method)
-        append(":scheme", isTLS ? "https" : "http")
-        append(":authority", endpoint.authority)
-        append(":path", RequestOrigin.path(of: request.url))
-        var hasLength = false
-        for header in request.headers {
-            if Self.connectionSpecific.contains(where: { header.hasName($0) }) { continue }
-            if header.hasName("te") && !header.value.utf8.elementsEqualIgnoringASCIICase("trailers".utf8) { continue }
-            hasLength = hasLength || header.hasName("content-length")
-            append(header.name, header.value, lowercasingName: true)
+        var url = request.url
+        let (pathLength, needsSlash) = url.withUTF8 { bytes in
+            let (range, needsSlash) = RequestOrigin.pathRange(in: bytes)
+            return (range.count, needsSlash)
         }
-        if case .withBody = method, !hasLength { append("content-length", String(request.body.count)) }
+        let contentLength: String? =
+            if case .withBody = method, !request.headers.contains(where: { $0.hasName("content-length") }) {
+                String(request.body.count)
+            } else {
+                nil
+            }
+        var count = 4 + (contentLength == nil ? 0 : 1)
+        var textBytes =
+            ":method:scheme:authority:path".utf8.count + request.method.utf8.count + (isTLS ? 5 : 4)
+            + endpoint.authority.utf8.count + pathLength + (needsSlash ? 1 : 0)
+            + (contentLength.map { "content-length".utf8.count + $0.utf8.count } ?? 0)
+        for header in request.headers where Self.isAllowed(header) {
+            count += 1
+            textBytes += header.name.utf8.count + header.value.utf8.count
+        }
+        let fieldBytes = count * MemoryLayout<nghttp2_nv>.stride
+        storage = .allocate(byteCount: fieldBytes + textBytes, alignment: MemoryLayout<nghttp2_nv>.alignment)
+        fields = UnsafeMutableBufferPointer(
+            start: storage.bindMemory(to: nghttp2_nv.self, capacity: count), count: count)
+        var writer = Writer(
+            fields: fields, text: (storage + fieldBytes).bindMemory(to: UInt8.self, capacity: textBytes))
+        writer.add(":method", request.method)
+        writer.add(":scheme", isTLS ? "https" : "http")
+        writer.add(":authority", endpoint.authority)
+        url.withUTF8 { bytes in
+            let (range, needsSlash) = RequestOrigin.pathRange(in: bytes)
+            writer.add(":path", UnsafeBufferPointer(rebasing: bytes[range]), slashFirst: needsSlash)
+        }
+        for header in request.headers where Self.isAllowed(header) {
+            writer.add(header.name, header.value, lowercasingName: true)
+        }
+        if let contentLength { writer.add("content-length", contentLength) }
     }
 
-    private mutating func append(_ name: String, _ value: String, lowercasingName: Bool = false) {
-        let nameStart = bytes.count
-        if lowercasingName {
-            bytes.append(contentsOf: name.utf8.lazy.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 })
-        } else {
-            bytes.append(contentsOf: name.utf8)
-        }
-        let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
-        fields.append((nameStart..<valueStart, valueStart..<bytes.count))
+    deinit { storage.deallocate() }
+
+    /// Calls `body` with the fields, valid only during the call (nghttp2 copies them).
+    func withFields<Result>(_ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result) -> Result {
+        body(UnsafeBufferPointer(fields))
     }
 
     /// The fields in order as `name: value` lines (tests and diagnostics).
     var lines: [String] {
-        fields.map {
-            String(decoding: bytes[$0.name], as: UTF8.self) + ": " + String(decoding: bytes[$0.value], as: UTF8.self)
+        fields.map { field in
+            String(decoding: UnsafeBufferPointer(start: field.name, count: field.namelen), as: UTF8.self) + ": "
+                + String(decoding: UnsafeBufferPointer(start: field.value, count: field.valuelen), as: UTF8.self)
         }
     }
 
-    /// Calls `body` with the fields as `nghttp2_nv` entries, valid only during the call (nghttp2 copies them).
-    func withFields<Result>(_ body: (UnsafeBufferPointer<nghttp2_nv>) -> Result) -> Result {
-        bytes.withUnsafeBufferPointer { bytes in
-            let base = UnsafeMutablePointer(mutating: bytes.baseAddress)
-            let entries = fields.map { field in
-                nghttp2_nv(
-                    name: base.map { $0 + field.name.lowerBound }, value: base.map { $0 + field.value.lowerBound },
-                    namelen: field.name.count, valuelen: field.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+    /// False for the headers HTTP/2 forbids (RFC 9113 §8.2.2: `connection`, `keep-alive`, `proxy-connection`,
+    /// `transfer-encoding`, `upgrade`, and `te` other than `trailers`) and for `host`, which `:authority` carries.
+    private static func isAllowed(_ header: HTTPHeader) -> Bool {
+        switch header.name.utf8.count {
+        case 2: !header.hasName("te") || header.value.utf8.elementsEqualIgnoringASCIICase("trailers".utf8)
+        case 4: !header.hasName("host")
+        case 7: !header.hasName("upgrade")
+        case 10: !header.hasName("connection") && !header.hasName("keep-alive")
+        case 16: !header.hasName("proxy-connection")
+        case 17: !header.hasName("transfer-encoding")
+        default: true
+        }
+    }
+
+    /// Writes fields one after the other into the block's memory.
+    private struct Writer {
+        let fields: UnsafeMutableBufferPointer<nghttp2_nv>
+        var text: UnsafeMutablePointer<UInt8>
+        var index = 0
+
+        mutating func add(_ name: String, _ value: String, lowercasingName: Bool = false) {
+            var value = value
+            value.withUTF8 { value in add(name, value, lowercasingName: lowercasingName) }
+        }
+
+        mutating func add(
+            _ name: String, _ value: UnsafeBufferPointer<UInt8>, slashFirst: Bool = false, lowercasingName: Bool = false
+        ) {
+            let nameStart = text
+            for byte in name.utf8 {
+                text.pointee = lowercasingName && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                text += 1
             }
-            return entries.withUnsafeBufferPointer(body)
+            let valueStart = text
+            if slashFirst {
+                text.pointee = UInt8(ascii: "/")
+                text += 1
+            }
+            if let base = value.baseAddress { text.update(from: base, count: value.count) }
+            text += value.count
+            fields.initializeElement(
+                at: index,
+                to: nghttp2_nv(
+                    name: nameStart, value: valueStart, namelen: valueStart - nameStart, valuelen: text - valueStart,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+            index += 1
         }
     }
 }

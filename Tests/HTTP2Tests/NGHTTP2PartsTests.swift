@@ -83,3 +83,34 @@ struct NGHTTP2PartsTests {
             ])
     }
 }
+
+/// When the nghttp2 transport sends a request again.
+@Suite("Resend allowance")
+struct ResendAllowanceTests {
+    @Test func aRefusedRequestGoesAgainUpToFiveTimes() {
+        var allowance = ResendAllowance()
+        var allowed: [Bool] = []
+        for _ in 0..<7 {
+            allowance.attemptStarted()
+            allowed.append(allowance.allowsResend(after: .refused))
+        }
+        #expect(allowed == [true, true, true, true, true, false, false])
+    }
+
+    @Test func aRequestLostBeforeAnyResponseByteGoesAgainOnceRefusalsAside() {
+        var allowance = ResendAllowance()
+        var allowed: [Bool] = []
+        for interruption in [ResendAllowance.Interruption.refused, .lostBeforeResponse, .lostBeforeResponse] {
+            allowance.attemptStarted()
+            allowed.append(allowance.allowsResend(after: interruption))
+        }
+        #expect(allowed == [true, true, false])
+    }
+
+    @Test func anyOtherFailureNeverGoesAgain() {
+        var allowance = ResendAllowance()
+        allowance.attemptStarted()
+        let allowed = allowance.allowsResend(after: .failed)
+        #expect(!allowed)
+    }
+}
