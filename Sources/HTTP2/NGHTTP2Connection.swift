@@ -249,8 +249,9 @@ final class NGHTTP2Connection {
 
     /// Submits `stream`'s request as a new HTTP/2 stream (sent with the turn's `flush()`); false if nghttp2
     /// refused it (the connection is out of stream ids or failed).
-    func submit(_ stream: NGHTTP2Stream, method: RequestMethod, now: ContinuousClock.Instant) -> Bool {
+    func submit(_ stream: NGHTTP2Stream, now: ContinuousClock.Instant) -> Bool {
         guard let session else { return false }
+        let method = stream.method
         let streamID = RequestHeaderBlock(stream.request, method: method, endpoint: endpoint, isTLS: origin.isTLS)
             .withFields { fields in
                 if case .withBody = method, !stream.request.body.isEmpty {

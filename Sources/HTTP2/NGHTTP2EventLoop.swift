@@ -200,9 +200,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
                     break
                 }
                 _ = state.waiting.popFirst()
-                guard let method = RequestMethod(validating: stream.request),
-                    connection.submit(stream, method: method, now: turnStarted)
-                else {
+                guard connection.submit(stream, now: turnStarted) else {
                     connection.isDraining = true  // out of stream ids, or failing: the next connection takes over
                     state.waiting.prepend(stream)
                     continue

@@ -14,6 +14,7 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
 
     let id: UInt64
     let request: HTTPRequest
+    let method: RequestMethod
     let origin: RequestOrigin
     let deadline: ContinuousClock.Instant
     private var continuation: Continuation?
@@ -30,13 +31,16 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
     private(set) var receivedResponseBytes = false
     /// True once the response went past `maximumResponseBytes`.
     private(set) var isOversized = false
+    /// Header and body bytes received in this attempt.
+    private var receivedBytes = 0
 
     init(
-        id: UInt64, request: HTTPRequest, origin: RequestOrigin, now: ContinuousClock.Instant,
+        id: UInt64, request: HTTPRequest, method: RequestMethod, origin: RequestOrigin, now: ContinuousClock.Instant,
         continuation: Continuation
     ) {
         self.id = id
         self.request = request
+        self.method = method
         self.origin = origin
         self.deadline = now + request.deadline
         self.continuation = continuation
@@ -61,6 +65,7 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
         responseBody = []
         receivedResponseBytes = false
         isOversized = false
+        receivedBytes = 0
     }
 
     /// Ends the attempt in flight (the stream closed or its connection went away).
@@ -94,8 +99,6 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
 
     /// The response received, once the stream closed without error.
     var response: HTTPResponse { HTTPResponse(status: status, headers: responseHeaders, body: responseBody) }
-
-    private var receivedBytes = 0
 
     private func grow(by count: Int) {
         receivedBytes += count

@@ -37,12 +37,12 @@ public final class NGHTTP2Transport: HTTPTransport {
     /// Sends `request` and returns the complete response, whatever its status; throws `HTTPError` when there is
     /// none. Cancelling the calling task removes the request (resetting its stream if it is in flight).
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        let origin = try request.validated().origin
+        let (origin, method) = try request.validated()
         if !origin.isTLS || fallback.withLock({ $0.http1Origins.contains(origin) }) {
             return try await http1Client().send(request)
         }
         try await admission.admit()
-        let result = await exchange(request, origin: origin)
+        let result = await exchange(request, origin: origin, method: method)
         admission.release()
         if case .failure(.speaksHTTP1) = result {
             fallback.withLock { _ = $0.http1Origins.insert(origin) }
@@ -51,13 +51,17 @@ public final class NGHTTP2Transport: HTTPTransport {
         return try result.get()
     }
 
-    private func exchange(_ request: HTTPRequest, origin: RequestOrigin) async -> Result<HTTPResponse, HTTPError> {
+    private func exchange(
+        _ request: HTTPRequest, origin: RequestOrigin, method: RequestMethod
+    ) async -> Result<HTTPResponse, HTTPError> {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let loop = self.loop
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 loop.submit(
-                    NGHTTP2Stream(id: id, request: request, origin: origin, now: .now, continuation: continuation))
+                    NGHTTP2Stream(
+                        id: id, request: request, method: method, origin: origin, now: .now,
+                        continuation: continuation))
             }
         } onCancel: {
             loop.cancel(id)
