@@ -306,12 +306,14 @@ final class NGHTTP2Connection {
 
     // MARK: - Reading and writing
 
-    /// Feeds everything readable to nghttp2 (whose callbacks end streams); throws the error that ends the
-    /// connection.
+    /// Feeds what is readable (up to 1 MB a turn) to nghttp2, whose callbacks end streams; throws the error that
+    /// ends the connection.
     private func receive() throws(HTTPError) {
         guard let ssl, let session else { return }
         let buffer = loop.readBuffer
-        while true {
+        // At most 16 buffers (1 MB) per turn: a server that never stops sending must not starve the other
+        // connections; the socket stays readable, so the next turn goes on.
+        for _ in 0..<16 {
             ERR_clear_error()
             let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
             guard count > 0 else {
@@ -334,6 +336,12 @@ final class NGHTTP2Connection {
     }
 
     private var hasPendingOutput: Bool { outputStart < output.count }
+
+    /// True when OpenSSL holds received bytes not yet read (left by the per-turn bound in `receive()`).
+    var hasBufferedInput: Bool {
+        guard state == .open, let ssl else { return false }
+        return SSL_has_pending(ssl) == 1
+    }
 
     /// Writes every frame nghttp2 has ready, gathered into one buffer, with as few `SSL_write`s as the socket
     /// takes; what it does not take now waits for the socket to become writable.

@@ -131,23 +131,31 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             sweep()
             startReady()
             flushAll()
-            let timeout: Int32 = known.isEmpty ? 1000 : 100
+            // Input OpenSSL already holds (a turn reads at most 1 MB per connection) is read next turn without
+            // waiting: the socket may have nothing more to say.
+            let buffered = connections.values.filter(\.hasBufferedInput)
+            let timeout: Int32 = !buffered.isEmpty ? 0 : known.isEmpty ? 1000 : 100
             let count = pw_epoll_wait(epoll, &tags, &events, Int32(tags.count), timeout)
             turnStarted = clock.now
+            for connection in buffered { handle(connection, events: UInt32(EPOLLIN.rawValue)) }
             for index in 0..<max(0, Int(count)) {
                 if tags[index] == Self.wakeupTag {
                     var value: UInt64 = 0
                     _ = read(wakeup, &value, MemoryLayout<UInt64>.size)
                 } else if let connection = connections[tags[index]] {
-                    do throws(HTTPError) {
-                        try connection.handle(events: events[index])
-                    } catch {
-                        fail(connection, with: error)
-                    }
+                    handle(connection, events: events[index])
                 }
             }
         }
         shutDown()
+    }
+
+    private func handle(_ connection: NGHTTP2Connection, events: UInt32) {
+        do throws(HTTPError) {
+            try connection.handle(events: events)
+        } catch {
+            fail(connection, with: error)
+        }
     }
 
     private func shutDown() {

@@ -276,3 +276,29 @@ struct HTTP2ClientTests {
         }
     }
 }
+
+/// What only the nghttp2 transport does, against the push simulator.
+@Suite("NGHTTP2Transport against the push simulator", .serialized)
+struct NGHTTP2TransportTests {
+    @Test func aResponseLargerThanOneMebibyteFailsItsStreamAndTheConnectionGoesOn() async throws {
+        try await withSimulatorAndClient(.nghttp2) {
+            (simulator: PushSimulator, client: any HTTP2Transport) async throws in
+            let large = String(repeating: "0123456789abcdef", count: (1 << 20) / 16 + 4096)
+            let error = await result(client, request(simulator, "/echo", method: "POST", body: large)).failure
+            #expect(error?.kind == .connectionLost)
+            #expect(error?.message.contains("larger than 1048576 bytes") == true)
+            #expect(try await client.send(request(simulator, "/echo", method: "POST", body: "small")).status == 200)
+            #expect(try await simulator.stats().connectionsOpened == 1)
+        }
+    }
+
+    @Test func responsesOfManyMegabytesInFlightAtOnceAllArrive() async throws {
+        try await withSimulatorAndClient(.nghttp2) {
+            (simulator: PushSimulator, client: any HTTP2Transport) async throws in
+            let body = String(repeating: "0123456789abcdef", count: 60_000)  // 960 KB each
+            let responses = await sendAll(
+                client, (0..<8).map { _ in request(simulator, "/echo", method: "PUT", body: body) })
+            #expect(responses.compactMap { try? $0.get().body.count } == Array(repeating: body.utf8.count, count: 8))
+        }
+    }
+}
