@@ -93,15 +93,6 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
 
     /// Consumes until `shutdown()`, then drains within the grace period, commits and closes the source.
     public func run() async -> PipelineStop {
-        // The worker's own request type takes the entry below, where the type is known: the whole hot path (the
-        // poll loop, admission, the room lanes, the record processor and device delivery) is then compiled for
-        // it. Run generically, every record looked up type metadata at run time and copied its values through
-        // witness tables (~5 % of the worker's CPU in the profile). Tests' fakes run the generic code.
-        if let worker = self as? Pipeline<ProviderSend> { return await worker.consumeProviderSends() }
-        return await consume()
-    }
-
-    private func consume() async -> PipelineStop {
         while !stopFlag.isSet {
             releaseDueRecords()
             if atInFlightLimitBeforePausing() {
@@ -443,9 +434,4 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         observer.observe(.shutdownFinished(unfinished: unfinished))
         return .shutDown(unfinished: unfinished)
     }
-}
-
-extension Pipeline where Request == ProviderSend {
-    /// `consume()` compiled for `ProviderSend` (see `run()`).
-    fileprivate func consumeProviderSends() async -> PipelineStop { await consume() }
 }
