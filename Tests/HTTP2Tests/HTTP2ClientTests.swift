@@ -292,6 +292,34 @@ struct NGHTTP2TransportTests {
         }
     }
 
+    @Test func aTLSServerThatChoosesHTTP1IsServedThroughTheLibcurlClient() async throws {
+        try await withSimulator { simulator in
+            let server = try HTTP1TLSServer(certificatesBesides: simulator.endpoint.caFile)
+            defer { server.stop() }
+            let client = try NGHTTP2Transport(
+                configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
+            let url = "https://127.0.0.1:\(try await server.port())/x/\(HTTP2ClientTests.token)"
+            let results = await sendAll(
+                client, (0..<5).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
+            await client.shutdown()
+            #expect(results.compactMap { try? String(decoding: $0.get().body, as: UTF8.self) }.count == 5)
+            #expect(results.allSatisfy { (try? $0.get().header("x-served-by")) == "http/1.1" })
+        }
+    }
+
+    @Test func aConnectionIdleLongerThanTheTimeoutIsClosedAndTheNextRequestOpensANewOne() async throws {
+        let configuration = HTTP2ClientConfiguration(idleConnectionTimeout: .milliseconds(300))
+        try await withSimulatorAndClient(.nghttp2, configuration) {
+            (simulator: PushSimulator, client: any HTTP2Transport) async throws in
+            #expect(try await client.send(request(simulator, "/echo")).status == 200)
+            #expect(try await client.send(request(simulator, "/echo")).status == 200)
+            #expect(try await simulator.stats().connectionsOpened == 1)
+            try await Task.sleep(for: .milliseconds(800))
+            #expect(try await client.send(request(simulator, "/echo")).status == 200)
+            #expect(try await simulator.stats().connectionsOpened == 2)
+        }
+    }
+
     @Test func responsesOfManyMegabytesInFlightAtOnceAllArrive() async throws {
         try await withSimulatorAndClient(.nghttp2) {
             (simulator: PushSimulator, client: any HTTP2Transport) async throws in
