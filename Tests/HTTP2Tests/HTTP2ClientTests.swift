@@ -58,6 +58,22 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aServerThatNeverFinishesTheHandshakeIsAConnectErrorAtTheConnectTimeout(_ kind: HTTP2TransportKind)
+        async throws
+    {
+        let listener = try SilentListener()
+        let client = try kind.make(HTTP2ClientConfiguration(connectTimeout: .milliseconds(500)))
+        let started = ContinuousClock.now
+        let url = "https://127.0.0.1:\(listener.port)/3/device/\(Self.token)"
+        let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(20))).failure
+        let elapsed = ContinuousClock.now - started
+        await client.shutdown()
+        #expect(error?.kind == .connect)
+        #expect(error?.description.contains(Self.token) == false)
+        #expect(elapsed < .seconds(10), "the connect timeout, not the request's deadline, ended it")
+    }
+
     @Test(arguments: HTTP2TransportKind.allCases) func bodiesLargerThanTheFlowControlWindowsGoBothWays(
         _ kind: HTTP2TransportKind
     ) async throws {
