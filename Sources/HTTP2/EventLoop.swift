@@ -49,8 +49,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the event-loop thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "http2-event-loop"
+        let thread = Thread { [self] in
+            Thread.current.name = "http2-curl"  // the name `top -H` shows: set by the thread itself
+            run()
+        }
         thread.start()
     }
 

@@ -75,8 +75,10 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "http2-event-loop"
+        let thread = Thread { [self] in
+            Thread.current.name = "http2-nghttp2"  // the name `top -H` shows: set by the thread itself
+            run()
+        }
         thread.start()
     }
 

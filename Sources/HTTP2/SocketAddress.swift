@@ -14,9 +14,9 @@ struct SocketAddress: Sendable {
         completion: @escaping @Sendable (Result<[SocketAddress], HTTPError>) -> Void
     ) {
         let thread = Thread {
+            Thread.current.name = "http2-resolve"
             completion(lookUp(endpoint, origin: origin))
         }
-        thread.name = "http2-resolver"
         thread.start()
     }
 

@@ -13,6 +13,7 @@ final class ProducerPoller: Sendable {
 
     init(client: RDKafkaClient) {
         let thread = Thread { [self] in
+            Thread.current.name = "kafka-poll"  // the name `top -H` shows: set by the thread itself
             while !stopped.load(ordering: .acquiring) {
                 rd_kafka_poll(client.handle, 100)
             }
@@ -24,7 +25,6 @@ final class ProducerPoller: Sendable {
             }
             finished.signal()
         }
-        thread.name = "kafka.producer.poll"
         thread.start()
     }
 

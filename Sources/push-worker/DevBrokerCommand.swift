@@ -60,6 +60,7 @@ enum DevBrokerCommand {
 private enum ControlReader {
     static func start(cluster: MockCluster) {
         let thread = Thread {
+            Thread.current.name = "broker-control"
             while let line = readLine() {
                 let command = line.trimmingCharacters(in: .whitespaces)
                 guard !command.isEmpty else { continue }
@@ -71,7 +72,6 @@ private enum ControlReader {
                 }
             }
         }
-        thread.name = "dev-broker.control"
         thread.start()
     }
 }
