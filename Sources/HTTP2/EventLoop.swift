@@ -49,11 +49,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the event-loop thread.
     func start() {
-        let thread = Thread { [self] in
-            Thread.current.name = "http2-curl"  // the name `top -H` shows: set by the thread itself
-            run()
-        }
-        thread.start()
+        Thread.start(named: "http2-curl") { [self] in run() }
     }
 
     /// Hands `transfer` to the loop (`LoopInbox.submit`). Only the submission that finds the inbox empty wakes

@@ -1,18 +1,10 @@
 import HTTPTypes
 import Synchronization
 
-/// A request an event loop carries from its caller's task to a result.
-protocol LoopRequest: AnyObject, Sendable {
-    var id: UInt64 { get }
-    var origin: RequestOrigin { get }
-    /// Delivers the result to the waiting caller; later calls do nothing.
-    func finish(_ result: Result<HTTPResponse, HTTPError>)
-}
-
 /// What callers hand an event-loop thread — requests, cancellations, the request to stop — under one lock. The
 /// loop takes the whole inbox once per turn, so only the news that finds it empty must wake the loop: every
 /// method that can return true means "wake it now".
-final class LoopInbox<Request: LoopRequest>: Sendable {
+final class LoopInbox<Request: PendingRequest>: Sendable {
     private struct Contents {
         var submitted: [Request] = []
         var cancelled: [UInt64] = []

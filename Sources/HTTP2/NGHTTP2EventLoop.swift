@@ -75,11 +75,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        let thread = Thread { [self] in
-            Thread.current.name = "http2-nghttp2"  // the name `top -H` shows: set by the thread itself
-            run()
-        }
-        thread.start()
+        Thread.start(named: "http2-nghttp2") { [self] in run() }
     }
 
     /// Hands `stream` to the loop (`LoopInbox.submit`); only the submission that finds the inbox empty wakes it.

@@ -1,23 +1,12 @@
 import HTTPTypes
 
-/// One request of the nghttp2 transport from `send` to its result: created by the caller's task, then owned by
-/// the transport's thread.
-///
-/// `@unchecked Sendable`: the sending task hands it over through the loop's locked inbox and never touches it
-/// again; from then on only the loop's thread reads or writes it (nghttp2's callbacks run there too).
-final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
-    typealias Continuation = UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
-
+/// A request of the nghttp2 transport (`PendingRequest`) with the state of its attempt: its connection and stream
+/// id while in flight, how much of the body nghttp2 took, and the response as nghttp2's callbacks hand it over.
+final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     /// The response bytes one stream may receive; a larger response fails the stream (providers answer in
     /// bytes, so more is a fault or an attack).
     static let maximumResponseBytes = 1 << 20
 
-    let id: UInt64
-    let request: HTTPRequest
-    let method: RequestMethod
-    let origin: RequestOrigin
-    let deadline: ContinuousClock.Instant
-    private var continuation: Continuation?
     /// Its attempts so far, and whether another may follow one that ended without a response.
     var resends = ResendAllowance()
     /// The connection and HTTP/2 stream id while the request is in flight.
@@ -34,24 +23,8 @@ final class NGHTTP2Stream: LoopRequest, @unchecked Sendable {
     /// Header and body bytes received in this attempt.
     private var receivedBytes = 0
 
-    init(
-        id: UInt64, request: HTTPRequest, method: RequestMethod, origin: RequestOrigin, now: ContinuousClock.Instant,
-        continuation: Continuation
-    ) {
-        self.id = id
-        self.request = request
-        self.method = method
-        self.origin = origin
-        self.deadline = now + request.deadline
-        self.continuation = continuation
-    }
-
-    var isFinished: Bool { continuation == nil }
-
-    /// Delivers the result to the waiting caller; later calls do nothing.
-    func finish(_ result: Result<HTTPResponse, HTTPError>) {
-        continuation?.resume(returning: result)
-        continuation = nil
+    override func finish(_ result: Result<HTTPResponse, HTTPError>) {
+        super.finish(result)
         placement = nil
     }
 

@@ -13,11 +13,7 @@ struct SocketAddress: Sendable {
         _ endpoint: OriginEndpoint, origin: RequestOrigin,
         completion: @escaping @Sendable (Result<[SocketAddress], HTTPError>) -> Void
     ) {
-        let thread = Thread {
-            Thread.current.name = "http2-resolve"
-            completion(lookUp(endpoint, origin: origin))
-        }
-        thread.start()
+        Thread.start(named: "http2-resolve") { completion(lookUp(endpoint, origin: origin)) }
     }
 
     private static func lookUp(_ endpoint: OriginEndpoint, origin: RequestOrigin) -> Result<[SocketAddress], HTTPError>

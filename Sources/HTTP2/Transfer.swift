@@ -2,21 +2,9 @@ internal import CCurl
 import Essentials
 import HTTPTypes
 
-/// One request from `send` to its result: created by the caller's task, then owned by the event-loop thread.
-///
-/// `@unchecked Sendable`: the sending task hands it over through the event loop's locked inbox and never touches
-/// it again; from then on only the event-loop thread reads or writes its state (libcurl's callbacks run there too).
-final class Transfer: LoopRequest, @unchecked Sendable {
-    /// Unchecked (no canary object per send): `finish` resumes it at most once by taking it out, and the event
-    /// loop finishes every transfer it accepted, also when it stops.
-    typealias Continuation = UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
-
-    let id: UInt64
-    let request: HTTPRequest
-    let method: RequestMethod
-    let origin: RequestOrigin
-    let deadline: ContinuousClock.Instant
-    private var continuation: Continuation?
+/// A request of the libcurl transport (`PendingRequest`) with the state of its attempt: the easy handle while in
+/// flight, the header list it was given, and the response as libcurl hands it over.
+final class Transfer: PendingRequest, @unchecked Sendable {
     /// Times this request was handed to libcurl.
     var attempts = 0
     /// The easy handle while the request is in flight.
@@ -27,20 +15,6 @@ final class Transfer: LoopRequest, @unchecked Sendable {
     /// True once any byte of a response (status line, header or body) arrived in this attempt.
     private(set) var receivedResponseBytes = false
 
-    init(
-        id: UInt64, request: HTTPRequest, method: RequestMethod, origin: RequestOrigin,
-        now: ContinuousClock.Instant, continuation: Continuation
-    ) {
-        self.id = id
-        self.request = request
-        self.method = method
-        self.origin = origin
-        self.deadline = now + request.deadline
-        self.continuation = continuation
-    }
-
-    var isFinished: Bool { continuation == nil }
-
     /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
     var hasCompleteResponse: Bool {
         guard let length = responseHeaders.last(where: { $0.hasName("content-length") }) else {
@@ -49,10 +23,8 @@ final class Transfer: LoopRequest, @unchecked Sendable {
         return Int(length.value) == responseBody.count
     }
 
-    /// Delivers the result to the waiting caller; later calls do nothing.
-    func finish(_ result: Result<HTTPResponse, HTTPError>) {
-        continuation?.resume(returning: result)
-        continuation = nil
+    override func finish(_ result: Result<HTTPResponse, HTTPError>) {
+        super.finish(result)
         handle = nil
         headerList = nil
     }

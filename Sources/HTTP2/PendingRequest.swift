@@ -1,0 +1,39 @@
+import HTTPTypes
+
+/// A request a transport accepted, from `send` to its result: what it is, where it goes, by when, and the caller
+/// waiting for it. Each transport keeps the state of an attempt in its own subclass (`Transfer`, `NGHTTP2Stream`).
+///
+/// `@unchecked Sendable`: the sending task hands it to the transport's thread through the locked `LoopInbox` and
+/// never touches it again; from then on only that thread reads or writes it (the C libraries' callbacks run there).
+class PendingRequest: @unchecked Sendable {
+    /// Unchecked (no canary object per send): `finish` resumes it at most once by taking it out, and a transport
+    /// finishes every request it accepted, also when it stops.
+    typealias Continuation = UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
+
+    let id: UInt64
+    let request: HTTPRequest
+    let method: RequestMethod
+    let origin: RequestOrigin
+    let deadline: ContinuousClock.Instant
+    private var continuation: Continuation?
+
+    init(
+        id: UInt64, request: HTTPRequest, method: RequestMethod, origin: RequestOrigin,
+        now: ContinuousClock.Instant, continuation: Continuation
+    ) {
+        self.id = id
+        self.request = request
+        self.method = method
+        self.origin = origin
+        self.deadline = now + request.deadline
+        self.continuation = continuation
+    }
+
+    var isFinished: Bool { continuation == nil }
+
+    /// Delivers the result to the waiting caller; later calls do nothing. Subclasses also let go of their attempt.
+    func finish(_ result: Result<HTTPResponse, HTTPError>) {
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+}
