@@ -91,8 +91,8 @@ let package = Package(
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTPTypes",
-                "TestSupport", "Essentials", "Lifecycle",
+                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
+                "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),

@@ -14,6 +14,8 @@ final class EventLoop: @unchecked Sendable {
     private let certificates: TrustedCertificates?
     private let multi: MultiHandle
     private let inbox = LoopInbox<Transfer>()
+    /// Connections opened and transfers sent again, for `HTTP2Client.counts`.
+    let counters = TransportCounters()
     private let clock = ContinuousClock()
 
     // Confined to the event-loop thread.
@@ -155,6 +157,7 @@ final class EventLoop: @unchecked Sendable {
             guard let transfer = running[raw], let handle = transfer.handle else { continue }
             count += 1
             release(transfer, handle: handle)
+            counters.connectionsOpened(handle.info(CURLINFO_NUM_CONNECTS))
             let status = handle.info(CURLINFO_RESPONSE_CODE)
             // libcurl 7.88 can report a receive error for a stream whose whole response arrived just before the
             // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.
@@ -180,6 +183,7 @@ final class EventLoop: @unchecked Sendable {
                 // Refused, GOAWAY'd or reset before any response byte: libcurl closed that connection, so the
                 // next attempt goes out on another one. It goes first in its origin's queue.
                 waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
+                counters.resent()
                 continue
             }
             complete(

@@ -54,6 +54,9 @@ public final class HTTP2Client: HTTPTransport {
     /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).
     public var timeSinceLastTurn: Duration { loop.timeSinceLastTurn }
 
+    /// Connections opened and requests sent again since the transport started.
+    public var counts: HTTP2TransportCounts { loop.counters.counts }
+
     /// Fails every queued and in-flight request with `.cancelled`, closes the connections and stops the
     /// event-loop thread; later `send` calls fail with `.cancelled`.
     public func shutdown() async {

@@ -6,6 +6,9 @@ public protocol HTTP2Transport: HTTPTransport, AnyObject {
     /// How long ago the transport's thread last started a turn (it turns at least once a second while it runs).
     var timeSinceLastTurn: Duration { get }
 
+    /// Connections opened and requests sent again since the transport started.
+    var counts: HTTP2TransportCounts { get }
+
     /// Fails every queued and in-flight request with `.cancelled`, closes the connections and stops the thread;
     /// later `send` calls fail with `.cancelled`.
     func shutdown() async

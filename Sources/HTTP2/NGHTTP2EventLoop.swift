@@ -29,6 +29,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
     private let configuration: HTTP2ClientConfiguration
     private let tls: TLSContext
     private let inbox = LoopInbox<NGHTTP2Stream>()
+    /// Connections opened and streams sent again, for `NGHTTP2Transport.counts`.
+    let counters = TransportCounters()
     /// Addresses looked up for an origin since the last turn (by the resolver threads).
     private let resolved = Mutex<[(origin: RequestOrigin, addresses: Result<[SocketAddress], HTTPError>)]>([])
     private let clock = ContinuousClock()
@@ -260,6 +262,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             if !state.hasOpenConnection { failWaiting(of: state, with: error) }
             return
         }
+        counters.connectionsOpened()
         connection.keepAlive(after: configuration.tcpKeepAlive)
         connections[connection.tag] = connection
         state.connections.append(connection)
@@ -332,6 +335,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             let state = origins[stream.origin]
         {
             state.waiting.prepend(stream)
+            counters.resent()
             return
         }
         complete(stream, with: .failure(error))

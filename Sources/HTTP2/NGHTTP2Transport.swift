@@ -87,6 +87,9 @@ public final class NGHTTP2Transport: HTTPTransport {
     /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).
     public var timeSinceLastTurn: Duration { loop.timeSinceLastTurn }
 
+    /// Connections opened and requests sent again since the transport started.
+    public var counts: HTTP2TransportCounts { loop.counters.counts }
+
     /// Fails every queued and in-flight request with `.cancelled`, closes the connections (with GOAWAY) and stops
     /// the thread; later `send` calls fail with `.cancelled`.
     public func shutdown() async {

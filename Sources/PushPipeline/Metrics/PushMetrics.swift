@@ -73,6 +73,20 @@ public struct PushMetrics: Sendable {
             help: "Times the run loop waited at the in-flight limit for a record to end instead of polling.")
     }
 
+    /// `push_http_connections_total`: connections the HTTP/2 transports opened to the providers (sampled).
+    public var httpConnections: SampledCounter {
+        registry.sampledCounter(
+            "push_http_connections_total", help: "Connections the HTTP/2 transports opened to the providers.")
+    }
+
+    /// `push_http_resends_total`: requests the HTTP/2 transports sent again after the server refused them or their
+    /// connection was lost before any response byte (sampled).
+    public var httpResends: SampledCounter {
+        registry.sampledCounter(
+            "push_http_resends_total",
+            help: "Requests sent again after the server refused them or their connection was lost before a response.")
+    }
+
     /// `push_retry_handoffs_total`: device sends handed to the retry topic.
     public var retryHandoffs: Counter {
         registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")

@@ -1,3 +1,4 @@
+import HTTP2
 import Kafka
 import KafkaTypes
 import Observability
@@ -17,7 +18,7 @@ struct MetricsSampler {
 
     mutating func sample(
         lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, recordsInFlight: Int,
-        devicesInFlight: Int
+        devicesInFlight: Int, http: HTTP2TransportCounts
     ) {
         var owned: Set<TopicPartition> = []
         for entry in lag {
@@ -32,5 +33,7 @@ struct MetricsSampler {
         metrics.commits(result: "failure").advance(to: Double(commits.failed))
         metrics.recordsInFlight.set(recordsInFlight)
         metrics.devicesInFlight.set(devicesInFlight)
+        metrics.httpConnections.advance(to: Double(http.connectionsOpened))
+        metrics.httpResends.advance(to: Double(http.resends))
     }
 }

@@ -1,16 +1,19 @@
 import Essentials
+import HTTP2
 import Kafka
 import Lifecycle
 import Observability
 import PushPipeline
 
-/// Once a second: copies lag, commit answers and records in flight into the metrics (`MetricsSampler`), and
+/// Once a second: copies lag, commit answers, records in flight and the HTTP/2 transports' counts into the metrics (`MetricsSampler`), and
 /// ends the group gracefully with `WorkerExitCode.failure` when a Kafka client failed fatally.
 struct MetricsSamplingService: Service {
     let metrics: PushMetrics
     let source: KafkaRecordSource
     let producer: KafkaProducer
     let pipeline: Pipeline<ProviderSend>
+    /// The HTTP/2 transports, whose connection and resend counts are sampled.
+    let transports: [any HTTP2Transport]
     let readiness: HealthChecks
     let logger: Logger
     let clock: any WallClock
@@ -20,7 +23,8 @@ struct MetricsSamplingService: Service {
         while (try? await clock.sleep(for: .seconds(1))) != nil {
             sampler.sample(
                 lag: source.lag, commits: source.commits, recordsInFlight: pipeline.recordsInFlight,
-                devicesInFlight: pipeline.devicesInFlight)
+                devicesInFlight: pipeline.devicesInFlight,
+                http: transports.map(\.counts).reduce(HTTP2TransportCounts(), +))
             guard let (client, fatal) = fatalKafkaError() else { continue }
             logger.critical(
                 "kafka client failed fatally, stopping",

@@ -117,7 +117,7 @@ public enum WorkerService {
                 "metrics sampler",
                 MetricsSamplingService(
                     metrics: metrics, source: source, producer: stages.producer, pipeline: pipeline,
-                    readiness: readiness, logger: logger, clock: clock)),
+                    transports: stages.transports, readiness: readiness, logger: logger, clock: clock)),
         ]
         if let path = configuration.rulesFile {
             services.append(
