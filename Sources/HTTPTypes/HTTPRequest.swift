@@ -9,7 +9,8 @@ public struct HTTPRequest: Sendable {
     public var deadline: Duration
     /// Sends the request on a newly opened connection rather than a pooled one (after a provider rejected what
     /// a connection carried). At the per-host connection limit, libcurl closes the oldest idle connection to
-    /// that origin to make room, so the new connection replaces it.
+    /// that origin to make room, so the new connection replaces it; the nghttp2 transport drains the origin's
+    /// connections (no new streams; each closes once its last stream ended).
     public var freshConnection: Bool
 
     public init(
