@@ -77,7 +77,20 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        Thread.start(named: "http2-nghttp2") { [self] in run() }
+        Thread.start(named: "http2-nghttp2") { [self] in
+            Self.blockBrokenPipeSignals()
+            run()
+        }
+    }
+
+    /// Blocks SIGPIPE on the calling thread. OpenSSL writes to the socket with `write`, and a write to a connection
+    /// the server reset raises SIGPIPE in the writing thread, whose default action ends the process; blocked, it
+    /// stays pending and the write fails with `EPIPE`, which ends only that connection.
+    private static func blockBrokenPipeSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
     /// Hands `stream` to the loop (`LoopInbox.submit`); only the submission that finds the inbox empty wakes it.
@@ -341,9 +354,12 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         complete(stream, with: .failure(error))
     }
 
-    /// Ends `connection` with `error`: its streams are sent again or failed; a connect or TLS failure with no
-    /// other open connection to the origin also fails the streams waiting for one.
+    /// Ends `connection` with `error`: its streams are sent again or failed. A connection that failed before it
+    /// opened (connect, TLS, or closed by the server during the handshake), or a TLS failure, with no other open
+    /// connection to the origin also fails the streams waiting for one: opening another at once would only fail
+    /// again, turn after turn, until their deadlines.
     private func fail(_ connection: NGHTTP2Connection, with error: HTTPError) {
+        let failedToOpen = connection.state != .open
         connections[connection.tag] = nil
         let state = origins[connection.origin]
         state?.connections.removeAll { $0 === connection }
@@ -359,7 +375,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
                 error.kind == .connectionLost && !stream.receivedResponseBytes ? .lostBeforeResponse : .failed
             retryOrFail(stream, interruption, error)
         }
-        if let state, error.kind == .connect || error.kind == .tls, !state.hasOpenConnection {
+        if let state, failedToOpen || error.kind == .connect || error.kind == .tls, !state.hasOpenConnection {
             failWaiting(of: state, with: error)
         }
     }

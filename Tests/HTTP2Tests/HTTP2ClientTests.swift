@@ -74,6 +74,24 @@ struct HTTP2ClientTests {
         #expect(elapsed < .seconds(10), "the connect timeout, not the request's deadline, ended it")
     }
 
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aServerThatClosesEveryConnectionDuringTheHandshakeFailsTheRequestsPromptly(_ kind: HTTP2TransportKind)
+        async throws
+    {
+        let server = try PythonServer.closingEveryConnection()
+        defer { server.stop() }
+        let client = try kind.make(HTTP2ClientConfiguration())
+        let url = "https://127.0.0.1:\(try await server.port())/3/device/\(Self.token)"
+        let started = ContinuousClock.now
+        let results = await sendAll(
+            client, (0..<20).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
+        let elapsed = ContinuousClock.now - started
+        await client.shutdown()
+        #expect(results.allSatisfy { $0.failure?.kind == .connectionLost || $0.failure?.kind == .tls })
+        #expect(results.allSatisfy { $0.failure?.description.contains(Self.token) == false })
+        #expect(elapsed < .seconds(15), "failed at once, not reconnecting until the deadline")
+    }
+
     @Test(arguments: HTTP2TransportKind.allCases) func bodiesLargerThanTheFlowControlWindowsGoBothWays(
         _ kind: HTTP2TransportKind
     ) async throws {
@@ -313,7 +331,7 @@ struct NGHTTP2TransportTests {
 
     @Test func aTLSServerThatChoosesHTTP1IsServedThroughTheLibcurlClient() async throws {
         try await withSimulator { simulator in
-            let server = try HTTP1TLSServer(certificatesBesides: simulator.endpoint.caFile)
+            let server = try PythonServer.http1TLS(certificatesBesides: simulator.endpoint.caFile)
             defer { server.stop() }
             let client = try NGHTTP2Transport(
                 configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))

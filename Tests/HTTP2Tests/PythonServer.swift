@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+
+/// A small server in Python, as a child process, for what the push simulator cannot be: it prints the port it
+/// listens on (127.0.0.1) as its first line.
+final class PythonServer: Sendable {
+    private let process: ChildProcess
+
+    init(script: String, arguments: [String] = []) throws {
+        process = try ChildProcess(Repository.python, ["-c", script] + arguments)
+    }
+
+    /// The port it listens on.
+    func port() async throws -> Int {
+        let line = try await process.stdout.line(0, within: .seconds(30))
+        guard let port = Int(line) else { throw CocoaError(.formatting) }
+        return port
+    }
+
+    func stop() { process.signal(SIGKILL) }
+
+    /// A TLS server that speaks only HTTP/1.1 (ALPN `http/1.1`) with the push simulator's server certificate (its
+    /// `server.pem` and `server-key.pem` beside `caFile`): every GET gets 200 and `x-served-by: http/1.1`.
+    static func http1TLS(certificatesBesides caFile: String) throws -> PythonServer {
+        let directory = URL(fileURLWithPath: caFile).deletingLastPathComponent()
+        return try PythonServer(
+            script: """
+                import http.server, ssl, sys
+                class Handler(http.server.BaseHTTPRequestHandler):
+                    protocol_version = "HTTP/1.1"
+                    def do_GET(self):
+                        body = str(len(self.path)).encode()
+                        self.send_response(200)
+                        self.send_header("x-served-by", "http/1.1")
+                        self.send_header("content-length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                    def log_message(self, *arguments):
+                        pass
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(sys.argv[1], sys.argv[2])
+                context.set_alpn_protocols(["http/1.1"])
+                server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+                server.socket = context.wrap_socket(server.socket, server_side=True)
+                print(server.server_address[1], flush=True)
+                server.serve_forever()
+                """,
+            arguments: [
+                directory.appending(path: "server.pem").path, directory.appending(path: "server-key.pem").path,
+            ])
+    }
+
+    /// A TCP server that accepts every connection and closes it at once: a TLS handshake never gets an answer.
+    static func closingEveryConnection() throws -> PythonServer {
+        try PythonServer(
+            script: """
+                import socket
+                server = socket.socket()
+                server.bind(("127.0.0.1", 0))
+                server.listen(64)
+                print(server.getsockname()[1], flush=True)
+                while True:
+                    connection, _ = server.accept()
+                    connection.close()
+                """)
+    }
+}
