@@ -330,9 +330,7 @@ final class NGHTTP2Connection {
                 session, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int(count))
             guard used >= 0 else { throw lost(String(cString: nghttp2_strerror(Int32(used)))) }
         }
-        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
-            throw lost("the HTTP/2 session ended")
-        }
+        try checkSessionGoesOn(session)
     }
 
     private var hasPendingOutput: Bool { outputStart < output.count }
@@ -371,6 +369,15 @@ final class NGHTTP2Connection {
             outputStart += Int(written)
         }
         waitsForWritable = false
+        try checkSessionGoesOn(session)
+    }
+
+    /// Throws once nghttp2 wants neither to read nor to write: the session ended (after GOAWAY both ways, or
+    /// after nghttp2 gave up on a server breaking the protocol and sent its GOAWAY).
+    private func checkSessionGoesOn(_ session: OpaquePointer) throws(HTTPError) {
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
+            throw lost("the HTTP/2 session ended")
+        }
     }
 
     /// True when nghttp2 has frames to send or some wait for the socket.

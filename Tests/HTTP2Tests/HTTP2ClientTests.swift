@@ -344,6 +344,28 @@ struct NGHTTP2TransportTests {
         }
     }
 
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n",  // not HTTP/2 at all
+        String(repeating: "\u{0}\u{ff}\u{7f}", count: 2000),  // frames of absurd lengths and types
+    ])
+    func aServerSpeakingGarbageAfterChoosingH2FailsTheRequestsPromptly(garbage: String) async throws {
+        try await withSimulator { simulator in
+            let server = try PythonServer.h2Garbage(certificatesBesides: simulator.endpoint.caFile, garbage: garbage)
+            defer { server.stop() }
+            let client = try NGHTTP2Transport(
+                configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
+            let url = "https://127.0.0.1:\(try await server.port())/3/device/\(HTTP2ClientTests.token)"
+            let started = ContinuousClock.now
+            let results = await sendAll(
+                client, (0..<10).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
+            let elapsed = ContinuousClock.now - started
+            await client.shutdown()
+            #expect(results.allSatisfy { $0.failure?.kind == .connectionLost }, "\(results.compactMap(\.failure))")
+            #expect(results.allSatisfy { $0.failure?.description.contains(HTTP2ClientTests.token) == false })
+            #expect(elapsed < .seconds(15))
+        }
+    }
+
     @Test func aConnectionIdleLongerThanTheTimeoutIsClosedAndTheNextRequestOpensANewOne() async throws {
         let configuration = HTTP2ClientConfiguration(idleConnectionTimeout: .milliseconds(300))
         try await withSimulatorAndClient(.nghttp2, configuration) {

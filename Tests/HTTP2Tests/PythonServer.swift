@@ -50,6 +50,39 @@ final class PythonServer: Sendable {
             ])
     }
 
+    /// A TLS server that chooses `h2` in ALPN (the push simulator's certificate, beside `caFile`) and then answers
+    /// the client's preface with `garbage` bytes, keeping the connection open.
+    static func h2Garbage(certificatesBesides caFile: String, garbage: String) throws -> PythonServer {
+        let directory = URL(fileURLWithPath: caFile).deletingLastPathComponent()
+        return try PythonServer(
+            script: """
+                import socket, ssl, sys, threading
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(sys.argv[1], sys.argv[2])
+                context.set_alpn_protocols(["h2"])
+                server = socket.socket()
+                server.bind(("127.0.0.1", 0))
+                server.listen(64)
+                print(server.getsockname()[1], flush=True)
+                def serve(connection):
+                    try:
+                        tls = context.wrap_socket(connection, server_side=True)
+                        tls.recv(65536)
+                        tls.sendall(bytes.fromhex(sys.argv[3]))
+                        while tls.recv(65536):
+                            pass
+                    except OSError:
+                        pass
+                while True:
+                    connection, _ = server.accept()
+                    threading.Thread(target=serve, args=(connection,), daemon=True).start()
+                """,
+            arguments: [
+                directory.appending(path: "server.pem").path, directory.appending(path: "server-key.pem").path,
+                garbage.utf8.map { String(format: "%02x", $0) }.joined(),
+            ])
+    }
+
     /// A TCP server that accepts every connection and closes it at once: a TLS handshake never gets an answer.
     static func closingEveryConnection() throws -> PythonServer {
         try PythonServer(
