@@ -82,11 +82,7 @@ struct HTTP2ClientTests {
         defer { server.stop() }
         let client = try kind.make(HTTP2ClientConfiguration())
         let url = "https://127.0.0.1:\(try await server.port())/3/device/\(Self.token)"
-        let started = ContinuousClock.now
-        let results = await sendAll(
-            client, (0..<20).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
-        let elapsed = ContinuousClock.now - started
-        await client.shutdown()
+        let (results, elapsed) = await sendAllThenShutDown(client, url: url, count: 20)
         #expect(results.allSatisfy { $0.failure?.kind == .connectionLost || $0.failure?.kind == .tls })
         #expect(results.allSatisfy { $0.failure?.description.contains(Self.token) == false })
         #expect(elapsed < .seconds(15), "failed at once, not reconnecting until the deadline")
@@ -355,11 +351,7 @@ struct NGHTTP2TransportTests {
             let client = try NGHTTP2Transport(
                 configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
             let url = "https://127.0.0.1:\(try await server.port())/3/device/\(HTTP2ClientTests.token)"
-            let started = ContinuousClock.now
-            let results = await sendAll(
-                client, (0..<10).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
-            let elapsed = ContinuousClock.now - started
-            await client.shutdown()
+            let (results, elapsed) = await sendAllThenShutDown(client, url: url, count: 10)
             #expect(results.allSatisfy { $0.failure?.kind == .connectionLost }, "\(results.compactMap(\.failure))")
             #expect(results.allSatisfy { $0.failure?.description.contains(HTTP2ClientTests.token) == false })
             #expect(elapsed < .seconds(15))

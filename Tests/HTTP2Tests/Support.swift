@@ -75,3 +75,16 @@ extension Result {
         return nil
     }
 }
+
+/// Sends `count` GETs of `url` (30 s deadlines) at once, then shuts `client` down: every outcome, and how long the
+/// sends took.
+func sendAllThenShutDown(
+    _ client: any HTTP2Transport, url: String, count: Int
+) async -> (results: [Result<HTTPResponse, HTTPError>], elapsed: Duration) {
+    let started = ContinuousClock.now
+    let results = await sendAll(
+        client, (0..<count).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
+    let elapsed = ContinuousClock.now - started
+    await client.shutdown()
+    return (results, elapsed)
+}
