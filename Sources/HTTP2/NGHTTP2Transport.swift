@@ -6,8 +6,8 @@ import Synchronization
 /// the frames of a loop turn written to each connection in one batch. The same bounds and guarantees as
 /// `HTTP2Client` (which it is chosen over by `PUSH_HTTP_TRANSPORT=nghttp2`): `maxOutstandingRequests` accepted at
 /// once, the per-origin connection and stream bounds (and the server's own stream limit), each request's
-/// deadline, cancellation resetting the stream, and one more attempt for a request refused (REFUSED_STREAM,
-/// GOAWAY) or lost with its connection before any response byte.
+/// deadline, and cancellation resetting the stream. A request the server refused (REFUSED_STREAM, GOAWAY) goes
+/// again up to 5 times, one lost with its connection before any response byte once (`ResendAllowance`).
 ///
 /// Cleartext `http://` origins, and servers that choose HTTP/1.1 in ALPN, are served by an `HTTP2Client` made
 /// on first need: APNs and FCM speak HTTP/2, so HTTP/1.1 is left to libcurl.
