@@ -9,11 +9,11 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: everything but `inbox` and `multi.wakeup()` is confined to the event-loop thread; the
 /// inbox locks, and `curl_multi_wakeup` is documented as callable from any thread.
-final class EventLoop: @unchecked Sendable {
+final class EventLoop: RequestLoop, @unchecked Sendable {
     private let configuration: HTTP2ClientConfiguration
     private let certificates: TrustedCertificates?
     private let multi: MultiHandle
-    private let inbox = LoopInbox<Transfer>()
+    let inbox = LoopInbox<Transfer>()
     /// Connections opened and transfers sent again, for `HTTP2Client.counts`.
     let counters = TransportCounters()
     private let clock = ContinuousClock()
@@ -28,9 +28,8 @@ final class EventLoop: @unchecked Sendable {
     private var known: [UInt64: Transfer] = [:]
     private var idleHandles: [EasyHandle] = []
     private var lastExpirySweep: ContinuousClock.Instant
-    private let born: ContinuousClock.Instant
-    /// Nanoseconds from `born` to the start of the loop's latest turn (a turn waits at most a second).
-    private let lastTurnNanoseconds = Atomic<Int64>(0)
+    /// When the loop last started a turn (a turn waits at most a second).
+    private let turns = TurnWatch()
 
     init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
         self.configuration = configuration
@@ -43,7 +42,6 @@ final class EventLoop: @unchecked Sendable {
         }
         self.multi = multi
         lastExpirySweep = clock.now
-        born = lastExpirySweep
     }
 
     /// The combined CA bundle written for `extraCAFile`, if any (tests check its removal).
@@ -54,39 +52,17 @@ final class EventLoop: @unchecked Sendable {
         Thread.start(named: "http2-curl") { [self] in run() }
     }
 
-    /// Hands `transfer` to the loop (`LoopInbox.submit`). Only the submission that finds the inbox empty wakes
-    /// the loop: the loop takes the whole inbox in one turn, so a burst of sends costs one wake-up (a write to
-    /// libcurl's socket pair) and one loop turn, not one each, and more requests go out in each write.
-    func submit(_ transfer: Transfer) {
-        if inbox.submit(transfer) { multi.wakeup() }
-    }
-
-    /// Asks the loop to drop the transfer `id` (waiting or in flight) and finish it with `.cancelled`.
-    func cancel(_ id: UInt64) {
-        if inbox.cancel(id) { multi.wakeup() }
-    }
-
-    /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
-    func requestStop() {
-        inbox.requestStop()
-        multi.wakeup()
-    }
-
-    /// Stops the loop and waits until its thread has released every transfer.
-    func stop() async {
-        await inbox.stop { multi.wakeup() }
-    }
+    /// Interrupts `curl_multi_poll` (a write to libcurl's socket pair); safe from any thread.
+    func wake() { multi.wakeup() }
 
     // MARK: - The event-loop thread
 
     /// How long ago the loop last started a turn; more than a few seconds means the thread is stuck or gone.
-    var timeSinceLastTurn: Duration {
-        clock.now - born - .nanoseconds(lastTurnNanoseconds.load(ordering: .relaxed))
-    }
+    var timeSinceLastTurn: Duration { turns.sinceLastTurn }
 
     private func run() {
         while true {
-            lastTurnNanoseconds.store((clock.now - born).wholeNanoseconds, ordering: .relaxed)
+            _ = turns.turnStarts()
             let (submitted, cancelled, isStopping) = inbox.take()
             for transfer in submitted { accept(transfer) }
             for id in cancelled { drop(id, with: HTTPError(.cancelled, "request cancelled")) }
@@ -172,7 +148,7 @@ final class EventLoop: @unchecked Sendable {
                 complete(transfer, with: .success(response))
                 continue
             }
-            let beforeDeadline = clock.now < transfer.deadline - .milliseconds(50)
+            let beforeDeadline = transfer.hasTimeLeft(at: clock.now)
             let detail = handle.errorText
             let failure = TransferFailure(
                 code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline,

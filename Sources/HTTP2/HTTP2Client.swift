@@ -37,18 +37,9 @@ public final class HTTP2Client: HTTPTransport {
         try await admission.admit()
         defer { admission.release() }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        let loop = self.loop
-        let result = await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                loop.submit(
-                    Transfer(
-                        id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
-                )
-            }
-        } onCancel: {
-            loop.cancel(id)
-        }
-        return try result.get()
+        return try await loop.exchange(id: id) { continuation in
+            Transfer(id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
+        }.get()
     }
 
     /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).

@@ -29,6 +29,8 @@ final class NGHTTP2Connection {
     let endpoint: OriginEndpoint
     /// When the TCP connect and TLS handshake must have finished.
     let connectDeadline: ContinuousClock.Instant
+    /// Idle time before TCP keepalive probes start, and the interval between them.
+    private let keepAlive: Duration
     private(set) var state = State.connecting
     /// True when the connection takes no new stream: the server sent GOAWAY, or a fresh connection replaces it.
     var isDraining = false
@@ -57,7 +59,7 @@ final class NGHTTP2Connection {
 
     init(
         tag: UInt64, origin: RequestOrigin, endpoint: OriginEndpoint, tls: TLSContext, loop: NGHTTP2EventLoop,
-        connectDeadline: ContinuousClock.Instant, now: ContinuousClock.Instant
+        connectDeadline: ContinuousClock.Instant, keepAlive: Duration, now: ContinuousClock.Instant
     ) {
         self.tag = tag
         self.origin = origin
@@ -65,6 +67,7 @@ final class NGHTTP2Connection {
         self.tls = tls
         self.loop = loop
         self.connectDeadline = connectDeadline
+        self.keepAlive = keepAlive
         lastActivity = now
     }
 
@@ -103,13 +106,19 @@ final class NGHTTP2Connection {
         try connectToNextAddress(lastError: nil)
     }
 
+    /// Starts a non-blocking connect to the next address that takes one; throws `.connect` with the last failure
+    /// (`lastError`, or that of the addresses tried now) when none is left.
     private func connectToNextAddress(lastError: Int32?) throws(HTTPError) {
         closeSocket()
+        var lastError = lastError
         while let address = addresses.popFirst() {
             let descriptor = Glibc.socket(
                 address.family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { continue }
-            setOption(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+            guard descriptor >= 0 else {
+                lastError = errno
+                continue
+            }
+            configure(descriptor)
             let started = address.bytes.withUnsafeBytes { bytes in
                 Glibc.connect(
                     descriptor, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
@@ -118,20 +127,20 @@ final class NGHTTP2Connection {
                 socket = descriptor
                 return
             }
-            let failure = errno
+            lastError = errno
             Glibc.close(descriptor)
-            if addresses.isEmpty { throw connectError(failure) }
         }
         throw connectError(lastError ?? ECONNREFUSED)
     }
 
-    /// Sets the keepalive probes of the socket: first after `idle`, then every `idle`.
-    func keepAlive(after idle: Duration) {
-        guard socket >= 0 else { return }
-        let seconds = Int32(clamping: max(1, idle.components.seconds))
-        setOption(socket, SOL_SOCKET, SO_KEEPALIVE, 1)
-        setOption(socket, Int32(IPPROTO_TCP), TCP_KEEPIDLE, seconds)
-        setOption(socket, Int32(IPPROTO_TCP), TCP_KEEPINTVL, seconds)
+    /// No Nagle delay (frames are already batched), and keepalive probes first after `keepAlive`, then every
+    /// `keepAlive`: on every socket, whichever address it is for.
+    private func configure(_ descriptor: Int32) {
+        let seconds = Int32(clamping: max(1, keepAlive.components.seconds))
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        setOption(descriptor, SOL_SOCKET, SO_KEEPALIVE, 1)
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPIDLE, seconds)
+        setOption(descriptor, Int32(IPPROTO_TCP), TCP_KEEPINTVL, seconds)
     }
 
     private func setOption(_ descriptor: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
@@ -291,7 +300,7 @@ final class NGHTTP2Connection {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         stream.unplaced()
         lastActivity = loop.turnStarted
-        loop.stream(stream, endedWith: end, on: self)
+        loop.stream(stream, endedWith: end)
     }
 
     fileprivate func stream(_ streamID: Int32) -> NGHTTP2Stream? { streams[streamID] }

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: everything but `inbox`, `resolved` and `wake()` is confined to the loop's thread; the
 /// first two lock, and waking writes to an `eventfd`, which any thread may do.
-final class NGHTTP2EventLoop: @unchecked Sendable {
+final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     /// What the loop keeps per origin.
     private final class OriginState {
         let endpoint: OriginEndpoint
@@ -23,17 +23,21 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         var inFlight: Int { connections.reduce(0) { $0 + $1.streams.count } }
         /// Connections that are or will be open for new streams (connecting or open, not draining).
         var usableConnections: Int { connections.count { !$0.isDraining } + (isResolving ? 1 : 0) }
+        /// True while a connection for new streams is on its way (its addresses looked up, or connecting): the
+        /// origin opens one at a time.
+        var isOpeningConnection: Bool {
+            isResolving || connections.contains { $0.state != .open && !$0.isDraining }
+        }
         var hasOpenConnection: Bool { connections.contains { $0.state == .open && !$0.isDraining } }
     }
 
     private let configuration: HTTP2ClientConfiguration
     private let tls: TLSContext
-    private let inbox = LoopInbox<NGHTTP2Stream>()
+    let inbox = LoopInbox<NGHTTP2Stream>()
     /// Connections opened and streams sent again, for `NGHTTP2Transport.counts`.
     let counters = TransportCounters()
     /// Addresses looked up for an origin since the last turn (by the resolver threads).
     private let resolved = Mutex<[(origin: RequestOrigin, addresses: Result<[SocketAddress], HTTPError>)]>([])
-    private let clock = ContinuousClock()
     private let epoll: Int32
     private let wakeup: Int32
     /// The epoll tag of `wakeup`; connections count up from 1.
@@ -49,8 +53,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
     private(set) var turnStarted: ContinuousClock.Instant
     /// The buffer every connection reads into (one thread, one read at a time).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-    private let born: ContinuousClock.Instant
-    private let lastTurnNanoseconds = Atomic<Int64>(0)
+    /// When the loop last started a turn (a turn waits at most a second).
+    private let turns = TurnWatch()
 
     init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
         self.configuration = configuration
@@ -64,9 +68,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             if wakeup >= 0 { close(wakeup) }
             throw HTTPError(.connect, "could not create the HTTP/2 event loop: \(String(cString: strerror(errno)))")
         }
-        born = clock.now
-        lastSweep = born
-        turnStarted = born
+        turnStarted = ContinuousClock.now
+        lastSweep = turnStarted
     }
 
     deinit {
@@ -93,33 +96,11 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
-    /// Hands `stream` to the loop (`LoopInbox.submit`); only the submission that finds the inbox empty wakes it.
-    func submit(_ stream: NGHTTP2Stream) {
-        if inbox.submit(stream) { wake() }
-    }
-
-    /// Asks the loop to drop stream `id` (waiting or in flight) and finish it with `.cancelled`.
-    func cancel(_ id: UInt64) {
-        if inbox.cancel(id) { wake() }
-    }
-
-    /// Asks the loop to fail everything with `.cancelled` and exit; returns at once.
-    func requestStop() {
-        inbox.requestStop()
-        wake()
-    }
-
-    /// Stops the loop and waits until its thread has released every stream.
-    func stop() async {
-        await inbox.stop { wake() }
-    }
-
     /// How long ago the loop last started a turn; more than a few seconds means the thread is stuck or gone.
-    var timeSinceLastTurn: Duration {
-        clock.now - born - .nanoseconds(lastTurnNanoseconds.load(ordering: .relaxed))
-    }
+    var timeSinceLastTurn: Duration { turns.sinceLastTurn }
 
-    private func wake() {
+    /// Interrupts `epoll_wait` (a write to the `eventfd`); safe from any thread.
+    func wake() {
         var one: UInt64 = 1
         _ = write(wakeup, &one, MemoryLayout<UInt64>.size)
     }
@@ -130,8 +111,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         var tags = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while true {
-            turnStarted = clock.now
-            lastTurnNanoseconds.store((turnStarted - born).wholeNanoseconds, ordering: .relaxed)
+            turnStarted = turns.turnStarts()
             let (submitted, cancelled, isStopping) = inbox.take()
             if isStopping { break }
             for stream in submitted { accept(stream) }
@@ -149,7 +129,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             let buffered = connections.values.filter(\.hasBufferedInput)
             let timeout: Int32 = !buffered.isEmpty ? 0 : known.isEmpty ? 1000 : 100
             let count = pw_epoll_wait(epoll, &tags, &events, Int32(tags.count), timeout)
-            turnStarted = clock.now
+            turnStarted = .now
             for connection in buffered { handle(connection, events: UInt32(EPOLLIN.rawValue)) }
             for index in 0..<max(0, Int(count)) {
                 if tags[index] == Self.wakeupTag {
@@ -228,8 +208,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
                 }
                 inFlight += 1
             }
-            if needsConnection && state.usableConnections < max(1, configuration.maxConnectionsPerHost)
-                && !state.connections.contains(where: { $0.state != .open && !$0.isDraining }) && !state.isResolving
+            if needsConnection && !state.isOpeningConnection
+                && state.usableConnections < max(1, configuration.maxConnectionsPerHost)
             {
                 resolve(origin, state)
             }
@@ -267,7 +247,8 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
         state.isResolving = false
         let connection = NGHTTP2Connection(
             tag: nextTag, origin: origin, endpoint: state.endpoint, tls: tls, loop: self,
-            connectDeadline: turnStarted + configuration.connectTimeout, now: turnStarted)
+            connectDeadline: turnStarted + configuration.connectTimeout, keepAlive: configuration.tcpKeepAlive,
+            now: turnStarted)
         nextTag += 1
         do throws(HTTPError) {
             try connection.connect(to: addresses.get())
@@ -276,7 +257,6 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
             return
         }
         counters.connectionsOpened()
-        connection.keepAlive(after: configuration.tcpKeepAlive)
         connections[connection.tag] = connection
         state.connections.append(connection)
         register(connection)
@@ -311,7 +291,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
     // MARK: - Ends
 
     /// Called by a connection (inside nghttp2's callbacks) when one of its streams ended.
-    func stream(_ stream: NGHTTP2Stream, endedWith end: NGHTTP2Connection.StreamEnd, on connection: NGHTTP2Connection) {
+    func stream(_ stream: NGHTTP2Stream, endedWith end: NGHTTP2Connection.StreamEnd) {
         if stream.isOversized {
             complete(
                 stream,
@@ -344,7 +324,7 @@ final class NGHTTP2EventLoop: @unchecked Sendable {
     private func retryOrFail(
         _ stream: NGHTTP2Stream, _ interruption: ResendAllowance.Interruption, _ error: HTTPError
     ) {
-        if stream.resends.allowsResend(after: interruption), turnStarted < stream.deadline - .milliseconds(50),
+        if stream.resends.allowsResend(after: interruption), stream.hasTimeLeft(at: turnStarted),
             let state = origins[stream.origin]
         {
             state.waiting.prepend(stream)

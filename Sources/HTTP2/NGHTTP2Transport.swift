@@ -42,30 +42,17 @@ public final class NGHTTP2Transport: HTTPTransport {
             return try await http1Client().send(request)
         }
         try await admission.admit()
-        let result = await exchange(request, origin: origin, method: method)
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let result = await loop.exchange(id: id) { continuation in
+            NGHTTP2Stream(
+                id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
+        }
         admission.release()
         if case .failure(.speaksHTTP1) = result {
             fallback.withLock { _ = $0.http1Origins.insert(origin) }
             return try await http1Client().send(request)
         }
         return try result.get()
-    }
-
-    private func exchange(
-        _ request: HTTPRequest, origin: RequestOrigin, method: RequestMethod
-    ) async -> Result<HTTPResponse, HTTPError> {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        let loop = self.loop
-        return await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                loop.submit(
-                    NGHTTP2Stream(
-                        id: id, request: request, method: method, origin: origin, now: .now,
-                        continuation: continuation))
-            }
-        } onCancel: {
-            loop.cancel(id)
-        }
     }
 
     /// The libcurl client for HTTP/1.1, made on first need with the same configuration.

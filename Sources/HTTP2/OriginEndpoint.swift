@@ -48,28 +48,8 @@ struct OriginEndpoint: Equatable, Sendable {
 }
 
 extension RequestOrigin {
-    /// The `:path` of `url` (whose origin this is): its path and query without the fragment, `/` first (also for
-    /// a URL with no path or only a query). Reads the URL's bytes in place: this runs for every request.
-    static func path(of url: String) -> String {
-        var url = url
-        return url.withUTF8 { bytes in
-            let (range, needsSlash) = pathRange(in: bytes)
-            return String(unsafeUninitializedCapacity: range.count + (needsSlash ? 1 : 0)) { text in
-                var count = 0
-                if needsSlash {
-                    text[0] = UInt8(ascii: "/")
-                    count = 1
-                }
-                for byte in bytes[range] {
-                    text[count] = byte
-                    count += 1
-                }
-                return count
-            }
-        }
-    }
-
-    /// Where the path and query of `url` lie in its bytes, and whether a `/` must go before them.
+    /// Where the `:path` of `url` (whose origin this is) lies in its bytes — its path and query without the
+    /// fragment — and whether a `/` must go before it (a URL with no path, or only a query).
     static func pathRange(in url: UnsafeBufferPointer<UInt8>) -> (range: Range<Int>, needsSlash: Bool) {
         var start = 0
         while start + 2 < url.count, !(url[start] == 0x3A && url[start + 1] == 0x2F && url[start + 2] == 0x2F) {

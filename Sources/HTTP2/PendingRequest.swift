@@ -31,6 +31,10 @@ class PendingRequest: @unchecked Sendable {
 
     var isFinished: Bool { continuation == nil }
 
+    /// True while more than 50 ms are left before the deadline at `now`: time for another attempt (and, for a
+    /// libcurl timeout, the sign that it was the connect timeout, not the request's own deadline).
+    func hasTimeLeft(at now: ContinuousClock.Instant) -> Bool { now < deadline - .milliseconds(50) }
+
     /// Delivers the result to the waiting caller; later calls do nothing. Subclasses also let go of their attempt.
     func finish(_ result: Result<HTTPResponse, HTTPError>) {
         continuation?.resume(returning: result)

@@ -10,10 +10,7 @@ struct RequestHeaderBlock: ~Copyable {
 
     init(_ request: HTTPRequest, method: RequestMethod, endpoint: OriginEndpoint, isTLS: Bool) {
         var url = request.url
-        let (pathLength, needsSlash) = url.withUTF8 { bytes in
-            let (range, needsSlash) = RequestOrigin.pathRange(in: bytes)
-            return (range.count, needsSlash)
-        }
+        let (path, needsSlash) = url.withUTF8 { RequestOrigin.pathRange(in: $0) }
         let contentLength: String? =
             if case .withBody = method, !request.headers.contains(where: { $0.hasName("content-length") }) {
                 String(request.body.count)
@@ -23,7 +20,7 @@ struct RequestHeaderBlock: ~Copyable {
         var count = 4 + (contentLength == nil ? 0 : 1)
         var textBytes =
             ":method:scheme:authority:path".utf8.count + request.method.utf8.count + (isTLS ? 5 : 4)
-            + endpoint.authority.utf8.count + pathLength + (needsSlash ? 1 : 0)
+            + endpoint.authority.utf8.count + path.count + (needsSlash ? 1 : 0)
             + (contentLength.map { "content-length".utf8.count + $0.utf8.count } ?? 0)
         for header in request.headers where Self.isAllowed(header) {
             count += 1
@@ -39,8 +36,7 @@ struct RequestHeaderBlock: ~Copyable {
         writer.add(":scheme", isTLS ? "https" : "http")
         writer.add(":authority", endpoint.authority)
         url.withUTF8 { bytes in
-            let (range, needsSlash) = RequestOrigin.pathRange(in: bytes)
-            writer.add(":path", UnsafeBufferPointer(rebasing: bytes[range]), slashFirst: needsSlash)
+            writer.add(":path", UnsafeBufferPointer(rebasing: bytes[path]), slashFirst: needsSlash)
         }
         for header in request.headers where Self.isAllowed(header) {
             writer.add(header.name, header.value, lowercasingName: true)

@@ -45,8 +45,11 @@ struct NGHTTP2PartsTests {
         ("https://h?x=1", "/?x=1"),
         ("https://fcm.googleapis.com/v1/projects/p/messages:send", "/v1/projects/p/messages:send"),
     ])
-    func pathIsThePathAndQueryWithoutTheFragment(url: String, path: String) {
-        #expect(RequestOrigin.path(of: url) == path)
+    func pathIsThePathAndQueryWithoutTheFragment(url: String, path: String) throws {
+        let endpoint = try #require(RequestOrigin(url: url).flatMap(OriginEndpoint.init))
+        let request = HTTPRequest(method: "GET", url: url, deadline: .seconds(1))
+        let block = RequestHeaderBlock(request, method: .get, endpoint: endpoint, isTLS: true)
+        #expect(block.lines.filter { $0.hasPrefix(":path: ") } == [":path: \(path)"])
     }
 
     @Test func headerBlockHasPseudoHeadersFirstLowerCaseNamesAndNoConnectionHeaders() throws {
