@@ -47,11 +47,10 @@ public final class ObservabilityObserver: PipelineObserver {
         var sendLatencies: [PushProvider: Histogram] = [:]
         for provider in providers {
             metrics.breakerOpen(provider: provider.rawValue).set(0)
-            _ = metrics.retries(provider: provider.rawValue)
             sendLatencies[provider] = metrics.sendLatency(provider: provider.rawValue)
         }
         self.sendLatencies = sendLatencies
-        for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
+        metrics.exportClosedLabelSetsAtZero(providers: providers)
         _ = (
             metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
             metrics.devicesInFlight, metrics.inFlightLimitWaits
