@@ -51,6 +51,79 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemas() throws {
+        let result = try Repository.runTool(
+            "python", [Self.script("check_custom_resources.py"), Repository.path("deploy/kubernetes").path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func securedOverlaysCoverEveryTopicAndGrantExactlyTheACLsTheWorkerNeeds() throws {
+        let result = try Repository.runTool(
+            "python", [Self.script("check_secured_overlays.py"), Repository.path("deploy/kubernetes").path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test(arguments: [
+        ("overlays/strimzi/kafkatopics.yaml", "  partitions: 12", "  partition: 12", "'partition' was unexpected"),
+        (
+            "overlays/strimzi/kafkausers.yaml", "operations: [Describe, Read]", "operations: [Describe, Reads]",
+            "'Reads' is not one of"
+        ),
+        (
+            "overlays/sasl-scram/kustomization.yaml", "        value:\n          name: push-worker-kafka",
+            "        value:\n          nam: push-worker-kafka", "'nam' was unexpected"
+        ),
+    ])
+    func customResourceCheckerRejectsAnInvalidObject(file: String, original: String, broken: String, complaint: String)
+        throws
+    {
+        let copy = try copyOfDeployment(replacing: original, with: broken, in: file)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let result = try Repository.runTool("python", [Self.script("check_custom_resources.py"), copy.path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    @Test(arguments: [
+        (
+            "overlays/strimzi/kafkausers.yaml",
+            "      - resource: {type: group, name: push-worker, patternType: literal}\n        operations: [Describe, Read]\n",
+            "", "lacks ['Describe', 'Read'] on group push-worker"
+        ),
+        (
+            "overlays/strimzi/kafkausers.yaml",
+            "name: push.receipts, patternType: literal}\n        operations: [Describe, Write]",
+            "name: push.receipts, patternType: literal}\n        operations: [All]", "grants too much"
+        ),
+        (
+            "overlays/strimzi/kafkatopics.yaml", "    cleanup.policy: compact\n", "    cleanup.policy: delete\n",
+            "cleanup.policy must be compact"
+        ),
+        ("overlays/strimzi/kafkatopics.yaml", "  name: push.clients\n", "  name: push.settings\n", "the fleet uses"),
+        ("overlays/strimzi/kafka-security.yaml", "value: kafka-kafka-bootstrap:9093", "value: kafka:9092", "bootstrap"),
+        ("overlays/sasl-scram/kustomization.yaml", "value: scram_sha512", "value: scram_sha256", "sasl"),
+        ("overlays/sasl-scram/kafka-security.yaml", "value: SASL_SSL", "value: SASL_PLAINTEXT", "SASL_SSL"),
+        (
+            "overlays/sasl-scram/kustomization.yaml", "path: /spec/triggers/0/authenticationRef", "path: /spec/x",
+            "authenticationRef"
+        ),
+    ])
+    func securedOverlayCheckerRejectsADisagreement(file: String, original: String, broken: String, complaint: String)
+        throws
+    {
+        let copy = try copyOfDeployment(replacing: original, with: broken, in: file)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let result = try Repository.runTool("python", [Self.script("check_secured_overlays.py"), copy.path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    @Test func dashboardFiltersEveryQueryByJobAndNamespaceAndHasTheOperatorsPanels() throws {
+        let result = try Repository.runTool(
+            "python", [Self.script("check_dashboard.py"), Repository.path("deploy/grafana/push-worker.json").path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
     @Test func alertRulesPassPromtoolChecksAndUnitTestsWithARunbookSectionEach() throws {
         let result = try Repository.runTool("python", [Self.script("check_rules.py"), Repository.root.path])
         #expect(result.status == 0, "\(result.output)")
@@ -124,7 +197,28 @@ struct DeploymentFilesTests {
 
     @Test(arguments: [
         ("deployment.yaml", "path: /readyz", "path: /ready", "readinessProbe"),
-        ("deployment.yaml", "memory: 256Mi", "memory: 100Mi", "memory limit"),
+        ("deployment.yaml", "memory: 300Mi", "memory: 100Mi", "memory limit"),
+        (
+            "deployment.yaml", #"push-worker/invalid-tokens-capacity: "1000000""#,
+            #"push-worker/invalid-tokens-capacity: "3000000""#, "no room for the invalid-token table"
+        ),
+        (
+            "deployment.yaml", "name: KAFKA_SESSION_TIMEOUT_MS", "name: KAFKA_SESSION_TIMEOUTS",
+            "KAFKA_SESSION_TIMEOUT_MS"
+        ),
+        ("deployment.yaml", #"cpu: "1""#, "cpu: 500m", "sizing rule"),
+        ("scaledobject.yaml", #"lagThreshold: "14000""#, #"lagThreshold: "28000""#, "sizing rule"),
+        ("scaledobject.yaml", "offsetResetPolicy: earliest", "offsetResetPolicy: latest", "auto.offset.reset"),
+        (
+            "poddisruptionbudget.yaml", "unhealthyPodEvictionPolicy: AlwaysAllow",
+            "unhealthyPodEvictionPolicy: IfHealthyBudget", "AlwaysAllow"
+        ),
+        ("podmonitor.yaml", "jobLabel: app.kubernetes.io/name", "jobLabel: app", "jobLabel"),
+        (
+            "prometheusrule.yaml", #"push_breaker_open{job="push-worker"}"#, "push_breaker_open",
+            #"must select job="push-worker""#
+        ),
+        ("kustomization.yaml", "path: /metadata/labels/release", "path: /metadata/labels/team", "`release` label"),
         ("deployment.yaml", "name: PUSH_HTTP_PORT", "name: PUSH_HTTP_PORTS", "PUSH_HTTP_PORT"),
         ("deployment.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"),
         ("deployment.yaml", "enableServiceLinks: false", "enableServiceLinks: true", "enableServiceLinks"),
@@ -164,6 +258,17 @@ struct DeploymentFilesTests {
         let result = try Repository.runTool("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion, file])
         #expect(result.status != 0)
         #expect(result.output.contains("'revisionHistoryLimits' was unexpected"), "\(result.output)")
+    }
+
+    /// A temporary copy of deploy/kubernetes with one text replaced (which must occur) in one file.
+    private func copyOfDeployment(replacing original: String, with broken: String, in file: String) throws -> URL {
+        let copy = FileManager.default.temporaryDirectory.appending(path: "kubernetes-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Repository.path("deploy/kubernetes"), to: copy)
+        let target = copy.appending(path: file)
+        let text = try String(contentsOf: target, encoding: .utf8)
+        #expect(text.contains(original), "\(file) no longer contains \(original)")
+        try text.replacingOccurrences(of: original, with: broken).write(to: target, atomically: true, encoding: .utf8)
+        return copy
     }
 
     /// A temporary copy of the manifests with one text replaced (which must occur) in one file.
