@@ -78,6 +78,23 @@ struct WorkerHealthTests {
         #expect(metrics.endToEndLatency.sum == 1.5)
     }
 
+    @Test func tableGaugesFollowTheInvalidTokenTableAtEveryScrape() {
+        let registry = MetricsRegistry()
+        let table = InvalidTokenTable()
+        PushMetrics(registry: registry).followTable(
+            "invalid_tokens", entries: { table.count }, bytes: { table.storageBytes })
+        #expect(registry.prometheusText().contains(#"push_table_entries{table="invalid_tokens"} 0"#))
+        for index in 0..<1000 {
+            table.apply(key: "fcm:sha256:" + String(format: "%064x", index), value: Array("{}".utf8))
+        }
+        let text = registry.prometheusText()
+        #expect(text.contains(#"push_table_entries{table="invalid_tokens"} 1000"#))
+        let bytes = text.split(separator: "\n").first { $0.hasPrefix(#"push_table_bytes{table="invalid_tokens"} "#) }
+        let value = (bytes?.split(separator: " ").last).flatMap { Double($0) } ?? 0
+        // 1,000 entries of 33 bytes at least, in a hash set at most four times their count.
+        #expect(value >= 33_000 && value <= 4 * 1024 * 48, "\(value)")
+    }
+
     @Test func lagOfARetryTiersTopicIsLabelledApartFromTheInput() {
         let registry = MetricsRegistry()
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry, retryTopics: ["push.retry-1000"]))
