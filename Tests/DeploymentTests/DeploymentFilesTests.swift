@@ -5,10 +5,13 @@ import Testing
 
 /// The deployment files checked offline: Kubernetes JSON schemas (kubernetes-validate), the project's own
 /// requirements on the manifests and the KEDA / Prometheus Operator kinds (check_manifests.py), the rendered
-/// overlays (check_overlays.py, `kubectl kustomize`), the alerts (check_rules.py, promtool), hadolint and the runtime
-/// stage's libraries (check_image_libraries.py, `ldd`) for the Dockerfile. No cluster; a Docker engine only where
-/// one exists.
-@Suite("Deployment files")
+/// overlays (check_overlays.py, `kubectl kustomize`), the custom resources against the vendored CRDs
+/// (check_custom_resources.py), the secured overlays against the base (check_secured_overlays.py), the alerts
+/// (check_rules.py, promtool), the dashboard (check_dashboard.py), the runbook (check_runbook.py), hadolint and the
+/// runtime stage's libraries (check_image_libraries.py, `ldd`) for the Dockerfile. No cluster; a Docker engine only where
+/// one exists. Serialized: every check runs a child process that blocks its thread until it ends, and side by side
+/// they would hold every thread of the test run's pool.
+@Suite("Deployment files", .serialized)
 struct DeploymentFilesTests {
     static let manifests = Repository.path("deploy/kubernetes/base")
     static let checker = script("check_manifests.py")

@@ -67,14 +67,16 @@ import Testing
     }
 
     @Test func theFirstScrapeOfAWorkerHoldsEveryClosedLabelCounterAtZero() async throws {
-        let run = try await EndToEnd()
+        // A broker nobody listens on: the worker starts (librdkafka connects lazily) and nothing can move a counter
+        // (no assignment, no commit, no record) before the scrape, however slow the machine.
+        let run = try await EndToEnd(workerEnvironment: ["KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"])
         let started = await eventually(within: .seconds(30), every: .milliseconds(50)) {
             Self.statusPort(in: run.worker.stderr.text) != nil
         }
         let port = try #require(
             started ? Self.statusPort(in: run.worker.stderr.text) : nil, "\(run.worker.stderr.text)")
         let scrape = try Self.get(port: port, "/metrics").body
-        #expect(await run.stop() == 0)
+        _ = await run.stop()
 
         var expected: [String] = []
         for provider in PushProvider.allCases {
