@@ -132,6 +132,63 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    @Test(arguments: [
+        (
+            #"rate(push_dlq_total{job=~\"$job\",namespace=~\"$namespace\"}[5m])"#, "rate(push_dlq_total[5m])",
+            "not filtered"
+        ),
+        ("kube_pod_status_ready{", "kube_pod_status_readiness{", "no panel shows readiness"),
+        (#""name": "namespace""#, #""name": "space""#, "no $namespace variable"),
+    ])
+    func dashboardCheckerRejectsAnUnfilteredQueryOrAMissingPanel(original: String, broken: String, complaint: String)
+        throws
+    {
+        let path = "deploy/grafana/push-worker.json"
+        let root = try brokenCopy(of: path, replacing: original, with: broken)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try Repository.runTool(
+            "python", [Self.script("check_dashboard.py"), root.appending(path: path).path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    @Test(arguments: [
+        ("autoscaling.keda.sh/paused-replicas=0", "autoscaling.keda.sh/paused=0", "paused-replicas annotation"),
+        (
+            "(KEDA undoes a\n  scale-down", "(scale the worker to 0 and then\n  scale-down",
+            "scaling the Deployment to 0"
+        ),
+        ("`push-worker replay --topic push.dlq", "`push-worker redrive --topic push.dlq", "push-worker redrive"),
+        ("`deploy/grafana/push-worker.json`", "`deploy/grafana/worker.json`", "deploy/grafana/worker.json"),
+        ("has `/bin/sh` but no\ncurl", "has no shell and no\ncurl", "says the image has no shell"),
+    ])
+    func runbookCheckerRejectsAWrongCommandPathOrClaim(original: String, broken: String, complaint: String) throws {
+        let root = try brokenCopy(of: "deploy/RUNBOOK.md", replacing: original, with: broken)
+        defer { try? FileManager.default.removeItem(at: root) }
+        for path in ["Sources", "deploy/Dockerfile", "deploy/grafana", "deploy/kubernetes", "docs"] {
+            try FileManager.default.createDirectory(
+                at: root.appending(path: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                at: root.appending(path: path), withDestinationURL: Repository.path(path))
+        }
+        let result = try Repository.runTool("python", [Self.script("check_runbook.py"), root.path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    /// A new temporary folder holding a copy of the repository file `path` at the same relative path, with one text
+    /// replaced (which must occur).
+    private func brokenCopy(of path: String, replacing original: String, with broken: String) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appending(path: "broken-\(UUID().uuidString)")
+        let target = root.appending(path: path)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let text = try String(contentsOf: Repository.path(path), encoding: .utf8)
+        #expect(text.contains(original), "\(path) no longer contains \(original)")
+        try text.replacingOccurrences(of: original, with: broken).write(to: target, atomically: true, encoding: .utf8)
+        return root
+    }
+
     @Test func runbookCommandsAndPathsMatchTheRepository() throws {
         let result = try Repository.runTool("python", [Self.script("check_runbook.py"), Repository.root.path])
         #expect(result.status == 0, "\(result.output)")

@@ -30,7 +30,7 @@ def main():
             failures.append(f"runs `push-worker {used}`, which is no subcommand ({sorted(subcommands)})")
     if re.search(r"\bscal\w*\b[^.]{0,40}\bto 0\b", flat) or re.search(r"--replicas[= ]0\b", flat):
         failures.append("advises scaling the Deployment to 0; KEDA scales it back (use autoscaling.keda.sh/paused-replicas)")
-    if "autoscaling.keda.sh/paused-replicas" not in runbook:
+    if not re.search(r"kubectl annotate scaledobject \S+ autoscaling\.keda\.sh/paused-replicas=\d", flat):
         failures.append("does not show KEDA's paused-replicas annotation for stopping the fleet")
     dockerfile = (root / "deploy/Dockerfile").read_text()
     runtime = re.findall(r"^FROM (\S+)", dockerfile, re.MULTILINE)[-1]
