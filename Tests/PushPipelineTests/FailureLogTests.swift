@@ -41,10 +41,15 @@ struct FailureLogTests {
         #expect(limiter.admit("e", nowMillis: 150) == .log(suppressed: 0))
     }
 
-    @Test func aClockGoingBackwardsNeverTrapsAndOnlySuppresses() {
+    @Test func aClockGoingBackwardsOrJumpingToEitherEndNeverTraps() {
         var limiter = LogRateLimiter(intervalMillis: 10)
-        #expect(limiter.admit("a", nowMillis: Int64.max - 1) == .log(suppressed: 0))
-        #expect(limiter.admit("a", nowMillis: 0) == .suppress)
+        #expect(limiter.admit("a", nowMillis: .max) == .log(suppressed: 0))
+        #expect(limiter.admit("a", nowMillis: .min) == .suppress)
+        #expect(limiter.admit("b", nowMillis: .min) == .log(suppressed: 0))
+        #expect(limiter.admit("b", nowMillis: .max) == .log(suppressed: 0))
+        var full = LogRateLimiter(intervalMillis: 10, maxKeys: 1)
+        #expect(full.admit("a", nowMillis: .max) == .log(suppressed: 0))
+        #expect(full.admit("b", nowMillis: .min) == .log(suppressed: 0))
     }
 
     static let context = SendContext(

@@ -35,19 +35,25 @@ public struct LogRateLimiter: Sendable {
     public mutating func admit(_ key: String, nowMillis: Int64) -> Decision {
         var key = key
         if windows[key] == nil, windows.count >= maxKeys {
-            windows = windows.filter { nowMillis - $0.value.startMillis < intervalMillis }
+            windows = windows.filter { Self.elapsed(from: $0.value.startMillis, to: nowMillis) < intervalMillis }
             if windows.count >= maxKeys { key = Self.overflowKey }
         }
         guard var window = windows[key] else {
             windows[key] = Window(startMillis: nowMillis, suppressed: 0)
             return .log(suppressed: 0)
         }
-        if nowMillis - window.startMillis < intervalMillis {
+        if Self.elapsed(from: window.startMillis, to: nowMillis) < intervalMillis {
             window.suppressed += 1
             windows[key] = window
             return .suppress
         }
         windows[key] = Window(startMillis: nowMillis, suppressed: 0)
         return .log(suppressed: window.suppressed)
+    }
+
+    /// Milliseconds from `start` to `now`, saturating instead of trapping for any two times.
+    private static func elapsed(from start: Int64, to now: Int64) -> Int64 {
+        let (difference, overflow) = now.subtractingReportingOverflow(start)
+        return overflow ? (now < start ? .min : .max) : difference
     }
 }
