@@ -8,7 +8,7 @@
 public struct ReceiptStatistics: Sendable {
     /// Distinct values kept apart per field.
     public static let maximumDistinctValues = 1000
-    /// Receipt ids told apart exactly by default (about 70 MB of hashes at most).
+    /// Receipt ids told apart exactly by default (at most about 100 MB of hashes).
     public static let defaultDistinctLimit = 4_000_000
     /// Attempts at or above this count together.
     public static let attemptsCap = 50

@@ -1,5 +1,6 @@
 -- Receipt records read in [from, to), copies included, and how many of them were copies of a receipt counted
--- once (receipts stats: copies.dropped), for every run. Exact when from and to are whole minutes.
+-- once (receipts stats: copies.dropped), for every run. Records count per minute of their own receipt time, a
+-- receipt at its first copy's: with whole-minute bounds, off only by the copies that straddle from or to.
 SELECT records, records - distinctReceipts AS copiesDropped
 FROM
 (
