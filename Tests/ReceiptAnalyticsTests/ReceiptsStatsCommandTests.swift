@@ -1,4 +1,3 @@
-import Essentials
 import Foundation
 import Kafka
 import PushCore
@@ -82,7 +81,7 @@ import Testing
         }
 
         try await Self.expectTheReportRendersTheSameNumbers(html, json: json)
-        try await Self.expectTheWarehouseQueriesAgree(json, directory: directory)
+        try await Self.expectTheWarehouseQueriesAgree(json)
         _ = try await broker.terminate()
     }
 
@@ -150,24 +149,13 @@ import Testing
     /// The kit's DDL and queries in embedded ClickHouse, on the same records, agree with the command: the same
     /// distinct counts, the same copies dropped, and the same copy kept of each (the per-minute series and the
     /// latencies would differ otherwise).
-    static func expectTheWarehouseQueriesAgree(_ json: JSONValue, directory: URL) async throws {
-        let file = directory.appending(path: "records.jsonl")
-        let records = receipts.records.map { record in
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.field("topic", "push.receipts")
-            writer.field("partition", Int(record.partition))
-            writer.field("offset", Int(record.offset))
-            writer.field("timestampMs", .null)
-            writer.field("value", record.line)
-            writer.endObject()
-            return writer.text
-        }
-        try Data(records.joined(separator: "\n").utf8).write(to: file)
-        let result = try await ChildProcessResult.run(
-            Repository.python, [Repository.path("deploy/analytics/chdb_check.py").path, "--records", file.path])
-        try #require(result.status == 0, "chdb_check: \(result.stderr.suffix(2000))")
-        let warehouse = try JSONParser.parse(Array(result.stdout.utf8))
+    static func expectTheWarehouseQueriesAgree(_ json: JSONValue) async throws {
+        let warehouse = try await AnalyticsKit.report(
+            receipts.records.map { record in
+                AnalyticsKit.Record(
+                    topic: "push.receipts", partition: record.partition, offset: record.offset, timestampMillis: nil,
+                    value: record.line)
+            })
         #expect(number(warehouse["total"]) == number(json["total"]))
         #expect(number(warehouse["copies"]?["dropped"]) == number(json["copies"]?["dropped"]))
         #expect(counts(warehouse["byStatus"]) == counts(json["byStatus"]))

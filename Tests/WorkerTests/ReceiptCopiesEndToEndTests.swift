@@ -78,27 +78,14 @@ import Testing
         return try JSONParser.parse(Array(result.stdout.utf8))
     }
 
-    /// The kit's answer on `records` (chdb_check.py with their topic positions and timestamps).
+    /// The kit's answer on `records`, with their topic positions and timestamps.
     static func warehouse(_ records: [KafkaRecord]) async throws -> JSONValue {
-        let file = FileManager.default.temporaryDirectory.appending(path: "receipt-records-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let lines = records.map { record in
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.field("topic", record.topic)
-            writer.field("partition", Int(record.partition))
-            writer.field("offset", Int(record.offset))
-            writer.key("timestampMs")
-            if let timestamp = record.timestampMilliseconds { writer.integer(timestamp) } else { writer.null() }
-            writer.field("value", String(decoding: record.value, as: UTF8.self))
-            writer.endObject()
-            return writer.text
-        }
-        try Data(lines.joined(separator: "\n").utf8).write(to: file)
-        let result = try await ChildProcessResult.run(
-            Repository.python, [Repository.path("deploy/analytics/chdb_check.py").path, "--records", file.path])
-        try #require(result.status == 0, "chdb_check: \(result.stderr.suffix(2000))")
-        return try JSONParser.parse(Array(result.stdout.utf8))
+        try await AnalyticsKit.report(
+            records.map { record in
+                AnalyticsKit.Record(
+                    topic: record.topic, partition: record.partition, offset: record.offset,
+                    timestampMillis: record.timestampMilliseconds, value: String(decoding: record.value, as: UTF8.self))
+            })
     }
 
     static func number(_ value: JSONValue?) -> Double? {

@@ -12,7 +12,9 @@ query's wall time.
 
 import argparse
 import json
+import pathlib
 import random
+import sys
 import tempfile
 import time
 
@@ -20,32 +22,21 @@ from chdb import session
 
 import chdb_check
 
-STATUSES = ["delivered"] * 80 + ["skipped"] * 8 + ["invalid_token", "rejected", "expired", "dead_lettered"] * 3
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "local"))
+import bench_receipts  # noqa: E402  (deploy/local: the receipts generator of the stats benchmark)
+
 START_MS = 1_795_953_600_000  # 2026-11-29T12:00:00Z
 
 
-def receipt(index, rng, sent_ms, worker):
-    status = rng.choice(STATUSES)
-    sent = status not in ("skipped", "expired")
-    return {
-        "receiptId": f"receipt-{index}",
-        "messageId": f"m-{index}",
-        "room": f"r-{index % 977}",
-        "type": rng.choice(["text", "image", "video", "call"]),
-        "userId": f"u-{index % 100_003}",
-        "platform": rng.choice(["apns", "apns-voip", "fcm"]),
-        "tokenHash": "sha256:" + "%064x" % index,
-        "status": status,
-        "reason": None if status == "delivered" else "reason-%d" % (index % 5),
-        "providerMessageId": None,
-        "attempts": rng.randint(1, 3) if sent else 0,
-        "source": {"topic": "chat.messages", "partition": index % 12, "offset": index},
-        "eventTime": None,
-        "sentAt": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sent_ms / 1000)) + ".%03dZ" % (sent_ms % 1000),
-        "latencyMs": round(rng.uniform(1, 500), 3) if sent else None,
-        "replayRunId": "run-a" if index % 10 == 0 else None,
-        "worker": worker,
-    }
+def receipt(index, sent_ms, worker):
+    """Receipt `index` as deploy/local/bench_receipts.py draws it (seeded by its index, so a copy has the same
+    outcome), with its receiptId, `sent_ms` and `worker`."""
+    value = json.loads(bench_receipts.receipt(index, random.Random(index), 0))
+    value["receiptId"] = f"receipt-{index}"
+    value["sentAt"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sent_ms / 1000)) + ".%03dZ" % (sent_ms % 1000)
+    value["replayRunId"] = "run-a" if index % 10 == 0 else None
+    value["worker"] = worker
+    return value
 
 
 def records(count, copy_share, seed=7):
@@ -61,12 +52,12 @@ def records(count, copy_share, seed=7):
 
     statuses = {}
     for index in range(count):
-        value = receipt(index, random.Random(index), START_MS + index * 3, "w-0")
+        value = receipt(index, START_MS + index * 3, "w-0")
         statuses[value["status"]] = statuses.get(value["status"], 0) + 1
         add(index, value)
     copied = rng.sample(range(count), int(count * copy_share))
     for index in copied:
-        add(index, receipt(index, random.Random(index), START_MS + index * 3 + 60_000, "w-1"))
+        add(index, receipt(index, START_MS + index * 3 + 60_000, "w-1"))
     return out, statuses, len(copied)
 
 
