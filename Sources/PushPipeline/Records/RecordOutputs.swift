@@ -14,7 +14,7 @@ struct RecordOutputs {
         eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
         narrow: ([Int]) -> [UInt8], nowMillis: Int64
     ) -> [OutputRecord] {
-        let replayRunId = record.headers.text(FailureHeaders.replayRunId)
+        let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
         var outputs: [OutputRecord] = []
         var retrying: [(Int, DeliveryFailure, Int64)] = []
@@ -23,7 +23,8 @@ struct RecordOutputs {
             var receipt = Receipt(
                 messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
                 providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
-                sentAtMicros: nil, latencyMillis: nil, replayRunId: replayRunId, worker: settings.worker)
+                sentAtMicros: nil, latencyMillis: nil, replayRunId: carried.replayRunId, worker: settings.worker)
+            receipt.traceParent = carried.traceParent
             switch result {
             case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
                 receipt.status = status
@@ -54,7 +55,7 @@ struct RecordOutputs {
             outputs.append(
                 OutputRecord(
                     topic: route.topic, key: record.key, value: narrow(retrying.map(\.0)),
-                    headers: headers(failure, source, retryDueMillis: route.takeUpMillis)
+                    headers: headers(failure, source, retryDueMillis: route.takeUpMillis) + carried.headers
                         + Self.notBefore(route.notBeforeMillis)))
         }
         var reasons: [DeadLetterReason] = []
@@ -65,7 +66,7 @@ struct RecordOutputs {
             outputs.append(
                 OutputRecord(
                     topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.0)),
-                    headers: headers(failure, source)))
+                    headers: headers(failure, source) + carried.headers))
         }
         return outputs
     }
@@ -86,13 +87,14 @@ struct RecordOutputs {
         [
             OutputRecord(
                 topic: settings.deadLetterTopic, key: record.key, value: record.value,
-                headers: headers(failure, source))
+                headers: headers(failure, source) + CarriedHeaders(of: record, settings: settings).headers)
         ]
     }
 
     /// The same retry record again on the tier that covers the rest of its wait, when `record` comes from a
     /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due. A wait beyond
-    /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever.
+    /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever. Only the headers
+    /// the worker writes on a retry record go along, each bounded to `OutputLimits.headerValueBytes`.
     func movingOn(_ record: InputRecord, nowMillis: Int64) -> OutputRecord? {
         guard settings.isRetryTopic(record.topic),
             let notBefore = record.headers.text(FailureHeaders.retryNotBefore).flatMap({ Int64($0) }),
@@ -100,8 +102,8 @@ struct RecordOutputs {
         else { return nil }
         let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds)
         let route = settings.retryTiers.route(dueMillis: min(notBefore, latest), nowMillis: nowMillis)
-        let kept = record.headers.filter {
-            $0.name != FailureHeaders.retryDue && $0.name != FailureHeaders.retryNotBefore
+        let kept = record.headers.filter { FailureHeaders.movedOn.contains($0.name) }.map {
+            RecordHeader($0.name, text: OutputLimits.bounded(String(decoding: $0.value, as: UTF8.self)))
         }
         return OutputRecord(
             topic: route.topic, key: record.key, value: record.value,

@@ -86,6 +86,7 @@ public enum ReplayService {
             onUndecodable: { tally.update { $0.undecodable += 1 } })
         var settings = configuration.pipeline
         settings.group = "push-worker-replay"
+        settings.replayRunId = options.runId
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
             retryPolicy: configuration.retryDelays,
