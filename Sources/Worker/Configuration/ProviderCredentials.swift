@@ -52,6 +52,9 @@ public struct ProviderCredentials: Sendable {
             } catch {
                 throw error.naming("FCM_SERVICE_ACCOUNT_FILE")
             }
+            if let problem = BaseURL.problem(with: account.tokenURI) {
+                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(problem)")
+            }
             do {
                 try WorkerConfiguration.checkTransport(
                     of: account.tokenURI, variable: "token_uri", allowsHTTP: configuration.allowsInsecureHTTP)

@@ -129,14 +129,11 @@ struct SettingReader {
         }
     }
 
-    /// An `https://` URL (or `http://` when `allowsHTTP`), without trailing slashes.
+    /// An `https://` URL (or `http://` when `allowsHTTP`) as `BaseURL` checks it, without trailing slashes.
     func url(_ name: String, default defaultValue: String, allowsHTTP: Bool) throws(InvalidSetting) -> String {
         guard var value = optional(name) else { return defaultValue }
-        guard value.hasPrefix("https://") || value.hasPrefix("http://"),
-            value.split(separator: "/", omittingEmptySubsequences: true).count >= 2,
-            !value.contains(where: \.isWhitespace)
-        else {
-            throw InvalidSetting(variable: name, reason: "'\(value)' is not an https URL like https://host:port")
+        if let problem = BaseURL.problem(with: value) {
+            throw InvalidSetting(variable: name, reason: "'\(value)' \(problem)")
         }
         try WorkerConfiguration.checkTransport(of: value, variable: name, allowsHTTP: allowsHTTP)
         while value.hasSuffix("/") { value.removeLast() }
