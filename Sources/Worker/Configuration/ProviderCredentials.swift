@@ -70,9 +70,9 @@ public struct ProviderCredentials: Sendable {
         -> [UInt8]
     {
         do {
-            return try files.contents(of: path)
+            return try files.contents(of: path, kind: .credentials)
         } catch {
-            throw InvalidSetting(variable: variable, reason: "cannot read \(path)")
+            throw InvalidSetting(variable: variable, reason: "cannot read \(error)")
         }
     }
 }

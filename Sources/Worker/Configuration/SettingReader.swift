@@ -20,7 +20,7 @@ struct SettingReader {
         if let path = configFile {
             let bytes: [UInt8]
             do {
-                bytes = try files.contents(of: path)
+                bytes = try files.contents(of: path, kind: .configuration)
             } catch {
                 throw InvalidSetting(variable: "--config", reason: "cannot read \(error)")
             }
