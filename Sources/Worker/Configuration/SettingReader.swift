@@ -13,8 +13,9 @@ struct SettingReader {
         self.variables = variables
     }
 
-    /// The environment with the `--config` file's `NAME=value` lines under it (the environment wins); the error
-    /// names `--config` and what is wrong with the file.
+    /// The environment with the `--config` file's `NAME=value` lines under it (the environment wins), and every
+    /// secret's `_FILE` form read (`SecretFiles`); the error names `--config` and what is wrong with the file, or
+    /// the `_FILE` variable.
     init(environment: [String: String], configFile: String?, files: some FileReading) throws(InvalidSetting) {
         var variables: [String: String] = [:]
         if let path = configFile {
@@ -26,7 +27,8 @@ struct SettingReader {
             }
             variables = try EnvironmentFile.parse(String(decoding: bytes, as: UTF8.self), path: path)
         }
-        self.variables = variables.merging(environment) { _, fromEnvironment in fromEnvironment }
+        self.variables = try SecretFiles.resolve(
+            variables.merging(environment) { _, fromEnvironment in fromEnvironment }, files: files)
     }
 
     /// `LOG_LEVEL`: a level name, case-insensitive, `warn` meaning `warning`; `defaultLevel` when unset or empty.
