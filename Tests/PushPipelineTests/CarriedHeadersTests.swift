@@ -84,6 +84,10 @@ import Testing
             #expect(output.header("x-replay-run-id") == "run-1")
             #expect(output.header("x-other") == nil)
         }
+        let logged = harness.observer.all.compactMap { event -> String? in
+            if case .handedOff(_, _, "m1", let trace, _) = event { trace } else { nil }
+        }
+        #expect(logged == [Self.traceParent])
     }
 
     @Test func aMalformedTraceParentIsNotCarried() async {

@@ -145,6 +145,14 @@ public final class ObservabilityObserver: PipelineObserver {
                     "provider refused credentials",
                     metadata: ["push.provider": .string(provider.rawValue), "error": .string(reason)])
             }
+        case .handedOff(let partition, let offset, let messageId, let traceParent, let topics):
+            var metadata: [String: LogMetadataValue] = [
+                "kafka.topic": .string(partition.topic), "kafka.partition": .init(Int(partition.partition)),
+                "kafka.offset": .init(Int(offset)), "push.message_id": .string(messageId),
+                "push.output_topics": .string(topics.joined(separator: ",")),
+            ]
+            if let traceParent { metadata["trace.parent"] = .string(traceParent) }
+            logger.info("devices handed to the retry or dead-letter topic", metadata: metadata)
         case .retryScheduled(let attempts):
             logger.debug("handed to the retry topic", metadata: ["push.attempts": .init(attempts)])
         case .retryMovedOn(let from, let to):

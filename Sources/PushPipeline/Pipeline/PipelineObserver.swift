@@ -15,6 +15,9 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A retry record taken up before its `x-retry-not-before` moved on, unsent, from one tier's topic to another's.
     case retryMovedOn(from: String, to: String)
     case deadLettered(reason: DeadLetterReason)
+    /// Some devices of message `messageId` (read at `offset` of `partition`) went to the retry or dead-letter topics
+    /// (`topics`); `traceParent` is the record's W3C trace context, so the message can be followed across systems.
+    case handedOff(TopicPartition, offset: Int64, messageId: String, traceParent: String?, topics: [String])
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
     /// Records were at `maxInFlightRecords`: the run loop waited for one to end instead of polling.
