@@ -40,6 +40,18 @@ import Testing
         #expect(outputBytes <= 8 * recordBytes)
     }
 
+    /// The fuzzer's hostile provider answered a 200 with a 70 KB FCM name: every such receipt was 70 KB.
+    @Test func aProvidersLongMessageIdOrReasonIsCutInTheReceipt() async {
+        let harness = Harness()
+        let huge = String(repeating: "n", count: 70_000)
+        harness.sender.script("m1/a", [.delivered(providerMessageId: huge)])
+        harness.sender.script("m1/b", [.rejected(status: 400, reason: huge)])
+        harness.source.add([record("m1;a,b", offset: 0)])
+        #expect(await harness.run(untilStored: 1))
+        #expect(harness.sink.records(on: "receipts").count == 2)
+        #expect(harness.sink.records(on: "receipts").allSatisfy { $0.value.count < 2048 })
+    }
+
     @Test func anInputRecordsRunIdIsNotTaken() {
         let input = record("m1;a", offset: 0, headers: [RecordHeader("x-replay-run-id", text: "forged")])
         #expect(CarriedHeaders(of: input, settings: Harness().settings).replayRunId == nil)

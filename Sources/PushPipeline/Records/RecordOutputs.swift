@@ -28,11 +28,14 @@ struct RecordOutputs {
             switch result {
             case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
                 receipt.status = status
-                receipt.reason = reason
+                receipt.reason = reason.map { OutputLimits.bounded($0) }
                 receipt.attempts = attempts
                 receipt.sentAtMicros = attempt?.sentAtMicros
                 receipt.latencyMillis = attempt?.latencyMillis
-                if case .delivered(let id) = attempt?.outcome { receipt.providerMessageId = id }
+                // The provider's words (an apns-id header, an FCM name): a hostile answer's 70 KB are cut to 1 KB.
+                if case .delivered(let id) = attempt?.outcome {
+                    receipt.providerMessageId = id.map { OutputLimits.bounded($0) }
+                }
                 if status == .invalidToken {
                     outputs.append(
                         invalidTokenRecord(
@@ -77,7 +80,8 @@ struct RecordOutputs {
     {
         let record = InvalidTokenRecord(
             platform: device.platform, token: device.token, tokenHash: device.tokenHash, userId: device.userId,
-            app: device.app, reason: reason ?? "invalid_token", invalidSinceMillis: sinceMillis, messageId: messageId,
+            app: device.app, reason: OutputLimits.bounded(reason ?? "invalid_token"), invalidSinceMillis: sinceMillis,
+            messageId: messageId,
             worker: settings.worker)
         return OutputRecord(topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
     }
