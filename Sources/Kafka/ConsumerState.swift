@@ -20,6 +20,9 @@ struct ConsumerState: Sendable {
     var health: ConsumerHealth?
     /// Commit answers so far.
     var commits = CommitCounts()
+    /// Per partition, the offset at which the consumer last reached its end (`enable.partition.eof=true` only):
+    /// past any transaction marker, which is never handed out as a record.
+    var ends: [TopicPartition: Int64] = [:]
 
     mutating func assign(_ partitions: [TopicPartition]) {
         assignment.formUnion(partitions)

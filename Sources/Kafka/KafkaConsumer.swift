@@ -148,7 +148,11 @@ public final class KafkaConsumer: Sendable {
                 let code = message.pointee.err
                 if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                     records.append(KafkaRecord(message: message))
-                } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                } else if code == RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                    let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+                    let end = message.pointee.offset
+                    context.state.withLock { $0.ends[TopicPartition(topic, message.pointee.partition)] = end }
+                } else {
                     context.reportConsumeError(handle: client.handle, message: message)
                 }
             }
@@ -238,6 +242,11 @@ public final class KafkaConsumer: Sendable {
 
     /// Group and broker state from the latest statistics (`statistics.interval.ms`); nil before the first.
     public var health: ConsumerHealth? { context.state.withLock { $0.health } }
+
+    /// Per partition, the offset at which `poll` last reached its end, when `enable.partition.eof` is `true`:
+    /// every record before it was handed out, and a partition whose last offset is a transaction marker (never
+    /// handed out as a record) still ends here.
+    public var reachedEnds: [TopicPartition: Int64] { context.state.withLock { $0.ends } }
 
     /// Commit answers (automatic or explicit) since the consumer started.
     public var commits: CommitCounts { context.state.withLock { $0.commits } }

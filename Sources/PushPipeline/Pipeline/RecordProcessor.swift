@@ -188,6 +188,16 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map { $0.target }, results)),
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
+            let handedOff = produced.map(\.topic).filter {
+                $0 == outputs.settings.deadLetterTopic || outputs.settings.isRetryTopic($0)
+            }
+            if !handedOff.isEmpty {
+                observer.observe(
+                    .handedOff(
+                        record.topicPartition, offset: record.offset, messageId: event.messageId,
+                        traceParent: CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description,
+                        topics: handedOff))
+            }
         }
         return produced
     }

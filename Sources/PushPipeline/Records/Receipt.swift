@@ -60,6 +60,8 @@ public struct Receipt: Sendable, Equatable {
     public var sentAtMicros: Int64?
     public var latencyMillis: Double?
     public var replayRunId: String?
+    /// The input record's W3C trace context, when it had a well-formed one.
+    public var traceParent: TraceParent?
     public var worker: String
 
     /// The id every copy of this receipt shares (see `ReceiptID`).
@@ -98,6 +100,7 @@ public struct Receipt: Sendable, Equatable {
             writer.null()
         }
         writer.optional("replayRunId", replayRunId)
+        if let traceParent { writer.field("traceparent", traceParent.description) }
         writer.field("worker", worker)
         writer.endObject()
         return writer.bytes

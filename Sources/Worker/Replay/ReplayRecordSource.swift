@@ -4,13 +4,13 @@ import Synchronization
 import TopicWindow
 
 /// The record-source port for a replay: a window of one topic read by explicit assignment (never the live
-/// group, nothing committed). Each record gets the run's `x-replay-run-id` and loses the failure headers
-/// of an earlier run (`x-attempts`, `x-first-failure`, `x-retry-due`): attempt counters start again. Its
-/// `x-source-*` headers stay, so receipts name the original input position.
+/// group, nothing committed). Each record loses the failure headers of an earlier run (`x-attempts`,
+/// `x-first-failure`, `x-retry-due`) and its `x-replay-run-id` (the run's own id goes to the outputs through
+/// `PipelineSettings.replayRunId`): attempt counters start again. Its `x-source-*` headers stay, so receipts name
+/// the original input position.
 public final class ReplayRecordSource: RecordSource {
     private let reader: TopicWindowReader
     private let windows: [PartitionWindow]
-    private let runId: String
     private let progress = Mutex(Progress())
 
     private struct Progress {
@@ -25,10 +25,9 @@ public final class ReplayRecordSource: RecordSource {
         FailureHeaders.attempts, FailureHeaders.firstFailure, FailureHeaders.retryDue, FailureHeaders.replayRunId,
     ]
 
-    public init(reader: TopicWindowReader, windows: [PartitionWindow], runId: String) {
+    public init(reader: TopicWindowReader, windows: [PartitionWindow]) {
         self.reader = reader
         self.windows = windows
-        self.runId = runId
     }
 
     /// Whether every window was read and every record handed out is done (its offset stored).
@@ -72,7 +71,6 @@ public final class ReplayRecordSource: RecordSource {
             return []
         }
         let records = try await reader.poll(maxRecords: maxRecords, timeout: timeout)
-        let runHeader = RecordHeader(FailureHeaders.replayRunId, text: runId)
         progress.withLock { progress in
             for record in records { progress.handedOut[record.partition] = record.nextOffset }
         }
@@ -82,7 +80,7 @@ public final class ReplayRecordSource: RecordSource {
                 value: record.value,
                 headers: record.headers.filter { !Self.droppedHeaders.contains($0.name) }.map {
                     RecordHeader($0.name, $0.value ?? [])
-                } + [runHeader],
+                },
                 timestampMillis: record.timestampMilliseconds)
         }
     }

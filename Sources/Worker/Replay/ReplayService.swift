@@ -64,7 +64,7 @@ public enum ReplayService {
                 + (delivered.map { ", \($0.count) earlier receipts to skip" } ?? "")
                 + (options.dryRun ? " (dry run)" : ""))
 
-        let source = ReplayRecordSource(reader: reader, windows: windows, runId: options.runId)
+        let source = ReplayRecordSource(reader: reader, windows: windows)
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
             ? SkippingKnownInvalidTokens(inner: stages.planner, table: try await invalidTokens(configuration))
@@ -86,6 +86,7 @@ public enum ReplayService {
             onUndecodable: { tally.update { $0.undecodable += 1 } })
         var settings = configuration.pipeline
         settings.group = "push-worker-replay"
+        settings.replayRunId = options.runId
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
             retryPolicy: configuration.retryDelays,
