@@ -54,7 +54,7 @@ public final class ObservabilityObserver: PipelineObserver {
         for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
         _ = (
             metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
-            metrics.devicesInFlight, metrics.inFlightLimitWaits
+            metrics.devicesInFlight, metrics.inFlightLimitWaits, metrics.recordsWaitingDue
         )
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
     }
@@ -90,6 +90,8 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.retryHandoffs.increment()
         case .waitedForRoom:
             metrics.inFlightLimitWaits.increment()
+        case .waitingForDueTime(let count):
+            metrics.recordsWaitingDue.set(count)
         case .retryMovedOn(let from, let to):
             metrics.retryTierMoves(from: from, to: to).increment()
         case .deadLettered(let reason):
@@ -137,7 +139,7 @@ public final class ObservabilityObserver: PipelineObserver {
     private func log(_ event: PipelineEvent) {
         switch event {
         case .offsetStored, .polled, .sendStarted, .receipt, .endToEnd, .deadLettered, .produceRecovered,
-            .waitedForRoom:
+            .waitedForRoom, .waitingForDueTime:
             break
         case .sent(let provider, let outcome, _):
             if case .credentials(_, let reason) = outcome {

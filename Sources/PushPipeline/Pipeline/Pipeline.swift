@@ -36,7 +36,10 @@ public actor Pipeline<Request: Sendable> {
     private var core: PipelineCore {
         didSet {
             inFlightMirror.store(core.inFlight, ordering: .relaxed)
-            waitingMirror.store(core.waitingForDueTime, ordering: .relaxed)
+            let waiting = core.waitingForDueTime
+            if waitingMirror.exchange(waiting, ordering: .relaxed) != waiting {
+                observer.observe(.waitingForDueTime(waiting))
+            }
         }
     }
     private let inFlightMirror = Atomic<Int>(0)
