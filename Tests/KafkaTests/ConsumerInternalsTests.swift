@@ -17,6 +17,22 @@ import Testing
         #expect(state.paused.isEmpty)
     }
 
+    @Test func recordsOfPartitionsNotOwnedOrRevokingAreNeverHandedOut() {
+        var state = ConsumerState()
+        state.assign([first, second])
+        state.revoking = [second]
+        func record(_ partition: TopicPartition) -> KafkaRecord {
+            KafkaRecord(topic: partition.topic, partition: partition.partition, offset: 0, key: nil, value: [])
+        }
+        #expect(state.mayHandOut(record(first)))
+        #expect(!state.mayHandOut(record(second)))
+        #expect(!state.mayHandOut(record(TopicPartition("t", 2))))
+        // Nor is a revoking partition paused or resumed: it is about to go.
+        #expect(state.pause([first, second]) == [first])
+        state.unassign([second])
+        #expect(state.revoking.isEmpty)
+    }
+
     @Test func losingAPartitionForgetsItsPauseStoredOffsetAndLag() {
         var state = ConsumerState()
         state.assign([first, second])
