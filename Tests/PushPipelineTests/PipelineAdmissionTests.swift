@@ -24,8 +24,10 @@ import Testing
                         ])
                 })
         }
-        harness.source.add((0..<3).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
         let running = harness.start()
+        #expect(await eventually { harness.source.snapshot.paused.count == 2 })
+        // Fresh events arrive once the retry records were consumed, as after a restart.
+        harness.source.add((0..<3).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
         #expect(await eventually { harness.stored() == 3 })
         #expect(harness.receipts().count == 3)
         #expect(running.0.recordsWaitingForDueTime == 2)
