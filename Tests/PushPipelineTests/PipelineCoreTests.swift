@@ -33,6 +33,20 @@ import Testing
         actions.compactMap { if case .start(let record, _, _) = $0 { record.offset } else { nil } }
     }
 
+    /// A core with `assigned` assigned, `m0;a` (offset 0 of `chat`) running, and `chat` revoking.
+    func revokingWhileOneRuns(assigned: [TopicPartition] = [chat]) -> (PipelineCore, running: InputRecord) {
+        var core = core()
+        let first = record("m0;a", offset: 0)
+        _ = core.handle(poll([.assigned(assigned)], [first]))
+        _ = core.handle(poll([.revoking([Self.chat])]))
+        return (core, first)
+    }
+
+    /// The actions of `first` ending done while its partition revokes: its store, then the revoke's end.
+    static let storedThenFinished: [PipelineCore.Action] = [
+        .store(chat, 1), .finishRevoke([chat], unfinished: 0),
+    ]
+
     func retryRecord(offset: Int64, dueInMillis: Int64) -> InputRecord {
         let due = Self.now / 1000 + dueInMillis
         return record(
@@ -67,23 +81,14 @@ import Testing
     }
 
     @Test func aRevokeWaitsForRunningWorkThenStoresItsOffsetBeforeFinishing() {
-        var core = core()
-        let first = record("m0;a", offset: 0)
-        let actions = core.handle(poll([.assigned([Self.chat])], [first]))
-        #expect(started(actions) == [0])
-        #expect(core.handle(poll([.revoking([Self.chat])])).isEmpty)
-        #expect(
-            core.handle(.ended(ticket(first), done: true)) == [
-                .store(Self.chat, 1), .finishRevoke([Self.chat], unfinished: 0),
-            ])
+        var (core, first) = revokingWhileOneRuns()
+        #expect(core.inFlight == 1)
+        #expect(core.handle(.ended(ticket(first), done: true)) == Self.storedThenFinished)
         #expect(core.isIdle)
     }
 
     @Test func workFinishingAfterTheRevokeGaveUpStoresNothing() {
-        var core = core()
-        let first = record("m0;a", offset: 0)
-        _ = core.handle(poll([.assigned([Self.chat])], [first]))
-        _ = core.handle(poll([.revoking([Self.chat])]))
+        var (core, first) = revokingWhileOneRuns()
         let timeout = settings.revokeDrainTimeout.wholeMilliseconds * 1000
         #expect(core.handle(.tick(nowMicros: Self.now + timeout - 1, breakersOpen: false)).isEmpty)
         #expect(
@@ -96,10 +101,7 @@ import Testing
     }
 
     @Test func workOfAnEarlierAssignmentNeverStoresIntoTheNewOne() {
-        var core = core()
-        let old = record("m0;a", offset: 0)
-        _ = core.handle(poll([.assigned([Self.chat])], [old]))
-        _ = core.handle(poll([.revoking([Self.chat])]))
+        var (core, old) = revokingWhileOneRuns()
         let timeout = settings.revokeDrainTimeout.wholeMilliseconds * 1000
         _ = core.handle(.tick(nowMicros: Self.now + timeout, breakersOpen: false))
         // The group gives the partition back; the next owner's position is offset 0 again.
@@ -144,33 +146,22 @@ import Testing
     }
 
     @Test func revokingPartitionsAreNeitherPausedNorResumed() {
-        var core = core()
-        let first = record("m0;a", offset: 0)
-        _ = core.handle(poll([.assigned([Self.chat, Self.other])], [first]))
-        _ = core.handle(poll([.revoking([Self.chat])]))
+        var (core, _) = revokingWhileOneRuns(assigned: [Self.chat, Self.other])
         #expect(core.handle(.tick(nowMicros: Self.now, breakersOpen: true)) == [.pause([Self.other])])
     }
 
     // MARK: Shutdown
 
     @Test func shutdownDuringARevokeStillStoresAndFinishesItWhenTheWorkEnds() {
-        var core = core()
-        let first = record("m0;a", offset: 0)
-        _ = core.handle(poll([.assigned([Self.chat, Self.other])], [first]))
-        _ = core.handle(poll([.revoking([Self.chat])]))
+        var (core, first) = revokingWhileOneRuns(assigned: [Self.chat, Self.other])
         #expect(core.handle(.shutdown) == [.pause([Self.other])])
         #expect(!core.isIdle)
-        #expect(
-            core.handle(.ended(ticket(first), done: true)) == [
-                .store(Self.chat, 1), .finishRevoke([Self.chat], unfinished: 0),
-            ])
+        #expect(core.handle(.ended(ticket(first), done: true)) == Self.storedThenFinished)
         #expect(core.isIdle)
     }
 
     @Test func shutdownDuringARevokeFinishesItWhenTheGracePeriodIsOver() {
-        var core = core()
-        _ = core.handle(poll([.assigned([Self.chat])], [record("m0;a", offset: 0)]))
-        _ = core.handle(poll([.revoking([Self.chat])]))
+        var (core, _) = revokingWhileOneRuns()
         _ = core.handle(.shutdown)
         #expect(core.handle(.graceExpired) == [.finishRevoke([Self.chat], unfinished: 1)])
         #expect(core.handle(.graceExpired).isEmpty)

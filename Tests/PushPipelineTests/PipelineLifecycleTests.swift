@@ -26,14 +26,8 @@ import Testing
     @Test func aRevokeDrainGivesUpAfterItsTimeoutWithoutStoringUnfinishedRecords() async {
         var harness = Harness()
         harness.settings.revokeDrainTimeout = .seconds(3)
-        harness.sender.hold("m0/a")
-        harness.source.add([record("m0;a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        harness.source.revokeOnNextPoll([TopicPartition("chat", 0)])
-        #expect(await eventually { harness.observer.all.contains(.polled(topic: "chat", count: 1)) })
         let started = harness.clock.nowMillis()
-        #expect(await harness.eventuallyAdvancing { harness.source.snapshot.revokeDone })
+        let running = await harness.startAndAbandonTheOnlySendOnRevoke()
         #expect(harness.clock.nowMillis() - started >= 3_000)
         #expect(harness.stored() == nil)
         #expect(harness.observer.all.contains(.revoked([TopicPartition("chat", 0)], unfinished: 1)))
@@ -63,12 +57,7 @@ import Testing
     @Test func aPartitionAssignedAgainStartsAfreshFromWhatWasCommitted() async {
         var harness = Harness()
         harness.settings.revokeDrainTimeout = .seconds(1)
-        harness.sender.hold("m0/a")
-        harness.source.add([record("m0;a", offset: 0)])
-        let running = harness.start()
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        harness.source.revokeOnNextPoll([TopicPartition("chat", 0)])
-        #expect(await harness.eventuallyAdvancing { harness.source.snapshot.revokeDone })
+        let running = await harness.startAndAbandonTheOnlySendOnRevoke()
         // The partition comes back: offset 0 was never stored, so it comes again, after the abandoned send of its
         // room (room order holds across assignments).
         harness.source.assignAgain(TopicPartition("chat", 0), from: 0)
@@ -122,5 +111,19 @@ import Testing
         harness.source.add([record("m0;a", offset: 0)])
         _ = await running.1.value
         #expect(harness.stored() == nil)
+    }
+}
+
+extension Harness {
+    /// Starts the pipeline on `m0;a` with its send held, revokes `chat` partition 0 and moves the clock on until the
+    /// revoke's drain gave up on that send; the running pipeline.
+    fileprivate func startAndAbandonTheOnlySendOnRevoke() async -> (Pipeline<String>, Task<PipelineStop, Never>) {
+        sender.hold("m0/a")
+        source.add([record("m0;a", offset: 0)])
+        let running = start()
+        #expect(await eventually { sender.sent.contains("m0/a") })
+        source.revokeOnNextPoll([TopicPartition("chat", 0)])
+        #expect(await eventuallyAdvancing { source.snapshot.revokeDone })
+        return running
     }
 }
