@@ -341,7 +341,13 @@ public final class KafkaConsumer: Sendable {
         }
         if alreadyClosed { return true }
         let closed = try? await pollQueue.blocking { () throws(KafkaError) in
-            ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
+            // A revoke the application never finished would hold the close up: let those partitions go first.
+            let (pending, eager) = context.state.withLock { (Array($0.revoking), $0.revokingEagerly) }
+            if !pending.isEmpty {
+                context.commitStored(handle: client.handle, partitions: pending)
+                context.unassign(pending, handle: client.handle, cooperative: !eager)
+            }
+            return ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
         }
         return closed ?? false
     }

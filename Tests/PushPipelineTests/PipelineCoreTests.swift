@@ -123,6 +123,13 @@ import Testing
         #expect(core.isIdle)
     }
 
+    @Test func aRevokeWhosePartitionIsLostMeanwhileIsFinishedAtOnce() {
+        var (core, first) = revokingWhileOneRuns()
+        #expect(core.handle(poll([.lost([Self.chat])])) == [.finishRevoke([Self.chat], unfinished: 0)])
+        #expect(core.handle(.ended(ticket(first), done: true)).isEmpty)
+        #expect(core.isIdle)
+    }
+
     @Test func aRevokedPartitionsQueuedRoomRecordsAreDroppedAndTheRoomGoesOn() {
         var core = core()
         let head = record("m0;a", offset: 0, partition: 1)
@@ -223,6 +230,22 @@ import Testing
         let actions = core.handle(.tick(nowMicros: Self.now + 60_000_000, breakersOpen: false))
         #expect(actions == [.start(waiting, ticket(waiting), inLane: false), .resume([Self.retry])])
         #expect(core.handle(.ended(ticket(waiting), done: true)) == [.store(Self.retry, 6)])
+    }
+
+    /// librdkafka 2.0.2's pause moves the fetch position to one past the last record handed out: a pause between the
+    /// resume and the records sought back to would skip them, and their offsets would be stored past them.
+    @Test func aPauseBeforeTheSoughtBackRecordsCameAgainSeeksThereAgain() {
+        var core = core()
+        let waiting = retryRecord(offset: 5, dueInMillis: 60_000)
+        _ = core.handle(poll([.assigned([Self.retry])], [waiting, retryRecord(offset: 6, dueInMillis: 60_000)]))
+        _ = core.handle(.tick(nowMicros: Self.now + 60_000_000, breakersOpen: false))
+        #expect(
+            core.handle(.tick(nowMicros: Self.now + 60_000_000, breakersOpen: true)) == [
+                .pause([Self.retry]), .seek(Self.retry, 6),
+            ])
+        _ = core.handle(.tick(nowMicros: Self.now + 60_000_000, breakersOpen: false))
+        _ = core.handle(poll([], [retryRecord(offset: 6, dueInMillis: 0)]))
+        #expect(core.handle(.tick(nowMicros: Self.now + 60_000_000, breakersOpen: true)) == [.pause([Self.retry])])
     }
 
     @Test func aRetryRecordAlreadyDueStartsAtOnceOutsideTheRoomLanes() {

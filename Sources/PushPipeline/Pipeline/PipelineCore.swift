@@ -58,6 +58,10 @@ struct PipelineCore {
         var running = 0
         /// A retry record not yet due, and when it is due (epoch ms); the partition is paused meanwhile.
         var waiting: (record: InputRecord, dueMillis: Int64)?
+        /// Where the partition was sought back to, until a record from there on arrives. librdkafka 2.0.2's pause
+        /// moves the fetch position to one past the last record handed out, undoing the seek: every pause in the
+        /// meantime seeks again.
+        var soughtTo: Int64?
         var paused = false
         var revoking = false
     }
@@ -185,7 +189,8 @@ struct PipelineCore {
                 _ = dropQueued(of: partition)
                 partitions[partition] = nil
             }
-            return []
+            // A revoke whose partitions were lost meanwhile has nothing left to wait for.
+            return finishDrainedRevokes()
         }
     }
 
@@ -246,6 +251,9 @@ struct PipelineCore {
         var soughtBack: [TopicPartition: Int64] = [:]
         for record in records {
             let partition = record.topicPartition
+            if let sought = partitions[partition]?.soughtTo, record.offset >= sought {
+                partitions[partition]?.soughtTo = nil
+            }
             // Records of a partition not assigned now, revoking, or after shutdown are never sent.
             guard !stopping, let state = partitions[partition], !state.revoking else { continue }
             guard settings.isRetryTopic(record.topic) else {
@@ -270,6 +278,7 @@ struct PipelineCore {
             }
         }
         for (partition, offset) in soughtBack.sorted(by: { $0.key < $1.key }) {
+            partitions[partition]?.soughtTo = offset
             actions.append(.seek(partition, offset))
         }
         return actions
@@ -359,6 +368,9 @@ struct PipelineCore {
         for partition in toResume { partitions[partition]?.paused = false }
         var actions: [Action] = []
         if !toPause.isEmpty { actions.append(.pause(toPause.sorted())) }
+        for partition in toPause.sorted() {
+            if let sought = partitions[partition]?.soughtTo { actions.append(.seek(partition, sought)) }
+        }
         if !toResume.isEmpty { actions.append(.resume(toResume.sorted())) }
         return actions
     }
