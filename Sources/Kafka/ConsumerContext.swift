@@ -106,6 +106,8 @@ final class ConsumerContext: KafkaLogReceiving {
             }
             state.withLock { state in
                 state.assign(changed)
+                // A partition given back before its revoke was finished is owned again, not revoking.
+                state.revoking.subtract(changed)
                 if state.revokeHandling == .acknowledged { state.events.append(.assigned(changed)) }
             }
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
