@@ -46,12 +46,14 @@ struct Harness {
         return await waiter.value
     }
 
-    /// Waits until `condition` holds (see `eventually`), moving the test clock `step` forward after each check
-    /// that failed: the pipeline's sleeps, retries and timers run on it. False if it never held.
+    /// Waits until `condition` holds (see `eventually`), moving the test clock forward after each check that failed:
+    /// the pipeline's sleeps, retries and timers run on it. Each move goes to the earliest sleeper's deadline, at least
+    /// `step` and at most ten of them, so the virtual time a test needs takes few checks, however slowly a loaded
+    /// machine runs them. False if it never held.
     func eventuallyAdvancing(by step: Duration = .milliseconds(100), _ condition: () async -> Bool) async -> Bool {
         await eventually {
             if await condition() { return true }
-            clock.advance(by: step)
+            clock.advance(by: min(max(clock.untilNextDeadline ?? step, step), step * 10))
             return false
         }
     }

@@ -27,6 +27,13 @@ public final class TestClock: WallClock {
     /// How many tasks sleep on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// How long until the earliest sleeper is due (zero when one is due already); nil when nobody sleeps.
+    public var untilNextDeadline: Duration? {
+        state.withLock { state in
+            state.sleepers.values.map(\.deadline).min().map { .microseconds(max(0, $0 - state.now)) }
+        }
+    }
+
     public func sleep(for duration: Duration) async throws {
         let micros = duration.wholeMilliseconds * 1000
         if micros <= 0 { return await Task.yield() }
