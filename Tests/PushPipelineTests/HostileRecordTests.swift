@@ -123,7 +123,8 @@ import Testing
         harness.source.add([record("m1;a", offset: 0)])
         let running = harness.start()
         #expect(await eventually { harness.sink.state.withLock { $0.attempts } == 1 })
-        try? await Task.sleep(for: .milliseconds(200))
+        // Produced again, the record would not end; its backoff runs on the clock, which moves here.
+        #expect(await harness.eventuallyAdvancing { running.0.recordsInFlight == 0 })
         _ = await harness.stop(running)
         #expect(harness.sink.state.withLock { $0.attempts } == 1)
         #expect(harness.stored() == nil)
