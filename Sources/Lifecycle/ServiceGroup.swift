@@ -122,7 +122,7 @@ public struct ServiceGroup: Sendable {
     }
 }
 
-/// A service given as its `run()` body.
+/// A service given as its `run(shutdown:)` body.
 private struct ClosureService: Service {
     let body: @Sendable (GracefulShutdown) async throws -> Void
 
