@@ -9,9 +9,11 @@ final class Journal: Sendable {
 
     func write(_ line: String) { lines.withLock { $0.append(line) } }
 
-    /// Waits (at most 5 s) until `count` lines were written.
+    /// Waits until `count` lines were written, at most a minute (a loaded machine can hold the test's threads for
+    /// many seconds; a line that never comes still fails the test's expectation).
     func waitFor(_ count: Int) async {
-        for _ in 0..<500 where entries.count < count {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while entries.count < count, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }

@@ -47,7 +47,7 @@ import Testing
         // replacement signs its own, so the simulator forgets the old one.
         _ = try await run.simulator.control("POST", "/control/apns-reset", body: "{}")
         try run.startWorker(replacing: true)
-        let outputs = try await run.read(["push.receipts"], within: .seconds(120)) {
+        let outputs = try await run.read(["push.receipts"], within: .seconds(300)) {
             ReceiptCount($0).distinct >= count
         }
         #expect(await run.stop() == 0)
