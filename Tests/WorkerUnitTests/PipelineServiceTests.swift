@@ -8,7 +8,7 @@ import Testing
 
 /// The pipeline as the last service of `run`'s group: ready once running, unready at once when shut down, then
 /// drained, committed and closed.
-@Suite struct PipelineServiceTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineServiceTests {
     let clock = TestClock()
     let source: FakeSource
     let readiness = HealthChecks()
@@ -34,7 +34,7 @@ import Testing
     @Test func cancelledItTurnsUnreadyAtOnceThenDrainsCommitsAndClosesTheSource() async {
         let service = service()
         let running = Task { await service.run() }
-        #expect(await eventually { readiness.evaluate().passing })
+        await yielding { readiness.evaluate().passing }
         running.cancel()
         #expect(!readiness.evaluate().passing)
         await running.value
@@ -44,7 +44,11 @@ import Testing
     @Test func cancelledWhileWaitingForTheInvalidTokenTableItNeverTurnsReady() async {
         let service = service(invalidTokens: (InvalidTokenTable(), .seconds(3600)))
         let running = Task { await service.run() }
-        try? await Task.sleep(for: .milliseconds(50))
+        // A minute of waiting for the table, in virtual time.
+        for _ in 0..<3000 {
+            clock.advance(by: .milliseconds(20))
+            await Task.yield()
+        }
         running.cancel()
         await running.value
         #expect(!readiness.evaluate().passing)

@@ -1,5 +1,6 @@
 import Essentials
 import Foundation
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing
