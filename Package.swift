@@ -110,6 +110,7 @@ var unitTests: [Target] {
             dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
+        .testTarget(name: "DocumentationTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "WorkerUnitTests",
             dependencies: [
