@@ -87,7 +87,8 @@ var unitTests: [Target] {
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
         .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "PushCoreTests", dependencies: ["PushCore", "TestSupport", "Essentials"], exclude: ["Goldens"],
+            name: "PushCoreTests", dependencies: ["PushCore", "TestSupport", "Essentials"],
+            exclude: ["Goldens", "Validators"],
             swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
@@ -134,7 +135,7 @@ var integrationTests: [Target] {
         // Child processes read line by line, the dev broker and the push simulator (Python, Tests/PushSimulator)
         // as children, and the Python tools of `.venv`.
         .target(
-            name: "IntegrationSupport", dependencies: ["TestSupport", "HTTP2", "HTTPTypes", "Essentials"],
+            name: "IntegrationSupport", dependencies: ["TestSupport", "HTTP2", "HTTPTypes"],
             path: "Tests/IntegrationSupport", swiftSettings: strict),
         .testTarget(
             name: "LifecycleIntegrationTests", dependencies: ["Lifecycle"], swiftSettings: strict),
@@ -142,7 +143,6 @@ var integrationTests: [Target] {
         .testTarget(
             name: "PushCoreIntegrationTests",
             dependencies: ["PushCore", "TestSupport", "IntegrationSupport", "Essentials"],
-            exclude: ["Validators"],
             swiftSettings: strict
         ),
         .testTarget(

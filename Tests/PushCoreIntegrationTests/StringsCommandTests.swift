@@ -18,7 +18,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try strings(arguments + ["--out", folder.path])
         #expect(result.status == 0, "\(result.stderr)")
-        let script = Repository.tests.appendingPathComponent("Validators/read_string_resources.py").path
+        let script = Repository.validators.appendingPathComponent("read_string_resources.py").path
         let (status, output) = try Repository.runTool("python", [script, folder.path])
         guard status == 0, case .object(let files) = try JSONParser.parse(Array(output.utf8)) else {
             throw ProviderValidationTests.ValidatorFailure(output: output)

@@ -1,6 +1,6 @@
 import TestSupport
 
 extension Repository {
-    /// This target's folder (the Python validators).
-    static let tests = path("Tests/PushCoreIntegrationTests")
+    /// The Python validators (`Tests/PushCoreTests/Validators`, which the push simulator imports too).
+    static let validators = path("Tests/PushCoreTests/Validators")
 }
