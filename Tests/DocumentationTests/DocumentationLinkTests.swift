@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Every relative link of the README, `docs/` and the runbook leads somewhere: to a file or folder of the repository
-/// and, with a `#fragment`, to a heading of that file, so moving a section cannot leave a reader at a dead end.
+/// and, with a `#fragment`, to a heading of that file; every repository path they name exists. Moving a section or
+/// a file cannot leave a reader at a dead end.
 @Suite struct DocumentationLinkTests {
     /// The Markdown files a reader follows links through: the README, every page of `docs/` and the runbook.
     static func documents() throws -> [String] {
@@ -71,6 +72,17 @@ import Testing
         return anchors(text).contains(String(parts[1])) ? nil : "\(link): no such heading"
     }
 
+    /// The repository paths a text names (`deploy/local/demo.sh`, `Sources/Worker/Configuration`, …), fenced
+    /// examples included; patterns (`Sources/C*`, `Tests/<Module>Tests`) and lines about `kubectl`, whose
+    /// `deploy/push-worker` is a Kubernetes resource, left out.
+    static func repositoryPaths(_ text: String) -> [String] {
+        text.split(separator: "\n").filter { !$0.contains("kubectl") }.flatMap { line in
+            line.matches(of: /(?:^|[\s`(\["'=])((?:deploy|Sources|Tests|schemas|docs|\.ci)\/[\w.\/-]*\w)(?![*<])/).map {
+                String($0.1)
+            }
+        }
+    }
+
     @Test func headingAnchorsAreGitHubs() {
         #expect(
             Self.anchor(ofHeading: "Languages: fallback texts and the apps' strings")
@@ -86,6 +98,24 @@ import Testing
             try Self.problem(ofLink: "docs/no-such-page.md", in: "README.md") == "docs/no-such-page.md: no such file")
         #expect(try Self.problem(ofLink: "#no-such-heading", in: "README.md") == "#no-such-heading: no such heading")
         #expect(try Self.problem(ofLink: "../README.md#guarantees", in: "docs/worker.md") == nil)
+    }
+
+    @Test func repositoryPathsAreFoundInText() {
+        let text =
+            "Run `bash deploy/local/demo.sh`; see Sources/Worker/Configuration, `Tests/<Module>Tests`, `Sources/C*`.\n"
+            + "`kubectl rollout restart deploy/push-worker`\n"
+        #expect(Self.repositoryPaths(text) == ["deploy/local/demo.sh", "Sources/Worker/Configuration"])
+    }
+
+    @Test func everyRepositoryPathTheDocumentationNamesExists() throws {
+        for document in try Self.documents() {
+            let text = try String(contentsOf: Repository.path(document), encoding: .utf8)
+            for path in Self.repositoryPaths(text) {
+                #expect(
+                    FileManager.default.fileExists(atPath: Repository.path(path).path),
+                    "\(document): \(path) does not exist")
+            }
+        }
     }
 
     @Test func everyRelativeLinkOfTheDocumentationResolves() throws {
