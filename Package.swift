@@ -70,35 +70,28 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The support of both layers: fakes of the pipeline's ports, the test clock, fixtures, test keys, the
+        // repository's files and a seeded random generator. Nothing here starts a process or opens a socket.
+        .target(
+            name: "TestSupport", dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "COpenSSL"],
+            path: "Tests/TestSupport", swiftSettings: strict),
+    ] + unitTests + (integration ? integrationTests : [])
+)
+
+/// The unit layer, what `swift test` runs: pure logic and in-process parts, no child process, no socket, no file
+/// outside a temporary folder, no real sleep. A `…UnitTests` target holds the unit tests of a module whose
+/// `…Tests` target is integration.
+var unitTests: [Target] {
+    [
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
         .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "PushCoreTests",
-            dependencies: ["PushCore", "TestSupport", "Essentials"],
+            name: "PushCoreTests", dependencies: ["PushCore", "TestSupport", "Essentials"],
             exclude: ["Goldens", "Validators"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strict
-        ),
+            swiftSettings: strict),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "TestSupport"], swiftSettings: strict),
-        .testTarget(
-            name: "ProvidersTests",
-            dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "Essentials"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "WorkerTests",
-            dependencies: [
-                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
-                "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
-            ],
-            swiftSettings: strict
-        ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
-        .testTarget(
-            name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
         .testTarget(
             name: "PushPipelineTests",
             dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
@@ -107,30 +100,93 @@ let package = Package(
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
-            name: "ReceiptAnalyticsTests",
-            dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Kafka", "Essentials"],
+            name: "ReceiptAnalyticsTests", dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Essentials"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "KafkaUnitTests", dependencies: ["Kafka", "KafkaTypes"], swiftSettings: strict),
+        .testTarget(name: "HTTP2UnitTests", dependencies: ["HTTP2", "HTTPTypes"], swiftSettings: strict),
+        .testTarget(
+            name: "ProvidersUnitTests",
+            dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "Essentials"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "DocumentationTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WorkerUnitTests",
+            dependencies: [
+                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
+                "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
+            ],
+            swiftSettings: strict
+        ),
+    ]
+}
+
+/// Whether the integration layer is part of the package: `PUSH_WORKER_INTEGRATION=1`, which
+/// `deploy/local/test.sh` sets (SwiftPM reads the manifest again when the variable changes).
+var integration: Bool { Context.environment["PUSH_WORKER_INTEGRATION"] == "1" }
+
+/// The integration layer: the dev broker over TCP, the push simulator over HTTP/2, the built `push-worker`, the
+/// Python validators of `.venv`, Chromium, chdb, promtool and kubectl, real signals and real time. A
+/// `…IntegrationTests` target holds the integration tests of a module whose `…Tests` target is unit.
+var integrationTests: [Target] {
+    [
+        // Child processes read line by line, the dev broker and the push simulator (Python, Tests/PushSimulator)
+        // as children, and the Python tools of `.venv`.
+        .target(
+            name: "IntegrationSupport", dependencies: ["TestSupport", "HTTP2", "HTTPTypes"],
+            path: "Tests/IntegrationSupport", swiftSettings: strict),
+        .testTarget(
+            name: "LifecycleIntegrationTests", dependencies: ["Lifecycle"], swiftSettings: strict),
+        .testTarget(name: "EssentialsIntegrationTests", dependencies: ["Essentials"], swiftSettings: strict),
+        .testTarget(
+            name: "PushCoreIntegrationTests",
+            dependencies: ["PushCore", "TestSupport", "IntegrationSupport", "Essentials"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "TestSupport"], swiftSettings: strict
+            name: "SigningIntegrationTests", dependencies: ["Signing", "TestSupport", "IntegrationSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KafkaTests", dependencies: ["Kafka", "KafkaTypes", "TestSupport", "IntegrationSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "TestSupport", "IntegrationSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: [
+                "Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials",
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
+            name: "WorkerTests",
+            dependencies: [
+                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
+                "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials", "Lifecycle",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
+        .testTarget(
+            name: "ReceiptAnalyticsIntegrationTests",
+            dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "IntegrationSupport", "Kafka", "Essentials"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TopicWindowIntegrationTests",
+            dependencies: ["TopicWindow", "Kafka", "TestSupport", "IntegrationSupport"], swiftSettings: strict),
+        .testTarget(
             name: "DeploymentTests",
-            dependencies: ["PushCore", "TestSupport"],
+            dependencies: ["PushCore", "TestSupport", "IntegrationSupport"],
             exclude: [
                 "check_manifests.py", "check_overlays.py", "check_rules.py", "check_image_libraries.py",
                 "check_custom_resources.py", "check_secured_overlays.py", "check_dashboard.py", "check_runbook.py",
             ],
             swiftSettings: strict
         ),
-        // What the tests share: child processes read line by line, the dev broker and the push simulator (Python,
-        // Tests/PushSimulator) as children, fakes of the pipeline's ports, `eventually`, test keys, chat events, the
-        // repository's files and a seeded random generator.
-        .target(
-            name: "TestSupport",
-            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "HTTP2", "HTTPTypes"],
-            path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(
-            name: "HTTP2Tests", dependencies: ["HTTP2", "HTTPTypes", "TestSupport"], swiftSettings: strict),
     ]
-)
+}

@@ -8,7 +8,7 @@ import Testing
         let limiter = AsyncLimiter(limit: 1)
         try await limiter.acquire()
         let waiter = Task { await Self.acquired(limiter) }
-        try await Task.sleep(for: .milliseconds(20))
+        while limiter.waitingCount < 1 { await Task.yield() }
         limiter.release()
         #expect(await waiter.value == nil)
         limiter.release()

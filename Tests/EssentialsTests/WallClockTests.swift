@@ -15,16 +15,6 @@ import Testing
         #expect(date >= Double(micros) / 1e6 && date <= after + 0.001)
     }
 
-    @Test func theSystemClockSleepsAtLeastTheDurationAndStopsWhenCancelled() async throws {
-        let clock = SystemWallClock()
-        let start = ContinuousClock.now
-        try await clock.sleep(for: .milliseconds(20))
-        #expect(ContinuousClock.now - start >= .milliseconds(20))
-        let sleeper = Task { try await clock.sleep(for: .seconds(60)) }
-        sleeper.cancel()
-        await #expect(throws: CancellationError.self) { try await sleeper.value }
-    }
-
     @Test func theDerivedReadingsFollowTheMicroseconds() {
         struct Fixed: WallClock {
             let micros: Int64

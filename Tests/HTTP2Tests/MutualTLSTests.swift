@@ -1,4 +1,5 @@
 import HTTPTypes
+import IntegrationSupport
 import TestSupport
 import Testing
 

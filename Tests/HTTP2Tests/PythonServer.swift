@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import TestSupport
 
 /// A small server in Python, as a child process, for what the push simulator cannot be: it prints the port it

@@ -1,5 +1,6 @@
 import HTTP2
 import HTTPTypes
+import IntegrationSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Essentials
 import Foundation
 import HTTP2
 import HTTPTypes
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing

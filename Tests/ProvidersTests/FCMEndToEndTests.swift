@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import HTTP2
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import HTTP2
+import IntegrationSupport
 import Providers
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 @Suite struct EventDecoderTests {

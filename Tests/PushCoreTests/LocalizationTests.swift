@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
+import TestSupport
 import Testing
 
 /// Language tags, matching a reader's locale to a text, the built-in table's four languages, and per-recipient

@@ -1,4 +1,5 @@
 import PushCore
+import TestSupport
 import Testing
 
 @Suite struct RulesTableTests {

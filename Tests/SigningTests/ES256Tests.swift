@@ -5,18 +5,6 @@ import Testing
 @testable import Signing
 
 @Suite struct ES256Tests {
-    @Test func apnsProviderTokenHasAppleHeaderAndClaimsAndVerifies() throws {
-        let pem = try TestKeys.p256.get()
-        let key = try ES256Key(pem: pem)
-        let jwt = try JSONWebToken.apnsProviderToken(
-            key: key, keyId: "ABC123DEFG", teamId: "DEF123GHIJ", issuedAt: 1_700_000_000)
-        let parts = jwt.split(separator: ".").map(String.init)
-        #expect(parts.count == 3)
-        #expect(decode(parts[0]) == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
-        #expect(decode(parts[1]) == #"{"iat":1700000000,"iss":"DEF123GHIJ"}"#)
-        #expect(try JWTChecks.pythonVerifies(jwt: jwt, pem: pem))
-    }
-
     @Test func signaturesAreAlways64Bytes() throws {
         let pem = try TestKeys.p256.get()
         let key = try ES256Key(pem: pem)

@@ -1,5 +1,6 @@
 import Essentials
 import Foundation
+import IntegrationSupport
 import Kafka
 import TestSupport
 import Testing

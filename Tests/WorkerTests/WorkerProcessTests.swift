@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing

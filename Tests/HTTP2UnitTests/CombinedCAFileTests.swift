@@ -6,18 +6,6 @@ import Testing
 
 @Suite("Combined CA bundle file")
 struct CombinedCAFileTests {
-    /// A PEM file with certificates: the system bundle.
-    static let pemFile = "/etc/ssl/certs/ca-certificates.crt"
-
-    @Test func shutdownRemovesTheCombinedFileNotOnlyDeinit() async throws {
-        let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: Self.pemFile))
-        let path = try #require(client.combinedCAFile)
-        #expect(FileManager.default.fileExists(atPath: path))
-        #expect(path.contains("push-worker-ca-\(getpid())-"))
-        await client.shutdown()
-        #expect(!FileManager.default.fileExists(atPath: path))
-    }
-
     @Test func filesOfEndedProcessesAreRemovedAndLiveOnesKept() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

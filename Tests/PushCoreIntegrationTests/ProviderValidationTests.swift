@@ -1,5 +1,6 @@
 import Essentials
 import Foundation
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing
@@ -44,7 +45,7 @@ import Testing
         writer.endArray()
         let input = try Repository.temporaryFile(writer.bytes)
         defer { try? FileManager.default.removeItem(at: input) }
-        let script = Repository.tests.appendingPathComponent("Validators/validate_requests.py").path
+        let script = Repository.validators.appendingPathComponent("validate_requests.py").path
         let (status, output) = try Repository.runTool("python", [script, input.path])
         guard status == 0, case .array(let results) = try JSONParser.parse(Array(output.utf8)) else {
             throw ValidatorFailure(output: output)

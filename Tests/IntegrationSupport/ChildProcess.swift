@@ -16,8 +16,18 @@ public final class ChildProcess: Sendable {
     private let process: Process
     private let input: FileHandle
 
-    /// Starts `executable` with `arguments` and, when given, only `environment` as its environment.
+    /// There is no executable file at `path` (`swift build` builds `push-worker`).
+    public struct MissingExecutable: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String { "no executable at \(path): run `swift build` first" }
+    }
+
+    /// Starts `executable` with `arguments` and, when given, only `environment` as its environment; throws
+    /// `MissingExecutable` when there is no such executable.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw MissingExecutable(path: executable.path)
+        }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

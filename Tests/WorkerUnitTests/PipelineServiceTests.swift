@@ -9,7 +9,7 @@ import Testing
 
 /// The pipeline as the last service of `run`'s group: ready once running, unready at once when asked to shut down,
 /// then drained, committed and closed.
-@Suite struct PipelineServiceTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineServiceTests {
     let clock = TestClock()
     let source: FakeSource
     let readiness = HealthChecks()
@@ -36,7 +36,7 @@ import Testing
         let service = service()
         let shutdown = GracefulShutdown()
         let running = Task { await service.run(shutdown: shutdown) }
-        #expect(await eventually { readiness.evaluate().passing })
+        await yielding { readiness.evaluate().passing }
         shutdown.request()
         #expect(!readiness.evaluate().passing)
         await running.value
@@ -47,7 +47,11 @@ import Testing
         let service = service(invalidTokens: (InvalidTokenTable(), .seconds(3600)))
         let shutdown = GracefulShutdown()
         let running = Task { await service.run(shutdown: shutdown) }
-        try? await Task.sleep(for: .milliseconds(50))
+        // A minute of waiting for the table, in virtual time.
+        for _ in 0..<3000 {
+            clock.advance(by: .milliseconds(20))
+            await Task.yield()
+        }
         shutdown.request()
         await running.value
         #expect(!readiness.evaluate().passing)

@@ -5,25 +5,6 @@ import HTTPTypes
 import Providers
 import Synchronization
 
-/// A wall clock that moves only when told; a sleep moves it by the time slept, at once.
-final class ManualClock: WallClock {
-    private let micros: Mutex<Int64>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        micros = Mutex(Int64(clampingRoundedDown: start.timeIntervalSince1970 * 1e6))
-    }
-
-    func nowMicros() -> Int64 { micros.withLock { $0 } }
-
-    func sleep(for duration: Duration) async throws {
-        advance(by: duration)
-    }
-
-    func advance(by duration: Duration) {
-        micros.withLock { $0 = $0.addingClamped(duration.wholeMilliseconds.multipliedClamped(by: 1000)) }
-    }
-}
-
 /// A transport that answers from a closure and records every request.
 final class ScriptedTransport: HTTPTransport {
     typealias Answer = @Sendable (HTTPRequest) async throws(HTTPError) -> HTTPResponse

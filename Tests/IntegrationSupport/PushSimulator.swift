@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2
 import HTTPTypes
+import TestSupport
 
 /// The push simulator (`Tests/PushSimulator/simulator.py`) running as a child process for one test suite.
 public final class PushSimulator: Sendable {

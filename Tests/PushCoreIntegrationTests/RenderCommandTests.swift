@@ -1,21 +1,20 @@
 import Foundation
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing
 
 /// `push-worker render` end to end: the built executable (beside this test binary) on every sample event.
 @Suite struct RenderCommandTests {
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("push-worker")
-    }
+    /// The built `push-worker`; when it is missing, every test here fails saying so (never skips).
+    static var executable: URL { ChildProcess.built("push-worker") }
 
     func render(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let result = try ChildProcessResult.run(Self.executable, ["render"] + arguments, environment: [:])
         return (result.status, result.stdout, result.stderr)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
-    func rendersEverySampleEventAsJSON() throws {
+    @Test func rendersEverySampleEventAsJSON() throws {
         for file in try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("chat-message")) {
             let (status, stdout, stderr) = try render(["--event", file.path, "--apns-topic", "com.example.chat"])
             #expect(status == 0, "\(file.lastPathComponent): \(stderr)")
@@ -29,8 +28,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
-    func badFilesPrintOneLineAndExitOne() throws {
+    @Test func badFilesPrintOneLineAndExitOne() throws {
         let badRules = try Repository.temporaryFile(Array(#"{"types": {"text": {"ttlSeconds": "soon"}}}"#.utf8))
         defer { try? FileManager.default.removeItem(at: badRules) }
         let event = Repository.examples.appendingPathComponent("chat-message/text.json").path
@@ -62,8 +60,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
-    func eachDeviceShowsTheLanguageOfItsFallbackTexts() throws {
+    @Test func eachDeviceShowsTheLanguageOfItsFallbackTexts() throws {
         let event = Repository.examples.appendingPathComponent("chat-message/image-four-languages.json").path
         let (status, stdout, _) = try render(["--event", event])
         #expect(status == 0)
@@ -85,8 +82,7 @@ import Testing
             ])
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
-    func theDefaultLocaleComesFromTheEnvironmentAndIsChecked() throws {
+    @Test func theDefaultLocaleComesFromTheEnvironmentAndIsChecked() throws {
         let event = Repository.examples.appendingPathComponent("chat-message/image.json").path
         let korean = try ChildProcessResult.run(
             Self.executable, ["render", "--event", event], environment: ["PUSH_DEFAULT_LOCALE": "ko"])
@@ -99,8 +95,7 @@ import Testing
             bad.stderr.hasPrefix(#"push-worker render: error: PUSH_DEFAULT_LOCALE: "korean" is not a language tag"#))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: executable.path), "run `swift build` first"))
-    func planningTimeDecidesExpiry() throws {
+    @Test func planningTimeDecidesExpiry() throws {
         let event = Repository.examples.appendingPathComponent("chat-message/text.json").path
         let (status, stdout, _) = try render(["--event", event, "--now", "2026-12-01T00:00:00Z"])
         #expect(status == 0)

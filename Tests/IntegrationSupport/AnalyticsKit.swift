@@ -1,6 +1,7 @@
 import Essentials
 import Foundation
 import PushCore
+import TestSupport
 
 /// The ClickHouse analytics kit (`deploy/analytics`) run in embedded ClickHouse by `chdb_check.py`, on records
 /// of the receipts topic: its answer, shaped like `receipts stats --format json`.

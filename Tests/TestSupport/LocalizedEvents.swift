@@ -3,12 +3,12 @@ import Foundation
 import PushCore
 
 /// Events addressed to one recipient per language, each with an APNs and an FCM device.
-enum LocalizedEvents {
+public enum LocalizedEvents {
     /// The languages of the built-in table.
-    static let locales = ["ko", "ja", "zh-Hant", "en"]
+    public static let locales = ["ko", "ja", "zh-Hant", "en"]
 
     /// `bytes` (an event) with its recipients replaced by one per entry of `locales` (`nil`: no `locale` field).
-    static func addressed(to locales: [String?], _ bytes: [UInt8]) throws -> [UInt8] {
+    public static func addressed(to locales: [String?], _ bytes: [UInt8]) throws -> [UInt8] {
         guard case .object(let members) = try JSONParser.parse(bytes) else { return bytes }
         let recipients = JSONValue.array(
             locales.enumerated().map { index, locale in
@@ -36,7 +36,7 @@ enum LocalizedEvents {
     }
 
     /// The fallback body of a request: APNs `aps.alert.body`, FCM `message.notification.body`.
-    static func fallbackBody(_ request: ProviderRequest) throws -> String? {
+    public static func fallbackBody(_ request: ProviderRequest) throws -> String? {
         let body = try JSONParser.parse(request.body)
         switch request.platform {
         case .apns, .apnsVoip: return body["aps"]?["alert"]?["body"]?.stringValue

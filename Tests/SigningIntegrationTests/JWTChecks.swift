@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import TestSupport
 
 /// Signature checks by Python's `cryptography` (from `.venv`, as `deploy/local/setup.sh` installs it): an
@@ -41,11 +42,4 @@ enum JWTChecks {
         }
         return result.stdout
     }
-}
-
-/// The text of a base64url JWT segment.
-func decode(_ segment: String) -> String? {
-    var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-    return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }
 }

@@ -18,11 +18,7 @@ import Testing
         let clock = TestClock()
         let lastPoll = clock.nowMicros()
         let watching = Task { await Watchdog(limit: .seconds(10), clock: clock).watch { lastPoll } }
-        for _ in 0..<200 {
-            clock.advance(by: .seconds(1))
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(await watching.value == lastPoll)
+        #expect(await clock.advance(by: .seconds(1), until: watching) == lastPoll)
     }
 }
 
@@ -42,11 +38,9 @@ import Testing
                 return error as? ServiceGroupExit
             }
         }
-        for _ in 0..<200 {
-            clock.advance(by: .seconds(1))
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(await watching.value == ServiceGroupExit(code: WorkerExitCode.stalled, mode: .immediately))
+        #expect(
+            await clock.advance(by: .seconds(1), until: watching)
+                == ServiceGroupExit(code: WorkerExitCode.stalled, mode: .immediately))
         #expect(
             observer.all.contains {
                 if case .stalled = $0 { true } else { false }

@@ -181,28 +181,6 @@ import Testing
     }
 }
 
-extension DeliveryOutcome {
-    /// The case name, for tables of expected classes.
-    var className: String {
-        switch self {
-        case .delivered: "delivered"
-        case .invalidToken: "invalidToken"
-        case .rejected: "rejected"
-        case .retry: "retry"
-        case .credentials: "credentials"
-        }
-    }
-
-    var reason: String? {
-        switch self {
-        case .delivered: nil
-        case .invalidToken(_, let reason, _), .rejected(_, let reason), .retry(_, let reason, _),
-            .credentials(_, let reason):
-            reason
-        }
-    }
-}
-
 @Suite struct HostileFCMAnswerTests {
     @Test func hostileNumbersInAnErrorBodyDoNotHideItsErrorCode() {
         let body =

@@ -1,22 +1,21 @@
 import Essentials
 import Foundation
 import PushCore
-import TestSupport
 
-/// Shared fixtures for the PushCore tests.
-enum Fixture {
-    static let apnsToken = String(repeating: "0123456789abcdef", count: 4)
-    static let voipToken = String(repeating: "fedcba9876543210", count: 4)
-    static let fcmToken = "fcm-token:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
-    static let context = ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "example-project")
-    static let now = Date(timeIntervalSince1970: 1_795_953_660)
-    static let seedTypes = [
+/// Shared fixtures for the PushCore tests: tokens, a provider context, the seeds' types and an event of each.
+public enum Fixture {
+    public static let apnsToken = String(repeating: "0123456789abcdef", count: 4)
+    public static let voipToken = String(repeating: "fedcba9876543210", count: 4)
+    public static let fcmToken = "fcm-token:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
+    public static let context = ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "example-project")
+    public static let now = Date(timeIntervalSince1970: 1_795_953_660)
+    public static let seedTypes = [
         "text", "image", "video", "audio", "sticker", "location", "file", "joinRoom", "leaveRoom", "addMember",
         "addMembers", "deleteMember", "encrypted",
     ]
 
     /// An event of `type` to one recipient with an APNs, a VoIP and an FCM device.
-    static func event(
+    public static func event(
         type: String, content: String? = "Hello", nickname: String? = "Alice", muted: Bool = false,
         payload: String = #"{"id": "m-1", "text": "Hello"}"#
     ) -> [UInt8] {
@@ -31,11 +30,11 @@ enum Fixture {
         return Array("{\(object.joined(separator: ", "))}".utf8)
     }
 
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         JSONWriter.quoted(text)
     }
 
-    static func decisions(
+    public static func decisions(
         _ bytes: [UInt8], rules: RulesTable = .standard, now: Date = Fixture.now
     ) throws -> [DeviceDecision] {
         PushPlanner(rules: rules, context: context).plan(try EventDecoder().decode(bytes, now: now), now: now)
@@ -43,15 +42,10 @@ enum Fixture {
 }
 
 extension DeviceDecision.Outcome {
-    var request: ProviderRequest? {
+    public var request: ProviderRequest? {
         if case .send(let request) = self { return request }
         return nil
     }
 
-    var bodyText: String? { request.map { String(decoding: $0.body, as: UTF8.self) } }
-}
-
-extension Repository {
-    /// This target's folder (goldens, validators).
-    static let tests = path("Tests/PushCoreTests")
+    public var bodyText: String? { request.map { String(decoding: $0.body, as: UTF8.self) } }
 }

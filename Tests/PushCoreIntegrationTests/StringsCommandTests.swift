@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing
@@ -6,8 +7,7 @@ import Testing
 /// `push-worker strings` end to end: the files it writes are read back by strict readers (xml.etree for Android, a
 /// strict old-style strings parser for iOS, in `Validators/read_string_resources.py`), and every string, filled
 /// with a request's loc-args as an app would, is exactly the fallback body the server sends in that language.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: RenderCommandTests.executable.path), "swift build"))
-struct StringsCommandTests {
+@Suite struct StringsCommandTests {
     func strings(_ arguments: [String]) throws -> ChildProcessResult {
         try ChildProcessResult.run(RenderCommandTests.executable, ["strings"] + arguments, environment: [:])
     }
@@ -18,7 +18,7 @@ struct StringsCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try strings(arguments + ["--out", folder.path])
         #expect(result.status == 0, "\(result.stderr)")
-        let script = Repository.tests.appendingPathComponent("Validators/read_string_resources.py").path
+        let script = Repository.validators.appendingPathComponent("read_string_resources.py").path
         let (status, output) = try Repository.runTool("python", [script, folder.path])
         guard status == 0, case .object(let files) = try JSONParser.parse(Array(output.utf8)) else {
             throw ProviderValidationTests.ValidatorFailure(output: output)

@@ -21,11 +21,6 @@ import Testing
         #expect(producer["acks"] == "all")
     }
 
-    @Test func consumerAlwaysStoresOffsetsManually() throws {
-        let consumer = try KafkaConsumer(configuration: KafkaConfiguration(["enable.auto.offset.store": "true"]))
-        #expect(consumer.properties["enable.auto.offset.store"] == "false")
-    }
-
     /// Every property librdkafka 2.0.2 flags `_RK_SENSITIVE`, and the secrets of the same families it does not.
     @Test(arguments: [
         "sasl.password", "sasl.username", "sasl.oauthbearer.config", "sasl.oauthbearer.client.secret",
