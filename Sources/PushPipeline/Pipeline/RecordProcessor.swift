@@ -75,6 +75,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     private func attemptFirst(
         _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition, units: Int
     ) async throws -> StartedRecord<Request> {
+        let traceParent = CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
         var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
         var sends: [(index: Int, provider: PushProvider, request: Request)] = []
         for (index, device) in event.devices.enumerated() {
@@ -97,14 +98,20 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             }
         }
         if sends.count == 1, let send = sends.first {
-            let first = try await delivery.attempt(send.request, to: send.provider)
+            let first = try await delivery.attempt(
+                send.request, to: send.provider,
+                context: Self.context(event, send.index, send.provider, traceParent: traceParent))
             devices[send.index] = .attempted(send.provider, send.request, first)
         } else if !sends.isEmpty {
             let attempted = try await concurrently(sends) { index, provider, request in
                 (
                     index,
                     StartedRecord<Request>.Device.attempted(
-                        provider, request, try await delivery.attempt(request, to: provider))
+                        provider, request,
+                        try await delivery.attempt(
+                            request, to: provider,
+                            context: Self.context(event, index, provider, traceParent: traceParent))
+                    )
                 )
             }
             for (index, device) in attempted { devices[index] = device }
@@ -142,9 +149,11 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             let failure = DeliveryFailure(
                 reason: problem.reason, message: problem.message, firstFailureMillis: clock.nowMillis())
             observer.observe(.deadLettered(reason: problem.reason))
+            observer.observe(.recordDeadLettered(failure, record.topicPartition, offset: record.offset))
             produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
         case .event(let event, let devices):
             let history = FailureHistory(of: record, settings: outputs.settings, nowMillis: clock.nowMillis())
+            let traceParent = CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
             for ignored in history.ignored {
                 observer.observe(
                     .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
@@ -170,28 +179,21 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 let results = try await concurrently(unsettled) { index, provider, request, first in
                     let result = try await delivery.settle(
                         request, to: provider, first: first, priorAttempts: priorAttempts,
-                        firstFailureMillis: firstFailure)
+                        firstFailureMillis: firstFailure,
+                        context: Self.context(event, index, provider, traceParent: traceParent))
                     return (index, result)
                 }
                 for (index, result) in results { settled[index] = result }
             }
+            for (index, result) in settled.enumerated() {
+                if let result { observe(result, context: Self.context(event, index, traceParent: traceParent)) }
+            }
             let results = settled.compactMap { $0 }
-            for result in results { observe(result) }
             produced = outputs.forEvent(
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map { $0.target }, results)),
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
-            let handedOff = produced.map(\.topic).filter {
-                $0 == outputs.settings.deadLetterTopic || outputs.settings.isRetryTopic($0)
-            }
-            if !handedOff.isEmpty {
-                observer.observe(
-                    .handedOff(
-                        record.topicPartition, offset: record.offset, messageId: event.messageId,
-                        traceParent: CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description,
-                        topics: handedOff))
-            }
         }
         return produced
     }
@@ -218,14 +220,31 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    private func observe(_ result: DeviceResult) {
+    private func observe(_ result: DeviceResult, context: SendContext?) {
         switch result {
         case .finished(let status, _, _, _, _): observer.observe(.receipt(status))
-        case .retryLater(let failure, _): observer.observe(.retryScheduled(attempts: failure.attempts))
+        case .retryLater(let failure, _):
+            observer.observe(.retryScheduled(attempts: failure.attempts))
+            if let context { observer.observe(.deviceHandedOff(failure, context)) }
         case .deadLettered(let failure):
             observer.observe(.deadLettered(reason: failure.reason))
+            if let context { observer.observe(.deviceDeadLettered(failure, context)) }
             observer.observe(.receipt(.deadLettered))
         }
+    }
+
+    /// What a log line about the `index`-th device of `event` names (its provider when it is sent, the record's trace
+    /// context when it has one).
+    private static func context(
+        _ event: PlannedEvent<Request>, _ index: Int, _ provider: PushProvider? = nil, traceParent: String?
+    ) -> SendContext? {
+        guard event.devices.indices.contains(index) else { return nil }
+        let device = event.devices[index]
+        var sentTo = provider
+        if case .send(let planned, _) = device.decision { sentTo = planned }
+        return SendContext(
+            provider: sentTo, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash,
+            traceParent: traceParent)
     }
 
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges

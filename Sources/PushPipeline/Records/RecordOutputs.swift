@@ -50,7 +50,10 @@ struct RecordOutputs {
                 receipt.attempts = failure.attempts
                 deadLetters.append((index, failure))
             }
-            outputs.append(OutputRecord(topic: settings.receiptsTopic, key: receiptKey, value: receipt.json()))
+            outputs.append(
+                OutputRecord(
+                    topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(),
+                    headers: [RecordHeader(ReceiptID.header, text: receipt.receiptId)]))
         }
         if !retrying.isEmpty {
             let failure = retrying.max { $0.1.attempts < $1.1.attempts }?.1 ?? retrying[0].1
