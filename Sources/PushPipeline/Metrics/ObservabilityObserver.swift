@@ -67,7 +67,7 @@ public final class ObservabilityObserver: PipelineObserver {
         metrics.exportClosedLabelSetsAtZero(providers: providers)
         _ = (
             metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
-            metrics.devicesInFlight, metrics.inFlightLimitWaits
+            metrics.devicesInFlight, metrics.inFlightLimitWaits, metrics.recordsWaitingDue
         )
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
     }
@@ -106,6 +106,8 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.retryHandoffs.increment()
         case .waitedForRoom:
             metrics.inFlightLimitWaits.increment()
+        case .waitingForDueTime(let count):
+            metrics.recordsWaitingDue.set(count)
         case .retryMovedOn(let from, let to):
             metrics.retryTierMoves(from: from, to: to).increment()
         case .deadLettered(let reason):
@@ -153,7 +155,7 @@ public final class ObservabilityObserver: PipelineObserver {
     private func log(_ event: PipelineEvent) {
         switch event {
         case .offsetStored, .polled, .sendStarted, .sent, .receipt, .endToEnd, .deadLettered, .retryScheduled,
-            .produceRecovered, .waitedForRoom:
+            .produceRecovered, .waitedForRoom, .waitingForDueTime:
             break
         case .sendFailed(let outcome, let context):
             logSendFailure(outcome, context)

@@ -55,34 +55,35 @@ public final class ReplayRecordSource: RecordSource {
         }
     }
 
-    public func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord]
-    {
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
         let first = progress.withLock { progress in
             defer { progress.started = true }
             return !progress.started
         }
+        var events: [SourceEvent] = []
         if first {
             try await reader.start(windows)
-            await listener.partitionsAssigned(
-                windows.filter { $0.count > 0 }.map { TopicPartition(reader.topic, $0.partition) })
+            events = [.assigned(windows.filter { $0.count > 0 }.map { TopicPartition(reader.topic, $0.partition) })]
         }
         guard !reader.isFinished else {
             try await Task.sleep(for: timeout)
-            return []
+            return SourcePoll(events: events)
         }
         let records = try await reader.poll(maxRecords: maxRecords, timeout: timeout)
         progress.withLock { progress in
             for record in records { progress.handedOut[record.partition] = record.nextOffset }
         }
-        return records.map { record in
-            InputRecord(
-                topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                value: record.value,
-                headers: record.headers.filter { !Self.droppedHeaders.contains($0.name) }.map {
-                    RecordHeader($0.name, $0.value ?? [])
-                },
-                timestampMillis: record.timestampMilliseconds)
-        }
+        return SourcePoll(
+            events: events,
+            records: records.map { record in
+                InputRecord(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+                    value: record.value,
+                    headers: record.headers.filter { !Self.droppedHeaders.contains($0.name) }.map {
+                        RecordHeader($0.name, $0.value ?? [])
+                    },
+                    timestampMillis: record.timestampMilliseconds)
+            })
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {
@@ -96,6 +97,12 @@ public final class ReplayRecordSource: RecordSource {
     public func resume(_ partitions: [TopicPartition]) throws {
         try reader.resume(partitions.map(\.partition))
     }
+
+    /// Replays only read forward: the pipeline seeks back only on retry topics, which a replay never reads.
+    public func seek(_ partition: TopicPartition, to offset: Int64) throws {}
+
+    /// A replay's assignment is explicit: nothing is ever revoked.
+    public func finishRevoke(_ partitions: [TopicPartition]) async throws {}
 
     /// Nothing to commit: a replay never touches a group's offsets.
     public func commit() async throws {}

@@ -103,8 +103,10 @@ public enum ReplayService {
                         if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
                         _ = await stages.producer.close(timeout: .seconds(10))
                     }),
-                .init("progress") { await reportProgress(tally, source: source, started: started) },
-                .init("pipeline") { _ = await pipeline.runUntilCancelled() },
+                .init("progress") { shutdown in
+                    try await shutdown.cancelOnRequest { await reportProgress(tally, source: source, started: started) }
+                },
+                .init("pipeline") { shutdown in _ = await pipeline.run(until: shutdown) },
             ],
             shutdownBudget: configuration.shutdownBudget + .seconds(30),
             exitCodes: ServiceGroup.ExitCodes(
