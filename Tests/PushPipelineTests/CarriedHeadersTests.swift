@@ -97,9 +97,12 @@ import Testing
             #expect(output.header("x-other") == nil)
         }
         let logged = harness.observer.all.compactMap { event -> String? in
-            if case .handedOff(_, _, "m1", let trace, _) = event { trace } else { nil }
+            switch event {
+            case .deviceHandedOff(_, let context), .deviceDeadLettered(_, let context): context.traceParent
+            default: nil
+            }
         }
-        #expect(logged == [Self.traceParent])
+        #expect(logged == [Self.traceParent, Self.traceParent])
     }
 
     @Test func aMalformedTraceParentIsNotCarried() async {

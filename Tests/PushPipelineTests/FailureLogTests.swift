@@ -118,4 +118,19 @@ struct FailureLogTests {
         #expect(lines[3].metadata["push.reason"] == "decode_error")
         #expect(lines[3].metadata["kafka.offset"] == 77)
     }
+
+    /// One message followed across systems: the record's W3C trace context is in the lines about its devices.
+    @Test func aDevicesFailureLinesCarryItsRecordsTraceParent() {
+        let sink = RecordingSink()
+        let observer = ObservabilityObserver(
+            logger: Logger(label: "test", sink: sink), metrics: PushMetrics(registry: MetricsRegistry()),
+            clock: TestClock())
+        var context = Self.context
+        context.traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        observer.observe(
+            .deviceHandedOff(DeliveryFailure(reason: .transientFailure, message: "UNAVAILABLE", attempts: 1), context))
+        #expect(sink.lines.first?.metadata["trace.parent"] == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        observer.observe(.deviceDeadLettered(DeliveryFailure(reason: .payloadTooLarge, message: "x"), Self.context))
+        #expect(sink.lines.last?.metadata["trace.parent"] == nil)
+    }
 }

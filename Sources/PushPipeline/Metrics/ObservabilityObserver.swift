@@ -172,17 +172,6 @@ public final class ObservabilityObserver: PipelineObserver {
             metadata["kafka.partition"] = .string(partition.description)
             metadata["kafka.offset"] = .init(offset)
             limited(.warning, "record dead-lettered", key: "record-dlq:\(failure.reason.code)", metadata: metadata)
-        case .handedOff(let partition, let offset, let messageId, let traceParent, let topics):
-            var metadata: Logger.Metadata = [
-                "kafka.topic": .string(partition.topic), "kafka.partition": .init(Int(partition.partition)),
-                "kafka.offset": .init(Int(offset)), "push.message_id": .string(messageId),
-                "push.output_topics": .string(topics.joined(separator: ",")),
-            ]
-            if let traceParent { metadata["trace.parent"] = .string(traceParent) }
-            limited(
-                .info, "devices handed to the retry or dead-letter topic",
-                key: "handoff:\(topics.joined(separator: ","))",
-                metadata: metadata)
         case .retryMovedOn(let from, let to):
             logger.debug(
                 "retry taken up before its due time, moved on unsent",

@@ -10,20 +10,26 @@ public struct SendContext: Sendable, Equatable {
     public var room: String
     /// The receipts' `tokenHash` (`sha256:` and 64 hex digits).
     public var tokenHash: String
+    /// The input record's W3C trace context (`TraceParent`), when it had a well-formed one.
+    public var traceParent: String?
 
-    public init(provider: PushProvider?, messageId: String, room: String, tokenHash: String) {
+    public init(provider: PushProvider?, messageId: String, room: String, tokenHash: String, traceParent: String? = nil)
+    {
         self.provider = provider
         self.messageId = messageId
         self.room = room
         self.tokenHash = tokenHash
+        self.traceParent = traceParent
     }
 
-    /// `push.provider` (when sent), `push.message_id`, `push.room` and `push.token` (the fingerprint).
+    /// `push.provider` (when sent), `push.message_id`, `push.room`, `push.token` (the fingerprint) and `trace.parent`
+    /// (when the record had one).
     var metadata: [String: LogMetadataValue] {
         var metadata: [String: LogMetadataValue] = [
             "push.message_id": .string(messageId), "push.room": .string(room), "push.token": .token(hash: tokenHash),
         ]
         if let provider { metadata["push.provider"] = .string(provider.rawValue) }
+        if let traceParent { metadata["trace.parent"] = .string(traceParent) }
         return metadata
     }
 }

@@ -67,6 +67,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     private func attemptFirst(
         _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition
     ) async throws -> StartedRecord<Request> {
+        let traceParent = CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
         var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
         var sends: [(index: Int, provider: PushProvider, request: Request)] = []
         for (index, device) in event.devices.enumerated() {
@@ -90,7 +91,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
         if sends.count == 1, let send = sends.first {
             let first = try await delivery.attempt(
-                send.request, to: send.provider, context: Self.context(event, send.index, send.provider))
+                send.request, to: send.provider,
+                context: Self.context(event, send.index, send.provider, traceParent: traceParent))
             devices[send.index] = .attempted(send.provider, send.request, first)
         } else if !sends.isEmpty {
             let attempted = try await concurrently(sends) { index, provider, request in
@@ -98,7 +100,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                     index,
                     StartedRecord<Request>.Device.attempted(
                         provider, request,
-                        try await delivery.attempt(request, to: provider, context: Self.context(event, index, provider))
+                        try await delivery.attempt(
+                            request, to: provider,
+                            context: Self.context(event, index, provider, traceParent: traceParent))
                     )
                 )
             }
@@ -136,6 +140,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
         case .event(let event, let devices):
             let history = FailureHistory(of: record, settings: outputs.settings, nowMillis: clock.nowMillis())
+            let traceParent = CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
             for ignored in history.ignored {
                 observer.observe(
                     .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
@@ -161,13 +166,14 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 let results = try await concurrently(unsettled) { index, provider, request, first in
                     let result = try await delivery.settle(
                         request, to: provider, first: first, priorAttempts: priorAttempts,
-                        firstFailureMillis: firstFailure, context: Self.context(event, index, provider))
+                        firstFailureMillis: firstFailure,
+                        context: Self.context(event, index, provider, traceParent: traceParent))
                     return (index, result)
                 }
                 for (index, result) in results { settled[index] = result }
             }
             for (index, result) in settled.enumerated() {
-                if let result { observe(result, context: Self.context(event, index)) }
+                if let result { observe(result, context: Self.context(event, index, traceParent: traceParent)) }
             }
             let results = settled.compactMap { $0 }
             produced = outputs.forEvent(
@@ -175,16 +181,6 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map { $0.target }, results)),
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
-            let handedOff = produced.map(\.topic).filter {
-                $0 == outputs.settings.deadLetterTopic || outputs.settings.isRetryTopic($0)
-            }
-            if !handedOff.isEmpty {
-                observer.observe(
-                    .handedOff(
-                        record.topicPartition, offset: record.offset, messageId: event.messageId,
-                        traceParent: CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description,
-                        topics: handedOff))
-            }
         }
         return produced
     }
@@ -224,16 +220,18 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    /// What a log line about the `index`-th device of `event` names (its provider when it is sent).
+    /// What a log line about the `index`-th device of `event` names (its provider when it is sent, the record's trace
+    /// context when it has one).
     private static func context(
-        _ event: PlannedEvent<Request>, _ index: Int, _ provider: PushProvider? = nil
+        _ event: PlannedEvent<Request>, _ index: Int, _ provider: PushProvider? = nil, traceParent: String?
     ) -> SendContext? {
         guard event.devices.indices.contains(index) else { return nil }
         let device = event.devices[index]
         var sentTo = provider
         if case .send(let planned, _) = device.decision { sentTo = planned }
         return SendContext(
-            provider: sentTo, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash)
+            provider: sentTo, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash,
+            traceParent: traceParent)
     }
 
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
