@@ -54,6 +54,7 @@ public struct EventDecoder: Sendable {
             content: try event.optionalString("content", maxLength: nil),
             target: try event.optionalObject("target").map { (target) throws(EventError) in try person(target) },
             createdAt: try createdAt(event, now: now),
+            alert: try event.optionalString("alert", maxLength: nil),
             recipients: recipients,
             payload: event.value("payload").flatMap { $0 == .null ? nil : $0 },
             invalidDevices: invalidDevices,
