@@ -49,7 +49,7 @@ let package = Package(
             name: "Worker",
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
+                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),

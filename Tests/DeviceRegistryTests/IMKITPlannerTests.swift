@@ -11,7 +11,7 @@ import Testing
     static let nowMillis: Int64 = 1_795_953_660_000
     let store = MemoryDeviceStore()
 
-    var planner: IMKITPlanner<CorePlanner> {
+    var planner: IMKITPlanner<ProviderSend> {
         IMKITPlanner(
             events: CorePlanner(
                 rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project")),

@@ -9,16 +9,15 @@ import PushCore
 /// The clients and devices the resolution leaves out follow the event's devices, each `skipped` with its reason
 /// (`no_devices` with platform `none`, `notifications_off`, `platform` for `web`), so analysts count unreachable
 /// clients from the receipts.
-public struct IMKITPlanner<Events: EventPlanner>: EventPlanner {
-    public typealias Request = Events.Request
-
-    let events: Events
+public struct IMKITPlanner<Request: Sendable>: EventPlanner {
+    let events: any EventPlanner<Request>
     let directory: any DeviceDirectory
     let decoder: IMKITMessageDecoder
     let resolver: IMKITResolver
 
     public init(
-        events: Events, directory: any DeviceDirectory, decoder: IMKITMessageDecoder = IMKITMessageDecoder(),
+        events: any EventPlanner<Request>, directory: any DeviceDirectory,
+        decoder: IMKITMessageDecoder = IMKITMessageDecoder(),
         resolver: IMKITResolver = IMKITResolver()
     ) {
         self.events = events
