@@ -67,7 +67,7 @@ let package = Package(
             name: "push-worker",
             dependencies: [
                 "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
-                "Lifecycle", "MallocConfiguration",
+                "Lifecycle", "MallocConfiguration", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),

@@ -70,3 +70,28 @@ public struct ClientSettings: Sendable, Equatable {
     /// The record key of these settings.
     public var key: ClientKey { ClientKey(appID: appID, clientID: clientID) }
 }
+
+extension Subscription {
+    /// The record value of this subscription (`schemas/subscription.schema.json`).
+    public func json() -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.beginObject()
+        writer.field("appID", appID)
+        writer.field("clientId", clientID)
+        writer.field("type", type.rawValue)
+        writer.field("token", token)
+        writer.field("deviceId", deviceID)
+        if sandbox {
+            writer.key("sandbox")
+            writer.bool(true)
+        }
+        if let topic { writer.field("topic", topic) }
+        if let locale { writer.field("locale", locale.description) }
+        if let updatedAtMS {
+            writer.key("updatedAtMS")
+            writer.integer(updatedAtMS)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}
