@@ -9,6 +9,8 @@ public protocol DeviceStore: DeviceDirectory {
     func apply(_ change: RegistryChange<ClientKey, ClientSettings>)
     /// The token the registry holds for `key` now; `nil` when it holds none.
     func token(of key: DeviceKey) -> String?
+    /// The keys of `clientID`'s devices, in any app, that hold `token` on `platform` now.
+    func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey]
     /// What the store holds.
     var statistics: RegistryStatistics { get }
 }

@@ -9,6 +9,8 @@ public final class MemoryDeviceStore: DeviceStore {
         var devices: [ClientKey: [DeviceSlot: Subscription]] = [:]
         var settings: [ClientKey: ClientSettings] = [:]
         var deviceCount = 0
+        /// The apps devices were ever subscribed in: few, so a search across apps is a handful of lookups.
+        var apps: Set<String> = []
         var bytes = 0
     }
 
@@ -30,6 +32,7 @@ public final class MemoryDeviceStore: DeviceStore {
             switch change {
             case .put(let key, let subscription):
                 let slot = DeviceSlot(type: key.type, deviceID: key.deviceID)
+                state.apps.insert(key.appID)
                 let previous = state.devices[key.client, default: [:]].updateValue(subscription, forKey: slot)
                 if let previous {
                     state.bytes -= Self.bytes(of: previous)
@@ -74,6 +77,17 @@ public final class MemoryDeviceStore: DeviceStore {
 
     public func token(of key: DeviceKey) -> String? {
         state.withLock { $0.devices[key.client]?[DeviceSlot(type: key.type, deviceID: key.deviceID)]?.token }
+    }
+
+    public func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey] {
+        state.withLock { state in
+            state.apps.sorted().flatMap { app in
+                let client = ClientKey(appID: app, clientID: clientID)
+                return (state.devices[client] ?? [:]).filter { slot, subscription in
+                    subscription.token == token && slot.type.platform == platform
+                }.keys.sorted().map { DeviceKey(appID: app, clientID: clientID, type: $0.type, deviceID: $0.deviceID) }
+            }
+        }
     }
 
     public var statistics: RegistryStatistics {

@@ -12,6 +12,7 @@ import Testing
     static let replacedToken = String(repeating: "a1", count: 32)
     static let currentToken = String(repeating: "a2", count: 32)
     static let fcmToken = "fcm-token-of-aaa"
+    static let deadToken = String(repeating: "de", count: 32)
 
     static func subscription(_ client: String, _ type: String, _ device: String, token: String) -> (String, String?) {
         (
@@ -22,6 +23,9 @@ import Testing
 
     @Test func anIMKITMessageGoesToTheRegistrysDevicesAndReceiptsSayWhoWasNotReached() async throws {
         let simulator = try await PushSimulator.start()
+        _ = try await simulator.control(
+            "POST", "/control/apns-unregister",
+            body: "{\"tokens\": [\"\(Self.deadToken)\"], \"timestamp\": 1700000000000}")
         let apns = try await simulator.apnsCredentials()
         let fcm = try await simulator.serviceAccountFile()
         let (broker, bootstrap) = try await startDevBroker()
@@ -42,6 +46,8 @@ import Testing
             Self.subscription("ccc", "ios", "D3", token: String(repeating: "c3", count: 32)),
             Self.subscription("ddd", "ios", "D4", token: String(repeating: "d4", count: 32)),
             Self.subscription("sss", "ios", "D5", token: String(repeating: "e5", count: 32)),
+            // The provider calls this token dead: the worker unsubscribes it.
+            Self.subscription("fff", "ios", "D7", token: Self.deadToken),
             // Ignored: the key names another device than the value.
             (
                 "SampleApp/eee/ios/D9",
@@ -56,7 +62,7 @@ import Testing
         )
         try await produce(
             "chat.messages", "demo-room",
-            #"{"_id": "imkit-1", "message": "lala", "room": "demo-room", "roomName": "Demo Room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["aaa", "bbb", "ccc", "ddd", "eee", "sss", "aaa"]}"#
+            #"{"_id": "imkit-1", "message": "lala", "room": "demo-room", "roomName": "Demo Room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["aaa", "bbb", "ccc", "ddd", "eee", "sss", "aaa", "fff"]}"#
         )
         try await produce(
             "chat.messages", "demo-room",
@@ -72,8 +78,17 @@ import Testing
             "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
             "PUSH_WORKER_ID": "worker-imkit", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
         ])
-        let receipts = try await read(kafka, topic: "push.receipts", count: 8, within: .seconds(90))
+        let receipts = try await read(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
         let requests = try await simulator.requests()
+        // The dead token's tombstone was acknowledged with its receipt: the registry no longer lists fff's device.
+        func listed(_ client: String) async throws -> [String] {
+            let result = try await ChildProcessResult.run(
+                ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", client],
+                environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        let deadClientDevices = try await listed("fff")
+        let liveClientDevices = try await listed("aaa")
         worker.signal(SIGTERM)
         let status = await worker.exitStatus()
         _ = await producer.close(timeout: .seconds(5))
@@ -90,12 +105,19 @@ import Testing
             outline.sorted() == [
                 "imkit-1 aaa apns delivered -", "imkit-1 aaa fcm delivered -", "imkit-1 bbb none skipped no_devices",
                 "imkit-1 ccc apns skipped muted", "imkit-1 ddd apns skipped notifications_off",
-                "imkit-1 eee none skipped no_devices", "imkit-2 aaa apns delivered -", "imkit-2 aaa fcm delivered -",
+                "imkit-1 eee none skipped no_devices", "imkit-1 fff apns invalid_token Unregistered",
+                "imkit-2 aaa apns delivered -", "imkit-2 aaa fcm delivered -",
             ])
         let apnsPaths = requests.filter { $0.path.hasPrefix("/3/device/") }.map(\.path)
-        #expect(apnsPaths == ["/3/device/\(Self.currentToken)", "/3/device/\(Self.currentToken)"])
+        #expect(
+            apnsPaths.sorted()
+                == [
+                    "/3/device/\(Self.currentToken)", "/3/device/\(Self.currentToken)", "/3/device/\(Self.deadToken)",
+                ].sorted())
+        #expect(deadClientDevices.isEmpty)
+        #expect(liveClientDevices.count == 2)
         #expect(requests.filter { $0.path.contains("messages:send") }.count == 2)
-        let v1 = requests.last { $0.path.hasPrefix("/3/device/") }
+        let v1 = requests.last { $0.path == "/3/device/\(Self.currentToken)" }
         #expect(v1?.body.contains(#""badge":7"#) == true)
         #expect(v1?.body.contains(#""body":"SSS says hi""#) == true)
         #expect(try schemaViolations(receipts.map(\.value), schema: "receipt.schema.json") == nil)

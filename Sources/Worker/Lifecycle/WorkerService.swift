@@ -97,8 +97,12 @@ public enum WorkerService {
         let registryTables = RegistryTables(store: MemoryDeviceStore())
         RegistryMetrics.register(registryTables, in: registry)
         let planner = IMKITPlanner(events: events, directory: registryTables.store)
+        let sink = UnsubscribingDeadTokens(
+            inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
+            invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
+            devicesTopic: configuration.registry.devicesTopic)
         let pipeline = Pipeline(
-            source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
+            source: source, sink: sink, planner: planner,
             sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
             settings: configuration.pipeline)
 
