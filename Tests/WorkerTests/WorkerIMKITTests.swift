@@ -69,15 +69,9 @@ import Testing
             #"{"_id": "imkit-2", "message": "hi", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "toClient": "aaa", "badge": 7, "alert": "SSS says hi"}"#
         )
         // The worker starts after the registry is written: it reads both topics before it consumes a message.
-        let worker = try workerProcess(environment: [
-            "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",
-            "APNS_URL": simulator.baseURL, "APNS_SANDBOX_URL": simulator.baseURL, "APNS_KEY_FILE": apns.keyFile,
-            "APNS_KEY_ID": apns.keyId, "APNS_TEAM_ID": apns.teamId, "APNS_TOPIC": apns.topic,
-            "FCM_URL": simulator.baseURL, "FCM_SERVICE_ACCOUNT_FILE": fcm.serviceAccountFile,
-            "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
-            "PUSH_WORKER_ID": "worker-imkit", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
-        ])
+        let worker = try workerProcess(
+            environment: EndToEnd.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
+                .merging(["PUSH_WORKER_ID": "worker-imkit"]) { $1 })
         let receipts = try await read(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
         let requests = try await simulator.requests()
         // The dead token's tombstone was acknowledged with its receipt: the registry no longer lists fff's device.

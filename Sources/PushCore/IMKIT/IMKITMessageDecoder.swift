@@ -19,18 +19,7 @@ public struct IMKITMessageDecoder: Sendable {
 
     /// Decodes one record value; `now` bounds the message time (see `EventTime`).
     public func decode(_ bytes: [UInt8], now: Date) throws(EventError) -> IMKITMessage {
-        guard bytes.count <= limits.maximumRecordBytes else {
-            throw EventError(
-                .recordTooLarge, path: "",
-                "record is \(bytes.count) bytes, more than the limit of \(limits.maximumRecordBytes)")
-        }
-        let root: JSONValue
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            throw EventError(.decodeError, path: error.path, error.description)
-        }
-        return try decode(root, now: now)
+        try decode(try limits.parse(bytes), now: now)
     }
 
     /// Decodes an already parsed message.
