@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func aJSONLineIsASubscriptionRecord() throws {
-        let line = #"{"appID": "A", "clientId": "c", "type": "fcm", "token": "t-1", "deviceId": "P1", "sandbox": false}"#
+        let line = #"{"appID": "A", "clientId": "c", "type": "fcm", "token": "t-1", "deviceId": "P1"}"#
         let subscription = try DeviceImport.subscription(jsonLine: Substring(line)).get()
         #expect(subscription.key == DeviceKey(appID: "A", clientID: "c", type: .fcm, deviceID: "P1"))
         #expect(throws: RegistryRecordError.self) { _ = try DeviceImport.subscription(jsonLine: "{").get() }
