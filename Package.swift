@@ -30,6 +30,8 @@ let package = Package(
         // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
         .target(name: "Lifecycle", swiftSettings: strict),
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
+        // Pure: the device registry and the client settings as tables on every pod, behind the `DeviceStore` port.
+        .target(name: "DeviceRegistry", dependencies: ["PushCore"], swiftSettings: strict),
         // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
         .target(name: "Essentials", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
@@ -47,7 +49,7 @@ let package = Package(
             name: "Worker",
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
+                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),
@@ -65,7 +67,7 @@ let package = Package(
             name: "push-worker",
             dependencies: [
                 "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
-                "Lifecycle", "MallocConfiguration",
+                "Lifecycle", "MallocConfiguration", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),
@@ -84,6 +86,10 @@ let package = Package(
 var unitTests: [Target] {
     [
         .testTarget(name: "CLITests", dependencies: ["CLI"], swiftSettings: strict),
+        .testTarget(
+            name: "DeviceRegistryTests",
+            dependencies: ["DeviceRegistry", "PushCore", "PushPipeline", "Essentials", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"], swiftSettings: strict),
         .testTarget(name: "EssentialsTests", dependencies: ["Essentials", "TestSupport"], swiftSettings: strict),
         .testTarget(

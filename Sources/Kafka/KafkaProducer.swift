@@ -101,7 +101,8 @@ public final class KafkaProducer: Sendable {
             (record.key ?? []).withUnsafeBytes { key in
                 pw_rd_kafka_produce(
                     client.handle, record.topic, record.partition ?? pw_rd_kafka_partition_unassigned,
-                    record.key == nil ? nil : key.baseAddress, key.count, value.baseAddress, value.count,
+                    record.key == nil ? nil : key.baseAddress, key.count, value.isEmpty ? nil : value.baseAddress,
+                    value.count,
                     headers, record.timestampMilliseconds ?? 0, completion.toOpaque())
             }
         }

@@ -5,6 +5,7 @@ public struct KafkaProducerRecord: Sendable, Equatable {
     /// go to the same partition).
     public var partition: Int32?
     public var key: [UInt8]?
+    /// The value; an empty one is written as null, a tombstone that compaction removes with its key.
     public var value: [UInt8]
     public var headers: [KafkaHeader]
     /// Milliseconds since the Unix epoch; `nil` means "now".

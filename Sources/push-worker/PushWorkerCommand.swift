@@ -16,6 +16,6 @@ enum PushWorkerCommand {
             DevBrokerCommand.subcommand,
             ReceiptsStatsCommand.subcommand,
             ReceiptsInvalidTokensCommand.subcommand,
-        ]
+        ] + DevicesCommand.subcommands
     )
 }

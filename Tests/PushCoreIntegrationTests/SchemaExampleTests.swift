@@ -7,7 +7,10 @@ import Testing
 /// Every example in `schemas/examples` validates against its schema with `check-jsonschema` (from `.venv`),
 /// and so does the built-in rules table; a broken example is rejected.
 @Suite struct SchemaExampleTests {
-    static let schemas = ["chat-message", "rules", "receipt", "dead-letter-headers", "invalid-token"]
+    static let schemas = [
+        "chat-message", "rules", "receipt", "dead-letter-headers", "invalid-token", "subscription", "client-settings",
+        "imkit-message",
+    ]
 
     @Test(arguments: schemas)
     func examplesValidateAgainstTheirSchema(schema: String) throws {

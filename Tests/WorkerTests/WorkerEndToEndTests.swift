@@ -41,7 +41,18 @@ final class EndToEnd {
         let bootstrap: String
         self.partitions = partitions
         (broker, bootstrap) = try await startDevBroker(partitions: partitions)
-        let environment = [
+        let environment = Self.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
+        self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
+        worker = try workerProcess(environment: self.workerEnvironment)
+        kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        producer = try KafkaProducer(configuration: kafka.merging(KafkaConfiguration(producerProperties)))
+    }
+
+    /// What a worker needs against the dev broker at `bootstrap` and `simulator`, signing with `apns` and `fcm`.
+    static func workerEnvironment(
+        bootstrap: String, simulator: PushSimulator, apns: APNsCredentials, fcm: ServiceAccountFile
+    ) -> [String: String] {
+        [
             "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
             "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",
             "APNS_URL": simulator.baseURL, "APNS_SANDBOX_URL": simulator.baseURL, "APNS_KEY_FILE": apns.keyFile,
@@ -50,10 +61,6 @@ final class EndToEnd {
             "PUSH_CA_FILE": simulator.endpoint.caFile, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
             "PUSH_WORKER_ID": "worker-e2e", "PUSH_SHUTDOWN_GRACE_SECONDS": "5",
         ]
-        self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
-        worker = try workerProcess(environment: self.workerEnvironment)
-        kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
-        producer = try KafkaProducer(configuration: kafka.merging(KafkaConfiguration(producerProperties)))
     }
 
     /// Starts another worker process in the same group; with `replacing`, it becomes `worker`.

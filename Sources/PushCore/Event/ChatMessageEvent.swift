@@ -13,6 +13,8 @@ public struct ChatMessageEvent: Sendable {
     public var target: Person?
     /// When the message was created; `nil` when the event does not say.
     public var createdAt: Date?
+    /// A body text the sender assembled itself (IMKIT v1's `alert`), used as given instead of the rule's body.
+    public var alert: String? = nil
     public var recipients: [Recipient]
     /// The forwarded message object (FCM `data.payload`, VoIP call data).
     public var payload: JSONValue?

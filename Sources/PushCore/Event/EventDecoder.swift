@@ -11,18 +11,7 @@ public struct EventDecoder: Sendable {
 
     /// Decodes one record value. Unknown fields are ignored (and kept in `original`); `now` bounds `createdAt`.
     public func decode(_ bytes: [UInt8], now: Date) throws(EventError) -> ChatMessageEvent {
-        guard bytes.count <= limits.maximumRecordBytes else {
-            throw EventError(
-                .recordTooLarge, path: "",
-                "record is \(bytes.count) bytes, more than the limit of \(limits.maximumRecordBytes)")
-        }
-        let root: JSONValue
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            throw EventError(.decodeError, path: error.path, error.description)
-        }
-        return try decode(root, now: now)
+        try decode(try limits.parse(bytes), now: now)
     }
 
     /// Decodes an already parsed event object; `now` bounds `createdAt` (see `EventTime`).
@@ -54,6 +43,7 @@ public struct EventDecoder: Sendable {
             content: try event.optionalString("content", maxLength: nil),
             target: try event.optionalObject("target").map { (target) throws(EventError) in try person(target) },
             createdAt: try createdAt(event, now: now),
+            alert: try event.optionalString("alert", maxLength: nil),
             recipients: recipients,
             payload: event.value("payload").flatMap { $0 == .null ? nil : $0 },
             invalidDevices: invalidDevices,

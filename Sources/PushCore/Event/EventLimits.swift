@@ -40,3 +40,20 @@ public struct EventLimits: Sendable, Equatable {
         return overflow ? 1024 : max(1024, difference)
     }
 }
+
+extension EventLimits {
+    /// The JSON of a record value: `record_too_large` beyond `maximumRecordBytes` (not parsed), `decode_error` with
+    /// the parser's path when it is not JSON.
+    func parse(_ bytes: [UInt8]) throws(EventError) -> JSONValue {
+        guard bytes.count <= maximumRecordBytes else {
+            throw EventError(
+                .recordTooLarge, path: "",
+                "record is \(bytes.count) bytes, more than the limit of \(maximumRecordBytes)")
+        }
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw EventError(.decodeError, path: error.path, error.description)
+        }
+    }
+}

@@ -48,7 +48,18 @@ public struct AppStrings: Sendable, Equatable {
         for (type, rule) in rules.types.sorted(by: { $0.key < $1.key }) where rule.kind == .alert {
             guard let body = rule.body?.template(preferring: [language, rules.defaultLocale]) else { continue }
             switch entry(type: type, rule: rule, body: body) {
-            case .success(let entry): entries.append(entry)
+            case .success(let entry):
+                // Two types may share a key (IMKIT's deleteMembers and the seeds' deleteMember): one resource.
+                guard let existing = entries.first(where: { $0.key == entry.key }) else {
+                    entries.append(entry)
+                    continue
+                }
+                if existing != entry {
+                    omitted.append(
+                        Omission(
+                            path: "types.\(type).locKey",
+                            reason: "\(JSONWriter.quoted(entry.key)) is another type's key with another text"))
+                }
             case .failure(let omission): omitted.append(omission)
             }
         }

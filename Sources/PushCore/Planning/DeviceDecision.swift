@@ -48,6 +48,10 @@ public struct SkipReason: Sendable, Hashable, CustomStringConvertible {
     public static let platform = SkipReason("platform")
     /// A provider declared the token dead before (the invalid-token table).
     public static let invalidToken = SkipReason("invalid_token")
+    /// An IMKIT message's client has no device in the registry (receipt platform `none`).
+    public static let noDevices = SkipReason("no_devices")
+    /// An IMKIT message's client turned notifications off (`notificationEnabled: false`).
+    public static let notificationsOff = SkipReason("notifications_off")
     /// `replay --skip-delivered`: the receipts already show this send delivered.
     public static let alreadyDelivered = SkipReason("already_delivered")
 

@@ -68,12 +68,15 @@ struct PushRenderer {
             locKey: rule.locKey.render(value),
             locArgs: rule.locArgs.map { $0.render(value).truncated(toGraphemes: trim.textLimit) },
             title: text(texts.title),
-            body: text(texts.body),
+            body: assembledBody.map { $0.truncated(toGraphemes: trim.textLimit) } ?? text(texts.body),
             collapseKey: rule.collapseKey?.render(value),
             threadID: rule.threadID?.render(value),
             payload: trim.includesPayload && rule.forwardsPayload && !isEncrypted ? event.payload : nil
         )
     }
+
+    /// The sender's own body text (`alert`), unless the rule hides the content: an assembled text may quote it.
+    private var assembledBody: String? { isEncrypted ? nil : nonEmpty(event.alert) }
 
     private var isEncrypted: Bool { rule.hidesContent || event.type == "encrypted" }
 

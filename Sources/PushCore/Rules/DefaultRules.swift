@@ -136,6 +136,18 @@ extension RulesTable {
                 "en": "{sender.nickname} removed {target.nickname} from the room"
               }
             },
+            "deleteMembers": {
+              "locKey": "im_loc_deleteMember",
+              "locArgs": ["{sender.nickname}", "{target.nickname}"],
+              "body": {
+                "ko": "{sender.nickname}님이 {target.nickname}님을 채팅방에서 내보냈습니다",
+                "ja": "{sender.nickname} が {target.nickname} をチャットルームから削除しました",
+                "zh-Hant": "{sender.nickname} 將 {target.nickname} 移出聊天室",
+                "en": "{sender.nickname} removed {target.nickname} from the room"
+              }
+            },
+            "recall": {"kind": "skip"},
+            "cancelInvitations": {"kind": "skip"},
             "encrypted": {
               "locArgs": ["{sender.nickname}"],
               "body": {

@@ -80,7 +80,7 @@ public struct Receipt: Sendable, Equatable {
         writer.field("type", type)
         writer.field("userId", device.userId)
         writer.field("platform", device.platform)
-        writer.field("tokenHash", device.tokenHash)
+        writer.optional("tokenHash", device.tokenHash.isEmpty ? nil : device.tokenHash)
         writer.field("status", status.rawValue)
         writer.optional("reason", reason)
         writer.optional("providerMessageId", providerMessageId)

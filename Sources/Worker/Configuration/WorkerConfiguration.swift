@@ -56,6 +56,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var httpTransport: HTTP2TransportKind
     /// How long the start waits for the invalid-token table to be read (`PUSH_INVALID_TOKENS_LOAD_MS`).
     public var invalidTokensLoadTimeout: Duration = .seconds(30)
+    /// The device registry and client settings IMKIT messages are resolved through.
+    public var registry = RegistryConfiguration()
     /// The deadline of one provider request.
     public var requestTimeout: Duration
     /// Backoff of the first retry (doubling per attempt, with full jitter) and its ceiling.
@@ -220,6 +222,7 @@ extension SettingReader {
         configuration.allowsInsecureHTTP = allowsInsecureHTTP
         configuration.invalidTokensLoadTimeout = try milliseconds(
             "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)
+        configuration.registry = try registryConfiguration(inputTopics: topics)
         return configuration
     }
 

@@ -1,3 +1,4 @@
+import DeviceRegistry
 import Essentials
 import Lifecycle
 import Observability
@@ -12,18 +13,31 @@ struct PipelineService<Request: Sendable>: Service {
     let logger: Logger
     /// The table of known invalid tokens the start waits for, with the longest wait; `nil` when not skipping.
     let invalidTokens: (table: InvalidTokenTable, limit: Duration)?
+    /// The device registry and client settings the start waits for, with the longest wait; `nil` when not followed.
+    var registry: (tables: RegistryTables, limit: Duration)? = nil
     let clock: any WallClock
     /// The status server's port, for the `started` line.
     let port: Int
 
     func run(shutdown: GracefulShutdown) async {
         if let invalidTokens {
-            await waitForInvalidTokens(invalidTokens.table, limit: invalidTokens.limit, shutdown: shutdown)
+            await waitUntilLoaded({ invalidTokens.table.isLoaded }, limit: invalidTokens.limit, shutdown: shutdown)
             logger.info(
                 "invalid-token table loaded",
                 metadata: [
                     "push.invalid_tokens": .init(invalidTokens.table.count),
                     "push.invalid_tokens_complete": .bool(invalidTokens.table.isLoaded),
+                ])
+        }
+        if let registry {
+            await waitUntilLoaded({ registry.tables.isLoaded }, limit: registry.limit, shutdown: shutdown)
+            let statistics = registry.tables.store.statistics
+            logger.info(
+                "device registry loaded",
+                metadata: [
+                    "push.registry_devices": .init(statistics.devices),
+                    "push.registry_clients": .init(statistics.clients),
+                    "push.registry_complete": .bool(registry.tables.isLoaded),
                 ])
         }
         if !shutdown.isRequested {
@@ -40,13 +54,15 @@ struct PipelineService<Request: Sendable>: Service {
         }
     }
 
-    /// Waits until the invalid-token table holds what its topic held at the start, at most `limit` (or until the
-    /// shutdown is requested): past it the worker starts anyway (the table keeps filling; sends to dead tokens
-    /// meanwhile only cost a 410).
-    private func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, shutdown: GracefulShutdown) async {
+    /// Waits until a table holds what its topic held at the start, at most `limit` (or until the shutdown is
+    /// requested): past it the worker starts anyway and the table keeps filling (sends to dead tokens meanwhile only
+    /// cost a 410; an IMKIT client whose devices are not read yet gets `no_devices`).
+    private func waitUntilLoaded(
+        _ isLoaded: @escaping @Sendable () -> Bool, limit: Duration, shutdown: GracefulShutdown
+    ) async {
         let deadline = clock.nowMicros() + limit.wholeMilliseconds * 1000
         try? await shutdown.cancelOnRequest { [clock] in
-            while !table.isLoaded, !Task.isCancelled, clock.nowMicros() < deadline {
+            while !isLoaded(), !Task.isCancelled, clock.nowMicros() < deadline {
                 try? await clock.sleep(for: .milliseconds(20))
             }
         }

@@ -1,4 +1,5 @@
 import CLI
+import DeviceRegistry
 import Essentials
 import HTTP2
 import Kafka
@@ -91,11 +92,18 @@ public enum WorkerService {
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
-        let planner: any EventPlanner<ProviderSend> =
+        let events: any EventPlanner<ProviderSend> =
             skipsInvalidTokens
             ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
+        let registryTables = RegistryTables(store: MemoryDeviceStore())
+        RegistryMetrics.register(registryTables, in: registry)
+        let planner = IMKITPlanner(events: events, directory: registryTables.store)
+        let sink = UnsubscribingDeadTokens(
+            inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
+            invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
+            devicesTopic: configuration.registry.devicesTopic)
         let pipeline = Pipeline(
-            source: source, sink: KafkaRecordSink(producer: stages.producer), planner: planner,
+            source: source, sink: sink, planner: planner,
             sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
             settings: configuration.pipeline)
 
@@ -143,13 +151,21 @@ public enum WorkerService {
             services.append(
                 .init("invalid-token follower", InvalidTokenFollowerService(follower: follower, logger: logger)))
         }
-        services.append(
-            .init(
-                "pipeline",
-                PipelineService(
-                    pipeline: pipeline, readiness: readiness, logger: logger,
-                    invalidTokens: skipsInvalidTokens ? (invalidTokens, configuration.invalidTokensLoadTimeout) : nil,
-                    clock: clock, port: server.port)))
+        let followsRegistry = configuration.registry.store != .none
+        if followsRegistry {
+            services.append(
+                .init(
+                    "registry follower",
+                    RegistryFollowerService(
+                        configuration: configuration.kafka, registry: configuration.registry, tables: registryTables,
+                        logger: logger)))
+        }
+        var pipelineService = PipelineService(
+            pipeline: pipeline, readiness: readiness, logger: logger,
+            invalidTokens: skipsInvalidTokens ? (invalidTokens, configuration.invalidTokensLoadTimeout) : nil,
+            clock: clock, port: server.port)
+        pipelineService.registry = followsRegistry ? (registryTables, configuration.registry.loadTimeout) : nil
+        services.append(.init("pipeline", pipelineService))
         let group = ServiceGroup(
             services: services, shutdownBudget: configuration.shutdownBudget, exitCodes: WorkerExitCode.serviceGroup,
             report: logger.serviceGroupReport)

@@ -1,0 +1,144 @@
+import Essentials
+
+/// What one record of the device registry or the client settings topic says.
+public enum RegistryChange<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// `key` now holds `value`.
+    case put(Key, Value)
+    /// The tombstone of `key`: unsubscribed, or settings reset.
+    case delete(Key)
+}
+
+extension RegistryChange: Equatable where Value: Equatable {}
+
+/// Why a registry record is ignored: a stable code for the warning's counter, and what is wrong (never a token).
+public struct RegistryRecordError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: Reason
+    public var message: String
+
+    public enum Reason: String, Sendable, CaseIterable {
+        /// The key is not of the form `appID/clientId[/type/deviceId]`.
+        case badKey = "bad_key"
+        /// The value is not a valid record.
+        case badValue = "bad_value"
+        /// The value names another app, client, type or device than the key.
+        case keyMismatch = "key_mismatch"
+        /// The token fails its platform's syntax.
+        case badToken = "bad_token"
+    }
+
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(reason.rawValue): \(message)" }
+}
+
+/// Decodes the records of the device registry (`push.devices`) and the client settings (`push.clients`).
+///
+/// A record is trusted only when its key and value agree: a value naming another device than its key would put a
+/// token where the compaction of its own key can never remove it.
+public enum RegistryRecordDecoder {
+    /// The longest value accepted: a subscription or a settings record is far smaller.
+    public static let maximumValueBytes = 64 * 1024
+    /// The most muted rooms one settings record may list.
+    public static let maximumMutedRooms = 10_000
+
+    /// The change one device-registry record makes; `value == nil` is a tombstone.
+    public static func subscription(key: [UInt8]?, value: [UInt8]?) throws(RegistryRecordError) -> RegistryChange<
+        DeviceKey, Subscription
+    > {
+        guard let key, let text = String(validating: key, as: UTF8.self), let deviceKey = DeviceKey(text: text) else {
+            throw RegistryRecordError(.badKey, "the key must be appID/clientId/type/deviceId, percent-encoded")
+        }
+        guard let value else { return .delete(deviceKey) }
+        let fields = try object(value)
+        let subscription: Subscription
+        do throws(EventError) {
+            let typeName = try fields.requiredString("type", maxLength: nil)
+            guard let type = SubscriptionType(rawValue: typeName) else {
+                throw EventError(.decodeError, path: "type", "must be one of ios, ios-voip, android, fcm, web")
+            }
+            subscription = Subscription(
+                appID: try fields.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
+                clientID: try fields.requiredString("clientId", maxLength: EventLimits.maximumIDLength),
+                type: type,
+                token: try fields.requiredString("token", maxLength: nil),
+                deviceID: try fields.requiredString("deviceId", maxLength: EventLimits.maximumIDLength),
+                sandbox: try fields.optionalBool("sandbox") ?? false,
+                topic: try fields.optionalString("topic", maxLength: nil),
+                locale: try fields.optionalString("locale", maxLength: nil).flatMap { LanguageTag(lenient: $0) },
+                updatedAtMS: try fields.optionalInteger("updatedAtMS", in: 0...Int.max).map { Int64($0) })
+        } catch {
+            throw RegistryRecordError(.badValue, error.description)
+        }
+        guard subscription.key == deviceKey else {
+            throw RegistryRecordError(
+                .keyMismatch, "the value's appID, clientId, type and deviceId differ from the key")
+        }
+        if let problem = TokenSyntax.problem(with: subscription.token, on: subscription.type.platform ?? .fcm) {
+            throw RegistryRecordError(.badToken, "token: \(problem)")
+        }
+        if let topic = subscription.topic, !TokenSyntax.isTopic(topic) {
+            throw RegistryRecordError(.badValue, "topic: must be a bundle id of 1 to 255 printable characters")
+        }
+        return .put(deviceKey, subscription)
+    }
+
+    /// The change one client-settings record makes; `value == nil` is a tombstone.
+    public static func settings(key: [UInt8]?, value: [UInt8]?) throws(RegistryRecordError) -> RegistryChange<
+        ClientKey, ClientSettings
+    > {
+        guard let key, let text = String(validating: key, as: UTF8.self), let clientKey = ClientKey(text: text) else {
+            throw RegistryRecordError(.badKey, "the key must be appID/clientId, percent-encoded")
+        }
+        guard let value else { return .delete(clientKey) }
+        let fields = try object(value)
+        let settings: ClientSettings
+        do throws(EventError) {
+            var muted: Set<String> = []
+            if fields.value("mute") != nil, fields.value("mute") != .null {
+                let rooms = try fields.array("mute")
+                guard rooms.count <= maximumMutedRooms else {
+                    throw EventError(.decodeError, path: "mute", "lists more than \(maximumMutedRooms) rooms")
+                }
+                for (index, room) in rooms.enumerated() {
+                    guard case .string(let id) = room, !id.isEmpty else {
+                        throw EventError(.decodeError, path: "mute[\(index)]", "must be a non-empty string")
+                    }
+                    muted.insert(id)
+                }
+            }
+            settings = ClientSettings(
+                appID: try fields.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
+                clientID: try fields.requiredString("clientId", maxLength: EventLimits.maximumIDLength),
+                mutedRooms: muted,
+                notificationEnabled: try fields.optionalBool("notificationEnabled") ?? true,
+                locale: try fields.optionalString("locale", maxLength: nil).flatMap { LanguageTag(lenient: $0) },
+                badge: try fields.optionalInteger("badge", in: 0...Int(Int32.max)))
+        } catch {
+            throw RegistryRecordError(.badValue, error.description)
+        }
+        guard settings.key == clientKey else {
+            throw RegistryRecordError(.keyMismatch, "the value's appID and clientId differ from the key")
+        }
+        return .put(clientKey, settings)
+    }
+
+    private static func object(_ value: [UInt8]) throws(RegistryRecordError) -> Fields {
+        guard value.count <= maximumValueBytes else {
+            throw RegistryRecordError(.badValue, "the value is more than \(maximumValueBytes) bytes")
+        }
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(value)
+        } catch {
+            throw RegistryRecordError(.badValue, error.description)
+        }
+        do {
+            return try Fields(root, path: "")
+        } catch {
+            throw RegistryRecordError(.badValue, error.description)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Essentials
+import Foundation
+import PushCore
+
+/// The planner port for input topics that carry IMKIT messages beside chat-message events: a record whose JSON object
+/// has `messageType` is an IMKIT message, resolved through the device registry (`IMKITResolver`) into a chat-message
+/// event that `events` plans like any other; every other record goes to `events` untouched.
+///
+/// The clients and devices the resolution leaves out follow the event's devices, each `skipped` with its reason
+/// (`no_devices` with platform `none`, `notifications_off`, `platform` for `web`), so analysts count unreachable
+/// clients from the receipts.
+public struct IMKITPlanner<Request: Sendable>: EventPlanner {
+    let events: any EventPlanner<Request>
+    let directory: any DeviceDirectory
+    let decoder: IMKITMessageDecoder
+    let resolver: IMKITResolver
+
+    public init(
+        events: any EventPlanner<Request>, directory: any DeviceDirectory,
+        decoder: IMKITMessageDecoder = IMKITMessageDecoder(),
+        resolver: IMKITResolver = IMKITResolver()
+    ) {
+        self.events = events
+        self.directory = directory
+        self.decoder = decoder
+        self.resolver = resolver
+    }
+
+    /// For an IMKIT message, its resolved devices (decoded and looked up once more: the registry is in memory, and
+    /// the bound must count devices the record does not list); for an event, `events`' bound.
+    public func deviceBound(_ value: [UInt8]) -> Int {
+        guard let message = imkitMessage(value) else { return events.deviceBound(value) }
+        // The time only bounds the message's own time: a record refused here is refused by `plan` too.
+        let now = Date()
+        guard case .success(let message) = message(now) else { return 1 }
+        let resolution = resolver.resolve(message, in: directory)
+        return max(1, resolution.deviceCount + resolution.unsent.count)
+    }
+
+    public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        guard let message = imkitMessage(value) else { return events.plan(value, nowMillis: nowMillis) }
+        let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
+        let decoded: IMKITMessage
+        switch message(now) {
+        case .success(let value): decoded = value
+        case .failure(let error): return .failure(UndecodableEvent(reason: error.reason, message: error.description))
+        }
+        let resolution = resolver.resolve(decoded, in: directory)
+        return events.plan(JSONWriter.encode(resolution.event), nowMillis: nowMillis).map { planned in
+            var planned = planned
+            let sent = planned.devices.count
+            planned.devices += resolution.unsent.map { unsent in
+                PlannedDevice(
+                    target: DeviceTarget(
+                        userId: unsent.clientID, platform: unsent.platform, token: unsent.token ?? "",
+                        tokenHash: unsent.token.map(SHA256.tokenHash) ?? ""),
+                    decision: .skipped(reason: unsent.reason))
+            }
+            let narrowed = planned.narrowed
+            planned.narrowed = { indices in narrowed(indices.filter { $0 < sent }) }
+            return planned
+        }
+    }
+
+    /// The decoding of `value` when it is an IMKIT message; `nil` when it is not (no `"messageType"` at its top
+    /// level). The bytes are searched first, so chat-message events are parsed only by `events`.
+    private func imkitMessage(_ value: [UInt8]) -> ((Date) -> Result<IMKITMessage, EventError>)? {
+        guard Self.mentionsMessageType(value), let root = try? JSONParser.parse(value),
+            IMKITMessageDecoder.isIMKITMessage(root)
+        else { return nil }
+        return { now in Result { () throws(EventError) in try decoder.decode(root, now: now) } }
+    }
+
+    private static func mentionsMessageType(_ value: [UInt8]) -> Bool {
+        let marker = messageTypeMarker
+        guard value.count >= marker.count else { return false }
+        return value.indices.dropLast(marker.count - 1).contains { start in
+            value[start] == marker[0] && value[start..<(start + marker.count)].elementsEqual(marker)
+        }
+    }
+}
+
+/// `"messageType"` as bytes: the member that makes a record an IMKIT message.
+private let messageTypeMarker = Array(#""messageType""#.utf8)

@@ -1,0 +1,40 @@
+import DeviceRegistry
+import Observability
+
+/// The device registry's gauges, read from the tables at each scrape: `push_registry_devices`,
+/// `push_registry_clients`, `push_registry_settings`, `push_registry_bytes`, `push_registry_lag{topic}`,
+/// `push_registry_loaded`, and `push_registry_ignored_total{topic,reason}` for records ignored with a warning.
+enum RegistryMetrics {
+    static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
+        let devices = registry.gauge("push_registry_devices", help: "Device subscriptions in the registry table.")
+        let clients = registry.gauge("push_registry_clients", help: "Clients with at least one device.")
+        let settings = registry.gauge("push_registry_settings", help: "Clients with a settings record.")
+        let bytes = registry.gauge("push_registry_bytes", help: "Bytes of text the registry tables hold.")
+        let loaded = registry.gauge(
+            "push_registry_loaded", help: "1 once both registry topics were read up to where they ended at start.")
+        let lag = RegistryTables.Topic.allCases.map { topic in
+            (
+                topic,
+                registry.gauge(
+                    "push_registry_lag", help: "Records of the registry topic still to read at start.",
+                    labels: ["topic": topic.rawValue])
+            )
+        }
+        registry.addCollector {
+            let statistics = tables.store.statistics
+            devices.set(statistics.devices)
+            clients.set(statistics.clients)
+            settings.set(statistics.settings)
+            bytes.set(statistics.bytes)
+            loaded.set(tables.isLoaded ? 1 : 0)
+            for (topic, gauge) in lag { gauge.set(tables.lag(of: topic)) }
+            for (key, count) in tables.ignored {
+                registry.sampledCounter(
+                    "push_registry_ignored_total",
+                    help: "Registry records ignored (key and value disagree, bad token…).",
+                    labels: ["topic": key.topic.rawValue, "reason": key.reason.rawValue]
+                ).advance(to: Double(count))
+            }
+        }
+    }
+}

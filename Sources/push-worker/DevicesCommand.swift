@@ -1,0 +1,269 @@
+import CLI
+import DeviceRegistry
+import Essentials
+import Foundation
+import Kafka
+import PushCore
+import TopicWindow
+import Worker
+
+/// `push-worker devices …`: the device registry for operators — subscribe, unsubscribe, list, import, stats.
+enum DevicesCommand {
+    static let config = OptionSpec.value(
+        "--config", "FILE", "Read NAME=value settings from FILE; the environment overrides them.")
+    static let device: [OptionSpec] = [
+        .value("--app", "A", "The app (default: the default app, the empty string)."),
+        .value("--client", "C", "The client id."),
+        .value("--type", "T", "ios, ios-voip, android, fcm or web."),
+        .value("--device", "D", "The device id."),
+    ]
+
+    static let subcommands = [
+        Subcommand(
+            name: "devices subscribe", summary: "Subscribes a device: writes its record to the device registry.",
+            synopsis: "--client C --type T --device D --token TOKEN [--app A] [--sandbox] [--topic T] [--locale L]",
+            discussion: """
+                Writes the subscription to PUSH_DEVICES_TOPIC (default push.devices) under the key
+                appID/clientId/type/deviceId; one subscription per type and device id, so subscribing again replaces
+                the token. The token is checked as the workers check it. Exit codes: 0 done, 2 usage, 3 configuration,
+                1 Kafka failure.
+                """,
+            options: device + [
+                .value("--token", "TOKEN", "The provider's device token."),
+                .switch("--sandbox", "A development-build APNs token."),
+                .value("--topic", "T", "An APNs bundle id other than the app's default."),
+                .value("--locale", "L", "The device's language (BCP 47)."), config,
+            ],
+            run: { await subscribe($0, environment: ProcessInfo.processInfo.environment) }),
+        Subcommand(
+            name: "devices unsubscribe", summary: "Unsubscribes a device: writes the tombstone of its key.",
+            synopsis: "--client C --type T --device D [--app A]",
+            discussion: "Exit codes: 0 done, 2 usage, 3 configuration, 1 Kafka failure.",
+            options: device + [config],
+            run: { await unsubscribe($0, environment: ProcessInfo.processInfo.environment) }),
+        Subcommand(
+            name: "devices list", summary: "Lists one client's devices, as the workers' registry holds them.",
+            synopsis: "--client C [--app A]",
+            discussion: """
+                Reads PUSH_DEVICES_TOPIC from its beginning to its end (no consumer group) and prints one JSON line per
+                device, with the token's hash (sha256:…), never the token.
+                """,
+            options: [device[0], device[1], config],
+            run: { await list($0, environment: ProcessInfo.processInfo.environment) }),
+        Subcommand(
+            name: "devices import", summary: "Imports devices from a CSV or JSON-lines file into the registry.",
+            synopsis: "--format csv|jsonl --file FILE",
+            discussion: """
+                csv: a header naming appID, clientId, type, token, deviceId (and optionally sandbox, topic, locale),
+                then one device per line. jsonl: one subscription record per line. A bad line is reported on stderr
+                with its line number and skipped; progress goes to stderr, the summary to stdout. Exit codes: 0 done
+                (bad lines included), 2 usage, 3 configuration, 1 Kafka or file failure.
+                """,
+            options: [
+                .value("--format", "FORMAT", "csv or jsonl."), .value("--file", "FILE", "The file to import."), config,
+            ],
+            run: { await importDevices($0, environment: ProcessInfo.processInfo.environment) }),
+        Subcommand(
+            name: "devices stats", summary: "Counts the registry's devices per app and type.",
+            synopsis: "[--config FILE]",
+            discussion: "Reads PUSH_DEVICES_TOPIC from its beginning to its end and prints app, type and count.",
+            options: [config],
+            run: { await stats($0, environment: ProcessInfo.processInfo.environment) }),
+    ]
+
+    /// The settings; `nil` when they are refused (the line naming the variable is written).
+    private static func settings(_ arguments: ParsedArguments, _ environment: [String: String])
+        -> DevicesConfiguration?
+    {
+        do {
+            return try DevicesConfiguration.load(environment: environment, configFile: arguments.value("--config"))
+        } catch {
+            _ = ToolFailure.configuration(error)
+            return nil
+        }
+    }
+
+    private static func key(_ arguments: ParsedArguments) throws(UsageError) -> DeviceKey {
+        let typeName = try arguments.required("--type")
+        guard let type = SubscriptionType(rawValue: typeName) else {
+            throw UsageError("option '--type' takes ios, ios-voip, android, fcm or web")
+        }
+        return DeviceKey(
+            appID: arguments.value("--app") ?? "", clientID: try arguments.required("--client"), type: type,
+            deviceID: try arguments.required("--device"))
+    }
+
+    static func subscribe(_ arguments: ParsedArguments, environment: [String: String]) async -> Int32 {
+        let subscription: Subscription
+        do {
+            let key = try key(arguments)
+            subscription = Subscription(
+                appID: key.appID, clientID: key.clientID, type: key.type, token: try arguments.required("--token"),
+                deviceID: key.deviceID, sandbox: arguments.isSet("--sandbox"), topic: arguments.value("--topic"),
+                locale: arguments.value("--locale").flatMap { LanguageTag(lenient: $0) },
+                updatedAtMS: Int64(clampingRoundedDown: Date().timeIntervalSince1970 * 1000))
+            _ = try RegistryRecordDecoder.subscription(
+                key: Array(key.description.utf8), value: subscription.json())
+        } catch let error as UsageError {
+            return ToolFailure.usage(error)
+        } catch {
+            return ToolFailure.usage(UsageError("\(error)"))
+        }
+        return await write([(subscription.key, subscription.json())], arguments, environment)
+    }
+
+    static func unsubscribe(_ arguments: ParsedArguments, environment: [String: String]) async -> Int32 {
+        let key: DeviceKey
+        do {
+            key = try self.key(arguments)
+        } catch {
+            return ToolFailure.usage(error)
+        }
+        return await write([(key, [])], arguments, environment)
+    }
+
+    private static func write(
+        _ records: [(DeviceKey, [UInt8])], _ arguments: ParsedArguments, _ environment: [String: String]
+    ) async -> Int32 {
+        guard let configuration = settings(arguments, environment) else { return WorkerExitCode.configuration }
+        do {
+            let producer = try KafkaProducer(configuration: configuration.kafka)
+            for (key, value) in records {
+                _ = try await producer.send(
+                    KafkaProducerRecord(
+                        topic: configuration.registry.devicesTopic, key: Array(key.description.utf8), value: value))
+            }
+            _ = await producer.close(timeout: .seconds(10))
+        } catch {
+            return ToolFailure.runtime("writing \(configuration.registry.devicesTopic)", error)
+        }
+        return 0
+    }
+
+    /// The registry as the topic holds it now.
+    private static func registry(_ configuration: DevicesConfiguration) async throws -> RegistryTables {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        try await TopicWindowReader.read(configuration.registry.devicesTopic, configuration: configuration.kafka) {
+            records in
+            for record in records { tables.applyDevice(key: record.key, value: record.value) }
+        }
+        return tables
+    }
+
+    static func list(_ arguments: ParsedArguments, environment: [String: String]) async -> Int32 {
+        let client: ClientKey
+        do {
+            client = ClientKey(appID: arguments.value("--app") ?? "", clientID: try arguments.required("--client"))
+        } catch {
+            return ToolFailure.usage(error)
+        }
+        guard let configuration = settings(arguments, environment) else { return WorkerExitCode.configuration }
+        do {
+            let tables = try await registry(configuration)
+            let lines = tables.store.subscriptions(of: client).map { subscription in
+                var writer = JSONWriter()
+                writer.beginObject()
+                writer.field("appID", subscription.appID)
+                writer.field("clientId", subscription.clientID)
+                writer.field("type", subscription.type.rawValue)
+                writer.field("deviceId", subscription.deviceID)
+                writer.field("tokenHash", SHA256.tokenHash(subscription.token))
+                writer.endObject()
+                return writer.text
+            }
+            if !lines.isEmpty { StandardStreams.writeOut(lines.joined(separator: "\n")) }
+        } catch {
+            return ToolFailure.runtime("reading \(configuration.registry.devicesTopic)", error)
+        }
+        return 0
+    }
+
+    static func stats(_ arguments: ParsedArguments, environment: [String: String]) async -> Int32 {
+        guard let configuration = settings(arguments, environment) else { return WorkerExitCode.configuration }
+        do {
+            let statistics = try await registry(configuration).store.statistics
+            let rows = statistics.devicesByAppAndType.sorted { $0.key < $1.key }.map { entry in
+                "\(entry.key.appID.isEmpty ? "(default)" : entry.key.appID)\t\(entry.key.type.rawValue)\t\(entry.value)"
+            }
+            StandardStreams.writeOut(
+                (["app\ttype\tdevices"] + rows + [
+                    "total\t\t\(statistics.devices) devices, \(statistics.clients) clients"
+                ]).joined(separator: "\n"))
+        } catch {
+            return ToolFailure.runtime("reading \(configuration.registry.devicesTopic)", error)
+        }
+        return 0
+    }
+
+    static func importDevices(_ arguments: ParsedArguments, environment: [String: String]) async -> Int32 {
+        let format: DeviceImport.Format
+        let path: String
+        do throws(UsageError) {
+            guard let chosen = DeviceImport.Format(rawValue: try arguments.required("--format")) else {
+                throw UsageError("option '--format' takes csv or jsonl")
+            }
+            format = chosen
+            path = try arguments.required("--file")
+        } catch {
+            return ToolFailure.usage(error)
+        }
+        guard let configuration = settings(arguments, environment) else { return WorkerExitCode.configuration }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return ToolFailure.runtime("reading \(path)", "cannot read the file")
+        }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        var records: [(DeviceKey, [UInt8])] = []
+        var skipped = 0
+        var columns: [String: Int]?
+        for (index, line) in lines.enumerated() where !line.allSatisfy({ $0 == " " || $0 == "\r" }) {
+            let result: Result<Subscription, RegistryRecordError>
+            switch format {
+            case .jsonl:
+                result = DeviceImport.subscription(jsonLine: line)
+            case .csv:
+                guard let known = columns else {
+                    switch DeviceImport.columns(csvHeader: line) {
+                    case .success(let found): columns = found
+                    case .failure(let error): return ToolFailure.runtime("reading \(path) line \(index + 1)", error)
+                    }
+                    continue
+                }
+                result = DeviceImport.subscription(csvLine: line, columns: known)
+            }
+            switch result {
+            case .success(let subscription):
+                records.append((subscription.key, subscription.json()))
+            case .failure(let error):
+                skipped += 1
+                StandardStreams.writeError("line \(index + 1): \(error.message)")
+            }
+        }
+        let configurationResult = await writeWithProgress(records, configuration)
+        guard configurationResult == 0 else { return configurationResult }
+        StandardStreams.writeOut("imported \(records.count) devices, skipped \(skipped) lines")
+        return 0
+    }
+
+    private static func writeWithProgress(_ records: [(DeviceKey, [UInt8])], _ configuration: DevicesConfiguration)
+        async -> Int32
+    {
+        do {
+            let producer = try KafkaProducer(configuration: configuration.kafka)
+            let batch = 1000
+            for start in stride(from: 0, to: records.count, by: batch) {
+                let slice = records[start..<min(start + batch, records.count)]
+                let results = await producer.send(
+                    slice.map {
+                        KafkaProducerRecord(
+                            topic: configuration.registry.devicesTopic, key: Array($0.0.description.utf8), value: $0.1)
+                    })
+                for case .failure(let error) in results { throw error }
+                StandardStreams.writeError("imported \(start + slice.count)/\(records.count)")
+            }
+            _ = await producer.close(timeout: .seconds(10))
+        } catch {
+            return ToolFailure.runtime("writing \(configuration.registry.devicesTopic)", error)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,35 @@
+import DeviceRegistry
+import PushCore
+
+/// Tokens and records of the registry tests.
+enum Registry {
+    static func apnsToken(_ seed: Int) -> String {
+        String(repeating: String(format2(seed)), count: 32)
+    }
+
+    static func fcmToken(_ seed: Int) -> String { "fcm-token-\(seed)" }
+
+    private static func format2(_ seed: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[(seed / 16) % 16], digits[seed % 16]])
+    }
+
+    static func subscription(
+        app: String = "SampleApp", client: String, type: SubscriptionType = .ios, device: String, token: String,
+        locale: String? = nil
+    ) -> Subscription {
+        Subscription(
+            appID: app, clientID: client, type: type, token: token, deviceID: device,
+            locale: locale.flatMap { LanguageTag(lenient: $0) })
+    }
+
+    /// The record value of `subscription`, as `push-worker devices subscribe` writes it.
+    static func value(_ subscription: Subscription) -> [UInt8] {
+        var json =
+            #"{"appID": "\#(subscription.appID)", "clientId": "\#(subscription.clientID)", "type": "\#(subscription.type.rawValue)", "token": "\#(subscription.token)", "deviceId": "\#(subscription.deviceID)""#
+        if let locale = subscription.locale { json += #", "locale": "\#(locale)""# }
+        return Array((json + "}").utf8)
+    }
+
+    static func key(_ subscription: Subscription) -> [UInt8] { Array(subscription.key.description.utf8) }
+}

@@ -1,0 +1,107 @@
+import DeviceRegistry
+import PushCore
+import Testing
+
+@Suite struct MemoryDeviceStoreTests {
+    @Test func theSameTypeAndDeviceIdReplacesTheToken() {
+        let store = MemoryDeviceStore()
+        let first = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        var second = first
+        second.token = Registry.apnsToken(2)
+        store.apply(.put(first.key, first))
+        store.apply(.put(second.key, second))
+        #expect(store.subscriptions(of: first.key.client) == [second])
+        #expect(store.token(of: first.key) == Registry.apnsToken(2))
+        #expect(store.statistics.devices == 1)
+    }
+
+    @Test func anotherTypeOrDeviceIsAnotherSubscription() {
+        let store = MemoryDeviceStore()
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        let voip = Registry.subscription(client: "aaa", type: .iosVoip, device: "D1", token: Registry.apnsToken(2))
+        let tablet = Registry.subscription(client: "aaa", type: .fcm, device: "T", token: Registry.fcmToken(3))
+        for subscription in [tablet, voip, phone] { store.apply(.put(subscription.key, subscription)) }
+        // Stable order: by type, then device id.
+        #expect(store.subscriptions(of: phone.key.client) == [tablet, phone, voip])
+        #expect(store.statistics.devices == 3)
+        #expect(store.statistics.clients == 1)
+    }
+
+    @Test func aTombstoneUnsubscribesAndEmptiesTheClient() {
+        let store = MemoryDeviceStore()
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        store.apply(.put(phone.key, phone))
+        store.apply(.delete(phone.key))
+        store.apply(.delete(phone.key))
+        #expect(store.subscriptions(of: phone.key.client).isEmpty)
+        #expect(store.token(of: phone.key) == nil)
+        #expect(store.statistics == RegistryStatistics())
+    }
+
+    @Test func devicesAreScopedToTheirApp() {
+        let store = MemoryDeviceStore()
+        let phone = Registry.subscription(app: "A", client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        store.apply(.put(phone.key, phone))
+        #expect(store.subscriptions(of: ClientKey(appID: "B", clientID: "aaa")).isEmpty)
+        #expect(store.subscriptions(of: ClientKey(appID: "", clientID: "aaa")).isEmpty)
+        #expect(store.statistics.devicesByAppAndType == [.init(appID: "A", type: .ios): 1])
+    }
+
+    @Test func settingsArePutAndReset() {
+        let store = MemoryDeviceStore()
+        let settings = ClientSettings(appID: "A", clientID: "aaa", mutedRooms: ["r"], notificationEnabled: false)
+        store.apply(.put(settings.key, settings))
+        #expect(store.settings(of: settings.key) == settings)
+        #expect(store.statistics.settings == 1)
+        store.apply(.delete(settings.key))
+        #expect(store.settings(of: settings.key) == nil)
+        #expect(store.statistics.bytes == 0)
+    }
+
+    @Test func bytesFollowTheStoredText() {
+        let store = MemoryDeviceStore()
+        let phone = Registry.subscription(app: "A", client: "c", device: "D", token: Registry.apnsToken(1))
+        store.apply(.put(phone.key, phone))
+        #expect(store.statistics.bytes == 1 + 1 + 64 + 1)
+    }
+}
+
+@Suite struct RegistryTablesTests {
+    @Test func recordsThatCannotBeTrustedAreCountedAndChangeNothing() {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone)) == nil)
+        var other = phone
+        other.deviceID = "D2"
+        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(other))?.reason == .keyMismatch)
+        var bad = phone
+        bad.token = "not-hex"
+        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(bad))?.reason == .badToken)
+        #expect(tables.applyClient(key: Array("x".utf8), value: nil)?.reason == .badKey)
+        #expect(tables.store.token(of: phone.key) == Registry.apnsToken(1))
+        #expect(
+            tables.ignored == [
+                .init(topic: .devices, reason: .keyMismatch): 1, .init(topic: .devices, reason: .badToken): 1,
+                .init(topic: .clients, reason: .badKey): 1,
+            ])
+    }
+
+    @Test func anEmptyValueIsATombstone() {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone))
+        #expect(tables.applyDevice(key: Registry.key(phone), value: []) == nil)
+        #expect(tables.store.statistics.devices == 0)
+    }
+
+    @Test func loadedOnceBothTopicsAreCaughtUp() {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        tables.setLag(5, of: .devices)
+        #expect(!tables.isLoaded)
+        tables.markLoaded(.devices)
+        #expect(!tables.isLoaded)
+        #expect(tables.lag(of: .devices) == 0)
+        tables.markLoaded(.clients)
+        #expect(tables.isLoaded)
+    }
+}

@@ -1,0 +1,135 @@
+import Essentials
+import Foundation
+import IntegrationSupport
+import Kafka
+import KafkaTypes
+import PushCore
+import TestSupport
+import Testing
+
+/// `push-worker run` with the device registry and the client settings on the dev broker and the push simulator:
+/// IMKIT messages on the input topic become sends to the registry's devices, and receipts say what was not sent.
+@Suite(.serialized) struct WorkerIMKITTests {
+    static let replacedToken = String(repeating: "a1", count: 32)
+    static let currentToken = String(repeating: "a2", count: 32)
+    static let fcmToken = "fcm-token-of-aaa"
+    static let deadToken = String(repeating: "de", count: 32)
+
+    static func subscription(_ client: String, _ type: String, _ device: String, token: String) -> (String, String?) {
+        (
+            "SampleApp/\(client)/\(type)/\(device)",
+            #"{"appID": "SampleApp", "clientId": "\#(client)", "type": "\#(type)", "token": "\#(token)", "deviceId": "\#(device)"}"#
+        )
+    }
+
+    @Test func anIMKITMessageGoesToTheRegistrysDevicesAndReceiptsSayWhoWasNotReached() async throws {
+        let simulator = try await PushSimulator.start()
+        _ = try await simulator.control(
+            "POST", "/control/apns-unregister",
+            body: "{\"tokens\": [\"\(Self.deadToken)\"], \"timestamp\": 1700000000000}")
+        let apns = try await simulator.apnsCredentials()
+        let fcm = try await simulator.serviceAccountFile()
+        let (broker, bootstrap) = try await startDevBroker()
+        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        let producer = try KafkaProducer(configuration: kafka)
+        func produce(_ topic: String, _ key: String, _ value: String?) async throws {
+            _ = try await producer.send(
+                KafkaProducerRecord(topic: topic, key: Array(key.utf8), value: value.map { Array($0.utf8) } ?? []))
+        }
+        let devices: [(String, String?)] = [
+            Self.subscription("aaa", "ios", "D1", token: Self.replacedToken),
+            Self.subscription("aaa", "fcm", "P1", token: Self.fcmToken),
+            // The same type + deviceId: the token is replaced.
+            Self.subscription("aaa", "ios", "D1", token: Self.currentToken),
+            Self.subscription("bbb", "ios", "D2", token: String(repeating: "b2", count: 32)),
+            // Unsubscribed.
+            ("SampleApp/bbb/ios/D2", nil),
+            Self.subscription("ccc", "ios", "D3", token: String(repeating: "c3", count: 32)),
+            Self.subscription("ddd", "ios", "D4", token: String(repeating: "d4", count: 32)),
+            Self.subscription("sss", "ios", "D5", token: String(repeating: "e5", count: 32)),
+            // The provider calls this token dead: the worker unsubscribes it.
+            Self.subscription("fff", "ios", "D7", token: Self.deadToken),
+            // Ignored: the key names another device than the value.
+            (
+                "SampleApp/eee/ios/D9",
+                Self.subscription("eee", "ios", "D6", token: String(repeating: "f6", count: 32)).1
+            ),
+        ]
+        for (key, value) in devices { try await produce("push.devices", key, value) }
+        try await produce(
+            "push.clients", "SampleApp/ccc", #"{"appID": "SampleApp", "clientId": "ccc", "mute": ["demo-room"]}"#)
+        try await produce(
+            "push.clients", "SampleApp/ddd", #"{"appID": "SampleApp", "clientId": "ddd", "notificationEnabled": false}"#
+        )
+        try await produce(
+            "chat.messages", "demo-room",
+            #"{"_id": "imkit-1", "message": "lala", "room": "demo-room", "roomName": "Demo Room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["aaa", "bbb", "ccc", "ddd", "eee", "sss", "aaa", "fff"]}"#
+        )
+        try await produce(
+            "chat.messages", "demo-room",
+            #"{"_id": "imkit-2", "message": "hi", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "toClient": "aaa", "badge": 7, "alert": "SSS says hi"}"#
+        )
+        // The worker starts after the registry is written: it reads both topics before it consumes a message.
+        let worker = try workerProcess(
+            environment: EndToEnd.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
+                .merging(["PUSH_WORKER_ID": "worker-imkit"]) { $1 })
+        let receipts = try await read(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
+        let requests = try await simulator.requests()
+        // The dead token's tombstone was acknowledged with its receipt: the registry no longer lists fff's device.
+        func listed(_ client: String) async throws -> [String] {
+            let result = try await ChildProcessResult.run(
+                ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", client],
+                environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        let deadClientDevices = try await listed("fff")
+        let liveClientDevices = try await listed("aaa")
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus()
+        _ = await producer.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+        await simulator.stop()
+        #expect(status == 0)
+
+        let values = receipts.compactMap { try? JSONParser.parse($0.value) }
+        let outline = values.map { receipt in
+            [receipt["messageId"], receipt["userId"], receipt["platform"], receipt["status"], receipt["reason"]]
+                .map { $0?.stringValue ?? "-" }.joined(separator: " ")
+        }
+        #expect(
+            outline.sorted() == [
+                "imkit-1 aaa apns delivered -", "imkit-1 aaa fcm delivered -", "imkit-1 bbb none skipped no_devices",
+                "imkit-1 ccc apns skipped muted", "imkit-1 ddd apns skipped notifications_off",
+                "imkit-1 eee none skipped no_devices", "imkit-1 fff apns invalid_token Unregistered",
+                "imkit-2 aaa apns delivered -", "imkit-2 aaa fcm delivered -",
+            ])
+        let apnsPaths = requests.filter { $0.path.hasPrefix("/3/device/") }.map(\.path)
+        #expect(
+            apnsPaths.sorted()
+                == [
+                    "/3/device/\(Self.currentToken)", "/3/device/\(Self.currentToken)", "/3/device/\(Self.deadToken)",
+                ].sorted())
+        #expect(deadClientDevices.isEmpty)
+        #expect(liveClientDevices.count == 2)
+        #expect(requests.filter { $0.path.contains("messages:send") }.count == 2)
+        let v1 = requests.last { $0.path == "/3/device/\(Self.currentToken)" }
+        #expect(v1?.body.contains(#""badge":7"#) == true)
+        #expect(v1?.body.contains(#""body":"SSS says hi""#) == true)
+        #expect(try schemaViolations(receipts.map(\.value), schema: "receipt.schema.json") == nil)
+    }
+
+    /// Records of `topic` (both partitions, from the start) until `count` arrived or `limit` passed.
+    private func read(_ kafka: KafkaConfiguration, topic: String, count: Int, within limit: Duration) async throws
+        -> [KafkaRecord]
+    {
+        let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "imkit-reader"])))
+        try await reader.assign([TopicPartition(topic, 0): .beginning, TopicPartition(topic, 1): .beginning])
+        var records: [KafkaRecord] = []
+        let deadline = ContinuousClock.now + limit
+        while records.count < count, ContinuousClock.now < deadline {
+            records += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
+        }
+        _ = await reader.close(timeout: .seconds(5))
+        return records
+    }
+}
