@@ -4,14 +4,19 @@ import Lifecycle
 import Observability
 
 /// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, logging
-/// each record it ignores (never its value: it holds a token) and each Kafka failure before retrying.
+/// each record it ignores (never its value: it holds a token) and each Kafka failure before retrying. Its shutdown
+/// stops following.
 struct RegistryFollowerService: Service {
     let configuration: KafkaConfiguration
     let registry: RegistryConfiguration
     let tables: RegistryTables
     let logger: Logger
 
-    func run() async {
+    func run(shutdown: GracefulShutdown) async throws {
+        try await shutdown.cancelOnRequest { await follow() }
+    }
+
+    private func follow() async {
         await withTaskGroup(of: Void.self) { group in
             for (topic, name) in [
                 (RegistryTables.Topic.devices, registry.devicesTopic), (.clients, registry.clientsTopic),
