@@ -43,6 +43,11 @@ public struct HTTP2ClientConfiguration: Sendable {
         self.idleConnectionTimeout = idleConnectionTimeout
     }
 
+    /// The response bytes (header fields and body) one request may receive, on either transport. Providers answer
+    /// in bytes, so more is a fault or an attack: a larger response fails its request with `.connectionLost`, its
+    /// stream is reset (the connection goes on), and `HTTP2TransportCounts.oversizedResponses` counts it.
+    public static let maxResponseBytes = 1 << 20
+
     /// Requests of one origin in flight at most once the origin has answered with success.
     var maxInFlightPerOrigin: Int { max(1, maxConnectionsPerHost) * max(1, maxStreamsPerConnection) }
 }

@@ -6,6 +6,10 @@ public protocol HTTP2Transport: HTTPTransport, AnyObject {
     /// How long ago the transport's thread last started a turn (it turns at least once a second while it runs).
     var timeSinceLastTurn: Duration { get }
 
+    /// The CPU time the transport's thread has used (user and system) since it started: a loop that spins shows
+    /// here.
+    var threadCPUTime: Duration { get }
+
     /// Connections opened and requests sent again since the transport started.
     var counts: HTTP2TransportCounts { get }
 
