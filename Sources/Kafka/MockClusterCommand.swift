@@ -13,7 +13,7 @@ public enum MockClusterCommand: Sendable, Equatable {
     case createTopic(String, partitions: Int)
     case ping
 
-    /// The protocol summary shown in `push-worker dev-broker --help` and the README.
+    /// The protocol summary shown in `push-worker dev-broker --help` and `docs/kafka.md`.
     public static let protocolHelp = """
         broker-down ID                  take broker ID down (connections close, new ones are refused)
         broker-up ID                    bring broker ID back up

@@ -1,7 +1,7 @@
 /*
  * push-worker's memory allocator: jemalloc instead of glibc's malloc for the whole process (the Swift runtime,
- * libcurl, OpenSSL and librdkafka all allocate through it), linked by this target. Measured in the benchmark's
- * A/B runs (README "Performance"): 3-13 % less CPU per push than glibc with the same peak memory.
+ * libcurl, OpenSSL and librdkafka all allocate through it), linked by this target: it spends less CPU per push
+ * than glibc's malloc at the same peak memory (docs/design-decisions.md).
  *
  * jemalloc reads its options from this symbol when it starts; MALLOC_CONF in the environment overrides them.
  * Two arenas and a one-second decay of unused pages keep the resident memory where glibc's was (jemalloc's

@@ -10,7 +10,7 @@ enum RunCommand {
         summary: "Runs the push worker: Kafka chat messages in, APNs/FCM pushes out, receipts back to Kafka.",
         synopsis: "[--config FILE]",
         discussion: """
-            Configured by environment variables (see the README's worker section); --config FILE reads
+            Configured by environment variables (every one in docs/configuration.md); --config FILE reads
             NAME=value lines first, and the environment wins. A bad setting stops the start with one line
             naming it (exit 3). SIGTERM/SIGINT drain, flush, commit and exit 0; a second signal, or a
             shutdown longer than PUSH_SHUTDOWN_GRACE_SECONDS + 30 s, exits at once (130). A stalled poll

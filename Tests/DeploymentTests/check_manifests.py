@@ -11,7 +11,8 @@ import sys
 
 import yaml
 
-# DESIGN.md's environment table, plus the worker's shutdown grace, its name in receipts and the log level.
+# The worker's brokers, group, topics, rules file, provider URLs and credentials, CA file and status port
+# (docs/configuration.md), plus its shutdown grace, its name in receipts and the log level.
 REQUIRED_ENV = [
     "KAFKA_BOOTSTRAP_SERVERS", "KAFKA_GROUP_ID", "PUSH_TOPICS", "PUSH_RECEIPTS_TOPIC", "PUSH_DLQ_TOPIC",
     "PUSH_RETRY_TOPIC", "PUSH_RULES_FILE", "APNS_URL", "APNS_SANDBOX_URL", "APNS_KEY_FILE", "APNS_KEY_ID",

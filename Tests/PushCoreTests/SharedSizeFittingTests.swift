@@ -85,7 +85,7 @@ import Testing
     }
 
     /// On the main branch before the sharing, 2,000 FCM devices with 200,000 characters took over a minute of CPU
-    /// in a release build; shared, 10,000 take a fraction of a second (README "Payloads and rules"). The bound
+    /// in a release build; shared, 10,000 take a fraction of a second (docs/payloads.md). The bound
     /// leaves room for a debug build on a busy machine.
     @Test func tenThousandDevicesWithTwoHundredKilobytesOfContentPlanInSeconds() throws {
         let content = String(repeating: "Hello, 세계! ", count: 14_000)

@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The fuzzing harness (`deploy/local/fuzz.py`, README "Fuzzing") in a short seeded run against the `push-worker`
-/// built beside the tests: the dev broker, the push simulator in hostile mode and `push-worker run` as processes.
+/// The fuzzing harness (`deploy/local/fuzz.py`, docs/testing.md, "Fuzzing") in a short seeded run against the
+/// `push-worker` built beside the tests: the dev broker, the push simulator in hostile mode and `push-worker run` as
+/// processes.
 @Suite struct FuzzSmokeTests {
     @Test(.timeLimit(.minutes(3)), arguments: ["curl", "nghttp2"])
     func threeHundredHostileRecordsAndAHundredHostileAnswersLeaveTheWorkerAliveWithEveryRecordAccountedFor(

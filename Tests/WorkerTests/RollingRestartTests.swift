@@ -31,7 +31,7 @@ import Testing
         // The dev broker (librdkafka's mock cluster) holds every rebalance of a settled group for session.timeout.ms
         // − 1 s (5 s here) before it assigns, and a cooperative move takes two rebalances, more when a join and a
         // leave overlap: 5, 10 or 15 s measured, and once 30 s (six rebalances in a row) in a full-suite run. A real
-        // broker completes a rebalance once the members rejoin (README, Rolling restarts). The bound is the mock
+        // broker completes a rebalance once the members rejoin (docs/operations.md). The bound is the mock
         // cluster's worst case seen plus a margin, below the ~44 s stall this test was written against.
         #expect(gaps.values.allSatisfy { $0 < 40 }, "\(gaps)")
     }

@@ -1,6 +1,6 @@
 /*
- * The bare nghttp2 peer of the benchmark (issue 13): bench_peer.c's requests from one thread driving nghttp2 and
- * OpenSSL directly, without libcurl — the prototype of a transport on nghttp2 (README, "A transport on nghttp2").
+ * The bare nghttp2 peer of the benchmark: bench_peer.c's requests from one thread driving nghttp2 and OpenSSL
+ * directly, without libcurl — the prototype of NGHTTP2Transport (docs/design-decisions.md, "Two HTTP/2 transports").
  *
  *   bench_nghttp2_peer APNS_ORIGIN FCM_ORIGIN CA_FILE REQUESTS [STREAMS]
  *

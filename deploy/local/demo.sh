@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The embedded demo, in one command: installs what is missing, builds push-worker, then deploy/local/demo.py
 # starts the dev broker, the push simulator and `push-worker run`, sends sample chat traffic, prints what each
-# device received and the receipts, and stops everything (README: "The demo").
+# device received and the receipts, and stops everything (docs/demo.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh

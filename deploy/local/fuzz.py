@@ -1,4 +1,4 @@
-"""Fuzzes the real `push-worker run` with hostile records and a hostile provider (README: "Fuzzing").
+"""Fuzzes the real `push-worker run` with hostile records and a hostile provider (docs/testing.md, "Fuzzing").
 
     .venv/bin/python deploy/local/fuzz.py --worker .build/debug/push-worker --records 300 --provider-answers 100 \
         --seed 7

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes push-worker with hostile records and a hostile provider (README: "Fuzzing"): installs what is missing,
+# Fuzzes push-worker with hostile records and a hostile provider (docs/testing.md, "Fuzzing"): installs what is missing,
 # builds push-worker (debug; `--release` first for an optimized build), then deploy/local/fuzz.py starts the dev
 # broker, the push simulator in hostile mode and `push-worker run`, and checks that every record is accounted for.
 # Other arguments go to fuzz.py (--help lists them), e.g. deploy/local/fuzz.sh --records 100000 --provider-answers

@@ -1,4 +1,4 @@
-"""The fuzzer's seeded generator of hostile Kafka records for push-worker (README: "Fuzzing").
+"""The fuzzer's seeded generator of hostile Kafka records for push-worker (docs/testing.md, "Fuzzing").
 
 Each record starts from an example of schemas/examples/chat-message/ with a fresh id, room and device tokens, then
 gets one or more mutations drawn from a seeded random source: extreme numbers, huge strings, invalid UTF-8,

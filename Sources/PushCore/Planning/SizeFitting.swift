@@ -1,15 +1,12 @@
 /// Makes an event's requests to one platform fit the provider's size limit: drop the forwarded payload, then cut
 /// the content on a grapheme boundary (with `…`), then cut every text; `nil` when even that does not fit.
 ///
-/// The usual rendering fits whole: `fittedBody` builds the device's body from it once, checks its size and hands it
-/// to the request, so a device that fits costs one body and no search.
+/// Most renderings fit whole: `fittedBody` builds the device's body once, checks its size and hands it to the
+/// request, with no search.
 ///
-/// The search is shared by every device of the event. A body is the rendering's bytes plus what the device adds (an
-/// FCM body carries the token, both carry the badge), and the two never shape each other, so a body's size is the
-/// size for a reference device (empty token, no badge) plus the device's own bytes: the token's as the builder
-/// writes it, and the badge's, measured once per badge value. Sizes are measured once per `Trim` with the reference
-/// device, and the search runs once per distinct byte budget: the content is rendered and encoded in full a few
-/// times per platform (once more for the whole body built in vain), never per device.
+/// Otherwise one search serves every device of the event: a body's size is the size for a reference device (empty
+/// token, no badge) plus what the device adds (its token as the builder writes it, its badge, measured once per
+/// value), so the content is rendered a few times per platform and distinct byte budget, never per device.
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer

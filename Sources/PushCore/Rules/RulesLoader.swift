@@ -5,7 +5,7 @@ import Essentials
 /// Format: `{"anonymousName": "…", "defaultLocale": "en", "defaults": RULE, "types": {"text": RULE, …},
 /// "unknownType": {"policy": "fallback" | "skip" | "deadLetter", "rule": RULE}}`; each type's rule starts from
 /// `defaults`; a rule's `title` and `body` are a template or an object of language tag → template that has a text
-/// for `defaultLocale`. See `schemas/rules.schema.json` and the README.
+/// for `defaultLocale`. See `schemas/rules.schema.json` and `docs/payloads.md`.
 extension RulesTable {
     /// Parses and validates a rules file.
     public static func load(json bytes: [UInt8]) throws(RulesError) -> RulesTable {
