@@ -2,8 +2,8 @@
 
     .venv/bin/python deploy/local/soak.py --worker .build/release/push-worker --minutes 30
 
-(deploy/local/soak.sh builds the worker and runs this.) Starts the dev broker, the push simulator and one
-`push-worker run` per transport (`PUSH_HTTP_TRANSPORT`), each with topics and a consumer group of its own, and
+(deploy/local/soak.sh builds the worker and runs this.) Starts the dev broker and, per transport (`PUSH_HTTP_TRANSPORT`), a push simulator
+and a `push-worker run` with topics and a consumer group of its own, and
 writes the same chat events to both input topics at `--rate` events/s for `--minutes`. Meanwhile the simulator
 answers a share of the push requests with faults: 429 and 503 with Retry-After, slow answers, reset streams; every
 connection sends GOAWAY after `--goaway-after` streams; OAuth access tokens live 2 minutes, and every
@@ -159,21 +159,23 @@ def main() -> int:
         broker, servers = start_dev_broker(worker_binary, directory, partitions=4,
                                            topics=[topic for transport in transports for topic in all_topics(transport)])
         children.append(broker)
-        simulator = Simulator(directory)
-        children.append(simulator.child)
-        settings = simulator.provider_settings()
-        workers, samplers = {}, {}
+        workers, samplers, simulators = {}, {}, {}
         for transport in transports:
             (directory / transport).mkdir()
+            # A simulator each: APNs refuses a second provider token of one key within 20 minutes, and two workers
+            # sign one each.
+            simulator = simulators[transport] = Simulator(directory / transport, ["--seed", str(arguments.seed)])
+            children.append(simulator.child)
             worker, _ = start_worker(worker_binary, directory / transport, {
-                **settings, **topics(transport), "KAFKA_BOOTSTRAP_SERVERS": servers,
+                **simulator.provider_settings(), **topics(transport), "KAFKA_BOOTSTRAP_SERVERS": servers,
                 "KAFKA_GROUP_ID": f"soak-{transport}", "PUSH_HTTP_TRANSPORT": transport,
                 "PUSH_WORKER_ID": f"soak-{transport}"})
             children.append(worker)
             workers[transport] = worker
             samplers[transport] = ResourceSampler(worker.process.pid, interval=1.0)
         receipts = Receipts(servers, transports)
-        arm_faults(simulator, arguments)
+        for simulator in simulators.values():
+            arm_faults(simulator, arguments)
         producers = {transport: Producer(servers, topics(transport)["PUSH_TOPICS"]) for transport in transports}
         factory = EventFactory(seed=arguments.seed, rooms=200, prefix="soak")
         say(f"{', '.join(transports)} for {arguments.minutes:g} min at {arguments.rate:g} events/s each, "
@@ -190,7 +192,8 @@ def main() -> int:
                 for producer in producers.values():
                     producer.write(batch)
             if time.monotonic() >= next_expiry:
-                expire_tokens(simulator, arguments.apns_token_expiry)
+                for simulator in simulators.values():
+                    expire_tokens(simulator, arguments.apns_token_expiry)
                 next_expiry += arguments.expire_every
             if time.monotonic() >= next_report:
                 say(f"{(time.monotonic() - started) / 60:.0f} min: {factory.sends} sends each; receipts "
@@ -203,7 +206,8 @@ def main() -> int:
             time.sleep(0.05)
         for producer in producers.values():
             producer.close()
-        simulator.control("DELETE", "/faults")
+        for simulator in simulators.values():
+            simulator.control("DELETE", "/faults")
         drain_end = time.monotonic() + arguments.drain_timeout
         while time.monotonic() < drain_end and any(receipts.count(t) < factory.sends for t in transports):
             time.sleep(0.5)
@@ -221,9 +225,10 @@ def main() -> int:
             difference = {status: second[status] - first[status] for status in sorted(set(first) | set(second))
                           if second[status] != first[status]}
             say(f"statuses {transports[1]} minus {transports[0]}: {difference or 'none'}")
-        stats = simulator.control("GET", "/stats")
-        say(f"simulator: {stats.get('streams')} streams, {stats.get('goaways_sent')} GOAWAYs, "
-            f"{stats.get('connections_opened')} connections")
+        for transport, simulator in simulators.items():
+            stats = simulator.control("GET", "/stats")
+            say(f"{transport} simulator: {stats.get('streams')} streams, {stats.get('goaways_sent')} GOAWAYs, "
+                f"{stats.get('connections_opened')} connections")
         receipts.stop()
     except Exception as error:  # noqa: BLE001 - any failure ends the soak with its reason
         say(f"failed: {error}")
