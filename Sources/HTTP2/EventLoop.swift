@@ -167,7 +167,10 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
             if transfer.isOversized {
                 counters.oversizedResponse()
                 recycle(handle)
-                complete(transfer, with: .failure(TransferFailure.oversizedResponse(transfer.origin)))
+                complete(
+                    transfer,
+                    with: .failure(
+                        TransferFailure.oversizedResponse(transfer.origin, limit: configuration.maxResponseBytes)))
                 continue
             }
             let status = handle.info(CURLINFO_RESPONSE_CODE)

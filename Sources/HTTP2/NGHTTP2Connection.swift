@@ -272,7 +272,7 @@ final class NGHTTP2Connection {
             }
         guard streamID > 0 else { return false }
         streams[streamID] = stream
-        stream.placed(on: self, as: streamID)
+        stream.placed(on: self, as: streamID, responseLimit: loop.configuration.maxResponseBytes)
         lastActivity = now
         return true
     }

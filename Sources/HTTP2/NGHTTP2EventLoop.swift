@@ -31,7 +31,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         var hasOpenConnection: Bool { connections.contains { $0.state == .open && !$0.isDraining } }
     }
 
-    private let configuration: HTTP2ClientConfiguration
+    let configuration: HTTP2ClientConfiguration
     private let tls: TLSContext
     let inbox = LoopInbox<NGHTTP2Stream>()
     /// Connections opened and streams sent again, for `NGHTTP2Transport.counts`.
@@ -298,7 +298,9 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     func stream(_ stream: NGHTTP2Stream, endedWith end: NGHTTP2Connection.StreamEnd) {
         if stream.isOversized {
             counters.oversizedResponse()
-            complete(stream, with: .failure(TransferFailure.oversizedResponse(stream.origin)))
+            complete(
+                stream,
+                with: .failure(TransferFailure.oversizedResponse(stream.origin, limit: configuration.maxResponseBytes)))
             return
         }
         switch end {

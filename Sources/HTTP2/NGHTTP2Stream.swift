@@ -18,14 +18,17 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     private(set) var isOversized = false
     /// Header and body bytes received in this attempt.
     private var receivedBytes = 0
+    /// The bytes a response may have (`HTTP2ClientConfiguration.maxResponseBytes`), set when placed.
+    private var responseLimit = 0
 
     override func finish(_ result: Result<HTTPResponse, HTTPError>) {
         super.finish(result)
         placement = nil
     }
 
-    /// Starts an attempt on `connection` as its stream `streamID`.
-    func placed(on connection: NGHTTP2Connection, as streamID: Int32) {
+    /// Starts an attempt on `connection` as its stream `streamID`, whose response may have `responseLimit` bytes.
+    func placed(on connection: NGHTTP2Connection, as streamID: Int32, responseLimit: Int) {
+        self.responseLimit = responseLimit
         resends.attemptStarted()
         placement = (connection, streamID)
         bodyOffset = 0
@@ -72,7 +75,7 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
 
     private func grow(by count: Int) {
         receivedBytes += count
-        if receivedBytes > HTTP2ClientConfiguration.maxResponseBytes {
+        if receivedBytes > responseLimit {
             isOversized = true
             responseBody = []
         }

@@ -27,6 +27,8 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     private var receivedBytes = 0
     /// The loop's tally, while in flight.
     private var loopTally: ReceivedBytes?
+    /// The bytes a response may have (`HTTP2ClientConfiguration.maxResponseBytes`).
+    private var responseLimit = 0
 
     /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
     var hasCompleteResponse: Bool {
@@ -51,6 +53,7 @@ final class Transfer: PendingRequest, @unchecked Sendable {
         now: ContinuousClock.Instant
     ) {
         loopTally = tally
+        responseLimit = configuration.maxResponseBytes
         responseHeaders = []
         responseBody = []
         receivedResponseBytes = false
@@ -143,7 +146,7 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     private func grow(by count: Int) -> Bool {
         receivedBytes += count
         loopTally?.count &+= count
-        guard receivedBytes > HTTP2ClientConfiguration.maxResponseBytes else { return true }
+        guard receivedBytes > responseLimit else { return true }
         isOversized = true
         responseBody = []
         return false

@@ -102,11 +102,10 @@ struct TransferFailure: Equatable {
         return HTTPError(.tls, "TLS with \(origin) failed (\(reason))\(verdict); check the trusted CAs (PUSH_CA_FILE)")
     }
 
-    /// The error for a request to `origin` whose response went past `HTTP2ClientConfiguration.maxResponseBytes`.
-    static func oversizedResponse(_ origin: RequestOrigin) -> HTTPError {
-        HTTPError(
-            .connectionLost,
-            "the response from \(origin) is larger than \(HTTP2ClientConfiguration.maxResponseBytes) bytes")
+    /// The error for a request to `origin` whose response went past `limit` bytes
+    /// (`HTTP2ClientConfiguration.maxResponseBytes`).
+    static func oversizedResponse(_ origin: RequestOrigin, limit: Int) -> HTTPError {
+        HTTPError(.connectionLost, "the response from \(origin) is larger than \(limit) bytes")
     }
 
     /// The error for a request to `origin` whose deadline passed, in flight or still queued.
