@@ -5,10 +5,13 @@ import Testing
 
 /// The deployment files checked offline: Kubernetes JSON schemas (kubernetes-validate), the project's own
 /// requirements on the manifests and the KEDA / Prometheus Operator kinds (check_manifests.py), the rendered
-/// overlays (check_overlays.py, `kubectl kustomize`), the alerts (check_rules.py, promtool), hadolint and the runtime
-/// stage's libraries (check_image_libraries.py, `ldd`) for the Dockerfile. No cluster; a Docker engine only where
-/// one exists.
-@Suite("Deployment files")
+/// overlays (check_overlays.py, `kubectl kustomize`), the custom resources against the vendored CRDs
+/// (check_custom_resources.py), the secured overlays against the base (check_secured_overlays.py), the alerts
+/// (check_rules.py, promtool), the dashboard (check_dashboard.py), the runbook (check_runbook.py), hadolint and the
+/// runtime stage's libraries (check_image_libraries.py, `ldd`) for the Dockerfile. No cluster; a Docker engine only where
+/// one exists. Serialized: every check runs a child process that blocks its thread until it ends, and side by side
+/// they would hold every thread of the test run's pool.
+@Suite("Deployment files", .serialized)
 struct DeploymentFilesTests {
     static let manifests = Repository.path("deploy/kubernetes/base")
     static let checker = script("check_manifests.py")
@@ -51,6 +54,146 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemas() throws {
+        let result = try Repository.runTool(
+            "python", [Self.script("check_custom_resources.py"), Repository.path("deploy/kubernetes").path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func securedOverlaysCoverEveryTopicAndGrantExactlyTheACLsTheWorkerNeeds() throws {
+        let result = try Repository.runTool(
+            "python", [Self.script("check_secured_overlays.py"), Repository.path("deploy/kubernetes").path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    /// A broken copy of deploy/kubernetes that `checker` must refuse with `complaint`.
+    @Test(arguments: [
+        (
+            "check_custom_resources.py", "overlays/strimzi/kafkatopics.yaml", "  partitions: 12", "  partition: 12",
+            "'partition' was unexpected"
+        ),
+        (
+            "check_custom_resources.py", "overlays/strimzi/kafkausers.yaml", "operations: [Describe, Read]",
+            "operations: [Describe, Reads]", "'Reads' is not one of"
+        ),
+        (
+            "check_custom_resources.py", "overlays/sasl-scram/kustomization.yaml",
+            "        value:\n          name: push-worker-kafka", "        value:\n          nam: push-worker-kafka",
+            "'nam' was unexpected"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
+            "      - resource: {type: group, name: push-worker, patternType: literal}\n        operations: [Describe, Read]\n",
+            "", "lacks ['Describe', 'Read'] on group push-worker"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
+            "name: push.receipts, patternType: literal}\n        operations: [Describe, Write]",
+            "name: push.receipts, patternType: literal}\n        operations: [All]", "grants too much"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafkatopics.yaml", "    cleanup.policy: compact\n",
+            "    cleanup.policy: delete\n", "cleanup.policy must be compact"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafkatopics.yaml", "  name: push.clients\n",
+            "  name: push.settings\n", "the fleet uses"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafka-security.yaml", "value: kafka-kafka-bootstrap:9093",
+            "value: kafka:9092", "bootstrap"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/sasl-scram/kustomization.yaml", "value: scram_sha512",
+            "value: scram_sha256", "sasl"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/sasl-scram/kafka-security.yaml", "value: SASL_SSL",
+            "value: SASL_PLAINTEXT", "SASL_SSL"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/sasl-scram/kustomization.yaml",
+            "path: /spec/triggers/0/authenticationRef", "path: /spec/x", "authenticationRef"
+        ),
+    ])
+    func overlayCheckersRejectABrokenCopy(
+        checker: String, file: String, original: String, broken: String, complaint: String
+    ) throws {
+        let copy = try copyOfDeployment(replacing: original, with: broken, in: file)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let result = try Repository.runTool("python", [Self.script(checker), copy.path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    @Test func dashboardFiltersEveryQueryByJobAndNamespaceAndHasTheOperatorsPanels() throws {
+        let result = try Repository.runTool(
+            "python", [Self.script("check_dashboard.py"), Repository.path("deploy/grafana/push-worker.json").path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test(arguments: [
+        (
+            #"rate(push_dlq_total{job=~\"$job\",namespace=~\"$namespace\"}[5m])"#, "rate(push_dlq_total[5m])",
+            "not filtered"
+        ),
+        ("kube_pod_status_ready{", "kube_pod_status_readiness{", "no panel shows readiness"),
+        (#""name": "namespace""#, #""name": "space""#, "no $namespace variable"),
+    ])
+    func dashboardCheckerRejectsAnUnfilteredQueryOrAMissingPanel(original: String, broken: String, complaint: String)
+        throws
+    {
+        let path = "deploy/grafana/push-worker.json"
+        let root = try brokenCopy(of: path, replacing: original, with: broken)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try Repository.runTool(
+            "python", [Self.script("check_dashboard.py"), root.appending(path: path).path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    @Test(arguments: [
+        ("autoscaling.keda.sh/paused-replicas=0", "autoscaling.keda.sh/paused=0", "paused-replicas annotation"),
+        (
+            "(KEDA undoes a\n  scale-down", "(scale the worker to 0 and then\n  scale-down",
+            "scaling the Deployment to 0"
+        ),
+        ("`push-worker replay --topic push.dlq", "`push-worker redrive --topic push.dlq", "push-worker redrive"),
+        ("`deploy/grafana/push-worker.json`", "`deploy/grafana/worker.json`", "deploy/grafana/worker.json"),
+        ("has `/bin/sh` but no\ncurl", "has no shell and no\ncurl", "says the image has no shell"),
+    ])
+    func runbookCheckerRejectsAWrongCommandPathOrClaim(original: String, broken: String, complaint: String) throws {
+        let root = try brokenCopy(of: "deploy/RUNBOOK.md", replacing: original, with: broken)
+        defer { try? FileManager.default.removeItem(at: root) }
+        for path in ["Sources", "deploy/Dockerfile", "deploy/grafana", "deploy/kubernetes", "docs"] {
+            try FileManager.default.createDirectory(
+                at: root.appending(path: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                at: root.appending(path: path), withDestinationURL: Repository.path(path))
+        }
+        let result = try Repository.runTool("python", [Self.script("check_runbook.py"), root.path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
+    /// A new temporary folder holding a copy of the repository file `path` at the same relative path, with one text
+    /// replaced (which must occur).
+    private func brokenCopy(of path: String, replacing original: String, with broken: String) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appending(path: "broken-\(UUID().uuidString)")
+        let target = root.appending(path: path)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let text = try String(contentsOf: Repository.path(path), encoding: .utf8)
+        #expect(text.contains(original), "\(path) no longer contains \(original)")
+        try text.replacingOccurrences(of: original, with: broken).write(to: target, atomically: true, encoding: .utf8)
+        return root
+    }
+
+    @Test func runbookCommandsAndPathsMatchTheRepository() throws {
+        let result = try Repository.runTool("python", [Self.script("check_runbook.py"), Repository.root.path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
     @Test func alertRulesPassPromtoolChecksAndUnitTestsWithARunbookSectionEach() throws {
         let result = try Repository.runTool("python", [Self.script("check_rules.py"), Repository.root.path])
         #expect(result.status == 0, "\(result.output)")
@@ -82,6 +225,21 @@ struct DeploymentFilesTests {
         let version = try ChildProcessResult.run(engine, ["run", "--rm", tag, "--version"])
         #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "push-worker 9.9.9-test")
         _ = try? ChildProcessResult.run(engine, ["rmi", tag])
+    }
+
+    @Test func runtimeBaseImageIsPinnedByDigestAndNamedInTheOCILabels() throws {
+        let dockerfile = try String(contentsOf: Repository.path("deploy/Dockerfile"), encoding: .utf8)
+        let stages = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
+        let runtime = try #require(stages.last.map { String($0.split(separator: " ")[1]) })
+        let parts = runtime.split(separator: "@")
+        try #require(parts.count == 2, "the runtime stage \(runtime) is not pinned by digest")
+        #expect(parts[1].wholeMatch(of: /sha256:[0-9a-f]{64}/) != nil)
+        let labels = Set(
+            dockerfile.matches(of: /org\.opencontainers\.image\.([a-z.]+)="([^"]*)"/).map { "\($0.1)=\($0.2)" })
+        #expect(labels.contains("base.digest=\(parts[1])"), "\(labels)")
+        #expect(labels.contains("base.name=docker.io/library/\(parts[0])"), "\(labels)")
+        #expect(labels.contains("version=${VERSION}"), "\(labels)")
+        #expect(labels.contains { $0.hasPrefix("title=") })
     }
 
     @Test func dockerfilePassesHadolint() throws {
@@ -124,7 +282,28 @@ struct DeploymentFilesTests {
 
     @Test(arguments: [
         ("deployment.yaml", "path: /readyz", "path: /ready", "readinessProbe"),
-        ("deployment.yaml", "memory: 256Mi", "memory: 100Mi", "memory limit"),
+        ("deployment.yaml", "memory: 300Mi", "memory: 100Mi", "memory limit"),
+        (
+            "deployment.yaml", #"push-worker/invalid-tokens-capacity: "1000000""#,
+            #"push-worker/invalid-tokens-capacity: "3000000""#, "no room for the invalid-token table"
+        ),
+        (
+            "deployment.yaml", "name: KAFKA_SESSION_TIMEOUT_MS", "name: KAFKA_SESSION_TIMEOUTS",
+            "KAFKA_SESSION_TIMEOUT_MS"
+        ),
+        ("deployment.yaml", #"cpu: "1""#, "cpu: 500m", "sizing rule"),
+        ("scaledobject.yaml", #"lagThreshold: "14000""#, #"lagThreshold: "28000""#, "sizing rule"),
+        ("scaledobject.yaml", "offsetResetPolicy: earliest", "offsetResetPolicy: latest", "auto.offset.reset"),
+        (
+            "poddisruptionbudget.yaml", "unhealthyPodEvictionPolicy: AlwaysAllow",
+            "unhealthyPodEvictionPolicy: IfHealthyBudget", "AlwaysAllow"
+        ),
+        ("podmonitor.yaml", "jobLabel: app.kubernetes.io/name", "jobLabel: app", "jobLabel"),
+        (
+            "prometheusrule.yaml", #"push_breaker_open{job="push-worker"}"#, "push_breaker_open",
+            #"must select job="push-worker""#
+        ),
+        ("kustomization.yaml", "path: /metadata/labels/release", "path: /metadata/labels/team", "`release` label"),
         ("deployment.yaml", "name: PUSH_HTTP_PORT", "name: PUSH_HTTP_PORTS", "PUSH_HTTP_PORT"),
         ("deployment.yaml", "runAsNonRoot: true", "runAsNonRoot: false", "runAsNonRoot"),
         ("deployment.yaml", "enableServiceLinks: false", "enableServiceLinks: true", "enableServiceLinks"),
@@ -164,6 +343,17 @@ struct DeploymentFilesTests {
         let result = try Repository.runTool("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion, file])
         #expect(result.status != 0)
         #expect(result.output.contains("'revisionHistoryLimits' was unexpected"), "\(result.output)")
+    }
+
+    /// A temporary copy of deploy/kubernetes with one text replaced (which must occur) in one file.
+    private func copyOfDeployment(replacing original: String, with broken: String, in file: String) throws -> URL {
+        let copy = FileManager.default.temporaryDirectory.appending(path: "kubernetes-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Repository.path("deploy/kubernetes"), to: copy)
+        let target = copy.appending(path: file)
+        let text = try String(contentsOf: target, encoding: .utf8)
+        #expect(text.contains(original), "\(file) no longer contains \(original)")
+        try text.replacingOccurrences(of: original, with: broken).write(to: target, atomically: true, encoding: .utf8)
+        return copy
     }
 
     /// A temporary copy of the manifests with one text replaced (which must occur) in one file.

@@ -20,6 +20,16 @@ REQUIRED_ENV = [
     "PUSH_SHUTDOWN_GRACE_SECONDS", "PUSH_WORKER_ID", "LOG_LEVEL",
 ]
 MINIMUM_MEMORY_LIMIT_MIB = 150
+# Sizing (docs/operations.md, "Sizing"): the pipeline's resident ceiling, what the invalid-token table takes per
+# million tokens, and the headroom on top; records per second one requested core sends, planned at 70 %, and the
+# seconds of backlog one pod should own (KEDA's lagThreshold).
+PIPELINE_MEMORY_MIB = 150
+TABLE_MIB_PER_MILLION_TOKENS = 85
+MEMORY_HEADROOM_MIB = 64
+RECORDS_PER_CORE = 2000
+PLANNED_UTILISATION = 0.7
+BACKLOG_SECONDS = 10
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 # Seconds between the end of the worker's own grace period and SIGKILL: producer flush (10 s), consumer close with
 # its commit and leaving the group (10 s), HTTP/2 clients and status server (10 s), and 5 s of margin.
 MINIMUM_SHUTDOWN_MARGIN_SECONDS = 35
@@ -32,6 +42,20 @@ def mebibytes(quantity):
         return None
     number, unit = match.groups()
     return float(number) * UNITS[unit] if unit else float(number) / 1024**2
+
+
+def cores(quantity):
+    text = str(quantity)
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def worker_reset_policy(env):
+    """KAFKA_AUTO_OFFSET_RESET if the Deployment sets it, else the worker's default (KafkaConfiguration.swift)."""
+    if "KAFKA_AUTO_OFFSET_RESET" in env:
+        return env["KAFKA_AUTO_OFFSET_RESET"].get("value")
+    source = (REPOSITORY / "Sources/Kafka/KafkaConfiguration.swift").read_text()
+    match = re.search(r'"auto\.offset\.reset": "(\w+)"', source)
+    return match.group(1) if match else None
 
 
 def load(directory):
@@ -122,7 +146,8 @@ def check(directory):
         if not rule.get("from") or [p.get("port") for p in rule.get("ports", [])] not in ([port], ["http-status"]):
             failures.append(f"NetworkPolicy: every ingress rule must name its sources and only port {port}")
 
-    for alert in [r for g in by_kind["PrometheusRule"][0]["spec"].get("groups", []) for r in g.get("rules", [])]:
+    for alert in [r for g in by_kind["PrometheusRule"][0]["spec"].get("groups", []) for r in g.get("rules", [])
+                  if "record" not in r]:
         for field in ["alert", "expr"]:
             if not alert.get(field):
                 failures.append(f"PrometheusRule: a rule without {field}")
@@ -185,10 +210,64 @@ def check(directory):
         elif reference.get("optional") is not True:
             failures.append(f"Deployment: the Secret key of {variable} must be optional (one-provider overlays)")
 
+    capacity = int(deployment["metadata"].get("annotations", {}).get("push-worker/invalid-tokens-capacity", "0"))
+    needed = PIPELINE_MEMORY_MIB + TABLE_MIB_PER_MILLION_TOKENS * capacity / 1_000_000 + MEMORY_HEADROOM_MIB
+    if limit is not None and limit < needed:
+        failures.append(
+            f"Deployment: memory limit {limit:g}Mi has no room for the invalid-token table: {capacity} tokens "
+            f"(push-worker/invalid-tokens-capacity) need at least {needed:g}Mi")
+    session = env.get("KAFKA_SESSION_TIMEOUT_MS", {}).get("value")
+    heartbeat = env.get("KAFKA_HEARTBEAT_INTERVAL_MS", {}).get("value")
+    if session is None or not 6000 <= int(session) <= 30000:
+        failures.append("Deployment: KAFKA_SESSION_TIMEOUT_MS must be set, 6000-30000 (a dead pod's partitions wait it)")
+    elif heartbeat is None or int(heartbeat) * 3 > int(session):
+        failures.append("Deployment: KAFKA_HEARTBEAT_INTERVAL_MS must be set to at most a third of session.timeout.ms")
+
     pdb = by_kind["PodDisruptionBudget"][0]
     if pdb["spec"].get("selector", {}).get("matchLabels", {}).items() - pod_labels.items():
         failures.append("PodDisruptionBudget: selector does not match the worker's pods")
+    if pdb["spec"].get("unhealthyPodEvictionPolicy") != "AlwaysAllow":
+        failures.append("PodDisruptionBudget: unhealthyPodEvictionPolicy must be AlwaysAllow (unready pods must drain)")
+
+    job = pod_labels.get(monitor.get("jobLabel", ""), None)
+    if job is None:
+        failures.append("PodMonitor: jobLabel must name a pod label (the alerts' and dashboard's job)")
+    for alert in [r for g in by_kind["PrometheusRule"][0]["spec"].get("groups", []) for r in g.get("rules", [])]:
+        expression = alert.get("expr", "")
+        if re.search(r"\b(push|kafka)_[a-z_]+", expression) and f'job="{job}"' not in expression:
+            failures.append(f"PrometheusRule: {alert.get('alert') or alert.get('record')} must select job=\"{job}\"")
+    releases = [doc.get("metadata", {}).get("labels", {}).get("release") for _, doc in resources]
+    if any(releases):
+        failures.append("the Prometheus Operator's selector label `release` is set in a manifest; set it once in "
+                        "kustomization.yaml's patch")
+    patches = kustomization[0].get("patches", []) if kustomization else []
+    if not any(p.get("target", {}).get("group") == "monitoring.coreos.com" and "/metadata/labels/release" in
+               p.get("patch", "") for p in patches):
+        failures.append("kustomization.yaml: no patch sets the `release` label of the monitoring.coreos.com objects")
     failures += check_scaled_object(by_kind["ScaledObject"][0], deployment, env)
+    failures += check_sizing(by_kind["ScaledObject"][0], container, env)
+    return failures
+
+
+def check_sizing(scaled, container, env):
+    """KEDA's lagThreshold follows the sizing rule from the CPU request; its reset policy is the worker's."""
+    failures = []
+    request = container.get("resources", {}).get("requests", {}).get("cpu")
+    for trigger in scaled.get("spec", {}).get("triggers", []):
+        metadata = trigger.get("metadata", {})
+        policy, expected_policy = metadata.get("offsetResetPolicy", "latest"), worker_reset_policy(env)
+        if policy != expected_policy:
+            failures.append(
+                f"ScaledObject: offsetResetPolicy {policy} differs from the worker's auto.offset.reset "
+                f"{expected_policy}")
+        if request is None or not str(metadata.get("lagThreshold", "")).isdigit():
+            continue
+        expected = RECORDS_PER_CORE * PLANNED_UTILISATION * cores(request) * BACKLOG_SECONDS
+        if abs(int(metadata["lagThreshold"]) - expected) > 0.05 * expected:
+            failures.append(
+                f"ScaledObject: lagThreshold {metadata['lagThreshold']} does not follow the sizing rule from the CPU "
+                f"request {request}: {RECORDS_PER_CORE} records/s per core x {PLANNED_UTILISATION} x "
+                f"{BACKLOG_SECONDS} s = {expected:g}")
     return failures
 
 

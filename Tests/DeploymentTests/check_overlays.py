@@ -1,7 +1,8 @@
 """Renders every kustomization under deploy/kubernetes (`kubectl kustomize`, offline) and checks the result:
 each validates against the Kubernetes schemas (kubernetes-validate; CRD kinds are checked by check_manifests.py),
-the CPU overlay swaps the ScaledObject for a HorizontalPodAutoscaler, and the one-provider overlays leave no
-setting, mount or volume of the other provider.
+the CPU overlay swaps the ScaledObject for a HorizontalPodAutoscaler, the one-provider overlays leave no
+setting, mount or volume of the other provider, and the secured-cluster overlays add their Kafka objects
+(check_custom_resources.py validates those against the vendored CRDs).
 
 Usage: python check_overlays.py DEPLOY_KUBERNETES_DIRECTORY KUBERNETES_VERSION
 """
@@ -22,6 +23,10 @@ EXPECTATIONS = {
                            "absent_volume": "fcm"},
     "overlays/fcm-only": {"kinds": {"ScaledObject"}, "absent_kinds": set(), "absent_prefixes": ["APNS_"],
                           "absent_volume": "apns"},
+    "overlays/strimzi": {"kinds": {"ScaledObject", "TriggerAuthentication", "KafkaTopic", "KafkaUser"},
+                         "absent_kinds": set(), "absent_prefixes": []},
+    "overlays/sasl-scram": {"kinds": {"ScaledObject", "TriggerAuthentication"}, "absent_kinds": set(),
+                            "absent_prefixes": []},
 }
 
 

@@ -1,5 +1,7 @@
 """Checks the PrometheusRule with promtool: `promtool check rules` on its groups, `promtool test rules` on
-deploy/prometheus/alerts.test.yaml, and that every alert has a test and a runbook section that exists.
+deploy/prometheus/alerts.test.yaml, and that every alert has a test and a runbook section that exists. Every
+runbook_url is `RUNBOOK#section`, the base coming from the rule's push-worker/runbook annotation (kustomize's
+replacement in base/kustomization.yaml, done here the same way), so that it is set in one place.
 
 Usage: python check_rules.py REPOSITORY_ROOT   (exit 0 when all hold; otherwise promtool's output or one line per
 failure)
@@ -25,12 +27,20 @@ def main():
     failures = []
     alerts = [r for group in rule["spec"]["groups"] for r in group["rules"] if "alert" in r]
     tested = set(re.findall(r"alertname: (\w+)", tests.read_text()))
+    base = rule["metadata"].get("annotations", {}).get("push-worker/runbook", "")
+    if not base.startswith("https://"):
+        failures.append("PrometheusRule: the push-worker/runbook annotation must hold the runbook's https URL")
     for alert in alerts:
         if alert["alert"] not in tested:
             failures.append(f"{alert['alert']}: no promtool test in {tests.name}")
-        anchor = alert.get("annotations", {}).get("runbook_url", "").partition("#")[2]
+        url = alert.get("annotations", {}).get("runbook_url", "")
+        prefix, _, anchor = url.partition("#")
+        if prefix != "RUNBOOK":
+            failures.append(f"{alert['alert']}: runbook_url must be RUNBOOK#section (the base is set once)")
         if anchor not in anchors:
             failures.append(f"{alert['alert']}: runbook_url anchor '{anchor}' is not a section of deploy/RUNBOOK.md")
+        if url:
+            alert["annotations"]["runbook_url"] = base + "#" + anchor
     with tempfile.TemporaryDirectory() as directory:
         rules = pathlib.Path(directory) / "rules.yaml"
         rules.write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))

@@ -146,4 +146,16 @@ struct SampledCounterAndHealthTests {
                 == #"{"checks":{"a":{"detail":"down","passing":false},"b":{"detail":"fine","passing":true}},"status":"fail"}"#
                 + "\n")
     }
+
+    @Test func aWarningCheckLetsTheReportPassWithTheWarnStatusUntilACheckFails() {
+        let checks = HealthChecks()
+        checks.set("b", passing: true)
+        checks.register("w") { .warn("degraded") }
+        #expect(checks.evaluate().passing)
+        #expect(checks.evaluate().status == .warn)
+        #expect(checks.evaluate().failing.isEmpty)
+        checks.register("a") { .fail("down") }
+        #expect(checks.evaluate().status == .fail)
+        #expect(checks.evaluate().failing == ["a"])
+    }
 }

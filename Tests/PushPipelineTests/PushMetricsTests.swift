@@ -50,7 +50,7 @@ struct PushMetricsTests {
             #"push_sends_total{provider="apns",status="delivered"} 1"#,
             #"push_send_latency_seconds_bucket{provider="apns",le="0.001"} 0"#,
             "push_sends_in_flight 1",
-            #"kafka_consumer_lag{partition="3",topic="chat.messages"} 42"#,
+            #"kafka_consumer_lag{kind="input",partition="3",topic="chat.messages"} 42"#,
             #"push_receipts_total{status="delivered"} 1"#,
             #"push_dlq_total{reason="decode_error"} 1"#,
             #"push_retries_total{provider="fcm"} 1"#,

@@ -76,6 +76,20 @@ struct StatusServerTests {
         #expect(lost.body.contains(#""kafka.group":{"detail":"rebalancing","passing":false}"#))
     }
 
+    @Test func readyzAnswers200WithAWarningWhenAChecksOnlyConcernIsReported() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        readiness.set("kafka.group", passing: true, detail: "steady")
+        readiness.register("providers.breakers") { .warn("open: apns") }
+        let reply = try LoopbackClient.get(port: server.port, "/readyz")
+        #expect(reply.status == 200)
+        #expect(
+            reply.body
+                == #"{"checks":{"kafka.group":{"detail":"steady","passing":true},"#
+                + #""providers.breakers":{"detail":"open: apns","passing":true,"status":"warn"}},"status":"warn"}"#
+                + "\n")
+    }
+
     @Test(arguments: ["/", "/metrics/extra", "/health", "/READYZ"])
     func answersNotFoundForOtherPaths(path: String) throws {
         let server = try startServer()

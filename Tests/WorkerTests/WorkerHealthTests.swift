@@ -34,9 +34,24 @@ struct WorkerHealthTests {
         #expect(WorkerHealth.brokers(health).passing == brokers)
     }
 
-    @Test func breakersFailNamingTheOpenProviders() {
+    @Test func anOpenBreakerWarnsNamingTheProvidersWithoutMakingThePodUnready() {
         #expect(WorkerHealth.breakers(open: []) == .pass("all closed"))
-        #expect(WorkerHealth.breakers(open: [.apns, .fcm]) == .fail("open: apns,fcm"))
+        #expect(WorkerHealth.breakers(open: [.apns, .fcm]) == .warn("open: apns,fcm"))
+        let readiness = HealthChecks()
+        readiness.set("kafka.group", passing: true)
+        readiness.register("providers.breakers") { WorkerHealth.breakers(open: [.apns]) }
+        let report = readiness.evaluate()
+        #expect(report.passing)
+        #expect(report.status == .warn)
+    }
+
+    @Test func aTableFailsWhileLoadingWithinTheStartWaitAndWarnsPastIt() {
+        #expect(WorkerHealth.table(loaded: true, entries: 7, pastStartWait: false) == .pass("7 entries, caught up"))
+        #expect(WorkerHealth.table(loaded: true, entries: 7, pastStartWait: true) == .pass("7 entries, caught up"))
+        #expect(
+            WorkerHealth.table(loaded: false, entries: 3, pastStartWait: false) == .fail("loading, 3 entries so far"))
+        #expect(
+            WorkerHealth.table(loaded: false, entries: 3, pastStartWait: true) == .warn("loading, 3 entries so far"))
     }
 
     @Test func observerTracksBreakersAndPartitionsForGaugesAndReadiness() {
@@ -63,6 +78,38 @@ struct WorkerHealthTests {
         #expect(metrics.endToEndLatency.sum == 1.5)
     }
 
+    @Test func tableGaugesFollowTheInvalidTokenTableAtEveryScrape() {
+        let registry = MetricsRegistry()
+        let table = InvalidTokenTable()
+        PushMetrics(registry: registry).followTable(
+            "invalid_tokens", entries: { table.count }, bytes: { table.storageBytes })
+        #expect(registry.prometheusText().contains(#"push_table_entries{table="invalid_tokens"} 0"#))
+        for index in 0..<1000 {
+            table.apply(key: "fcm:sha256:" + String(format: "%064x", index), value: Array("{}".utf8))
+        }
+        let text = registry.prometheusText()
+        #expect(text.contains(#"push_table_entries{table="invalid_tokens"} 1000"#))
+        let bytes = text.split(separator: "\n").first { $0.hasPrefix(#"push_table_bytes{table="invalid_tokens"} "#) }
+        let value = (bytes?.split(separator: " ").last).flatMap { Double($0) } ?? 0
+        // 1,000 entries of 33 bytes at least, in a hash set at most four times their count.
+        #expect(value >= 33_000 && value <= 4 * 1024 * 48, "\(value)")
+    }
+
+    @Test func lagOfARetryTiersTopicIsLabelledApartFromTheInput() {
+        let registry = MetricsRegistry()
+        var sampler = MetricsSampler(metrics: PushMetrics(registry: registry, retryTopics: ["push.retry-1000"]))
+        sampler.sample(
+            lag: [("chat.messages", 0, 5), ("push.retry-1000", 0, 9)], commits: CommitCounts(succeeded: 0, failed: 0),
+            recordsInFlight: 0, devicesInFlight: 0, http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
+        let text = registry.prometheusText()
+        #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="0",topic="chat.messages"} 5"#))
+        #expect(text.contains(#"kafka_consumer_lag{kind="retry",partition="0",topic="push.retry-1000"} 9"#))
+        sampler.sample(
+            lag: [], commits: CommitCounts(succeeded: 0, failed: 0), recordsInFlight: 0, devicesInFlight: 0,
+            http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
+        #expect(!registry.prometheusText().contains("kafka_consumer_lag{"))
+    }
+
     @Test func samplerRemovesTheLagOfPartitionsNoLongerOwnedAndAdvancesCommits() {
         let registry = MetricsRegistry()
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
@@ -70,7 +117,7 @@ struct WorkerHealthTests {
             lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1), recordsInFlight: 4,
             devicesInFlight: 900, http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1))
         var text = registry.prometheusText()
-        #expect(text.contains(#"kafka_consumer_lag{partition="1",topic="t"} 7"#))
+        #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="1",topic="t"} 7"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 3"#))
         #expect(text.contains("push_records_in_flight 4"))
         #expect(text.contains("push_devices_in_flight 900"))
@@ -81,7 +128,7 @@ struct WorkerHealthTests {
             http: HTTP2TransportCounts(connectionsOpened: 3, resends: 1))
         text = registry.prometheusText()
         #expect(!text.contains(#"partition="1""#))
-        #expect(text.contains(#"kafka_consumer_lag{partition="0",topic="t"} 2"#))
+        #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="0",topic="t"} 2"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 5"#))
         #expect(text.contains("push_devices_in_flight 0"))
         #expect(text.contains("push_http_connections_total 3"))

@@ -1,3 +1,4 @@
+import Essentials
 import KafkaTypes
 import Observability
 import PushCore
@@ -5,11 +6,18 @@ import Synchronization
 
 /// The observer port over the logger and the metrics registry; it also keeps the state that gauges and the
 /// readiness check need (partitions owned and paused, breakers open).
+///
+/// Failures are logged with why: every failed send, retry hand-off, dead letter and breaker change names its
+/// reason, the provider's HTTP status, and the message, room and token fingerprint (`SendContext`). Each kind of
+/// failure and reason is rate-limited (`LogRateLimiter`): a storm becomes one line per interval with
+/// `log.suppressed`, the number of like lines left out since the last one.
 public final class ObservabilityObserver: PipelineObserver {
     private let logger: Logger
     private let metrics: PushMetrics
     private let producerHealth: ProducerHealth?
     private let state = Mutex(ObservedState())
+    private let limiter: Mutex<LogRateLimiter>
+    private let clock: any WallClock
     /// The latency histogram of every configured provider, looked up once (it exists from the start).
     private let sendLatencies: [PushProvider: Histogram]
     /// The send and receipt counters seen so far: a registry lookup builds the label set and takes the registry's
@@ -31,27 +39,32 @@ public final class ObservabilityObserver: PipelineObserver {
         var assigned: Set<TopicPartition> = []
         var paused: Set<TopicPartition> = []
         var openBreakers: Set<PushProvider> = []
+        /// The last failure each provider answered: the reason a breaker opened.
+        var lastFailures: [PushProvider: (reason: String, status: Int?)] = [:]
     }
 
     /// An observer writing to `logger` and `metrics`; with `readiness`, it also keeps the producer's condition
     /// there (`ProducerHealth`). Creates the series of every configured provider (breaker closed) and the
-    /// unlabelled ones at zero, so that dashboards and alerts see them at once.
+    /// unlabelled ones at zero, so that dashboards and alerts see them at once. Failure lines of one kind and reason
+    /// are written at most once per `logInterval` of `clock`.
     public init(
         logger: Logger, metrics: PushMetrics, readiness: HealthChecks? = nil,
-        providers: [PushProvider] = PushProvider.allCases
+        providers: [PushProvider] = PushProvider.allCases, logInterval: Duration = .seconds(10),
+        clock: any WallClock = SystemWallClock()
     ) {
         self.logger = logger
         self.metrics = metrics
+        self.limiter = Mutex(LogRateLimiter(intervalMillis: logInterval.wholeMilliseconds))
+        self.clock = clock
         self.producerHealth = readiness.map(ProducerHealth.init)
         // Every series a dashboard or an alert reads exists from the start, at zero.
         var sendLatencies: [PushProvider: Histogram] = [:]
         for provider in providers {
             metrics.breakerOpen(provider: provider.rawValue).set(0)
-            _ = metrics.retries(provider: provider.rawValue)
             sendLatencies[provider] = metrics.sendLatency(provider: provider.rawValue)
         }
         self.sendLatencies = sendLatencies
-        for event in ["assigned", "revoked"] { _ = metrics.rebalances(event: event) }
+        metrics.exportClosedLabelSetsAtZero(providers: providers)
         _ = (
             metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
             metrics.devicesInFlight, metrics.inFlightLimitWaits
@@ -78,6 +91,9 @@ public final class ObservabilityObserver: PipelineObserver {
         case .sendStarted:
             metrics.sendsInFlight.increment()
         case .sent(let provider, let outcome, let latencyMillis):
+            if let failure = Self.failure(of: outcome) {
+                state.withLock { $0.lastFailures[provider] = failure }
+            }
             metrics.sendsInFlight.decrement()
             sendCounter(provider, status: Self.status(of: outcome)).increment()
             (sendLatencies[provider] ?? metrics.sendLatency(provider: provider.rawValue)).observe(latencyMillis / 1000)
@@ -136,27 +152,38 @@ public final class ObservabilityObserver: PipelineObserver {
     /// The log line of an event, if it has one.
     private func log(_ event: PipelineEvent) {
         switch event {
-        case .offsetStored, .polled, .sendStarted, .receipt, .endToEnd, .deadLettered, .produceRecovered,
-            .waitedForRoom:
+        case .offsetStored, .polled, .sendStarted, .sent, .receipt, .endToEnd, .deadLettered, .retryScheduled,
+            .produceRecovered, .waitedForRoom:
             break
-        case .sent(let provider, let outcome, _):
-            if case .credentials(_, let reason) = outcome {
-                logger.error(
-                    "provider refused credentials",
-                    metadata: ["push.provider": .string(provider.rawValue), "error": .string(reason)])
-            }
-        case .retryScheduled(let attempts):
-            logger.debug("handed to the retry topic", metadata: ["push.attempts": .init(attempts)])
+        case .sendFailed(let outcome, let context):
+            logSendFailure(outcome, context)
+        case .deviceHandedOff(let failure, let context):
+            limited(
+                .info, "handed to the retry topic", key: "retry:\(context.provider?.rawValue ?? ""):\(failure.message)",
+                metadata: context.metadata.merging(Self.metadata(of: failure)) { $1 })
+        case .deviceDeadLettered(let failure, let context):
+            limited(
+                .warning, "dead-lettered", key: "dlq:\(failure.reason.code):\(failure.message)",
+                metadata: context.metadata.merging(Self.metadata(of: failure)) { $1 })
+        case .recordDeadLettered(let failure, let partition, let offset):
+            var metadata = Self.metadata(of: failure)
+            metadata["kafka.partition"] = .string(partition.description)
+            metadata["kafka.offset"] = .init(offset)
+            limited(.warning, "record dead-lettered", key: "record-dlq:\(failure.reason.code)", metadata: metadata)
         case .retryMovedOn(let from, let to):
             logger.debug(
                 "retry taken up before its due time, moved on unsent",
                 metadata: ["kafka.topic": .string(from), "push.retry_topic": .string(to)])
         case .breakerOpened(let provider):
-            logger.warning(
-                "provider failing, consumption paused", metadata: ["push.provider": .string(provider.rawValue)])
+            var metadata: Logger.Metadata = ["push.provider": .string(provider.rawValue)]
+            if let last = state.withLock({ $0.lastFailures[provider] }) {
+                metadata["push.reason"] = .string(last.reason)
+                if let status = last.status { metadata["http.status"] = .init(status) }
+            }
+            logger.warning("provider breaker opened, its sends paused", metadata: metadata)
         case .breakerClosed(let provider):
             logger.notice(
-                "provider recovered, consumption resumed", metadata: ["push.provider": .string(provider.rawValue)])
+                "provider breaker closed, its sends resumed", metadata: ["push.provider": .string(provider.rawValue)])
         case .paused(let partitions):
             logger.debug("partitions paused", metadata: ["kafka.partitions": .string(Self.list(partitions))])
         case .resumed(let partitions):
@@ -194,6 +221,59 @@ public final class ObservabilityObserver: PipelineObserver {
         case .shutdownFinished(let unfinished):
             logger.notice("shut down", metadata: ["push.unfinished": .init(unfinished)])
         }
+    }
+
+    /// A send that did not deliver: refused credentials are an error, a transient failure or a rejection a warning,
+    /// a dead token (normal churn) an info line.
+    private func logSendFailure(_ outcome: DeliveryOutcome, _ context: SendContext) {
+        guard let (reason, status) = Self.failure(of: outcome) else { return }
+        let level: LogLevel
+        let message: Logger.Message
+        switch outcome {
+        case .delivered: return
+        case .credentials: (level, message) = (.error, "provider refused credentials")
+        case .retry: (level, message) = (.warning, "provider send failed")
+        case .rejected: (level, message) = (.warning, "provider rejected the send")
+        case .invalidToken: (level, message) = (.info, "provider reports the token invalid")
+        }
+        var metadata = context.metadata
+        metadata["push.reason"] = .string(reason)
+        metadata["push.outcome"] = .string(Self.status(of: outcome))
+        if let status { metadata["http.status"] = .init(status) }
+        if case .retry(_, _, let after?) = outcome { metadata["push.retry_after_ms"] = .init(after.wholeMilliseconds) }
+        limited(
+            level, message, key: "send:\(Self.status(of: outcome)):\(context.provider?.rawValue ?? ""):\(reason)",
+            metadata: metadata)
+    }
+
+    /// Writes the line unless one of `key` went out within the interval; the line says how many were left out.
+    private func limited(_ level: LogLevel, _ message: Logger.Message, key: String, metadata: Logger.Metadata) {
+        guard logger.logLevel <= level else { return }
+        let now = clock.nowMillis()
+        guard case .log(let suppressed) = limiter.withLock({ $0.admit(key, nowMillis: now) }) else { return }
+        var metadata = metadata
+        if suppressed > 0 { metadata["log.suppressed"] = .init(suppressed) }
+        logger.log(level: level, message, metadata: metadata)
+    }
+
+    /// The reason and HTTP status of a failed outcome; `nil` when delivered.
+    private static func failure(of outcome: DeliveryOutcome) -> (reason: String, status: Int?)? {
+        switch outcome {
+        case .delivered: nil
+        case .invalidToken(let status, let reason, _), .rejected(let status, let reason),
+            .retry(let status, let reason, _), .credentials(let status, let reason):
+            (reason, status)
+        }
+    }
+
+    /// `push.reason` (the stable code), `error` (what went wrong), `http.status` and `push.attempts`.
+    private static func metadata(of failure: DeliveryFailure) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "push.reason": .string(failure.reason.code), "error": .string(failure.message),
+            "push.attempts": .init(failure.attempts),
+        ]
+        if let status = failure.status { metadata["http.status"] = .init(status) }
+        return metadata
     }
 
     /// `push_sends_total{provider, status}`, from the registry the first time.

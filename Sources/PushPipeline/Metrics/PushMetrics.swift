@@ -1,4 +1,5 @@
 import Observability
+import PushCore
 
 /// The metrics push-worker exports, named in one place so that code, dashboards and the README agree.
 ///
@@ -12,8 +13,44 @@ public struct PushMetrics: Sendable {
         0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]
 
-    public init(registry: MetricsRegistry) {
+    /// The retry tiers' topics: their lag is labelled `kind="retry"`, the input topics' `kind="input"`, so that
+    /// alerts and dashboards tell a backlog of new work from retries waiting for their due time.
+    public let retryTopics: Set<String>
+
+    public init(registry: MetricsRegistry, retryTopics: Set<String> = []) {
         self.registry = registry
+        self.retryTopics = retryTopics
+    }
+
+    /// The `status` values of `push_sends_total`: a receipt status for a final answer, `retry` for a transient
+    /// failure, `credentials` for refused credentials.
+    public static let sendStatuses = ["delivered", "invalid_token", "rejected", "retry", "credentials"]
+
+    /// The `reason` values of `push_dlq_total` the worker writes (`x-dlq-reason` of a dead-letter record).
+    public static let deadLetterReasons: [DeadLetterReason] = [
+        .decodeError, .recordTooLarge, .unknownType, .payloadTooLarge, .retriesExhausted,
+    ]
+
+    /// The `result` values of `push_rules_reloads_total`.
+    public static let rulesReloadResults = ["applied", "rejected"]
+
+    /// The `result` values of `kafka_commits_total`.
+    public static let commitResults = ["success", "failure"]
+
+    /// Creates every series of a counter family whose label values are known in advance (a closed set) at 0, so
+    /// that the first scrape already holds them: `rate()`, `increase()` and "no receipts" alerts work from the
+    /// start, and a series that never moves is told apart from one that is missing. Families with open label sets
+    /// (topics, librdkafka error names) appear with their first increment.
+    public func exportClosedLabelSetsAtZero(providers: [PushProvider]) {
+        for provider in providers {
+            for status in Self.sendStatuses { _ = sends(provider: provider.rawValue, status: status) }
+            _ = retries(provider: provider.rawValue)
+        }
+        for status in ReceiptStatus.allCases { _ = receipts(status: status.rawValue) }
+        for reason in Self.deadLetterReasons { _ = deadLetters(reason: reason.code) }
+        for result in Self.rulesReloadResults { _ = rulesReloads(result: result) }
+        for result in Self.commitResults { _ = commits(result: result) }
+        for event in ["assigned", "revoked"] { _ = rebalances(event: event) }
     }
 
     /// `push_sends_total{provider,status}`: device sends by provider (`apns`, `fcm`) and outcome (receipt status).
@@ -125,16 +162,38 @@ public struct PushMetrics: Sendable {
             labels: ["result": result])
     }
 
-    /// `kafka_consumer_lag{topic,partition}`: records behind the partition's high watermark.
+    /// `kafka_consumer_lag{topic,partition,kind}`: records behind the partition's high watermark; `kind` is
+    /// `input` or `retry` (a retry tier's topic).
     public func consumerLag(topic: String, partition: Int32) -> Gauge {
         registry.gauge(
             "kafka_consumer_lag", help: "Records between the consumer position and the high watermark.",
-            labels: ["topic": topic, "partition": String(partition)])
+            labels: ["topic": topic, "partition": String(partition), "kind": kind(of: topic)])
     }
 
     /// Removes the lag series of a partition this worker no longer owns, so that sums over pods stay true.
     public func removeConsumerLag(topic: String, partition: Int32) {
-        registry.remove("kafka_consumer_lag", labels: ["topic": topic, "partition": String(partition)])
+        registry.remove(
+            "kafka_consumer_lag", labels: ["topic": topic, "partition": String(partition), "kind": kind(of: topic)])
+    }
+
+    /// `retry` for a retry tier's topic, else `input`.
+    private func kind(of topic: String) -> String {
+        retryTopics.contains(topic) ? "retry" : "input"
+    }
+
+    /// `push_table_entries{table}` and `push_table_bytes{table}`: the size of a table the worker keeps in memory
+    /// (read from a compacted topic), read at every scrape, so that the memory limit can be sized against it.
+    public func followTable(
+        _ table: String, entries: @escaping @Sendable () -> Int, bytes: @escaping @Sendable () -> Int
+    ) {
+        let entriesGauge = registry.gauge(
+            "push_table_entries", help: "Entries of an in-memory table.", labels: ["table": table])
+        let bytesGauge = registry.gauge(
+            "push_table_bytes", help: "Estimated bytes an in-memory table's storage takes.", labels: ["table": table])
+        registry.addCollector {
+            entriesGauge.set(entries())
+            bytesGauge.set(bytes())
+        }
     }
 
     /// `push_receipts_total{status}`: receipts acknowledged by Kafka, by status.

@@ -34,8 +34,9 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
     /// True once shutdown began: failures go to the retry topic at once instead of waiting.
     let isStopping: @Sendable () -> Bool
 
-    /// Sends once, within the limits and when the provider's breaker admits it.
-    func attempt(_ request: Request, to provider: PushProvider) async throws -> Attempt {
+    /// Sends once, within the limits and when the provider's breaker admits it. With `context`, a failed send is also
+    /// observed as `sendFailed`, naming the message, room and device.
+    func attempt(_ request: Request, to provider: PushProvider, context: SendContext? = nil) async throws -> Attempt {
         try Task.checkCancellation()
         try await breakers.waitForAdmission(to: provider, clock: clock)
         let providerLimit = providerLimits[provider]
@@ -62,7 +63,13 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         }
         let attempt = Attempt(outcome: outcome, sentAtMicros: start, latencyMillis: Double(end - start) / 1000)
         observer.observe(.sent(provider, outcome, latencyMillis: attempt.latencyMillis))
+        if let context, !Self.delivered(outcome) { observer.observe(.sendFailed(outcome, context)) }
         return attempt
+    }
+
+    private static func delivered(_ outcome: DeliveryOutcome) -> Bool {
+        if case .delivered = outcome { return true }
+        return false
     }
 
     /// What an attempt means for its device: a final result, or a reason to send again.
@@ -99,7 +106,8 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
     /// lasts, then hands off to the retry topic; dead-letters after `maxAttempts` sends.
     /// `priorAttempts` and `firstFailureMillis` come from the retry record's headers.
     func settle(
-        _ request: Request, to provider: PushProvider, first: Attempt, priorAttempts: Int, firstFailureMillis: Int64?
+        _ request: Request, to provider: PushProvider, first: Attempt, priorAttempts: Int, firstFailureMillis: Int64?,
+        context: SendContext? = nil
     ) async throws -> DeviceResult {
         var current = first
         var attempts = priorAttempts + 1
@@ -133,7 +141,7 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
                 spent += delay
                 try await clock.sleep(for: delay)
             }
-            current = try await attempt(request, to: provider)
+            current = try await attempt(request, to: provider, context: context)
             attempts += 1
         }
     }

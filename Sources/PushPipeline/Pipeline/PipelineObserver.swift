@@ -8,6 +8,8 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A send to a provider started (it ends with `sent`).
     case sendStarted(PushProvider)
     case sent(PushProvider, DeliveryOutcome, latencyMillis: Double)
+    /// A send of a known device that did not deliver (after `sent`), with what its log line names.
+    case sendFailed(DeliveryOutcome, SendContext)
     case receipt(ReceiptStatus)
     /// A record's outputs were acknowledged this long after its event's `createdAt` (negative with a clock skew).
     case endToEnd(latencyMillis: Double)
@@ -15,6 +17,12 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A retry record taken up before its `x-retry-not-before` moved on, unsent, from one tier's topic to another's.
     case retryMovedOn(from: String, to: String)
     case deadLettered(reason: DeadLetterReason)
+    /// A device handed to the retry topic (after `retryScheduled`), with the failure that sent it there.
+    case deviceHandedOff(DeliveryFailure, SendContext)
+    /// A device that was sent and dead-lettered (after `deadLettered`), with the failure.
+    case deviceDeadLettered(DeliveryFailure, SendContext)
+    /// A whole record dead-lettered before any send (after `deadLettered`): not an event, or too large.
+    case recordDeadLettered(DeliveryFailure, TopicPartition, offset: Int64)
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
     /// Records were at `maxInFlightRecords`: the run loop waited for one to end instead of polling.

@@ -97,14 +97,17 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             }
         }
         if sends.count == 1, let send = sends.first {
-            let first = try await delivery.attempt(send.request, to: send.provider)
+            let first = try await delivery.attempt(
+                send.request, to: send.provider, context: Self.context(event, send.index, send.provider))
             devices[send.index] = .attempted(send.provider, send.request, first)
         } else if !sends.isEmpty {
             let attempted = try await concurrently(sends) { index, provider, request in
                 (
                     index,
                     StartedRecord<Request>.Device.attempted(
-                        provider, request, try await delivery.attempt(request, to: provider))
+                        provider, request,
+                        try await delivery.attempt(request, to: provider, context: Self.context(event, index, provider))
+                    )
                 )
             }
             for (index, device) in attempted { devices[index] = device }
@@ -142,6 +145,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             let failure = DeliveryFailure(
                 reason: problem.reason, message: problem.message, firstFailureMillis: clock.nowMillis())
             observer.observe(.deadLettered(reason: problem.reason))
+            observer.observe(.recordDeadLettered(failure, record.topicPartition, offset: record.offset))
             produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
         case .event(let event, let devices):
             let history = FailureHistory(of: record, settings: outputs.settings, nowMillis: clock.nowMillis())
@@ -170,13 +174,15 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 let results = try await concurrently(unsettled) { index, provider, request, first in
                     let result = try await delivery.settle(
                         request, to: provider, first: first, priorAttempts: priorAttempts,
-                        firstFailureMillis: firstFailure)
+                        firstFailureMillis: firstFailure, context: Self.context(event, index, provider))
                     return (index, result)
                 }
                 for (index, result) in results { settled[index] = result }
             }
+            for (index, result) in settled.enumerated() {
+                if let result { observe(result, context: Self.context(event, index)) }
+            }
             let results = settled.compactMap { $0 }
-            for result in results { observe(result) }
             produced = outputs.forEvent(
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
@@ -208,14 +214,29 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    private func observe(_ result: DeviceResult) {
+    private func observe(_ result: DeviceResult, context: SendContext?) {
         switch result {
         case .finished(let status, _, _, _, _): observer.observe(.receipt(status))
-        case .retryLater(let failure, _): observer.observe(.retryScheduled(attempts: failure.attempts))
+        case .retryLater(let failure, _):
+            observer.observe(.retryScheduled(attempts: failure.attempts))
+            if let context { observer.observe(.deviceHandedOff(failure, context)) }
         case .deadLettered(let failure):
             observer.observe(.deadLettered(reason: failure.reason))
+            if let context { observer.observe(.deviceDeadLettered(failure, context)) }
             observer.observe(.receipt(.deadLettered))
         }
+    }
+
+    /// What a log line about the `index`-th device of `event` names (its provider when it is sent).
+    private static func context(
+        _ event: PlannedEvent<Request>, _ index: Int, _ provider: PushProvider? = nil
+    ) -> SendContext? {
+        guard event.devices.indices.contains(index) else { return nil }
+        let device = event.devices[index]
+        var sentTo = provider
+        if case .send(let planned, _) = device.decision { sentTo = planned }
+        return SendContext(
+            provider: sentTo, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash)
     }
 
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges

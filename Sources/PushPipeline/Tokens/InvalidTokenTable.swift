@@ -20,6 +20,9 @@ public final class InvalidTokenTable: Sendable {
 
     public var count: Int { tokens.withLock { $0.count } }
 
+    /// The bytes the table's storage takes (`KnownInvalidTokens.storageBytes`).
+    public var storageBytes: Int { tokens.withLock { $0.storageBytes } }
+
     /// Whether the topic has been read up to where it ended when the worker started.
     public var isLoaded: Bool {
         get { loaded.withLock { $0 } }

@@ -30,6 +30,10 @@ public struct KnownInvalidTokens: Sendable {
     /// How many tokens are known dead.
     public var count: Int { entries.count }
 
+    /// The bytes the entries' storage takes: every bucket of the hash set's capacity holds an entry's stride, plus
+    /// one bit of occupancy.
+    public var storageBytes: Int { entries.capacity * MemoryLayout<Entry>.stride + entries.capacity / 8 }
+
     /// Applies one record of the topic: its key `platform:sha256:<hex>`, and its value (empty for a
     /// tombstone). A key that is not of that form is ignored and reported `false`.
     @discardableResult

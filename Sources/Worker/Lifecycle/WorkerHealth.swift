@@ -4,9 +4,12 @@ import Observability
 import PushPipeline
 
 /// The worker's probes. Liveness (`/healthz`, a failure restarts the pod): the poll loop and the HTTP/2 event loop
-/// keep turning. Readiness (`/readyz`, a failure only takes the pod out of rotation and tells the operator): the
-/// pipeline runs, the consumer is a settled member of its group, a broker is reachable, the producer is not backing
-/// off or failed, and no provider's breaker is open. Each check is a pure function of what it reads, tested alone.
+/// keep turning. Readiness (`/readyz`: "send me work"; a failure only marks the pod unready, which rollouts and
+/// the PodDisruptionBudget count): the pipeline runs, its loops turn, the consumer is a settled member of its group,
+/// a broker is reachable, the producer is not backing off or failed, and the tables it reads have caught up with
+/// their topics. An open provider breaker only warns: it is the provider's outage, every pod sees it alike, and an
+/// unready fleet would stall node drains and rollouts without sending anything more. Each check is a pure function
+/// of what it reads, tested alone.
 enum WorkerHealth {
     /// The longest the HTTP/2 event loop may go without a turn (it turns at least once a second).
     static let eventLoopLimit = Duration.seconds(30)
@@ -39,8 +42,17 @@ enum WorkerHealth {
         return health.brokersUp > 0 ? .pass(detail) : .fail(detail)
     }
 
-    /// `providers.breakers`: no provider's breaker is open (an open one pauses consumption).
+    /// `providers.breakers`: warns naming the providers whose breaker is open (consumption of their work is
+    /// paused); never fails.
     static func breakers(open: [PushProvider]) -> HealthCheckResult {
-        open.isEmpty ? .pass("all closed") : .fail("open: " + open.map(\.rawValue).joined(separator: ","))
+        open.isEmpty ? .pass("all closed") : .warn("open: " + open.map(\.rawValue).joined(separator: ","))
+    }
+
+    /// `tables.<name>`: a table read from a compacted topic holds what its topic held at the start. Fails while it
+    /// is still loading within the start's wait for it; past that wait (the pipeline then runs anyway) it warns.
+    static func table(loaded: Bool, entries: Int, pastStartWait: Bool) -> HealthCheckResult {
+        if loaded { return .pass("\(entries) entries, caught up") }
+        let detail = "loading, \(entries) entries so far"
+        return pastStartWait ? .warn(detail) : .fail(detail)
     }
 }

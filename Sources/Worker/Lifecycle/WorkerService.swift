@@ -72,10 +72,13 @@ public enum WorkerService {
         BuildInfo.register(
             in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version,
             libmicrohttpd: MicroHTTPDLibrary.version)
-        let metrics = PushMetrics(registry: registry)
+        let metrics = PushMetrics(registry: registry, retryTopics: Set(configuration.pipeline.retryTiers.topics))
         let liveness = HealthChecks()
         let readiness = HealthChecks()
         readiness.set("pipeline", passing: false, detail: "starting")
+        // Before the status server: its first scrape holds every series the observer exports at 0.
+        let observer = ObservabilityObserver(
+            logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
         let server: StatusServer
         do {
             server = try StatusServer.start(
@@ -86,8 +89,6 @@ public enum WorkerService {
             return WorkerExitCode.failure
         }
         let clock = SystemWallClock()
-        let observer = ObservabilityObserver(
-            logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
         let planner: any EventPlanner<ProviderSend> =
@@ -101,6 +102,13 @@ public enum WorkerService {
         registerChecks(
             liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
             lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
+        if skipsInvalidTokens {
+            metrics.followTable(
+                "invalid_tokens", entries: { invalidTokens.count }, bytes: { invalidTokens.storageBytes })
+            registerTableCheck(
+                "tables.invalid_tokens", in: readiness, table: invalidTokens,
+                startWait: configuration.invalidTokensLoadTimeout, clock: clock)
+        }
 
         // Started in this order, shut down in the reverse one: the pipeline drains first while the watchdog and the
         // sampler still watch it, then the producer closes, then the HTTP/2 clients, then the status server.
@@ -154,15 +162,34 @@ public enum WorkerService {
         observer: ObservabilityObserver,
         clock: some WallClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
     ) {
-        liveness.register("poll_loop") {
+        let pollLoop: @Sendable () -> HealthCheckResult = {
             WorkerHealth.pollLoop(lastPollMicros: lastPollMicros(), nowMicros: clock.nowMicros(), limit: pollLimit)
         }
         let transports = stages.transports
-        liveness.register("event_loop") {
+        let eventLoop: @Sendable () -> HealthCheckResult = {
             WorkerHealth.eventLoop(sinceLastTurn: transports.map(\.timeSinceLastTurn).max() ?? .zero)
+        }
+        // The loops in both probes: a stalled loop takes no work at once, and restarts the pod if it stays stalled.
+        for probe in [liveness, readiness] {
+            probe.register("poll_loop", pollLoop)
+            probe.register("event_loop", eventLoop)
         }
         readiness.register("kafka.group") { WorkerHealth.group(source.health) }
         readiness.register("kafka.brokers") { WorkerHealth.brokers(source.health) }
         readiness.register("providers.breakers") { WorkerHealth.breakers(open: observer.openBreakers) }
+    }
+
+    /// Registers the readiness check `name` of a table loaded from a compacted topic, started now.
+    private static func registerTableCheck(
+        _ name: String, in readiness: HealthChecks, table: InvalidTokenTable, startWait: Duration,
+        clock: some WallClock
+    ) {
+        let startMicros = clock.nowMicros()
+        let waitMicros = startWait.wholeMilliseconds.multipliedClamped(by: 1000)
+        readiness.register(name) {
+            WorkerHealth.table(
+                loaded: table.isLoaded, entries: table.count,
+                pastStartWait: clock.nowMicros() - startMicros > waitMicros)
+        }
     }
 }
