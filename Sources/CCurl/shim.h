@@ -2,6 +2,10 @@
 #define PUSH_WORKER_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 // Typed, non-variadic wrappers for libcurl's variadic setters and getters, so Swift calls are type-checked.
 
@@ -56,6 +60,28 @@ static inline CURLcode pw_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info,
 /// The result code of a finished transfer's message (a union member Swift cannot name reliably).
 static inline CURLcode pw_curl_msg_result(const CURLMsg *message) {
     return message->data.result;
+}
+
+// The event loop's own wake-up, for the turns it waits without libcurl (`IdleTurnPacer`): an eventfd.
+
+/// A non-blocking, close-on-exec eventfd; -1 on failure.
+static inline int pw_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/// Adds one to `fd`'s counter: a waiting `pw_eventfd_wait` returns.
+static inline void pw_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+/// Waits until `fd` is signalled or `milliseconds` pass, then clears its counter.
+static inline void pw_eventfd_wait(int fd, int milliseconds) {
+    struct pollfd watched = {.fd = fd, .events = POLLIN};
+    if (poll(&watched, 1, milliseconds) > 0) {
+        uint64_t value;
+        ssize_t count = read(fd, &value, sizeof value);
+        (void)count;
+    }
 }
 
 #endif

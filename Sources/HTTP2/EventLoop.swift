@@ -30,6 +30,12 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
     private var lastExpirySweep: ContinuousClock.Instant
     /// When the loop last started a turn (a turn waits at most a second).
     private let turns = TurnWatch()
+    /// The CPU time of the event-loop thread.
+    let cpu = ThreadCPUClock()
+    /// The loop's own wake-up (an eventfd), for the turns `pacer` makes wait without libcurl.
+    private let pacingWakeup: Int32
+    private var pacer = IdleTurnPacer()
+    private let received = Transfer.ReceivedBytes()
 
     init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
         self.configuration = configuration
@@ -41,8 +47,14 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
             throw HTTPError(.connect, "libcurl could not create a multi handle")
         }
         self.multi = multi
+        pacingWakeup = pw_eventfd_create()
+        guard pacingWakeup >= 0 else {
+            throw HTTPError(.connect, "could not create the HTTP/2 event loop: \(String(cString: strerror(errno)))")
+        }
         lastExpirySweep = clock.now
     }
+
+    deinit { close(pacingWakeup) }
 
     /// The combined CA bundle written for `extraCAFile`, if any (tests check its removal).
     var combinedCAFile: String? { certificates?.path }
@@ -52,8 +64,12 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
         Thread.start(named: "http2-curl") { [self] in run() }
     }
 
-    /// Interrupts `curl_multi_poll` (a write to libcurl's socket pair); safe from any thread.
-    func wake() { multi.wakeup() }
+    /// Interrupts the loop's wait, in `curl_multi_poll` (a write to libcurl's socket pair) or paced; safe from any
+    /// thread.
+    func wake() {
+        multi.wakeup()
+        pw_eventfd_signal(pacingWakeup)
+    }
 
     // MARK: - The event-loop thread
 
@@ -61,20 +77,34 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
     var timeSinceLastTurn: Duration { turns.sinceLastTurn }
 
     private func run() {
+        cpu.follow()
+        defer { cpu.stop() }
         while true {
             _ = turns.turnStarts()
             let (submitted, cancelled, isStopping) = inbox.take()
             for transfer in submitted { accept(transfer) }
             for id in cancelled { drop(id, with: HTTPError(.cancelled, "request cancelled")) }
             if isStopping { break }
+            let receivedBefore = received.count
             var finished = 0
+            var finishedInTurn = 0
             repeat {
                 startReady()
                 multi.perform()
                 finished = finishCompleted()
+                finishedInTurn += finished
             } while finished > 0
             sweepExpiredWaiting()
-            multi.poll(milliseconds: waiting.isEmpty ? 1000 : 100)
+            let waitStarted = clock.now
+            if pacer.paces {
+                pw_eventfd_wait(pacingWakeup, Int32(pacer.pause.roundedUpMilliseconds))
+            } else {
+                multi.poll(milliseconds: waiting.isEmpty ? 1000 : 100)
+            }
+            pacer.turnEnded(
+                didSomething: !submitted.isEmpty || !cancelled.isEmpty || finishedInTurn > 0
+                    || received.count != receivedBefore,
+                waited: clock.now - waitStarted)
         }
         for id in Array(known.keys) { drop(id, with: HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
         idleHandles = []
@@ -116,7 +146,7 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl could not create an easy handle")))
             return
         }
-        transfer.configure(handle, configuration: configuration, now: now)
+        transfer.configure(handle, configuration: configuration, tally: received, now: now)
         guard multi.add(handle) else {
             recycle(handle)
             complete(transfer, with: .failure(HTTPError(.connectionLost, "libcurl refused the transfer")))
@@ -134,6 +164,15 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
             count += 1
             release(transfer, handle: handle)
             counters.connectionsOpened(handle.info(CURLINFO_NUM_CONNECTS))
+            if transfer.isOversized {
+                counters.oversizedResponse()
+                recycle(handle)
+                complete(
+                    transfer,
+                    with: .failure(
+                        TransferFailure.oversizedResponse(transfer.origin, limit: configuration.maxResponseBytes)))
+                continue
+            }
             let status = handle.info(CURLINFO_RESPONSE_CODE)
             // libcurl 7.88 can report a receive error for a stream whose whole response arrived just before the
             // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.

@@ -20,6 +20,11 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var tcpKeepAlive: Duration
     /// A connection idle for longer than this is closed instead of reused.
     public var idleConnectionTimeout: Duration
+    /// The response bytes (header fields, those of informational responses too, and body) one request may
+    /// receive, on either transport. Providers answer in bytes, so more is a fault or an attack: a larger response
+    /// fails its request with `.connectionLost`, its stream is reset (the connection goes on), and
+    /// `HTTP2TransportCounts.oversizedResponses` counts it.
+    public var maxResponseBytes: Int
 
     public init(
         maxConnectionsPerHost: Int = 4,
@@ -30,7 +35,8 @@ public struct HTTP2ClientConfiguration: Sendable {
         extraCAFile: String? = nil,
         clientCertificate: ClientCertificate? = nil,
         tcpKeepAlive: Duration = .seconds(30),
-        idleConnectionTimeout: Duration = .seconds(120)
+        idleConnectionTimeout: Duration = .seconds(120),
+        maxResponseBytes: Int = 1 << 20
     ) {
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.maxStreamsPerConnection = maxStreamsPerConnection
@@ -41,6 +47,7 @@ public struct HTTP2ClientConfiguration: Sendable {
         self.clientCertificate = clientCertificate
         self.tcpKeepAlive = tcpKeepAlive
         self.idleConnectionTimeout = idleConnectionTimeout
+        self.maxResponseBytes = maxResponseBytes
     }
 
     /// Requests of one origin in flight at most once the origin has answered with success.

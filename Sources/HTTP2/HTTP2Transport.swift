@@ -6,6 +6,10 @@ public protocol HTTP2Transport: HTTPTransport, AnyObject {
     /// How long ago the transport's thread last started a turn (it turns at least once a second while it runs).
     var timeSinceLastTurn: Duration { get }
 
+    /// The CPU time the transport's thread has used (user and system) since it started: a loop that spins shows
+    /// here.
+    var threadCPUTime: Duration { get }
+
     /// Connections opened and requests sent again since the transport started.
     var counts: HTTP2TransportCounts { get }
 
@@ -16,9 +20,9 @@ public protocol HTTP2Transport: HTTPTransport, AnyObject {
 
 /// Which implementation carries the worker's HTTP/2 (`PUSH_HTTP_TRANSPORT`).
 public enum HTTP2TransportKind: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// libcurl's multi interface (`HTTP2Client`): the default.
+    /// libcurl's multi interface (`HTTP2Client`): the rollback, and the HTTP/1.1 path of both.
     case curl
-    /// nghttp2 and OpenSSL directly (`NGHTTP2Transport`), a sixth of libcurl's CPU per request.
+    /// nghttp2 and OpenSSL directly (`NGHTTP2Transport`), a sixth of libcurl's CPU per request: the default.
     case nghttp2
 
     public var description: String { rawValue }

@@ -272,7 +272,7 @@ final class NGHTTP2Connection {
             }
         guard streamID > 0 else { return false }
         streams[streamID] = stream
-        stream.placed(on: self, as: streamID)
+        stream.placed(on: self, as: streamID, responseLimit: loop.configuration.maxResponseBytes)
         lastActivity = now
         return true
     }
@@ -321,12 +321,16 @@ final class NGHTTP2Connection {
         guard let ssl, let session else { return }
         let buffer = loop.readBuffer
         // At most 16 buffers (1 MB) per turn: a server that never stops sending must not starve the other
-        // connections; the socket stays readable, so the next turn goes on.
+        // connections; what OpenSSL then holds is read next turn (`hasBufferedInput`).
+        hasBufferedInput = true
         for _ in 0..<16 {
             ERR_clear_error()
             let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
             guard count > 0 else {
-                if try waitsForSocket(after: count) { break }
+                if try waitsForSocket(after: count) {
+                    hasBufferedInput = false
+                    break
+                }
                 let detail = Self.openSSLErrorText()
                 // TLS 1.3: a server refusing the client's certificate says so only after the client finished.
                 if !receivedAfterHandshake, TransferFailure.tlsAlert(in: detail) != nil {
@@ -344,11 +348,11 @@ final class NGHTTP2Connection {
 
     private var hasPendingOutput: Bool { outputStart < output.count }
 
-    /// True when OpenSSL holds received bytes not yet read (left by the per-turn bound in `receive()`).
-    var hasBufferedInput: Bool {
-        guard state == .open, let ssl else { return false }
-        return SSL_has_pending(ssl) == 1
-    }
+    /// True when the last read stopped at its per-turn bound rather than at OpenSSL's want of more bytes from the
+    /// socket: what OpenSSL holds may be whole records, which no socket event announces. (`SSL_has_pending` is no
+    /// guide: with read-ahead it is also true for the start of a record whose rest is still on its way, and a loop
+    /// that would not wait for that rest spins until it comes.)
+    private(set) var hasBufferedInput = false
 
     /// Writes every frame nghttp2 has ready, gathered into one buffer, with as few `SSL_write`s as the socket
     /// takes; what it does not take now waits for the socket to become writable.
@@ -485,9 +489,14 @@ private let receiveHeader: nghttp2_on_header_callback = { _, frame, name, nameLe
     return 0
 }
 
-private let receiveData: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, context in
-    guard let stream = connection(context)?.stream(streamID) else { return 0 }
+/// A piece of a response body; the piece that takes the response past its bound resets the stream (the server
+/// would otherwise go on sending until the deadline), which then ends as oversized.
+private let receiveData: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, context in
+    guard let stream = connection(context)?.stream(streamID), !stream.isOversized else { return 0 }
     stream.receive(body: UnsafeBufferPointer(start: data, count: length))
+    if stream.isOversized {
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+    }
     return 0
 }
 

@@ -31,7 +31,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         var hasOpenConnection: Bool { connections.contains { $0.state == .open && !$0.isDraining } }
     }
 
-    private let configuration: HTTP2ClientConfiguration
+    let configuration: HTTP2ClientConfiguration
     private let tls: TLSContext
     let inbox = LoopInbox<NGHTTP2Stream>()
     /// Connections opened and streams sent again, for `NGHTTP2Transport.counts`.
@@ -55,6 +55,8 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// When the loop last started a turn (a turn waits at most a second).
     private let turns = TurnWatch()
+    /// The CPU time of the loop's thread.
+    let cpu = ThreadCPUClock()
 
     init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
         self.configuration = configuration
@@ -108,6 +110,8 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     // MARK: - The loop's thread
 
     private func run() {
+        cpu.follow()
+        defer { cpu.stop() }
         var tags = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while true {
@@ -293,13 +297,10 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     /// Called by a connection (inside nghttp2's callbacks) when one of its streams ended.
     func stream(_ stream: NGHTTP2Stream, endedWith end: NGHTTP2Connection.StreamEnd) {
         if stream.isOversized {
+            counters.oversizedResponse()
             complete(
                 stream,
-                with: .failure(
-                    HTTPError(
-                        .connectionLost,
-                        "the response from \(stream.origin) is larger than \(NGHTTP2Stream.maximumResponseBytes) bytes")
-                ))
+                with: .failure(TransferFailure.oversizedResponse(stream.origin, limit: configuration.maxResponseBytes)))
             return
         }
         switch end {

@@ -3,10 +3,6 @@ import HTTPTypes
 /// A request of the nghttp2 transport (`PendingRequest`) with the state of its attempt: its connection and stream
 /// id while in flight, how much of the body nghttp2 took, and the response as nghttp2's callbacks hand it over.
 final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
-    /// The response bytes one stream may receive; a larger response fails the stream (providers answer in
-    /// bytes, so more is a fault or an attack).
-    static let maximumResponseBytes = 1 << 20
-
     /// Its attempts so far, and whether another may follow one that ended without a response.
     var resends = ResendAllowance()
     /// The connection and HTTP/2 stream id while the request is in flight.
@@ -18,18 +14,21 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     private(set) var responseBody: [UInt8] = []
     /// True once any byte of a response arrived in this attempt.
     private(set) var receivedResponseBytes = false
-    /// True once the response went past `maximumResponseBytes`.
+    /// True once the response went past `HTTP2ClientConfiguration.maxResponseBytes`.
     private(set) var isOversized = false
     /// Header and body bytes received in this attempt.
     private var receivedBytes = 0
+    /// The bytes a response may have (`HTTP2ClientConfiguration.maxResponseBytes`), set when placed.
+    private var responseLimit = 0
 
     override func finish(_ result: Result<HTTPResponse, HTTPError>) {
         super.finish(result)
         placement = nil
     }
 
-    /// Starts an attempt on `connection` as its stream `streamID`.
-    func placed(on connection: NGHTTP2Connection, as streamID: Int32) {
+    /// Starts an attempt on `connection` as its stream `streamID`, whose response may have `responseLimit` bytes.
+    func placed(on connection: NGHTTP2Connection, as streamID: Int32, responseLimit: Int) {
+        self.responseLimit = responseLimit
         resends.attemptStarted()
         placement = (connection, streamID)
         bodyOffset = 0
@@ -44,19 +43,20 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     /// Ends the attempt in flight (the stream closed or its connection went away).
     func unplaced() { placement = nil }
 
-    /// One response header field; `:status` sets the status, other pseudo-headers are dropped.
+    /// One response header field; `:status` sets the status, other pseudo-headers are dropped. Every field counts
+    /// towards the bound, those of informational responses too.
     func receive(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         receivedResponseBytes = true
         guard !isOversized else { return }
+        grow(by: name.count + value.count)
+        guard !isOversized else { return }
         if name.first == UInt8(ascii: ":") {
             if name.elementsEqual(":status".utf8), value.count == 3, value.allSatisfy({ (0x30...0x39).contains($0) }) {
-                let informational = value.first == UInt8(ascii: "1")
                 status = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-                if informational { responseHeaders = [] }  // an informational response starts a new header block
+                responseHeaders = []  // each response, informational or final, starts a new header block
             }
             return
         }
-        grow(by: name.count + value.count)
         if responseHeaders.isEmpty { responseHeaders.reserveCapacity(8) }
         responseHeaders.append(
             HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
@@ -75,7 +75,7 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
 
     private func grow(by count: Int) {
         receivedBytes += count
-        if receivedBytes > Self.maximumResponseBytes {
+        if receivedBytes > responseLimit {
             isOversized = true
             responseBody = []
         }

@@ -74,6 +74,9 @@ public final class NGHTTP2Transport: HTTPTransport {
     /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).
     public var timeSinceLastTurn: Duration { loop.timeSinceLastTurn }
 
+    /// The CPU time the event-loop thread has used (user and system) since it started.
+    public var threadCPUTime: Duration { loop.cpu.elapsed }
+
     /// Connections opened and requests sent again since the transport started.
     public var counts: HTTP2TransportCounts { loop.counters.counts }
 

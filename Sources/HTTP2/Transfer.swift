@@ -5,6 +5,12 @@ import HTTPTypes
 /// A request of the libcurl transport (`PendingRequest`) with the state of its attempt: the easy handle while in
 /// flight, the header list it was given, and the response as libcurl hands it over.
 final class Transfer: PendingRequest, @unchecked Sendable {
+    /// The response bytes the transfers of one loop received, all attempts together: a loop turn after which it
+    /// is unchanged received nothing (`IdleTurnPacer`). Confined to the loop's thread.
+    final class ReceivedBytes {
+        var count = 0
+    }
+
     /// Times this request was handed to libcurl.
     var attempts = 0
     /// The easy handle while the request is in flight.
@@ -14,6 +20,15 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     private(set) var responseBody: [UInt8] = []
     /// True once any byte of a response (status line, header or body) arrived in this attempt.
     private(set) var receivedResponseBytes = false
+    /// True once the response went past `HTTP2ClientConfiguration.maxResponseBytes` (libcurl then ends the
+    /// transfer with a write error and resets its stream).
+    private(set) var isOversized = false
+    /// Header and body bytes received in this attempt.
+    private var receivedBytes = 0
+    /// The loop's tally, while in flight.
+    private var loopTally: ReceivedBytes?
+    /// The bytes a response may have (`HTTP2ClientConfiguration.maxResponseBytes`).
+    private var responseLimit = 0
 
     /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
     var hasCompleteResponse: Bool {
@@ -27,15 +42,23 @@ final class Transfer: PendingRequest, @unchecked Sendable {
         super.finish(result)
         handle = nil
         headerList = nil
+        loopTally = nil
     }
 
     /// Sets up `handle` (made with the client's options, `EasyHandle.init(configuration:certificates:)`) for this
     /// request's next attempt: every option that differs between requests is set, so nothing of the handle's last
     /// request carries over.
-    func configure(_ handle: EasyHandle, configuration: HTTP2ClientConfiguration, now: ContinuousClock.Instant) {
+    func configure(
+        _ handle: EasyHandle, configuration: HTTP2ClientConfiguration, tally: ReceivedBytes,
+        now: ContinuousClock.Instant
+    ) {
+        loopTally = tally
+        responseLimit = configuration.maxResponseBytes
         responseHeaders = []
         responseBody = []
         receivedResponseBytes = false
+        isOversized = false
+        receivedBytes = 0
         attempts += 1
         let remaining = (deadline - now).roundedUpMilliseconds
         let headers = HeaderList(request.headers, removingUnset: Self.suppressedDefaults)
@@ -88,9 +111,11 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     static let suppressedDefaults: [StaticString] = ["Expect", "Content-Type", "Accept"]
 
     /// One header line as libcurl hands it over, read as bytes: a status line starts a new header block, a
-    /// `name: value` line adds a header (the value without surrounding blanks and the line break).
-    fileprivate func receive(headerLine bytes: UnsafeRawBufferPointer) {
+    /// `name: value` line adds a header (the value without surrounding blanks and the line break). False once the
+    /// response is over its bound (every line counts, those of informational responses too).
+    fileprivate func receive(headerLine bytes: UnsafeRawBufferPointer) -> Bool {
         receivedResponseBytes = true
+        guard grow(by: bytes.count) else { return false }
         let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || (0x0A...0x0D).contains($0) }
         var end = bytes.endIndex
         while end > bytes.startIndex, isBlank(bytes[end - 1]) { end -= 1 }
@@ -106,28 +131,42 @@ final class Transfer: PendingRequest, @unchecked Sendable {
                     String(decoding: line[..<colon], as: UTF8.self),
                     String(decoding: line[valueStart...], as: UTF8.self)))
         }
+        return true
     }
 
-    fileprivate func receive(body bytes: UnsafeRawBufferPointer) {
+    /// A piece of the response body; false once the response is over its bound.
+    fileprivate func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
         receivedResponseBytes = true
+        guard grow(by: bytes.count) else { return false }
         responseBody.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Counts `count` more bytes of the response; false (and the body dropped) once they are past the bound.
+    private func grow(by count: Int) -> Bool {
+        receivedBytes += count
+        loopTally?.count &+= count
+        guard receivedBytes > responseLimit else { return true }
+        isOversized = true
+        responseBody = []
+        return false
     }
 }
 
-/// libcurl's header callback: one response header line per call, `context` is the unretained `Transfer`.
+/// libcurl's header callback: one response header line per call, `context` is the unretained `Transfer`. Taking
+/// fewer bytes than given (0) ends the transfer with a write error, past the response's bound.
 private let receiveHeaderLine: pw_curl_data_callback = { data, size, count, context in
     let length = size * count
     guard let context, let data else { return length }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.receive(headerLine: UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    return transfer.receive(headerLine: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
-/// libcurl's write callback: a piece of the response body, `context` is the unretained `Transfer`.
+/// libcurl's write callback: a piece of the response body, `context` is the unretained `Transfer`. Taking fewer
+/// bytes than given (0) ends the transfer with a write error, past the response's bound.
 private let receiveBody: pw_curl_data_callback = { data, size, count, context in
     let length = size * count
     guard let context, let data else { return length }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    transfer.receive(body: UnsafeRawBufferPointer(start: data, count: length))
-    return length
+    return transfer.receive(body: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }

@@ -102,6 +102,12 @@ struct TransferFailure: Equatable {
         return HTTPError(.tls, "TLS with \(origin) failed (\(reason))\(verdict); check the trusted CAs (PUSH_CA_FILE)")
     }
 
+    /// The error for a request to `origin` whose response went past `limit` bytes
+    /// (`HTTP2ClientConfiguration.maxResponseBytes`).
+    static func oversizedResponse(_ origin: RequestOrigin, limit: Int) -> HTTPError {
+        HTTPError(.connectionLost, "the response from \(origin) is larger than \(limit) bytes")
+    }
+
     /// The error for a request to `origin` whose deadline passed, in flight or still queued.
     static func deadlinePassed(_ origin: RequestOrigin) -> HTTPError {
         HTTPError(.timeout, "no complete response from \(origin) before the deadline")

@@ -120,6 +120,19 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aResponseLargerThanOneMebibyteFailsItsStreamAndTheConnectionGoesOn(_ kind: HTTP2TransportKind) async throws {
+        try await withSimulatorAndClient(kind) { (simulator: PushSimulator, client: any HTTP2Transport) async throws in
+            let large = String(repeating: "0123456789abcdef", count: (1 << 20) / 16 + 4096)
+            let error = await result(client, request(simulator, "/echo", method: "POST", body: large)).failure
+            #expect(error?.kind == .connectionLost)
+            #expect(error?.message.contains("larger than 1048576 bytes") == true)
+            #expect(client.counts.oversizedResponses == 1)
+            #expect(try await client.send(request(simulator, "/echo", method: "POST", body: "small")).status == 200)
+            #expect(try await simulator.stats().connectionsOpened == 1)
+        }
+    }
+
     @Test(arguments: HTTP2TransportKind.allCases) func goawayInTheMiddleLosesNoRequest(_ kind: HTTP2TransportKind)
         async throws
     {
@@ -314,18 +327,6 @@ struct HTTP2ClientTests {
 /// What only the nghttp2 transport does, against the push simulator.
 @Suite("NGHTTP2Transport against the push simulator", .serialized)
 struct NGHTTP2TransportTests {
-    @Test func aResponseLargerThanOneMebibyteFailsItsStreamAndTheConnectionGoesOn() async throws {
-        try await withSimulatorAndClient(.nghttp2) {
-            (simulator: PushSimulator, client: any HTTP2Transport) async throws in
-            let large = String(repeating: "0123456789abcdef", count: (1 << 20) / 16 + 4096)
-            let error = await result(client, request(simulator, "/echo", method: "POST", body: large)).failure
-            #expect(error?.kind == .connectionLost)
-            #expect(error?.message.contains("larger than 1048576 bytes") == true)
-            #expect(try await client.send(request(simulator, "/echo", method: "POST", body: "small")).status == 200)
-            #expect(try await simulator.stats().connectionsOpened == 1)
-        }
-    }
-
     @Test func aTLSServerThatChoosesHTTP1IsServedThroughTheLibcurlClient() async throws {
         try await withSimulator { simulator in
             let server = try PythonServer.http1TLS(certificatesBesides: simulator.endpoint.caFile)

@@ -11,6 +11,11 @@ final class PythonServer: Sendable {
         process = try ChildProcess(Repository.python, ["-c", script] + arguments)
     }
 
+    /// The script `file` with `arguments`.
+    init(file: String, arguments: [String]) throws {
+        process = try ChildProcess(Repository.python, [file] + arguments)
+    }
+
     /// The port it listens on.
     func port() async throws -> Int {
         let line = try await process.stdout.line(0, within: .seconds(30))
@@ -98,4 +103,29 @@ final class PythonServer: Sendable {
                     connection.close()
                 """)
     }
+}
+
+extension PythonServer {
+    /// The project's hostile HTTP/2 server (`Tests/PushSimulator/hostile_h2.py`) in `mode`, with the push
+    /// simulator's server certificate (beside `caFile`); `count` and `pause` tune the mode (the script's `--help`).
+    static func hostileH2(
+        mode: String, certificatesBesides caFile: String, count: Int? = nil, pause: Double? = nil
+    ) throws -> PythonServer {
+        let directory = URL(fileURLWithPath: caFile).deletingLastPathComponent()
+        var arguments = [
+            "--mode", mode, "--cert", directory.appending(path: "server.pem").path,
+            "--key", directory.appending(path: "server-key.pem").path,
+        ]
+        if let count { arguments += ["--count", String(count)] }
+        if let pause { arguments += ["--pause", String(pause)] }
+        return try PythonServer(file: Repository.path("Tests/PushSimulator/hostile_h2.py").path, arguments: arguments)
+    }
+
+    /// What the server printed after its port: one event a line (`request 1 /x`, `reset 1 after 1048576`, …).
+    func events(containing fragment: String, within limit: Duration) async throws -> String {
+        try await process.stdout.line(containing: fragment, within: limit)
+    }
+
+    /// Whether the server printed a line containing `fragment` so far.
+    func printed(_ fragment: String) -> Bool { process.stdout.contains(fragment) }
 }

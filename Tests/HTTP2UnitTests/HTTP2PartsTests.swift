@@ -60,3 +60,47 @@ struct HTTP2PartsTests {
         #expect(TransferFailure.certificateVerdict(code) != nil)
     }
 }
+
+@Suite("IdleTurnPacer")
+struct IdleTurnPacerTests {
+    @Test func threeQuickIdleTurnsInARowMakeTheNextTurnsWaitByThemselves() {
+        var pacer = IdleTurnPacer()
+        for _ in 0..<2 {
+            pacer.turnEnded(didSomething: false, waited: .zero)
+            #expect(!pacer.paces)
+        }
+        pacer.turnEnded(didSomething: false, waited: .microseconds(200))
+        #expect(pacer.paces)
+    }
+
+    @Test func aTurnThatWaitedOrDidSomethingStartsTheCountAgain() {
+        var pacer = IdleTurnPacer()
+        for turn in [(false, Duration.zero), (false, .zero), (false, .milliseconds(5)), (false, .zero), (false, .zero)]
+        {
+            pacer.turnEnded(didSomething: turn.0, waited: turn.1)
+        }
+        #expect(!pacer.paces)
+        pacer.turnEnded(didSomething: true, waited: .zero)
+        pacer.turnEnded(didSomething: false, waited: .zero)
+        pacer.turnEnded(didSomething: false, waited: .zero)
+        #expect(!pacer.paces)
+    }
+
+    @Test func pacingLastsItsTurnsThenLibcurlsPollIsTriedAgain() {
+        var pacer = IdleTurnPacer()
+        for _ in 0..<3 { pacer.turnEnded(didSomething: false, waited: .zero) }
+        for _ in 0..<pacer.pacedTurns {
+            #expect(pacer.paces)
+            pacer.turnEnded(didSomething: false, waited: pacer.pause)
+        }
+        #expect(!pacer.paces)
+    }
+
+    @Test func aTurnThatDoesSomethingEndsThePacing() {
+        var pacer = IdleTurnPacer()
+        for _ in 0..<3 { pacer.turnEnded(didSomething: false, waited: .zero) }
+        #expect(pacer.paces)
+        pacer.turnEnded(didSomething: true, waited: .milliseconds(3))
+        #expect(!pacer.paces)
+    }
+}

@@ -44,7 +44,8 @@ public final class PushSimulator: Sendable {
         self.endpoint = endpoint
         self.directory = directory
         self.process = process
-        self.control = try HTTP2Client()
+        // The recorded requests of a long test run are many megabytes.
+        self.control = try HTTP2Client(configuration: HTTP2ClientConfiguration(maxResponseBytes: 1 << 30))
     }
 
     /// Starts the simulator with its certificates and keys in a fresh temporary directory (its `TMPDIR` too, so

@@ -23,7 +23,7 @@ import Testing
                 "push.retry-1000", "push.retry-10000", "push.retry-60000", "push.retry-600000", "push.retry-3600000",
             ])
         #expect(configuration.pipeline.roomOrder == .strict)
-        #expect(configuration.httpTransport == .curl)
+        #expect(configuration.httpTransport == .nghttp2)
         #expect(configuration.pipeline.worker == "pod-7")
         #expect(configuration.fcm?.url == "https://fcm.googleapis.com")
         #expect(configuration.apns == nil)

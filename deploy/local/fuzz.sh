@@ -4,9 +4,16 @@
 # broker, the push simulator in hostile mode and `push-worker run`, and checks that every record is accounted for.
 # Other arguments go to fuzz.py (--help lists them), e.g. deploy/local/fuzz.sh --records 100000 --provider-answers
 # 10000 --seed 1.
+# `--hostile-h2` (before the others) first runs both HTTP/2 transports against every mode of the hostile HTTP/2
+# server (Tests/PushSimulator/hostile_h2.py: split TLS records, zero streams, zero window, large bodies, early
+# hints, PING/SETTINGS/WINDOW_UPDATE floods), asserting their threads' CPU and the process's memory stay bounded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh
+if [ "${1:-}" = "--hostile-h2" ]; then
+    shift
+    swift test --filter HostileServerTests
+fi
 configuration=debug
 if [ "${1:-}" = "--release" ]; then
     configuration=release

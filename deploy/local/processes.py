@@ -97,10 +97,13 @@ class Child:
         return status
 
 
-def start_dev_broker(worker_binary: Path, directory: Path, partitions: int) -> tuple[Child, str]:
-    """`push-worker dev-broker` with one broker and its default topics; returns it and its bootstrap servers."""
+def start_dev_broker(worker_binary: Path, directory: Path, partitions: int,
+                     topics: list[str] | None = None) -> tuple[Child, str]:
+    """`push-worker dev-broker` with one broker and `topics` (default: its default topics); returns it and its
+    bootstrap servers."""
+    topic_arguments = ["--topics", ",".join(topics)] if topics else []
     broker = Child("the dev broker", [str(worker_binary), "dev-broker", "--brokers", "1", "--partitions",
-                                      str(partitions)],
+                                      str(partitions), *topic_arguments],
                    directory / "broker.log", stdout=directory / "broker.out")
     text = broker.ready(lambda out: "\n" in out, "its bootstrap servers")
     line = text.splitlines()[0]
