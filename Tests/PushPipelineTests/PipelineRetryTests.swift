@@ -205,4 +205,20 @@ import Testing
         _ = await harness.stop(running)
         #expect(harness.receipts().count == 6)
     }
+
+    @Test func aShutdownHandsTheSendsAnOpenBreakerHoldsBackToTheRetryTopicSoTheirRecordsAreDone() async {
+        var harness = Harness()
+        harness.settings.providerFailureThreshold = 1
+        harness.settings.probeInterval = .seconds(3600)
+        harness.settings.shutdownGracePeriod = .seconds(5)
+        harness.sender.answerEverything(with: .retry(status: 429, reason: "TooManyProviderTokenUpdates", after: nil))
+        harness.source.add((0..<6).map { record("m\($0);a", offset: Int64($0), key: "room-\($0 % 2)") })
+        let running = harness.start()
+        #expect(await eventually { harness.observer.all.contains(.breakerOpened(.apns)) })
+        let sentBefore = harness.sender.sent.count
+        #expect(await harness.stop(running) == .shutDown(unfinished: 0))
+        #expect(harness.stored() == 6)
+        #expect(harness.retryRecords().count == 6)
+        #expect(harness.sender.sent.count == sentBefore, "no send made once the breaker opened")
+    }
 }

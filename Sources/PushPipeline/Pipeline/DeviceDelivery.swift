@@ -36,9 +36,15 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
 
     /// Sends once, within the limits and when the provider's breaker admits it. With `context`, a failed send is also
     /// observed as `sendFailed`, naming the message, room and device.
+    ///
+    /// Once shutdown began, a send the open breaker holds back is not made: it comes back as a `heldBack` retry
+    /// outcome, which `settle` hands to the retry topic, so that the record is done (and its offset committed)
+    /// within the grace period instead of being abandoned and sent again by the partition's next owner.
     func attempt(_ request: Request, to provider: PushProvider, context: SendContext? = nil) async throws -> Attempt {
         try Task.checkCancellation()
-        try await breakers.waitForAdmission(to: provider, clock: clock)
+        guard try await breakers.waitForAdmission(to: provider, clock: clock, unless: isStopping) else {
+            return Attempt(outcome: Self.heldBack, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
+        }
         let providerLimit = providerLimits[provider]
         // The pipeline never closes its limiters: a refusal means the task was cancelled while waiting.
         do throws(AsyncLimiter.Refusal) {
@@ -65,6 +71,11 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         observer.observe(.sent(provider, outcome, latencyMillis: attempt.latencyMillis))
         if let context, !Self.delivered(outcome) { observer.observe(.sendFailed(outcome, context)) }
         return attempt
+    }
+
+    /// The outcome of a send not made because the provider's breaker was open when shutdown began.
+    static var heldBack: DeliveryOutcome {
+        .retry(status: nil, reason: "provider breaker open at shutdown", after: nil)
     }
 
     private static func delivered(_ outcome: DeliveryOutcome) -> Bool {

@@ -67,12 +67,21 @@ final class ProviderBreakers: Sendable {
 
     func isOpen(_ provider: PushProvider) -> Bool { states.withLock { $0[provider]?.isOpen == true } }
 
-    /// Waits until a send to `provider` may go: at once while closed, as the next probe while open.
-    func waitForAdmission(to provider: PushProvider, clock: any WallClock) async throws {
+    /// Waits until a send to `provider` may go: at once while closed, as the next probe while open. Returns false,
+    /// admitting nothing, once `givingUp` says so while the breaker holds the send back; it is asked at least every
+    /// `givingUpCheck`, so that a shutdown need not wait for a probe's turn.
+    func waitForAdmission(to provider: PushProvider, clock: any WallClock, unless givingUp: () -> Bool)
+        async throws -> Bool
+    {
         while !states.withLock({ [closed] in $0[provider, default: closed].admit(nowMillis: clock.nowMillis()) }) {
-            try await clock.sleep(for: probeInterval)
+            if givingUp() { return false }
+            try await clock.sleep(for: min(probeInterval, Self.givingUpCheck))
         }
+        return true
     }
+
+    /// How often a send held back by an open breaker asks whether to give up.
+    static let givingUpCheck = Duration.milliseconds(100)
 
     /// Records how a send ended; returns the new open state when it changed.
     func record(_ outcome: DeliveryOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
