@@ -98,7 +98,8 @@ let package = Package(
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: strict),
         .testTarget(
-            name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
+            name: "StatusServerTests", dependencies: ["StatusServer", "Observability", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "PushPipelineTests",
             dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
