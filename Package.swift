@@ -30,6 +30,8 @@ let package = Package(
         // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
         .target(name: "Lifecycle", swiftSettings: strict),
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
+        // Pure: the ingress's request handling (routes, keys, client allowlist, validation, IMKIT's answers).
+        .target(name: "Ingress", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
         .target(name: "Essentials", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
@@ -47,7 +49,7 @@ let package = Package(
             name: "Worker",
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
+                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle", "Ingress",
             ],
             swiftSettings: strict
         ),
@@ -105,6 +107,7 @@ let package = Package(
             dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
+        .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
