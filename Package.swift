@@ -124,6 +124,7 @@ let package = Package(
             exclude: [
                 "check_manifests.py", "check_overlays.py", "check_rules.py", "check_image_libraries.py",
                 "check_custom_resources.py", "check_secured_overlays.py", "check_dashboard.py", "check_runbook.py",
+                "check_ingress_manifests.py",
             ],
             swiftSettings: strict
         ),
