@@ -76,7 +76,10 @@ struct DeploymentFilesTests {
         ("service.yaml", "targetPort: http-ingress", "targetPort: http-status", "no port targets the ingress port"),
         ("horizontalpodautoscaler.yaml", "name: cpu", "name: memory", "does not scale on CPU"),
         ("networkpolicy.yaml", "port: 8080", "port: 8081", "port 8080 is not reachable"),
-        ("deployment.yaml", "terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: 10", "below the Kafka"),
+        (
+            "deployment.yaml", "terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: 10",
+            "below the Kafka"
+        ),
         ("deployment.yaml", "mountPath: /var/run/secrets/push-worker/ingress", "mountPath: /keys", "not in a mounted"),
     ])
     func ingressCheckerRejectsABrokenManifest(file: String, original: String, broken: String, complaint: String)
