@@ -116,6 +116,42 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func aChunkedBodyOverTheLimitIs413AndAChunkedBodyWithinItIsWritten() async throws {
+        let fixture = try await Fixture()
+        let port = fixture.ingress.port
+        func chunked(_ body: String) async throws -> LoopbackClient.Reply {
+            let chunks = stride(from: 0, to: body.utf8.count, by: 1_000).map { start in
+                let piece = String(
+                    decoding: Array(body.utf8)[start..<min(start + 1_000, body.utf8.count)], as: UTF8.self)
+                return String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n"
+            }
+            let request =
+                "POST /imkit/push/v2 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nIM-API-KEY: new-key\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n" + chunks.joined() + "0\r\n\r\n"
+            return try await Task.detached { try LoopbackClient.exchange(port: port, request: request) }.value
+        }
+        #expect(try await chunked(String(repeating: " ", count: 3_000) + Self.v2).status == 413)
+        #expect(try await chunked(String(repeating: " ", count: 1_500) + Self.v2).status == 200)
+        #expect(try await fixture.records(count: 1).count == 1)
+        await fixture.stop()
+    }
+
+    @Test func aClientThatNeverFinishesItsBodyDoesNotHoldOthersUp() async throws {
+        let fixture = try await Fixture()
+        let port = fixture.ingress.port
+        let stalled = try LoopbackClient.connect(port: port)
+        defer { close(stalled) }
+        #expect(
+            LoopbackClient.write(
+                stalled,
+                "POST /imkit/push/v2 HTTP/1.1\r\nHost: 127.0.0.1\r\nIM-API-KEY: new-key\r\nContent-Length: 500\r\n\r\n{"
+            ))
+        let started = ContinuousClock.now
+        #expect(try await fixture.post("/imkit/push/v2", Self.v2).status == 200)
+        #expect(started.duration(to: .now) < .seconds(5))
+        await fixture.stop()
+    }
+
     @Test func whileKafkaIsDownTheAnswerIs503AndAfterItReturnsNothingIsLostOrDoubled() async throws {
         let fixture = try await Fixture(kafkaTimeoutMilliseconds: 1_500)
         #expect(try await fixture.post("/imkit/push", Self.v1).status == 200)
