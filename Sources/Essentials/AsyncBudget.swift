@@ -8,6 +8,10 @@ import Synchronization
 /// one it would fit beside. A waiter fails with `.cancelled` when its task is cancelled and with `.closed` when
 /// the budget is closed; after `close()` every `acquire` fails. Taking units that are free and giving units back
 /// without waiters lock once and allocate nothing; cancelling a waiter finds it by binary search.
+///
+/// `withUnits` holds units for the length of a scope, so that no throw can leak them. There a request for more than
+/// the whole budget does not wait in line: it takes the whole budget at once (what is free goes below zero) when no
+/// other such request holds it, so it stops the others only while its own work runs, not while it waits.
 public final class AsyncBudget: Sendable {
     /// Why `acquire` gave no units.
     public enum Refusal: Error, Sendable, Equatable {
@@ -33,6 +37,8 @@ public final class AsyncBudget: Sendable {
         var waiters: [Waiter] = []
         var head = 0
         var nextTicket: UInt64 = 0
+        /// Whether a `withUnits` request for more than the whole budget holds it now.
+        var oversizeHeld = false
 
         var hasWaiters: Bool { head < waiters.count }
 
@@ -127,6 +133,56 @@ public final class AsyncBudget: Sendable {
             let (cancelled, served) = state.withLock { $0.remove(ticket) }
             cancelled?.resume(returning: .cancelled)
             for waiter in served { waiter.resume(returning: nil) }
+        }
+    }
+
+    /// Runs `body` holding `units(for: wanted)` units (see `acquire`, and the type's note on requests for more than
+    /// the whole budget), given back when `body` returns or throws. `body` may change how many it holds
+    /// (`Grant.resize`). Throws `Refusal` if the task is cancelled while it waits, or the budget is closed.
+    public func withUnits<Result>(
+        _ wanted: Int, isolation: isolated (any Actor)? = #isolation, _ body: (Grant) async throws -> Result
+    ) async throws -> Result {
+        let oversize =
+            wanted > limit
+            && state.withLock { state in
+                guard !state.isClosed, !state.oversizeHeld else { return false }
+                state.oversizeHeld = true
+                state.available -= limit
+                return true
+            }
+        let grant = Grant(budget: self, units: oversize ? limit : try await acquire(wanted))
+        defer { giveBack(grant.units, oversize: oversize) }
+        return try await body(grant)
+    }
+
+    private func giveBack(_ units: Int, oversize: Bool) {
+        let served = state.withLock { state in
+            state.available += units
+            if oversize { state.oversizeHeld = false }
+            return state.hasWaiters ? state.serve() : []
+        }
+        for waiter in served { waiter.resume(returning: nil) }
+    }
+
+    /// The units one `withUnits` scope holds.
+    public final class Grant: Sendable {
+        private let budget: AsyncBudget
+        private let held: Atomic<Int>
+
+        fileprivate init(budget: AsyncBudget, units: Int) {
+            self.budget = budget
+            held = Atomic(units)
+        }
+
+        /// The units held now.
+        public var units: Int { held.load(ordering: .acquiring) }
+
+        /// Holds `budget.units(for: wanted)` from now on: more are taken without waiting (a holder must not wait
+        /// while holding units), fewer are given back.
+        public func resize(to wanted: Int) {
+            let units = budget.units(for: wanted)
+            let old = held.exchange(units, ordering: .acquiringAndReleasing)
+            if units > old { budget.takeWithoutWaiting(units - old) } else { budget.release(old - units) }
         }
     }
 

@@ -3,25 +3,19 @@ import Foundation
 import KafkaTypes
 import Synchronization
 
-/// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers.
+/// The Swift side of a consumer's librdkafka callbacks: its state and the application's handlers. Rebalances
+/// become values in the state (`ConsumerState.events`), handed out by the next poll.
 ///
 /// librdkafka gets an unretained pointer to it as the handle's opaque; the `RDKafkaClient` owning the handle
 /// keeps it alive until the handle is destroyed. Every callback runs on the thread that polls the consumer.
 final class ConsumerContext: KafkaLogReceiving {
     let state = Mutex(ConsumerState())
-    /// Set by `subscribe`, dropped by `close` (it usually captures the consumer that owns this context).
-    let rebalanceHandler = Mutex<KafkaConsumer.RebalanceHandler?>(nil)
     let errorHandler: KafkaConsumer.ErrorHandler?
     let logHandler: KafkaLogHandler?
 
     init(errorHandler: KafkaConsumer.ErrorHandler?, logHandler: KafkaLogHandler?) {
         self.errorHandler = errorHandler
         self.logHandler = logHandler
-    }
-
-    private func tell(_ event: RebalanceEvent) {
-        let handler = rebalanceHandler.withLock { $0 }
-        handler?(event)
     }
 
     var callbacks: RDKafkaClient.Callbacks {
@@ -90,7 +84,10 @@ final class ConsumerContext: KafkaLogReceiving {
         errorHandler?(error)
     }
 
-    /// Serves a rebalance: tells the application first, commits what it stored, then (un)assigns.
+    /// Serves a rebalance. An assignment is taken at once. A revoke is handed to the application as
+    /// `RebalanceEvent.revoking` and left pending until `KafkaConsumer.finishRevoke` (with
+    /// `RevokeHandling.acknowledged`, outside `close`); otherwise the stored offsets are committed and the
+    /// partitions let go now. Lost partitions are let go at once.
     func rebalance(
         handle: OpaquePointer, code: rd_kafka_resp_err_t,
         partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
@@ -107,37 +104,60 @@ final class ConsumerContext: KafkaLogReceiving {
                 report(error)
                 return
             }
-            state.withLock { $0.assign(changed) }
-            tell(.assigned(changed))
+            state.withLock { state in
+                state.assign(changed)
+                // A partition given back before its revoke was finished is owned again, not revoking.
+                state.revoking.subtract(changed)
+                if state.revokeHandling == .acknowledged { state.events.append(.assigned(changed)) }
+            }
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(handle) != 0
-            tell(lost ? .lost(changed) : .revoked(changed))
+            let deferred = state.withLock { state in
+                let deferred = !lost && state.revokeHandling == .acknowledged && !state.isClosed
+                if state.revokeHandling == .acknowledged && !state.isClosed {
+                    state.events.append(lost ? .lost(changed) : .revoking(changed))
+                }
+                if deferred {
+                    state.revoking.formUnion(changed)
+                    state.revokingEagerly = !cooperative
+                }
+                return deferred
+            }
+            if deferred { return }
             if !lost { commitStored(handle: handle, partitions: changed) }
-            state.withLock { $0.unassign(changed) }
-            let error =
-                cooperative
-                ? rd_kafka_incremental_unassign(handle, partitions).map { KafkaError(taking: $0) }
-                : KafkaError.from(rd_kafka_assign(handle, nil), context: "unassigning partitions")
-            if let error { report(error) }
+            unassign(changed, handle: handle, cooperative: cooperative)
         default:
             report(KafkaError(code, context: "rebalance"))
             _ = rd_kafka_assign(handle, nil)
-            let owned = state.withLock { state in
-                defer { state.replaceAssignment(with: []) }
-                return state.assignment.sorted()
+            state.withLock { state in
+                let owned = state.assignment.sorted()
+                state.replaceAssignment(with: [])
+                if state.revokeHandling == .acknowledged && !state.isClosed { state.events.append(.lost(owned)) }
             }
-            tell(.lost(owned))
         }
     }
 
-    /// Commits, synchronously, the offsets the application stored for `partitions` before giving them up.
+    /// Lets `partitions` go: forgets them, then unassigns them (the whole assignment when not `cooperative`).
+    func unassign(_ partitions: [TopicPartition], handle: OpaquePointer, cooperative: Bool) {
+        state.withLock { $0.unassign(partitions) }
+        let list = RDKafkaTopicPartitionList(partitions)
+        let error =
+            cooperative
+            ? rd_kafka_incremental_unassign(handle, list.pointer).map { KafkaError(taking: $0) }
+            : KafkaError.from(rd_kafka_assign(handle, nil), context: "unassigning partitions")
+        if let error { report(error) }
+    }
+
+    /// Commits, synchronously, the offsets the application stored for `partitions` before giving them up. Blocks
+    /// its thread (the poll queue or the call queue, never the cooperative pool).
     ///
     /// A coordinator that is completing a rebalance answers `REBALANCE_IN_PROGRESS` for a moment (the mock
     /// cluster for the whole rebalance): such a commit is tried again, a few times, 200 ms apart, before
     /// the error is reported and the partitions are given up anyway.
-    func commitStored(handle: OpaquePointer, partitions: [TopicPartition]) {
+    @discardableResult
+    func commitStored(handle: OpaquePointer, partitions: [TopicPartition]) -> KafkaError? {
         let offsets = state.withLock { $0.takeStored(partitions) }
-        guard !offsets.isEmpty else { return }
+        guard !offsets.isEmpty else { return nil }
         var failure: KafkaError?
         for attempt in 1...Self.revokeCommitAttempts {
             let list = RDKafkaTopicPartitionList(offsets)
@@ -147,9 +167,10 @@ final class ConsumerContext: KafkaLogReceiving {
                 ?? list.firstError(context: "committing offset of")
             guard let error = failure, error.code == .rebalanceInProgress, attempt < Self.revokeCommitAttempts
             else { break }
-            usleep(200_000)  // the poll thread, not the cooperative pool: blocking is fine here
+            usleep(200_000)  // a queue's thread, not the cooperative pool: blocking is fine here
         }
         if let failure { report(failure) }
+        return failure
     }
 
     private static let revokeCommitAttempts = 5

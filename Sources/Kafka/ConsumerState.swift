@@ -6,6 +6,15 @@ struct ConsumerState: Sendable {
     var assignment: Set<TopicPartition> = []
     /// Partitions paused by the application (a subset of `assignment`).
     var paused: Set<TopicPartition> = []
+    /// Owned partitions the group revoked, waiting for `finishRevoke` (a subset of `assignment`): none of their
+    /// records is handed out, and they are neither paused nor resumed.
+    var revoking: Set<TopicPartition> = []
+    /// Whether the revoke waiting for `finishRevoke` came from an eager (not cooperative) rebalance.
+    var revokingEagerly = false
+    /// Rebalances not yet handed out by a poll (with `RevokeHandling.acknowledged` only).
+    var events: [RebalanceEvent] = []
+    /// Who lets revoked partitions go, as `subscribe` was told.
+    var revokeHandling = RevokeHandling.immediate
     /// The next offset to read, per partition, as last stored by the application and not yet committed here.
     var stored: [TopicPartition: Int64] = [:]
     /// Lag per partition from the latest statistics.
@@ -20,6 +29,9 @@ struct ConsumerState: Sendable {
     var health: ConsumerHealth?
     /// Commit answers so far.
     var commits = CommitCounts()
+    /// Per partition, the offset at which the consumer last reached its end (`enable.partition.eof=true` only):
+    /// past any transaction marker, which is never handed out as a record.
+    var ends: [TopicPartition: Int64] = [:]
 
     mutating func assign(_ partitions: [TopicPartition]) {
         assignment.formUnion(partitions)
@@ -28,6 +40,7 @@ struct ConsumerState: Sendable {
     mutating func unassign(_ partitions: [TopicPartition]) {
         assignment.subtract(partitions)
         paused.subtract(partitions)
+        revoking.subtract(partitions)
         for partition in partitions {
             stored[partition] = nil
             lag[partition] = nil
@@ -40,6 +53,13 @@ struct ConsumerState: Sendable {
         assign(partitions)
     }
 
+    /// Whether a poll may hand `record` out: its partition is owned, not revoking, and the record is not older
+    /// than the timestamp its partition was assigned at.
+    func mayHandOut(_ record: KafkaRecord) -> Bool {
+        let partition = record.topicPartition
+        return assignment.contains(partition) && !revoking.contains(partition) && !isBeforeTimestampFloor(record)
+    }
+
     /// Whether `record` is older than the timestamp its partition was assigned at.
     func isBeforeTimestampFloor(_ record: KafkaRecord) -> Bool {
         guard let floor = timestampFloor[record.topicPartition], let timestamp = record.timestampMilliseconds else {
@@ -50,7 +70,7 @@ struct ConsumerState: Sendable {
 
     /// The partitions of `requested` that are owned and not paused yet; marks them paused.
     mutating func pause(_ requested: [TopicPartition]) -> [TopicPartition] {
-        let toPause = Set(requested).intersection(assignment).subtracting(paused)
+        let toPause = Set(requested).intersection(assignment).subtracting(paused).subtracting(revoking)
         paused.formUnion(toPause)
         return toPause.sorted()
     }
@@ -58,7 +78,7 @@ struct ConsumerState: Sendable {
     /// The partitions of `requested` that are paused; marks them resumed. Resuming a partition that is not
     /// paused would rewind it in librdkafka 2.0.2, so others are left alone.
     mutating func resume(_ requested: [TopicPartition]) -> [TopicPartition] {
-        let toResume = Set(requested).intersection(paused)
+        let toResume = Set(requested).intersection(paused).subtracting(revoking)
         paused.subtract(toResume)
         return toResume.sorted()
     }

@@ -6,12 +6,10 @@ import Synchronization
 /// A Kafka consumer for at-least-once processing: group subscription or explicit assignment, batches,
 /// offsets stored by the application when a record is done, commits, pause/resume and bounded close.
 ///
-/// All polling, rebalancing and closing happens on the consumer's own serial poll queue; the rebalance
-/// handler runs there too, synchronously, so it may block. Other blocking calls (commits and queries)
-/// run on a second queue, so they can proceed while the rebalance handler blocks the poll queue.
+/// All polling, rebalancing and closing happens on the consumer's own serial poll queue; rebalances come back
+/// from `pollWithRebalances` as values (`RebalanceEvent`). Other blocking calls (commits, finishing a revoke,
+/// queries) run on a second queue.
 public final class KafkaConsumer: Sendable {
-    /// Told about assigned, revoked and lost partitions, on the poll queue (see `RebalanceEvent`).
-    public typealias RebalanceHandler = @Sendable (RebalanceEvent) -> Void
     /// Told about every error librdkafka reports outside a call's result (broker down, fatal errors, …).
     public typealias ErrorHandler = @Sendable (KafkaError) -> Void
 
@@ -50,11 +48,12 @@ public final class KafkaConsumer: Sendable {
         pollQueue.async { [client] in withExtendedLifetime(client) {} }
     }
 
-    /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances, each
-    /// told to `onRebalance` (which may capture this consumer to store offsets: `close` releases it).
-    public func subscribe(topics: [String], onRebalance: RebalanceHandler? = nil) async throws(KafkaError) {
+    /// Joins the consumer group and subscribes to `topics`; partitions arrive through rebalances. With
+    /// `.acknowledged` revokes, `pollWithRebalances` hands every rebalance out, and revoked partitions stay owned
+    /// until `finishRevoke`.
+    public func subscribe(topics: [String], revokes: RevokeHandling = .immediate) async throws(KafkaError) {
         try checkUsable()
-        context.rebalanceHandler.withLock { $0 = onRebalance }
+        context.state.withLock { $0.revokeHandling = revokes }
         let client = client
         try await callQueue.blocking { () throws(KafkaError) in
             let list = RDKafkaTopicPartitionList(topics.map { TopicPartition($0, pw_rd_kafka_partition_unassigned) })
@@ -132,9 +131,18 @@ public final class KafkaConsumer: Sendable {
     /// Up to `maxRecords` (at least one) records, waiting at most `timeout` for the first; empty when none came.
     ///
     /// Rebalances, errors and statistics are served while polling, so keep calling `poll` (with paused
-    /// partitions if the application is busy) at least every `max.poll.interval.ms`.
+    /// partitions if the application is busy) at least every `max.poll.interval.ms`. A consumer subscribed with
+    /// `.acknowledged` revokes polls with `pollWithRebalances` instead.
     public func poll(maxRecords: Int = 500, timeout: Duration = .milliseconds(100)) async throws(KafkaError)
         -> [KafkaRecord]
+    {
+        try await pollWithRebalances(maxRecords: maxRecords, timeout: timeout).records
+    }
+
+    /// Like `poll`, with the rebalances served since the last poll (with `.acknowledged` revokes), before the
+    /// records: a record is handed out only when its partition is owned and not revoking when the poll returns.
+    public func pollWithRebalances(maxRecords: Int = 500, timeout: Duration = .milliseconds(100))
+        async throws(KafkaError) -> ConsumerPoll
     {
         try checkUsable()
         let client = client
@@ -148,14 +156,47 @@ public final class KafkaConsumer: Sendable {
                 let code = message.pointee.err
                 if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                     records.append(KafkaRecord(message: message))
-                } else if code != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                } else if code == RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                    let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+                    let end = message.pointee.offset
+                    context.state.withLock { $0.ends[TopicPartition(topic, message.pointee.partition)] = end }
+                } else {
                     context.reportConsumeError(handle: client.handle, message: message)
                 }
             }
-            let (fatal, floored) = context.state.withLock { ($0.fatalError, !$0.timestampFloor.isEmpty) }
-            if let fatal, records.isEmpty { throw fatal }
-            guard floored else { return records }
-            return context.state.withLock { state in records.filter { !state.isBeforeTimestampFloor($0) } }
+            return try context.state.withLock { state throws(KafkaError) in
+                let events = state.events
+                state.events = []
+                if let fatal = state.fatalError, records.isEmpty, events.isEmpty { throw fatal }
+                return ConsumerPoll(events: events, records: records.filter(state.mayHandOut))
+            }
+        }
+    }
+
+    /// Lets revoking partitions go (see `RebalanceEvent.revoking`): commits what was stored for them and waits for
+    /// the answer (a coordinator busy with the rebalance is asked again a few times), then unassigns them, so the
+    /// next owner starts where this consumer stopped. Partitions not revoking are ignored. A failed commit is
+    /// thrown after the partitions were let go (they must go either way).
+    public func finishRevoke(_ partitions: [TopicPartition]) async throws(KafkaError) {
+        let client = client
+        let context = context
+        try await callQueue.blocking { () throws(KafkaError) in
+            let (revoked, eager) = context.state.withLock { state in
+                (partitions.filter(state.revoking.contains), state.revokingEagerly)
+            }
+            guard !revoked.isEmpty else { return }
+            let failure = context.commitStored(handle: client.handle, partitions: revoked)
+            context.unassign(revoked, handle: client.handle, cooperative: !eager)
+            if let failure { throw failure }
+        }
+    }
+
+    /// Makes `offset` the next record of `partition` to fetch (without waiting for the seek): records after it
+    /// already fetched are fetched again.
+    public func seek(_ partition: TopicPartition, to offset: Int64) throws(KafkaError) {
+        let list = RDKafkaTopicPartitionList([partition: offset])
+        if let error = rd_kafka_seek_partitions(client.handle, list.pointer, 0) {
+            throw KafkaError(taking: error)
         }
     }
 
@@ -239,6 +280,11 @@ public final class KafkaConsumer: Sendable {
     /// Group and broker state from the latest statistics (`statistics.interval.ms`); nil before the first.
     public var health: ConsumerHealth? { context.state.withLock { $0.health } }
 
+    /// Per partition, the offset at which `poll` last reached its end, when `enable.partition.eof` is `true`:
+    /// every record before it was handed out, and a partition whose last offset is a transaction marker (never
+    /// handed out as a record) still ends here.
+    public var reachedEnds: [TopicPartition: Int64] { context.state.withLock { $0.ends } }
+
     /// Commit answers (automatic or explicit) since the consumer started.
     public var commits: CommitCounts { context.state.withLock { $0.commits } }
 
@@ -292,8 +338,7 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Leaves the group: the rebalance handler is told about the revoked partitions, their stored offsets
-    /// are committed, then the consumer stops. Gives up after `timeout` (closing a cooperative consumer can
+    /// Leaves the group: the stored offsets of the partitions it owns are committed, then the consumer stops. Gives up after `timeout` (closing a cooperative consumer can
     /// hang in librdkafka 2.0.2) and returns whether the close completed. Later calls fail with `.state`.
     @discardableResult
     public func close(timeout: Duration = .seconds(10)) async -> Bool {
@@ -305,9 +350,14 @@ public final class KafkaConsumer: Sendable {
         }
         if alreadyClosed { return true }
         let closed = try? await pollQueue.blocking { () throws(KafkaError) in
-            ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
+            // A revoke the application never finished would hold the close up: let those partitions go first.
+            let (pending, eager) = context.state.withLock { (Array($0.revoking), $0.revokingEagerly) }
+            if !pending.isEmpty {
+                context.commitStored(handle: client.handle, partitions: pending)
+                context.unassign(pending, handle: client.handle, cooperative: !eager)
+            }
+            return ConsumerCloser(handle: client.handle, context: context).close(within: timeout)
         }
-        context.rebalanceHandler.withLock { $0 = nil }
         return closed ?? false
     }
 

@@ -1,15 +1,15 @@
 /// Runs services for the lifetime of a process and returns its exit code, in the shape of swift-service-lifecycle's
 /// `ServiceGroup`:
 ///
-/// - the services start in order (each in its own task);
-/// - the first signal (SIGTERM, SIGINT) shuts them down gracefully: the last started is cancelled first, and each
-///   next one only when the one before it has ended, so a service can rely on those started before it until it
-///   has shut down;
+/// - the services start in order (each in its own task, with its own `GracefulShutdown`);
+/// - the first signal (SIGTERM, SIGINT) shuts them down gracefully: the last started is asked to shut down first, and
+///   each next one only when the one before it has ended, so a service can rely on those started before it until it
+///   has shut down; nothing is cancelled while they finish their work;
 /// - a service that returns or throws on its own ends the group the same way, with its exit code
 ///   (`ServiceGroupExit`, else `ExitCodes.failure` for an error and `ExitCodes.finished` for a return); a
 ///   `ServiceGroupExit` with mode `.immediately` ends it at once;
-/// - the whole shutdown has one budget; past it, or at a second signal, the group returns `ExitCodes.forced` without
-///   waiting for the services still running (the process exits right after).
+/// - the whole shutdown has one budget; past it, or at a second signal, the group cancels the services still running
+///   and returns `ExitCodes.forced` without waiting for them (the process exits right after).
 ///
 /// `main` is the only place that exits, with the code `run` returns.
 public struct ServiceGroup: Sendable {
@@ -42,8 +42,8 @@ public struct ServiceGroup: Sendable {
             self.service = service
         }
 
-        /// A service whose `run()` is `run`.
-        public init(_ name: String, run: @escaping @Sendable () async throws -> Void) {
+        /// A service whose `run(shutdown:)` is `run`.
+        public init(_ name: String, run: @escaping @Sendable (GracefulShutdown) async throws -> Void) {
             self.init(name, ClosureService(body: run))
         }
     }
@@ -66,16 +66,19 @@ public struct ServiceGroup: Sendable {
     }
 
     /// Runs the services until they are shut down by one of `signals` or one of them ends; returns the exit code
-    /// (`ExitCodes.failure` when the task running the group is cancelled).
+    /// (`ExitCodes.failure` when the task running the group is cancelled, which cancels the services).
     public func run(signals: some AsyncSequence<UnixSignal, Never> & Sendable) async -> Int32 {
         typealias Input = ServiceGroupStateMachine.Input
         let (inputs, input) = AsyncStream.makeStream(of: Input.self)
         var machine = ServiceGroupStateMachine(serviceCount: services.count, codes: exitCodes)
+        let shutdowns = services.map { _ in GracefulShutdown() }
+        // Tasks of their own, not a task group: past the budget the group returns without waiting for a service
+        // that does not end (a blocking C call), so that `main` can exit with the forced code.
         let tasks = services.enumerated().map { index, entry in
             report(.starting(index: index), entry.name)
-            return Task {
+            return Task { [shutdown = shutdowns[index]] in
                 do {
-                    try await entry.service.run()
+                    try await entry.service.run(shutdown: shutdown)
                     input.yield(.ended(index: index, exit: nil))
                 } catch let exit as ServiceGroupExit {
                     input.yield(.ended(index: index, exit: exit))
@@ -96,8 +99,10 @@ public struct ServiceGroup: Sendable {
         for await next in inputs {
             for action in machine.handle(next) {
                 switch action {
-                case .cancel(let index):
+                case .requestShutdown(let index):
                     report(.stopping(index: index), services[index].name)
+                    shutdowns[index].request()
+                case .cancel(let index):
                     tasks[index].cancel()
                 case .startBudget:
                     budget = Task { [shutdownBudget] in
@@ -111,16 +116,17 @@ public struct ServiceGroup: Sendable {
                 }
             }
         }
-        // Only when the task running the group is cancelled: the services are left to the process's exit.
+        // Only when the task running the group is cancelled: so are the services, left to the process's exit.
+        for task in tasks { task.cancel() }
         return exitCodes.failure
     }
 }
 
-/// A service given as its `run()` body.
+/// A service given as its `run(shutdown:)` body.
 private struct ClosureService: Service {
-    let body: @Sendable () async throws -> Void
+    let body: @Sendable (GracefulShutdown) async throws -> Void
 
-    func run() async throws { try await body() }
+    func run(shutdown: GracefulShutdown) async throws { try await body(shutdown) }
 }
 
 extension ServiceGroupEvent {

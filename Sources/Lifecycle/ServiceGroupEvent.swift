@@ -4,12 +4,12 @@ public enum ServiceGroupEvent: Sendable, Equatable {
     case starting(index: Int)
     /// The first signal: the services are being shut down in reverse order.
     case shutdownRequested(UnixSignal)
-    /// A signal during shutdown: the group returns the forced exit code at once.
+    /// A signal during shutdown: the group cancels what still runs and returns the forced exit code at once.
     case forced(UnixSignal)
     /// Service `index` (in start order) returned or threw on its own; the group ends with `exitCode`.
     case serviceEnded(index: Int, exitCode: Int32)
-    /// Service `index` is being shut down.
+    /// Service `index` was asked to shut down.
     case stopping(index: Int)
-    /// The shutdown took longer than the budget: the group returns the forced exit code.
+    /// The shutdown took longer than the budget: the group cancels what still runs and returns the forced exit code.
     case budgetExceeded
 }

@@ -1,6 +1,7 @@
 /// What a `ServiceGroup` decides, as a pure state machine: each input (a signal, a service that ended, the
 /// shutdown budget running out) returns the actions to take. Services are numbered in start order; shutdown
-/// cancels the highest running one and waits until it ends before the next.
+/// requests the highest running one's shutdown and waits until it ends before the next. Services are cancelled only
+/// when the group stops waiting for them: the budget spent, a second signal, or an immediate exit.
 struct ServiceGroupStateMachine {
     enum Input: Sendable {
         case signal(UnixSignal)
@@ -10,7 +11,9 @@ struct ServiceGroupStateMachine {
     }
 
     enum Action: Equatable {
-        /// Cancel service `index` (shut it down) and wait for it to end.
+        /// Request service `index`'s graceful shutdown and wait for it to end.
+        case requestShutdown(index: Int)
+        /// Cancel service `index`: the group no longer waits for it.
         case cancel(index: Int)
         /// Start the one shutdown budget.
         case startBudget
@@ -42,22 +45,18 @@ struct ServiceGroupStateMachine {
         case (.signal(let signal), .running):
             return [.report(.shutdownRequested(signal))] + beginShutdown(code: codes.signal)
         case (.signal(let signal), .shuttingDown):
-            phase = .over
-            return [.report(.forced(signal)), .exit(code: codes.forced)]
+            return [.report(.forced(signal))] + giveUp(code: codes.forced)
         case (.ended(let index, let exit), .running):
             running.remove(index)
             let code = exit?.code ?? codes.finished
-            if exit?.mode == .immediately {
-                phase = .over
-                return [.report(.serviceEnded(index: index, exitCode: code)), .exit(code: code)]
-            }
-            return [.report(.serviceEnded(index: index, exitCode: code))] + beginShutdown(code: code)
+            let report = Action.report(.serviceEnded(index: index, exitCode: code))
+            if exit?.mode == .immediately { return [report] + giveUp(code: code) }
+            return [report] + beginShutdown(code: code)
         case (.ended(let index, _), .shuttingDown(let code, let stopping)):
             running.remove(index)
             return index == stopping ? stopNext(code: code) : []
         case (.budgetExpired, .shuttingDown):
-            phase = .over
-            return [.report(.budgetExceeded), .exit(code: codes.forced)]
+            return [.report(.budgetExceeded)] + giveUp(code: codes.forced)
         case (.budgetExpired, .running):
             return []
         }
@@ -67,13 +66,19 @@ struct ServiceGroupStateMachine {
         [.startBudget] + stopNext(code: code)
     }
 
-    /// Cancels the last-started service still running, or ends the group when none is left.
+    /// Requests the shutdown of the last-started service still running, or ends the group when none is left.
     private mutating func stopNext(code: Int32) -> [Action] {
         guard let last = running.max() else {
             phase = .over
             return [.exit(code: code)]
         }
         phase = .shuttingDown(code: code, stopping: last)
-        return [.cancel(index: last)]
+        return [.requestShutdown(index: last)]
+    }
+
+    /// Ends the group at once with `code`, cancelling the services still running (the last started first).
+    private mutating func giveUp(code: Int32) -> [Action] {
+        phase = .over
+        return running.sorted(by: >).map { .cancel(index: $0) } + [.exit(code: code)]
     }
 }

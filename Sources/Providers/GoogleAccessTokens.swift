@@ -5,12 +5,16 @@ import PushCore
 import Signing
 
 /// OAuth2 access tokens for a service account (JWT-bearer grant, RFC 7523): fetched by one request at a time
-/// however many senders wait (single flight), cached until 5 minutes before they expire.
+/// however many senders wait (single flight), cached until `refreshAt`: 5 minutes before they expire, or a
+/// quarter of their lifetime when it is shorter than 20 minutes, so one token serves sends for most of its
+/// lifetime whatever `expires_in` the server sends (one fetch per lifetime, never one per send wave).
 actor GoogleAccessTokens {
     /// An access token and the generation it belongs to.
     struct Token: Sendable {
         var value: String
         var expiresAt: Date
+        /// When a new token is fetched instead of this one.
+        var refreshAt: Date
         var generation: Int
     }
 
@@ -20,6 +24,7 @@ actor GoogleAccessTokens {
     }
 
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    /// How long before its expiry a token is renewed, at most.
     static let refreshMargin: TimeInterval = 5 * 60
 
     private let account: GoogleServiceAccount
@@ -39,9 +44,9 @@ actor GoogleAccessTokens {
         self.deadline = deadline
     }
 
-    /// A token valid for at least 5 more minutes, fetched if needed; concurrent callers share one fetch.
+    /// The cached token until its `refreshAt`, else a new one; concurrent callers share one fetch.
     func current() async throws(Failure) -> Token {
-        if let cached, clock.now().addingTimeInterval(Self.refreshMargin) < cached.expiresAt {
+        if let cached, clock.now() < cached.refreshAt {
             return cached
         }
         if let inFlight {
@@ -91,10 +96,41 @@ actor GoogleAccessTokens {
     /// The longest lifetime taken from `expires_in` (Google's tokens live an hour); a hostile `1e300` is cut to
     /// this, so the token is still renewed daily.
     static let maximumLifetime: TimeInterval = 86_400
+    /// The lifetime of a token whose `expires_in` is missing, zero, negative or shorter than this: it is used for
+    /// this long (FCM's 401 on a token that did expire makes the next send fetch a new one), never refetched per
+    /// send.
+    static let minimumLifetime: TimeInterval = 60
+
+    /// The token's lifetime from `expiresIn` (seconds, as the server sent it), within the two bounds.
+    static func lifetime(expiresIn: Double?) -> TimeInterval {
+        guard let expiresIn, expiresIn.isFinite else {
+            return expiresIn == .infinity ? maximumLifetime : minimumLifetime
+        }
+        return min(max(expiresIn, minimumLifetime), maximumLifetime)
+    }
+
+    /// When a token of `lifetime` issued at `now` is renewed: `refreshMargin` before it expires, or after three
+    /// quarters of its lifetime when that comes later.
+    static func refreshTime(now: Date, lifetime: TimeInterval) -> Date {
+        now.addingTimeInterval(max(lifetime - refreshMargin, lifetime * 0.75))
+    }
 
     private struct TokenResponse: Decodable {
         var accessToken: String
-        var expiresIn: Double
+        var expiresIn: Double?
+
+        private enum CodingKeys: String, CodingKey {
+            case accessToken, expiresIn
+        }
+
+        /// `expires_in` as a number or, as some servers send it, a numeric string.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            accessToken = try container.decode(String.self, forKey: .accessToken)
+            expiresIn =
+                (try? container.decodeIfPresent(Double.self, forKey: .expiresIn))
+                ?? (try? container.decodeIfPresent(String.self, forKey: .expiresIn)).flatMap { Double($0) }
+        }
     }
 
     /// Reads the token endpoint's answer: 200 with `access_token` and `expires_in`; 5xx and 429 are transient,
@@ -106,14 +142,15 @@ actor GoogleAccessTokens {
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase
             guard let body = try? decoder.decode(TokenResponse.self, from: Data(response.body)),
-                !body.accessToken.isEmpty, body.expiresIn > 0
+                !body.accessToken.isEmpty
             else {
                 return .failure(Failure(outcome: .credentials(status: 200, reason: "OAuth token response unreadable")))
             }
+            let lifetime = lifetime(expiresIn: body.expiresIn)
             return .success(
                 Token(
-                    value: body.accessToken, expiresAt: now.addingTimeInterval(min(body.expiresIn, maximumLifetime)),
-                    generation: generation))
+                    value: body.accessToken, expiresAt: now.addingTimeInterval(lifetime),
+                    refreshAt: refreshTime(now: now, lifetime: lifetime), generation: generation))
         case 408, 429, 500...599:
             let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
             return .failure(Failure(outcome: .retry(status: response.status, reason: reason, after: retryAfter)))

@@ -4,6 +4,8 @@ import PushCore
 /// What the statistics read of one receipt. Receipts of every version decode: those written before the
 /// invalid-token topic carried the raw `token` on `invalid_token` receipts, which is never read here. Pure.
 public struct ReceiptFacts: Sendable, Equatable {
+    /// The id every copy of the receipt shares; `nil` on receipts written before receipts had one.
+    public var receiptId: String?
     public var messageId: String
     public var type: String
     public var platform: String
@@ -19,8 +21,9 @@ public struct ReceiptFacts: Sendable, Equatable {
     public init(
         messageId: String, type: String, platform: String, status: String, reason: String? = nil,
         attempts: Int? = nil, latencyMillis: Double? = nil, timeMillis: Int64? = nil, replayRunId: String? = nil,
-        worker: String? = nil
+        worker: String? = nil, receiptId: String? = nil
     ) {
+        self.receiptId = receiptId
         self.messageId = messageId
         self.type = type
         self.platform = platform
@@ -57,7 +60,8 @@ public struct ReceiptFacts: Sendable, Equatable {
             latencyMillis: value["latencyMs"].flatMap(Self.number).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil },
             timeMillis: (sentAt ?? recordTimestampMillis).map { min(max($0, Self.earliestMillis), Self.latestMillis) },
             replayRunId: value["replayRunId"]?.stringValue.map(Self.bounded),
-            worker: value["worker"]?.stringValue.map(Self.bounded))
+            worker: value["worker"]?.stringValue.map(Self.bounded),
+            receiptId: value["receiptId"]?.stringValue.map(Self.bounded))
     }
 
     private static func number(_ value: JSONValue) -> Double? {

@@ -3,10 +3,13 @@
 /// Memory is bounded whatever the receipts hold: at most `maximumDistinctValues` platforms, types,
 /// statuses, reasons and workers are kept apart (later ones count as `(other)`), the latency sketch has at
 /// most about 1,400 buckets, attempts are counted up to `attemptsCap`, and the series keeps one entry per
-/// minute that has receipts.
+/// minute that has receipts. Each `receiptId` counts once (see `ReceiptCopies` for its bound) unless
+/// `countsCopies`; receipts without one (written before receipts had it) count every time they are read.
 public struct ReceiptStatistics: Sendable {
     /// Distinct values kept apart per field.
     public static let maximumDistinctValues = 1000
+    /// Receipt ids told apart exactly by default (at most about 100 MB of hashes).
+    public static let defaultDistinctLimit = 4_000_000
     /// Attempts at or above this count together.
     public static let attemptsCap = 50
 
@@ -39,6 +42,12 @@ public struct ReceiptStatistics: Sendable {
     public private(set) var unreadable = 0
     /// Receipts the filter left out.
     public private(set) var filteredOut = 0
+    /// Receipts not counted because one with their `receiptId` was counted before.
+    public private(set) var copiesDropped = 0
+    /// Receipts counted that have no `receiptId`, so copies among them cannot be told apart.
+    public private(set) var withoutReceiptId = 0
+    /// Whether every copy is counted (no receipt is dropped as a copy).
+    public let countsCopies: Bool
     public private(set) var byStatus: [String: Int] = [:]
     public private(set) var byPlatform: [String: [String: Int]] = [:]
     public private(set) var byType: [String: [String: Int]] = [:]
@@ -56,11 +65,21 @@ public struct ReceiptStatistics: Sendable {
 
     private let filter: ReceiptFilter
     private var keys: [String: BoundedKeys] = [:]
+    private var copies: ReceiptCopies
 
-    public init(dimensions: [BreakdownDimension] = [.status], filter: ReceiptFilter = .all) {
+    /// `distinctLimit`: how many receipt ids are told apart exactly (see `ReceiptCopies`).
+    public init(
+        dimensions: [BreakdownDimension] = [.status], filter: ReceiptFilter = .all, countsCopies: Bool = false,
+        distinctLimit: Int = defaultDistinctLimit
+    ) {
         self.dimensions = dimensions
         self.filter = filter
+        self.countsCopies = countsCopies
+        copies = ReceiptCopies(limit: distinctLimit)
     }
+
+    /// Whether every copy was recognized: the window held no more distinct receipt ids than `distinctLimit`.
+    public var copiesAreExact: Bool { copies.isExact }
 
     /// Counts one record of the window that is not a receipt.
     public mutating func addUnreadable() {
@@ -72,6 +91,14 @@ public struct ReceiptStatistics: Sendable {
         guard filter.admits(receipt) else {
             filteredOut += 1
             return
+        }
+        if let id = receipt.receiptId {
+            if !countsCopies, copies.isCopy(id) {
+                copiesDropped += 1
+                return
+            }
+        } else {
+            withoutReceiptId += 1
         }
         let status = key("status", receipt.status)
         let platform = key("platform", receipt.platform)

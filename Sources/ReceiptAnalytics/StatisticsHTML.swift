@@ -49,12 +49,13 @@ public enum StatisticsHTML {
         return "<p class=\"summary\">"
             + [
                 item("receipts", "total", String(statistics.total)),
+                item("copies dropped", "copies.dropped", String(statistics.copiesDropped)),
                 item("delivery rate", "deliveryRate", number(statistics.deliveryRate, 6)),
                 item("p50", "latencyMs.p50", number(latency.quantile(0.5), 3)),
                 item("p95", "latencyMs.p95", number(latency.quantile(0.95), 3)),
                 item("p99", "latencyMs.p99", number(latency.quantile(0.99), 3)),
                 item("window", "window", window),
-            ].joined() + "</p>\n"
+            ].joined() + "</p>\n<p>" + escape(StatisticsTable.copies(statistics)) + "</p>\n"
     }
 
     private static func seriesChart(_ statistics: ReceiptStatistics) -> String {

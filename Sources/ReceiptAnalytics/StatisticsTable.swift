@@ -12,6 +12,7 @@ public enum StatisticsTable {
         lines.append(
             "receipts: \(statistics.total) (unreadable records \(statistics.unreadable), filtered out "
                 + "\(statistics.filteredOut)); window \(window)")
+        lines.append(copies(statistics))
         let latency = statistics.latency
         let quantiles = [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)].map { name, q in
             "\(name) \(latency.quantile(q).map { DecimalText.format($0, fractionDigits: 1) } ?? "-")"
@@ -56,6 +57,16 @@ public enum StatisticsTable {
             header: statistics.dimensions.map(\.rawValue) + ["receipts"],
             rows: StatisticsRows.breakdown(statistics).map { $0.values + [String($0.count)] })
         return lines.joined(separator: "\n")
+    }
+
+    /// How copies were treated: counted, or dropped (how many, whether exactly), and receipts without an id.
+    static func copies(_ statistics: ReceiptStatistics) -> String {
+        let treatment =
+            statistics.countsCopies
+            ? "every copy counted"
+            : "copies dropped: \(statistics.copiesDropped)"
+                + (statistics.copiesAreExact ? "" : " (approximate: more distinct receipt ids than kept exactly)")
+        return treatment + "; receipts without receiptId (counted every time): \(statistics.withoutReceiptId)"
     }
 
     static func percent(_ rate: Double?) -> String {

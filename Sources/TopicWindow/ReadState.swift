@@ -35,6 +35,17 @@ struct ReadState: Sendable {
         return open.sorted()
     }
 
+    /// Ends every partition whose end the consumer reached (`ends`, see `KafkaConsumer.reachedEnds`) at or past
+    /// its window's end: the window's last offsets may hold no record (a transaction marker, aborted records), so
+    /// no record need reach the end.
+    mutating func finish(reachedEnds ends: [Int32: Int64]) {
+        for (partition, end) in ends where open.contains(partition) {
+            guard let window = windows[partition], end >= window.end else { continue }
+            open.remove(partition)
+            next[partition] = window.end
+        }
+    }
+
     /// Ends `partition` when the broker's oldest record (`low`) is past its window's end.
     mutating func retire(_ partition: Int32, ifGoneBelow low: Int64) {
         guard let window = windows[partition], low >= window.end else { return }

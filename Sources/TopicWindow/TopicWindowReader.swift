@@ -4,7 +4,9 @@ import Synchronization
 
 /// Reads a window of a topic by explicit assignment, for tools (`receipts`, `replay`): never joins a live
 /// consumer group and never commits. Records come in batches, in offset order per partition; reading ends
-/// when every partition reached its window's end, or when the caller's task is cancelled.
+/// when every partition reached its window's end, or when the caller's task is cancelled. A partition ends when
+/// the consumer reaches the window's end offset, whatever the last record is: the last offsets of a partition
+/// written by a transactional producer are a marker, never handed out as a record.
 public final class TopicWindowReader: Sendable {
     public let topic: String
     private let consumer: KafkaConsumer
@@ -16,6 +18,7 @@ public final class TopicWindowReader: Sendable {
         var properties = configuration
         properties["group.id"] = "push-worker-tool-\(UInt64.random(in: 0...UInt64.max))"
         properties["enable.auto.commit"] = "false"
+        properties["enable.partition.eof"] = "true"
         self.topic = topic
         consumer = try KafkaConsumer(configuration: properties)
     }
@@ -30,7 +33,7 @@ public final class TopicWindowReader: Sendable {
         } catch {
             throw .kafka(error)
         }
-        let partitions = (selected ?? existing).sorted()
+        let partitions = Set(selected ?? existing).sorted()
         let unknown = partitions.filter { !existing.contains($0) }
         guard unknown.isEmpty else { throw .unknownPartitions(topic: topic, unknown) }
         do {
@@ -90,14 +93,24 @@ public final class TopicWindowReader: Sendable {
     {
         guard !isFinished else { return [] }
         let records = try await consumer.poll(maxRecords: maxRecords, timeout: timeout)
+        let ends = reachedEnds
         let (inside, idlePartitions) = state.withLock { state in
-            (state.take(records, topic: topic), state.idle(for: idleCheck))
+            let inside = state.take(records, topic: topic)
+            state.finish(reachedEnds: ends)
+            return (inside, state.idle(for: idleCheck))
         }
         for partition in idlePartitions {
             let low = try await consumer.watermarks(of: TopicPartition(topic, partition)).low
             state.withLock { $0.retire(partition, ifGoneBelow: low) }
         }
         return inside
+    }
+
+    /// Per partition of the topic, the offset at which the consumer last reached its end.
+    private var reachedEnds: [Int32: Int64] {
+        var ends: [Int32: Int64] = [:]
+        for (partition, end) in consumer.reachedEnds where partition.topic == topic { ends[partition.partition] = end }
+        return ends
     }
 
     /// Whether every window has been read to its end.
@@ -162,6 +175,7 @@ public final class TopicWindowReader: Sendable {
             for record in mine where record.nextOffset >= behind[record.partition] ?? .max {
                 behind[record.partition] = nil
             }
+            for (partition, end) in reachedEnds where end >= behind[partition] ?? .max { behind[partition] = nil }
             if behind.isEmpty { caughtUp() }
         }
     }

@@ -1,4 +1,3 @@
-import Foundation
 import PushCore
 import PushPipeline
 import Worker
@@ -10,17 +9,19 @@ struct CommandFailure: Error {
 
 /// The files and settings `render` and `strings` read: the event, the rules table, the environment's settings.
 enum CommandInput {
-    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(message: "\(path): cannot read the file")
+    /// The bytes of the `kind` file at `path`, read as the worker reads its files (`SystemFileReading`).
+    static func read(_ path: String, kind: InputFileKind) throws(CommandFailure) -> [UInt8] {
+        do {
+            return try SystemFileReading().contents(of: path, kind: kind)
+        } catch {
+            throw CommandFailure(message: "cannot read \(error)")
         }
-        return Array(data)
     }
 
     /// The table of `path` (`--rules`, else `PUSH_RULES_FILE`), or the built-in table when there is none.
     static func rules(_ path: String?) throws(CommandFailure) -> RulesTable {
         guard let path else { return .standard }
-        let bytes = try read(path)
+        let bytes = try read(path, kind: .rules)
         do {
             return try RulesTable.load(json: bytes)
         } catch {

@@ -73,13 +73,14 @@ enum ReceiptsInvalidTokensCommand {
     }
 
     static func csv(_ tokens: [InvalidTokenRecord]) -> String {
-        let rows = tokens.map { token in
-            [
-                token.platform, token.token, token.tokenHash, token.userId, token.app ?? "", token.reason,
-                RFC3339.format(epochMillis: token.invalidSinceMillis), token.messageId,
-            ].map(CSVField.quoted).joined(separator: ",")
-        }
-        return ([columns.joined(separator: ",")] + rows).joined(separator: "\n")
+        CSVWriter.document(
+            header: columns,
+            rows: tokens.map { token in
+                [
+                    token.platform, token.token, token.tokenHash, token.userId, token.app ?? "", token.reason,
+                    RFC3339.format(epochMillis: token.invalidSinceMillis), token.messageId,
+                ]
+            })
     }
 
     static func json(_ tokens: [InvalidTokenRecord]) -> String {

@@ -13,7 +13,7 @@ enum ReceiptsStatsCommand {
         summary: "Delivery statistics over a window of the receipts topic (table, JSON, CSV, HTML report).",
         synopsis: """
             [--topic T] [--from POS] [--to POS] [--partitions LIST] [--run-id ID | --no-replays] \
-            [--by LIST] [--format table|json|csv] [--html FILE] [--config FILE]
+            [--count-copies] [--by LIST] [--format table|json|csv] [--html FILE] [--config FILE]
             """,
         discussion: """
             Reads PUSH_RECEIPTS_TOPIC (default push.receipts) or --topic by explicit assignment (never a consumer
@@ -21,7 +21,12 @@ enum ReceiptsStatsCommand {
             watermark when the command starts; exclusive for offsets), in one streaming pass with bounded
             memory. POS is beginning, end, an offset for every partition (1200), offsets per partition
             (0:1200,3:77) or an RFC 3339 time. Every receipt in the window counts, replays included, unless
-            --run-id or --no-replays filters. Brokers and security settings come from KAFKA_* as for `run`.
+            --run-id or --no-replays filters. Each receiptId counts once: a copy that at-least-once delivery
+            wrote again (after a crash or a rebalance) is dropped and counted under copies, exactly up to
+            \(ReceiptStatistics.defaultDistinctLimit) distinct receipt ids; beyond, a copy read more than half that
+            many ids after its first counts again (the output says so). Receipts without receiptId (older ones)
+            count every time. --count-copies counts every record. Brokers and security settings come from KAFKA_*
+            as for `run`.
             --by chooses the breakdown (platform,type,status,worker; default platform,status), which is also
             what --format csv prints. Exit codes: 0 done, 2 usage, 3 configuration, 1 Kafka failure.
             """,
@@ -32,6 +37,7 @@ enum ReceiptsStatsCommand {
             .value("--partitions", "LIST", "Only these partitions (comma-separated numbers)."),
             .value("--run-id", "ID", "Only receipts of this replay run."),
             .switch("--no-replays", "Leave out every receipt written by a replay."),
+            .switch("--count-copies", "Count every copy of a receipt, not each receiptId once."),
             .value("--by", "LIST", "Breakdown fields: platform,type,status,worker (default platform,status)."),
             .value("--format", "FORMAT", "table (default), json or csv, on stdout."),
             .value("--html", "FILE", "Also write a self-contained HTML report to FILE."),
@@ -70,7 +76,8 @@ enum ReceiptsStatsCommand {
             return ToolFailure.configuration(error)
         }
         let topic = arguments.value("--topic") ?? settings.receiptsTopic
-        var statistics = ReceiptStatistics(dimensions: dimensions, filter: filter)
+        var statistics = ReceiptStatistics(
+            dimensions: dimensions, filter: filter, countsCopies: arguments.isSet("--count-copies"))
         do {
             try await TopicWindowReader.read(
                 topic, configuration: settings.kafka, from: request.from, to: request.to,

@@ -47,7 +47,7 @@ enum RenderCommand {
         } catch {
             throw CommandFailure(message: error.message)
         }
-        let bytes = try CommandInput.read(eventPath)
+        let bytes = try CommandInput.read(eventPath, kind: .event)
         let givenTime = try time(arguments.value("--now"))
         let event: ChatMessageEvent
         do {
@@ -74,7 +74,7 @@ enum RenderCommand {
     }
 
     static func projectID(inServiceAccount path: String) throws(CommandFailure) -> String {
-        let bytes = try CommandInput.read(path)
+        let bytes = try CommandInput.read(path, kind: .credentials)
         guard let account = try? JSONParser.parse(bytes), let project = account["project_id"]?.stringValue,
             !project.isEmpty
         else { throw CommandFailure(message: "\(path): not a service-account JSON with a project_id") }

@@ -64,8 +64,9 @@ enum ReplayCommand {
         let topic = try arguments.required("--topic")
         let window = try WindowRequest(arguments)
         var options = ReplayOptions(topic: topic, runId: arguments.value("--run-id") ?? generatedRunId())
-        guard !options.runId.isEmpty, options.runId.utf8.count <= 200 else {
-            throw UsageError("option '--run-id' needs 1 to 200 bytes")
+        guard ReplayRunID.isValid(options.runId) else {
+            throw UsageError(
+                "option '--run-id' needs 1 to \(ReplayRunID.maximumBytes) bytes without control characters")
         }
         options.from = window.from
         options.to = window.to

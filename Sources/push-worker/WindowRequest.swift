@@ -2,7 +2,8 @@ import CLI
 import PushPipeline
 import TopicWindow
 
-/// The `--from`, `--to` and `--partitions` options of the tools that read a window of a topic.
+/// The `--from`, `--to` and `--partitions` options of the tools that read a window of a topic; `--partitions` is
+/// a comma-separated list of partition numbers, duplicates dropped.
 struct WindowRequest {
     let from: TopicPosition
     let to: TopicPosition
@@ -19,7 +20,8 @@ struct WindowRequest {
                 }
                 partitions.append(partition)
             }
-            self.partitions = partitions
+            // A partition listed twice is read once.
+            self.partitions = Set(partitions).sorted()
         } else {
             partitions = nil
         }

@@ -49,6 +49,48 @@ import Testing
         #expect(try await budget.acquire(0) == 0)
     }
 
+    @Test func unitsHeldInAScopeComeBackWhenItThrows() async {
+        struct Failure: Error {}
+        let budget = AsyncBudget(limit: 4)
+        await #expect(throws: Failure.self) {
+            try await budget.withUnits(3) { grant in
+                grant.resize(to: 5)
+                #expect(budget.held == 4)
+                throw Failure()
+            }
+        }
+        #expect(budget.held == 0)
+    }
+
+    @Test func aScopeResizesWhatItHoldsWithoutWaiting() async throws {
+        let budget = AsyncBudget(limit: 4)
+        try await budget.withUnits(3) { grant in
+            grant.resize(to: 1)
+            #expect(budget.held == 1)
+            grant.resize(to: 0)
+            #expect(budget.held == 0)
+        }
+        #expect(budget.held == 0)
+    }
+
+    /// A record bigger than the whole budget stops the others only while it runs, not while it waits.
+    @Test func aScopeBeyondTheBudgetTakesItAtOnceAndTheNextOneWaitsForIt() async throws {
+        let budget = AsyncBudget(limit: 4)
+        #expect(try await budget.acquire(1) == 1)
+        let second = try await budget.withUnits(100) { grant in
+            #expect(grant.units == 4)
+            #expect(budget.available == -1)
+            // A second such scope waits in line for every unit, like any other request.
+            let second = Task { try await budget.withUnits(50) { $0.units } }
+            while budget.waitingCount == 0 { await Task.yield() }
+            budget.release(1)
+            #expect(budget.waitingCount == 1)
+            return second
+        }
+        #expect(try await second.value == 4)
+        #expect(budget.held == 0)
+    }
+
     /// A task acquiring `wanted` units, returned once it waits in line.
     private static func waiting(_ budget: AsyncBudget, for wanted: Int) async -> Task<Int, any Error> {
         let before = budget.waitingCount

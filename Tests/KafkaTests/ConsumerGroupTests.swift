@@ -3,19 +3,19 @@ import KafkaTypes
 import TestSupport
 import Testing
 
-/// Who owns which partition, as the members' rebalance handlers report it.
+/// Who owns which partition, as the members' polls report it.
 struct Ownership: Sendable {
     var owner: [TopicPartition: String] = [:]
     var violations: [String] = []
-    /// Offsets the revoke handlers stored for the partitions they gave up (the last one per partition).
+    /// Offsets the members stored on revoke for the partitions they gave up (the last one per partition).
     var storedOnRevoke: [TopicPartition: Int64] = [:]
     var revocations = 0
     /// Errors the members' error handlers were told about.
     var errors: [String] = []
 }
 
-/// One group member: a consumer with a poll loop that records what it processed, and a revoke handler
-/// that stores the final offsets of the partitions it is about to lose.
+/// One group member: a consumer with a poll loop that records what it processed and, on a revoke it is
+/// handed, stores the final offsets of the partitions it is about to lose before it finishes the revoke.
 final class Member: Sendable {
     let name: String
     let consumer: KafkaConsumer
@@ -41,36 +41,40 @@ final class Member: Sendable {
     func start(topic: String) async throws {
         let storesWhileProcessing = storesWhileProcessing
         let (name, consumer, processed, ownership) = (name, consumer, processed, ownership)
-        try await consumer.subscribe(topics: [topic]) { event in
-            switch event {
-            case .assigned(let partitions):
-                ownership.update { state in
-                    for partition in partitions {
-                        if let other = state.owner[partition] {
-                            state.violations.append("\(partition) given to \(name) while \(other) owns it")
-                        }
-                        state.owner[partition] = name
-                    }
-                }
-            case .revoked(let partitions), .lost(let partitions):
-                // Still owned here: store the final offsets, then let go.
-                let done = processed.value
-                for partition in partitions {
-                    guard let last = done[partition] else { continue }
-                    try? consumer.storeOffset(last + 1, for: partition)
-                    ownership.update { $0.storedOnRevoke[partition] = last + 1 }
-                }
-                ownership.update { state in
-                    state.revocations += 1
-                    for partition in partitions where state.owner[partition] == name {
-                        state.owner[partition] = nil
-                    }
-                }
-            }
-        }
+        try await consumer.subscribe(topics: [topic], revokes: .acknowledged)
         let task = Task {
             for _ in 0..<2_000 where !Task.isCancelled {  // bounded: 2,000 polls of at most 100 ms
-                guard let batch = try? await consumer.poll(maxRecords: 100, timeout: .milliseconds(100)) else { return }
+                guard let polled = try? await consumer.pollWithRebalances(maxRecords: 100, timeout: .milliseconds(100))
+                else { return }
+                for event in polled.events {
+                    switch event {
+                    case .assigned(let partitions):
+                        ownership.update { state in
+                            for partition in partitions {
+                                if let other = state.owner[partition] {
+                                    state.violations.append("\(partition) given to \(name) while \(other) owns it")
+                                }
+                                state.owner[partition] = name
+                            }
+                        }
+                    case .revoking(let partitions), .lost(let partitions):
+                        // Still owned until the revoke is finished: store the final offsets, then let go.
+                        let done = processed.value
+                        for partition in partitions {
+                            guard let last = done[partition] else { continue }
+                            try? consumer.storeOffset(last + 1, for: partition)
+                            ownership.update { $0.storedOnRevoke[partition] = last + 1 }
+                        }
+                        ownership.update { state in
+                            state.revocations += 1
+                            for partition in partitions where state.owner[partition] == name {
+                                state.owner[partition] = nil
+                            }
+                        }
+                        if case .revoking = event { try? await consumer.finishRevoke(partitions) }
+                    }
+                }
+                let batch = polled.records
                 processed.update { done in
                     for record in batch { done[record.topicPartition] = record.offset }
                 }

@@ -17,6 +17,22 @@ import Testing
         #expect(state.paused.isEmpty)
     }
 
+    @Test func recordsOfPartitionsNotOwnedOrRevokingAreNeverHandedOut() {
+        var state = ConsumerState()
+        state.assign([first, second])
+        state.revoking = [second]
+        func record(_ partition: TopicPartition) -> KafkaRecord {
+            KafkaRecord(topic: partition.topic, partition: partition.partition, offset: 0, key: nil, value: [])
+        }
+        #expect(state.mayHandOut(record(first)))
+        #expect(!state.mayHandOut(record(second)))
+        #expect(!state.mayHandOut(record(TopicPartition("t", 2))))
+        // Nor is a revoking partition paused or resumed: it is about to go.
+        #expect(state.pause([first, second]) == [first])
+        state.unassign([second])
+        #expect(state.revoking.isEmpty)
+    }
+
     @Test func losingAPartitionForgetsItsPauseStoredOffsetAndLag() {
         var state = ConsumerState()
         state.assign([first, second])
@@ -70,6 +86,15 @@ import Testing
             """
         #expect(ConsumerStatistics.parse(Array(json.utf8))?.lag == [first: 42])
         #expect(ConsumerStatistics.parse(Array("not json".utf8)) == nil)
+        // The issue's case: records handed out and not done, nothing committed yet; the committed lag is -1
+        // (unknown) there, and the metric read 0.
+        let waiting = """
+            {"topics": {"t": {"partitions": {
+              "0": {"partition": 0, "consumer_lag": 7, "consumer_lag_stored": 3},
+              "1": {"partition": 1, "consumer_lag": -1, "consumer_lag_stored": -1,
+                    "lo_offset": 0, "hi_offset": 1000, "ls_offset": 1000}}}}}
+            """
+        #expect(ConsumerStatistics.parse(Array(waiting.utf8))?.lag == [first: 3, TopicPartition("t", 1): 1000])
         #expect(ConsumerStatistics.parse(Array("{}".utf8)) == ConsumerStatistics(lag: [:], brokersUp: 0))
     }
 

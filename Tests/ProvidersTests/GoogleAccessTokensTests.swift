@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import PushCore
+import TestSupport
 import Testing
 
 @testable import Providers
@@ -10,5 +12,46 @@ import Testing
         let response = HTTPResponse.json(200, #"{"access_token":"t","expires_in":1e300,"token_type":"Bearer"}"#)
         let token = try GoogleAccessTokens.token(from: response, now: now, generation: 1).get()
         #expect(token.expiresAt == now.addingTimeInterval(86_400))
+    }
+}
+
+/// The OAuth cache under every lifetime a token endpoint may send: one fetch per lifetime, never one per send.
+@Suite struct OAuthTokenLifetimeTests {
+    @Test(arguments: [
+        (3600.0, 3300.0), (1200.0, 900.0), (300.0, 225.0), (10.0, 45.0), (0.0, 45.0), (-5.0, 45.0), (1e300, 86_100.0),
+    ])
+    func aTokenIsRenewedAtAFractionOfItsLifetime(expiresIn: Double, renewedAfter: Double) {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let lifetime = GoogleAccessTokens.lifetime(expiresIn: expiresIn)
+        #expect(GoogleAccessTokens.refreshTime(now: now, lifetime: lifetime) == now.addingTimeInterval(renewedAfter))
+    }
+
+    @Test(arguments: [#""expires_in":0,"#, #""expires_in":-1,"#, "", #""expires_in":"300","#])
+    func aMissingZeroNegativeOrTextualLifetimeStillGivesAToken(field: String) throws {
+        let response = HTTPResponse.json(200, #"{"access_token":"t",\#(field)"token_type":"Bearer"}"#)
+        let token = try GoogleAccessTokens.token(from: response, now: Date(timeIntervalSince1970: 0), generation: 1)
+            .get()
+        #expect(token.value == "t")
+        #expect(token.expiresAt.timeIntervalSince1970 >= GoogleAccessTokens.minimumLifetime)
+    }
+
+    /// `expires_in: 300` made the cache (which wanted 5 minutes of life left) fetch a token before every send.
+    @Test(arguments: [300, 0])
+    func sendsOnceASecondForFiveMinutesFetchATokenOncePerLifetime(expiresIn: Int) async throws {
+        let tokenRequests = Shared(0)
+        let transport = ScriptedTransport { request in
+            guard request.url == FCMClientTests.tokenURI else { return .json(200, #"{"name":"n"}"#) }
+            let count = tokenRequests.increment()
+            return .json(200, #"{"access_token":"access-\#(count)","expires_in":\#(expiresIn)}"#)
+        }
+        let clock = ManualClock()
+        let fcm = try FCMClientTests().client(transport, clock: clock)
+        for _ in 0..<300 {
+            #expect(await fcm.send(body: []) == .delivered(providerMessageId: "n"))
+            clock.advance(by: .seconds(1))
+        }
+        let lifetime = GoogleAccessTokens.lifetime(expiresIn: Double(expiresIn))
+        let perLifetime = Int((300 / (lifetime * 0.75)).rounded(.up))
+        #expect(tokenRequests.value == perLifetime)
     }
 }

@@ -35,7 +35,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: badRules) }
         let event = Repository.examples.appendingPathComponent("chat-message/text.json").path
         let cases: [([String], String)] = [
-            (["--event", "/nonexistent.json"], "push-worker render: error: /nonexistent.json: cannot read the file\n"),
+            (
+                ["--event", "/nonexistent.json"],
+                "push-worker render: error: cannot read /nonexistent.json: No such file or directory\n"
+            ),
+            (
+                ["--event", "/dev/zero"],
+                "push-worker render: error: cannot read /dev/zero: is not a regular file (a directory, FIFO, socket or "
+                    + "device)\n"
+            ),
             (
                 ["--event", event, "--rules", badRules.path],
                 "push-worker render: error: \(badRules.path): types.text.ttlSeconds: must be a whole number of seconds from 0 to 2419200\n"

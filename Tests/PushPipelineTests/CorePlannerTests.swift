@@ -20,6 +20,17 @@ import Testing
     let planner = CorePlanner(
         rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project"))
 
+    /// The issue's stall: a text of 10,000 `{` took the whole device budget and held every room behind it.
+    @Test func theDeviceBoundCountsObjectsNotTheBracesOfAMessagesText() {
+        let braces = String(repeating: "{", count: 10_000) + #"\"{"#
+        let event = Self.event.replacingOccurrences(of: #""content": "Hello""#, with: #""content": "\#(braces)""#)
+        let bound = planner.deviceBound(Array(event.utf8))
+        #expect(bound == planner.deviceBound(Array(Self.event.utf8)))
+        // The event, its room, its sender, two recipients and their three devices: at least the devices.
+        #expect((3...8).contains(bound))
+        #expect(planner.deviceBound(Array(#"{"a": "x\"{\\", "b": {}}"#.utf8)) == 2)
+    }
+
     @Test func thePlannerAdapterMapsCoreDecisionsToDeviceActions() throws {
         let nowMillis: Int64 = 1_795_953_600_000 + 1_000
         let event = try planner.plan(Array(Self.event.utf8), nowMillis: nowMillis).get()

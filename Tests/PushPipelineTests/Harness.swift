@@ -32,17 +32,37 @@ struct Harness {
         return (pipeline, Task { await pipeline.run() })
     }
 
-    /// Shuts the pipeline down and returns how it stopped.
+    /// Shuts the pipeline down and returns how it stopped, moving the clock on while it drains (its grace
+    /// period runs on the clock).
     func stop(_ running: (Pipeline<String>, Task<PipelineStop, Never>)) async -> PipelineStop {
         running.0.shutdown()
-        return await running.1.value
+        let stopped = Shared(false)
+        let waiter = Task {
+            let stop = await running.1.value
+            stopped.update { $0 = true }
+            return stop
+        }
+        _ = await eventuallyAdvancing { stopped.value }
+        return await waiter.value
     }
 
-    /// Runs the pipeline until the stored offset of `chat` partition 0 is `offset` (see `eventually`), then shuts
-    /// it down; whether the offset was reached.
+    /// Waits until `condition` holds (see `eventually`), moving the test clock forward after each check that failed:
+    /// the pipeline's sleeps, retries and timers run on it. Each move goes to the earliest sleeper's deadline, at least
+    /// `step` and at most ten of them, so the virtual time a test needs takes few checks, however slowly a loaded
+    /// machine runs them. False if it never held.
+    func eventuallyAdvancing(by step: Duration = .milliseconds(100), _ condition: () async -> Bool) async -> Bool {
+        await eventually {
+            if await condition() { return true }
+            clock.advance(by: min(max(clock.untilNextDeadline ?? step, step), step * 10))
+            return false
+        }
+    }
+
+    /// Runs the pipeline until the stored offset of `chat` partition 0 is `offset`, moving the clock on (see
+    /// `eventuallyAdvancing`), then shuts it down; whether the offset was reached.
     func run(untilStored offset: Int64) async -> Bool {
         let running = start()
-        let reached = await eventually { stored() == offset }
+        let reached = await eventuallyAdvancing { stored() == offset }
         _ = await stop(running)
         return reached
     }

@@ -1,4 +1,6 @@
+import KafkaTypes
 import Observability
+import Synchronization
 import Testing
 
 @testable import PushPipeline
@@ -31,6 +33,32 @@ import Testing
         ] {
             #expect(text.contains(line), "\(line)")
         }
+    }
+}
+
+/// Keeps every record a logger writes.
+private final class RecordingSink: LogSink {
+    let records = Mutex<[LogRecord]>([])
+
+    func write(_ record: LogRecord) {
+        records.withLock { $0.append(record) }
+    }
+}
+
+@Suite struct HandOffLogTests {
+    /// One message followed across systems: its trace context is in the line that says where its devices went.
+    @Test func aHandOffIsLoggedWithTheMessageIdAndTraceParent() {
+        let sink = RecordingSink()
+        let observer = ObservabilityObserver(
+            logger: Logger(label: "test", level: .info, sink: sink), metrics: PushMetrics(registry: MetricsRegistry()))
+        let trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        observer.observe(
+            .handedOff(TopicPartition("chat", 2), offset: 9, messageId: "m-1", traceParent: trace, topics: ["push.dlq"])
+        )
+        let record = sink.records.withLock { $0.first }
+        #expect(record?.metadata["trace.parent"] == .string(trace))
+        #expect(record?.metadata["push.message_id"] == .string("m-1"))
+        #expect(record?.metadata["push.output_topics"] == .string("push.dlq"))
     }
 }
 

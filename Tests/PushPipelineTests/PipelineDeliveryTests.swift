@@ -52,7 +52,8 @@ import Testing
         }
         #expect(
             members.map(\.key) == [
-                "messageId", "room", "type", "userId", "platform", "tokenHash", "status", "reason", "providerMessageId",
+                "receiptId", "messageId", "room", "type", "userId", "platform", "tokenHash", "status", "reason",
+                "providerMessageId",
                 "attempts", "source", "eventTime", "sentAt", "latencyMs", "replayRunId", "worker",
             ])
         #expect(receipt["messageId"] == .string("m1"))

@@ -16,7 +16,8 @@ import Testing
             replayRunId: nil, worker: "w-1")
         #expect(
             String(decoding: receipt.json(), as: UTF8.self)
-                == #"{"messageId":"m-1","room":"r\"1","type":"text","userId":"u-1","platform":"fcm","#
+                == #"{"receiptId":"d160fe97-0fb3-837b-9083-b0421ae6f39a","#
+                + #""messageId":"m-1","room":"r\"1","type":"text","userId":"u-1","platform":"fcm","#
                 + #""tokenHash":"sha256:ab","status":"delivered","reason":null,"#
                 + #""providerMessageId":"projects/p/messages/1","attempts":2,"#
                 + #""source":{"topic":"chat","partition":3,"offset":42},"eventTime":"2027-01-15T08:00:00.250Z","#
@@ -30,7 +31,8 @@ import Testing
             sentAtMicros: nil, latencyMillis: -3, replayRunId: "run-9", worker: "w")
         #expect(
             String(decoding: receipt.json(), as: UTF8.self)
-                == #"{"messageId":"m-2","room":"r","type":"image","userId":"u-1","platform":"fcm","#
+                == #"{"receiptId":"c6755950-1cb8-8c91-bca4-2436da82af1d","#
+                + #""messageId":"m-2","room":"r","type":"image","userId":"u-1","platform":"fcm","#
                 + #""tokenHash":"sha256:ab","status":"skipped","reason":"muted","providerMessageId":null,"attempts":0,"#
                 + #""source":{"topic":"chat","partition":3,"offset":42},"eventTime":"1969-12-31T23:59:59.999Z","#
                 + #""sentAt":null,"latencyMs":0,"replayRunId":"run-9","worker":"w"}"#)

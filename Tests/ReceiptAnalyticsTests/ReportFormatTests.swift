@@ -39,7 +39,7 @@ import Testing
         #expect(lines.count == 7)
     }
 
-    @Test func csvFieldsAreQuotedAndNeverFormulas() {
+    @Test func theCSVsFieldsGoThroughTheOneCSVWriter() {
         var statistics = ReceiptStatistics(dimensions: [.type])
         statistics.add(ReceiptStatisticsTests.receipt("delivered", type: "=HYPERLINK(\"x\",\"y\")"))
         statistics.add(ReceiptStatisticsTests.receipt("delivered", type: "a,b"))

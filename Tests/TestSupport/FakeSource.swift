@@ -4,22 +4,36 @@ import PushCore
 import PushPipeline
 import Synchronization
 
-/// A consumer over in-memory partitions: paused partitions deliver nothing, stored offsets and
-/// pause/resume calls are recorded, and rebalances are played when the test asks.
+/// A consumer over in-memory partitions: a partition is assigned by the poll before its first records, paused
+/// partitions deliver nothing, a seek rewinds a partition, stored offsets and pause/resume calls are recorded, and
+/// rebalances are played when the test asks. It never moves the clock: the test drives time.
 public final class FakeSource: RecordSource {
     public struct State {
-        public var queues: [TopicPartition: [InputRecord]] = [:]
+        /// Every record added, per partition, and the index of the next one to hand out.
+        public var logs: [TopicPartition: [InputRecord]] = [:]
+        public var positions: [TopicPartition: Int] = [:]
         public var paused: Set<TopicPartition> = []
         public var stored: [TopicPartition: Int64] = [:]
         public var pauseCalls: [[TopicPartition]] = []
         public var resumeCalls: [[TopicPartition]] = []
+        public var seeks: [(TopicPartition, Int64)] = []
         public var assigned: Set<TopicPartition> = []
-        public var pendingRevoke: [TopicPartition]?
-        public var revokeDone = false
+        /// Events for the next poll, before its records.
+        public var pendingEvents: [SourceEvent] = []
+        /// Partitions told `revoking` and not finished yet.
+        public var revoking: Set<TopicPartition> = []
+        /// Every `finishRevoke`, in order.
+        public var finishedRevokes: [[TopicPartition]] = []
         public var commits = 0
         public var closed = false
         /// Calls of `poll`.
         public var polls = 0
+        /// Whether polls hand out records of partitions that are revoking (as a source must not: the pipeline
+        /// drops them).
+        public var handsOutRevokingRecords = false
+
+        /// Whether every revoke asked for was finished.
+        public var revokeDone: Bool { revoking.isEmpty && !finishedRevokes.isEmpty }
     }
 
     public let state = Mutex(State())
@@ -29,56 +43,53 @@ public final class FakeSource: RecordSource {
 
     public func add(_ records: [InputRecord]) {
         state.withLock { state in
-            for record in records { state.queues[record.topicPartition, default: []].append(record) }
+            for record in records { state.logs[record.topicPartition, default: []].append(record) }
         }
     }
 
-    /// The next poll calls `partitionsRevoking` before returning.
+    /// The next poll hands out `revoking` for `partitions` (before its records).
     public func revokeOnNextPoll(_ partitions: [TopicPartition]) {
-        state.withLock { $0.pendingRevoke = partitions }
+        state.withLock { state in
+            state.pendingEvents.append(.revoking(partitions))
+            state.revoking.formUnion(partitions)
+        }
+    }
+
+    /// The next poll hands out `assigned` for `partition` again, from `offset` on (what the group committed).
+    public func assignAgain(_ partition: TopicPartition, from offset: Int64) {
+        state.withLock { state in
+            state.assigned.insert(partition)
+            state.pendingEvents.append(.assigned([partition]))
+            state.positions[partition] = state.logs[partition]?.firstIndex { $0.offset >= offset } ?? 0
+        }
     }
 
     public var snapshot: State { state.withLock { $0 } }
 
-    public func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord]
-    {
-        // Like a group consumer: a partition is assigned before any of its records arrive.
-        let newlyAssigned = state.withLock { state in
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
+        let polled = state.withLock { state -> SourcePoll in
             state.polls += 1
-            let new = Set(state.queues.keys).subtracting(state.assigned)
+            // Like a group consumer: a partition is assigned before any of its records arrive.
+            let new = Set(state.logs.keys).subtracting(state.assigned).subtracting(state.finishedRevokes.joined())
             state.assigned.formUnion(new)
-            return new.sorted { $0.description < $1.description }
-        }
-        if !newlyAssigned.isEmpty { await listener.partitionsAssigned(newlyAssigned) }
-        if let revoke = state.withLock({ state -> [TopicPartition]? in
-            defer { state.pendingRevoke = nil }
-            return state.pendingRevoke
-        }) {
-            await listener.partitionsRevoking(revoke)
-            state.withLock { state in
-                for partition in revoke {
-                    state.queues[partition] = nil
-                    state.assigned.remove(partition)
-                    state.paused.remove(partition)
-                }
-                state.revokeDone = true
-            }
-        }
-        let records = state.withLock { state -> [InputRecord] in
+            var events = state.pendingEvents
+            state.pendingEvents = []
+            if !new.isEmpty { events.insert(.assigned(new.sorted()), at: 0) }
             var batch: [InputRecord] = []
-            for partition in state.queues.keys.sorted(by: { $0.description < $1.description })
-            where !state.paused.contains(partition) {
-                let take = min(maxRecords - batch.count, state.queues[partition]?.count ?? 0)
-                batch += state.queues[partition]?.prefix(take) ?? []
-                state.queues[partition]?.removeFirst(take)
+            for partition in state.assigned.sorted() where !state.paused.contains(partition) {
+                if state.revoking.contains(partition) && !state.handsOutRevokingRecords { continue }
+                let log = state.logs[partition] ?? []
+                let from = state.positions[partition] ?? 0
+                let take = min(maxRecords - batch.count, log.count - from)
+                guard take > 0 else { continue }
+                batch += log[from..<(from + take)]
+                state.positions[partition] = from + take
             }
-            return batch
+            return SourcePoll(events: events, records: batch)
         }
-        if records.isEmpty {
-            clock.advance(by: timeout)
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        return records
+        // Real time, only to keep an idle pipeline from spinning: the test clock does not move.
+        if polled.records.isEmpty && polled.events.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        return polled
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {
@@ -96,6 +107,23 @@ public final class FakeSource: RecordSource {
         state.withLock { state in
             state.paused.subtract(partitions)
             state.resumeCalls.append(partitions)
+        }
+    }
+
+    public func seek(_ partition: TopicPartition, to offset: Int64) throws {
+        state.withLock { state in
+            state.seeks.append((partition, offset))
+            let log = state.logs[partition] ?? []
+            state.positions[partition] = log.firstIndex { $0.offset >= offset } ?? log.count
+        }
+    }
+
+    public func finishRevoke(_ partitions: [TopicPartition]) async throws {
+        state.withLock { state in
+            state.finishedRevokes.append(partitions)
+            state.revoking.subtract(partitions)
+            state.assigned.subtract(partitions)
+            state.paused.subtract(partitions)
         }
     }
 

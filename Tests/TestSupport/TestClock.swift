@@ -3,7 +3,7 @@ import PushCore
 import PushPipeline
 import Synchronization
 
-/// Virtual time: `sleep` waits until the test (or the fake source, when idle) advances the clock.
+/// Virtual time: it moves only when the test calls `advance`, and `sleep` waits until it has moved far enough.
 public final class TestClock: WallClock {
     private struct Sleeper {
         let deadline: Int64
@@ -13,6 +13,8 @@ public final class TestClock: WallClock {
     private struct State {
         var now: Int64 = 1_800_000_000_000_000
         var sleepers: [Int: Sleeper] = [:]
+        /// Sleeps cancelled before they were registered: they end at once when they get there.
+        var cancelledEarly: Set<Int> = []
         var nextId = 0
     }
 
@@ -21,6 +23,16 @@ public final class TestClock: WallClock {
     public init() {}
 
     public func nowMicros() -> Int64 { state.withLock { $0.now } }
+
+    /// How many tasks sleep on this clock now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// How long until the earliest sleeper is due (zero when one is due already); nil when nobody sleeps.
+    public var untilNextDeadline: Duration? {
+        state.withLock { state in
+            state.sleepers.values.map(\.deadline).min().map { .microseconds(max(0, $0 - state.now)) }
+        }
+    }
 
     public func sleep(for duration: Duration) async throws {
         let micros = duration.wholeMilliseconds * 1000
@@ -31,20 +43,24 @@ public final class TestClock: WallClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let cancelled = Task.isCancelled
-                state.withLock { state in
+                // Under the lock, where the cancellation handler decides too: no cancellation falls in a gap.
+                let cancelled = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return true }
                     state.sleepers[id] = Sleeper(deadline: state.now + micros, continuation: continuation)
+                    return false
                 }
-                if cancelled { resume(id, throwing: CancellationError()) }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            resume(id, throwing: CancellationError())
+            let sleeper = state.withLock { state in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                    state.cancelledEarly.insert(id)
+                    return nil as Sleeper?
+                }
+                return sleeper
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
         }
-    }
-
-    private func resume(_ id: Int, throwing error: (any Error)?) {
-        let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
-        if let error { sleeper?.continuation.resume(throwing: error) } else { sleeper?.continuation.resume() }
     }
 
     /// Moves time forward and wakes every sleeper whose deadline passed.

@@ -71,6 +71,16 @@ import TopicWindow
         #expect(try await read(from: .beginning, to: .end).isEmpty)
     }
 
+    /// `--partitions 0,0` trapped `receipts stats` and `replay` ("Duplicate values for key").
+    @Test func aPartitionListedTwiceIsReadOnce() async throws {
+        try await produce(2, partition: 0)
+        let reader = try TopicWindowReader(configuration: configuration, topic: topic)
+        let windows = try await reader.plan(from: .beginning, to: .end, partitions: [0, 0])
+        await reader.close()
+        #expect(windows.map(\.partition) == [0])
+        #expect(try await read(from: .beginning, to: .end, partitions: [0, 0]) == ["p0-0", "p0-1"])
+    }
+
     @Test func aPartitionTheTopicDoesNotHaveIsRefusedByNumber() async throws {
         let reader = try TopicWindowReader(configuration: configuration, topic: topic)
         await #expect {

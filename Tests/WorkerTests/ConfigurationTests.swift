@@ -95,6 +95,25 @@ import Testing
         (["APNS_URL": "http://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_URL"),
         (["APNS_SANDBOX_URL": "HTTP://apns.example"].merging(Self.apnsOnly) { $1 }, "APNS_SANDBOX_URL"),
         (["PUSH_ALLOW_INSECURE_HTTP": "yes"], "PUSH_ALLOW_INSECURE_HTTP"),
+        // Copied into every receipt: a pod name is at most 253 characters.
+        (["PUSH_WORKER_ID": String(repeating: "w", count: 100_000)], "PUSH_WORKER_ID"),
+        (["HOSTNAME": String(repeating: "w", count: 254)], "HOSTNAME"),
+        (["PUSH_WORKER_ID": "pod\u{7}"], "PUSH_WORKER_ID"),
+        // Readiness reads librdkafka's statistics: switched off, a pod would never be ready.
+        (["KAFKA_STATISTICS_INTERVAL_MS": "0"], "KAFKA_STATISTICS_INTERVAL_MS"),
+        (["KAFKA_STATISTICS_INTERVAL_MS": "3600000"], "KAFKA_STATISTICS_INTERVAL_MS"),
+        (["FCM_URL": "https://h:99999"], "FCM_URL"),
+        (["FCM_URL": "https://h:0"], "FCM_URL"),
+        (["FCM_URL": "https://h:"], "FCM_URL"),
+        (["FCM_URL": "https://h:+443"], "FCM_URL"),
+        (["FCM_URL": "https://[::1"], "FCM_URL"),
+        (["FCM_URL": "https://[::1]x"], "FCM_URL"),
+        (["FCM_URL": "https://[not-v6]:443"], "FCM_URL"),
+        (["FCM_URL": "https://user@fcm.example"], "FCM_URL"),
+        (["FCM_URL": "https://fcm.example/?q=1"], "FCM_URL"),
+        (["FCM_URL": "https://fcm..example"], "FCM_URL"),
+        (["FCM_URL": "https://"], "FCM_URL"),
+        (["APNS_URL": "https://h:99999"].merging(Self.apnsOnly) { $1 }, "APNS_URL"),
     ])
     func aBadSettingIsRefusedNamingItsVariable(overrides: [String: String], variable: String) {
         #expect {
@@ -102,6 +121,20 @@ import Testing
         } throws: { error in
             (error as? InvalidSetting)?.variable == variable
         }
+    }
+
+    @Test(arguments: [
+        "https://fcm.googleapis.com", "https://127.0.0.1:8443", "https://[::1]:8443", "https://[fe80::1]",
+        "https://gateway.example:443/fcm/",
+    ])
+    func wellFormedProviderURLsAreTaken(url: String) throws {
+        #expect(try Self.fcmWith(["FCM_URL": url]).fcm?.url.hasPrefix(String(url.prefix(12))) == true)
+    }
+
+    @Test func aWorkerNameOfAPodsLengthIsTaken() throws {
+        let name = String(repeating: "w", count: 253)
+        #expect(try Self.fcmWith(["PUSH_WORKER_ID": name]).pipeline.worker == name)
+        #expect(try Self.fcmWith(["HOSTNAME": "pod-1"]).pipeline.worker == "pod-1")
     }
 
     @Test func noProviderAtAllIsRefused() {

@@ -21,6 +21,7 @@ import Testing
     struct Fixture {
         let cluster: MockCluster
         let ingress: IngressServer
+        let registry = MetricsRegistry()
 
         init(kafkaTimeoutMilliseconds: Int = 10_000) async throws {
             cluster = try MockCluster(brokers: 1)
@@ -35,7 +36,7 @@ import Testing
                     "KAFKA_TOPIC_METADATA_REFRESH_INTERVAL_MS": "1000",
                 ], configFile: nil)
             ingress = try IngressServer.start(
-                configuration: configuration, registry: MetricsRegistry(), logger: Logger(label: "t", level: .critical))
+                configuration: configuration, registry: registry, logger: Logger(label: "t", level: .critical))
         }
 
         func post(_ path: String, _ body: String, headers: [String] = ["IM-API-KEY: new-key"]) async throws
@@ -87,6 +88,14 @@ import Testing
         let records = try await fixture.records(count: 3)
         await fixture.stop()
         #expect(records.count == 3)
+        let scrape = fixture.registry.prometheusText()
+        #expect(scrape.contains(#"push_ingress_requests_total{route="/imkit/push/v2",status="200"} 1"#))
+        #expect(scrape.contains("push_ingress_kafka_seconds_count 3"))
+        // Every ingress series the dashboard queries is exposed.
+        let dashboard = try String(contentsOf: Repository.path("deploy/grafana/push-worker.json"), encoding: .utf8)
+        for match in dashboard.matches(of: /push_ingress_[a-z_]+/) {
+            #expect(scrape.contains(String(match.output)), "\(match.output) is not exposed")
+        }
         let byKey = Dictionary(records.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0.value) }) { a, _ in a }
         #expect(byKey["room-1"] == Array(Self.v1.utf8))
         #expect(byKey["room-2"] == Array(Self.v2.utf8))

@@ -1,4 +1,5 @@
 import KafkaTypes
+import Lifecycle
 import Observability
 import PushPipeline
 import TestSupport
@@ -6,8 +7,8 @@ import Testing
 
 @testable import Worker
 
-/// The pipeline as the last service of `run`'s group: ready once running, unready at once when shut down, then
-/// drained, committed and closed.
+/// The pipeline as the last service of `run`'s group: ready once running, unready at once when asked to shut down,
+/// then drained, committed and closed.
 @Suite struct PipelineServiceTests {
     let clock = TestClock()
     let source: FakeSource
@@ -31,21 +32,23 @@ import Testing
             invalidTokens: invalidTokens, clock: clock, port: 0)
     }
 
-    @Test func cancelledItTurnsUnreadyAtOnceThenDrainsCommitsAndClosesTheSource() async {
+    @Test func askedToShutDownItTurnsUnreadyAtOnceThenDrainsCommitsAndClosesTheSource() async {
         let service = service()
-        let running = Task { await service.run() }
+        let shutdown = GracefulShutdown()
+        let running = Task { await service.run(shutdown: shutdown) }
         #expect(await eventually { readiness.evaluate().passing })
-        running.cancel()
+        shutdown.request()
         #expect(!readiness.evaluate().passing)
         await running.value
         #expect(source.state.withLock { $0.closed && $0.commits == 1 })
     }
 
-    @Test func cancelledWhileWaitingForTheInvalidTokenTableItNeverTurnsReady() async {
+    @Test func askedToShutDownWhileWaitingForTheInvalidTokenTableItNeverTurnsReady() async {
         let service = service(invalidTokens: (InvalidTokenTable(), .seconds(3600)))
-        let running = Task { await service.run() }
+        let shutdown = GracefulShutdown()
+        let running = Task { await service.run(shutdown: shutdown) }
         try? await Task.sleep(for: .milliseconds(50))
-        running.cancel()
+        shutdown.request()
         await running.value
         #expect(!readiness.evaluate().passing)
         #expect(source.state.withLock { $0.closed })

@@ -59,8 +59,20 @@ import Testing
 
     @Test func anUnreadableKeyOrServiceAccountNamesItsVariable() throws {
         let apns = try WorkerConfiguration.load(environment: ConfigurationTests.apnsOnly)
-        #expect(Self.error(apns)?.description == "invalid APNS_KEY_FILE: cannot read /secrets/key.p8")
+        #expect(
+            Self.error(apns)?.description
+                == "invalid APNS_KEY_FILE: cannot read /secrets/key.p8: No such file or directory")
         let fcm = try WorkerConfiguration.load(environment: ConfigurationTests.fcmOnly)
-        #expect(Self.error(fcm)?.description == "invalid FCM_SERVICE_ACCOUNT_FILE: cannot read /secrets/sa.json")
+        #expect(
+            Self.error(fcm)?.description
+                == "invalid FCM_SERVICE_ACCOUNT_FILE: cannot read /secrets/sa.json: No such file or directory")
+    }
+
+    @Test func aKeyOrServiceAccountFileThatIsADeviceIsRefusedNamingIt() throws {
+        let fcm = try WorkerConfiguration.load(environment: ["FCM_SERVICE_ACCOUNT_FILE": "/dev/zero"])
+        #expect(
+            Self.error(fcm)?.description
+                == "invalid FCM_SERVICE_ACCOUNT_FILE: cannot read /dev/zero: is not a regular file (a directory, FIFO, "
+                + "socket or device)")
     }
 }

@@ -78,24 +78,27 @@ import Testing
         }
     }
 
-    /// Whether the workers together own every partition any worker was ever assigned (input and retry topics), with
-    /// at least the input topic's two.
+    /// Waits until `allPartitionsOwned(by: workers)`.
     static func waitUntilAllPartitionsOwned(by workers: [ChildProcess], within limit: Duration) async -> Bool {
-        await eventually(within: limit, every: .milliseconds(200)) {
-            var owned: Set<String> = []
-            var seen: Set<String> = []
-            for worker in workers {
-                var timeline: [(Date, Bool, [String])] = []
-                timeline += events("partitions assigned", in: worker.stderr.text).map { ($0.time, true, $0.partitions) }
-                timeline += events("partitions revoked", in: worker.stderr.text).map { ($0.time, false, $0.partitions) }
-                var mine: Set<String> = []
-                for (_, assigned, partitions) in timeline.sorted(by: { $0.0 < $1.0 }) {
-                    if assigned { mine.formUnion(partitions) } else { mine.subtract(partitions) }
-                    seen.formUnion(partitions)
-                }
-                owned.formUnion(mine)
+        await eventually(within: limit, every: .milliseconds(200)) { allPartitionsOwned(by: workers) }
+    }
+
+    /// Whether the workers together own every partition any worker was ever assigned (input and retry topics), with
+    /// at least the input topic's two, by their logs so far.
+    static func allPartitionsOwned(by workers: [ChildProcess]) -> Bool {
+        var owned: Set<String> = []
+        var seen: Set<String> = []
+        for worker in workers {
+            var timeline: [(Date, Bool, [String])] = []
+            timeline += events("partitions assigned", in: worker.stderr.text).map { ($0.time, true, $0.partitions) }
+            timeline += events("partitions revoked", in: worker.stderr.text).map { ($0.time, false, $0.partitions) }
+            var mine: Set<String> = []
+            for (_, assigned, partitions) in timeline.sorted(by: { $0.0 < $1.0 }) {
+                if assigned { mine.formUnion(partitions) } else { mine.subtract(partitions) }
+                seen.formUnion(partitions)
             }
-            return owned.count >= 2 && owned == seen
+            owned.formUnion(mine)
         }
+        return owned.count >= 2 && owned == seen
     }
 }

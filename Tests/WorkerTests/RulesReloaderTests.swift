@@ -18,7 +18,7 @@ final class MemoryFile: FileReading {
 
     func stamp(of path: String) -> FileStamp? { file.withLock { $0?.stamp } }
 
-    func contents(of path: String) throws -> [UInt8] {
+    func contents(of path: String, kind: InputFileKind) throws -> [UInt8] {
         guard let bytes = file.withLock({ $0?.bytes }) else { throw FileReadError(path: path, reason: "missing") }
         return bytes
     }

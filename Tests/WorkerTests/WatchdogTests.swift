@@ -35,11 +35,11 @@ import Testing
         let service = WatchdogService(
             watchdog: Watchdog(limit: .seconds(10), clock: clock), lastPollMicros: { lastPoll }, observer: observer)
         let watching = Task { () async -> ServiceGroupExit? in
-            do throws(ServiceGroupExit) {
-                try await service.run()
+            do {
+                try await service.run(shutdown: GracefulShutdown())
                 return nil
             } catch {
-                return error
+                return error as? ServiceGroupExit
             }
         }
         for _ in 0..<200 {
@@ -53,13 +53,14 @@ import Testing
             })
     }
 
-    @Test func cancelledItReturnsWithoutEndingTheGroup() async throws {
+    @Test func askedToShutDownItReturnsWithoutEndingTheGroup() async throws {
         let clock = TestClock()
         let service = WatchdogService(
             watchdog: Watchdog(limit: .seconds(10), clock: clock), lastPollMicros: { clock.nowMicros() },
             observer: RecordingObserver())
-        let watching = Task { try await service.run() }
-        watching.cancel()
+        let shutdown = GracefulShutdown()
+        let watching = Task { try await service.run(shutdown: shutdown) }
+        shutdown.request()
         try await watching.value
     }
 }

@@ -53,10 +53,13 @@ import Worker
         // The simulator's latency keeps the run longer than producing its events (50 rooms × 25 records/s): the
         // kills must fall while the worker is still sending.
         let (kills, maxInFlight, batch, rooms, latencyMillis, commitMillis) = (4, 200, 100, 50, 40, 100)
-        let run = try await EndToEnd(workerEnvironment: [
-            "PUSH_MAX_IN_FLIGHT": "\(maxInFlight)", "PUSH_BATCH_SIZE": "\(batch)",
-            "KAFKA_AUTO_COMMIT_INTERVAL_MS": "\(commitMillis)",
-        ]) { simulator in
+        // Four partitions: the mock cluster keeps about 5 MB of each, and the run writes some 12 MB of receipts.
+        let run = try await EndToEnd(
+            workerEnvironment: [
+                "PUSH_MAX_IN_FLIGHT": "\(maxInFlight)", "PUSH_BATCH_SIZE": "\(batch)",
+                "KAFKA_AUTO_COMMIT_INTERVAL_MS": "\(commitMillis)",
+            ], partitions: 4
+        ) { simulator in
             try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": \(latencyMillis)}")
         }
         try await run.produce(

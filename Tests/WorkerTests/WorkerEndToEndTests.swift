@@ -22,9 +22,13 @@ final class EndToEnd {
     let workerEnvironment: [String: String]
     let kafka: KafkaConfiguration
     let producer: KafkaProducer
+    /// Partitions of every topic of the dev broker.
+    let partitions: Int
 
+    /// `partitions`: the dev broker's partitions per topic. The mock cluster keeps about 5 MB per partition
+    /// (librdkafka's `max_size`), some 8,500 receipts: a run that writes more needs more partitions.
     init(
-        workerEnvironment: [String: String] = [:], producerProperties: [String: String] = [:],
+        workerEnvironment: [String: String] = [:], producerProperties: [String: String] = [:], partitions: Int = 2,
         beforeStart: (PushSimulator) async throws -> Void = { _ in }
     )
         async throws
@@ -34,7 +38,8 @@ final class EndToEnd {
         apns = try await simulator.apnsCredentials()
         fcm = try await simulator.serviceAccountFile()
         let bootstrap: String
-        (broker, bootstrap) = try await startDevBroker()
+        self.partitions = partitions
+        (broker, bootstrap) = try await startDevBroker(partitions: partitions)
         let environment = [
             "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "KAFKA_SESSION_TIMEOUT_MS": "6000",
             "KAFKA_HEARTBEAT_INTERVAL_MS": "300", "KAFKA_AUTO_COMMIT_INTERVAL_MS": "200",
@@ -88,19 +93,19 @@ final class EndToEnd {
             KafkaProducerRecord(topic: "chat.messages", key: Array(key.utf8), value: Array(value.utf8)))
     }
 
-    /// Records of `topics` (both partitions, from the start) until `count` arrived or `limit` passed.
+    /// Records of `topics` (every partition, from the start) until `count` arrived or `limit` passed.
     func read(_ topics: [String], count: Int, within limit: Duration = .seconds(90)) async throws -> [KafkaRecord] {
         try await read(topics, within: limit) { $0.count >= count }
     }
 
-    /// Records of `topics` (both partitions, from the start) until `done` says so or `limit` passed.
+    /// Records of `topics` (every partition, from the start) until `done` says so or `limit` passed.
     func read(_ topics: [String], within limit: Duration, until done: ([KafkaRecord]) -> Bool) async throws
         -> [KafkaRecord]
     {
         let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
         var assignment: [TopicPartition: KafkaOffset] = [:]
         for topic in topics {
-            for partition in Int32(0)..<2 { assignment[TopicPartition(topic, partition)] = .beginning }
+            for partition in 0..<Int32(partitions) { assignment[TopicPartition(topic, partition)] = .beginning }
         }
         try await reader.assign(assignment)
         var records: [KafkaRecord] = []

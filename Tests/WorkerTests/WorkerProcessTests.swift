@@ -9,8 +9,8 @@ func workerProcess(environment: [String: String]) throws -> ChildProcess {
 }
 
 /// `push-worker dev-broker` with one broker and two partitions per topic, and its bootstrap servers.
-func startDevBroker() async throws -> (DevBrokerProcess, String) {
-    let broker = try DevBrokerProcess(arguments: ["--brokers", "1", "--partitions", "2"])
+func startDevBroker(partitions: Int = 2) async throws -> (DevBrokerProcess, String) {
+    let broker = try DevBrokerProcess(arguments: ["--brokers", "1", "--partitions", String(partitions)])
     return (broker, try await broker.bootstrapServers(within: .seconds(30)))
 }
 

@@ -1,11 +1,16 @@
 """Runs the analytics kit in embedded ClickHouse (chdb) on receipts from a file, without a server or Kafka.
 
 The kit's DDL is applied as it is, except the Kafka-engine queue, which becomes a Null-engine table of the
-same shape (its materialized view fires on inserts just the same). The receipts (one JSON object a line,
-as on the topic) are inserted into it, every query in queries/ runs, and the results are printed as one
-JSON object shaped like `push-worker receipts stats --format json`, for comparison.
+same shape plus the Kafka engine's virtual columns (`_topic`, `_partition`, `_offset`, `_timestamp_ms`,
+`_error`, `_raw_message`); its materialized views fire on inserts just the same. The receipts are inserted
+into it, every query in queries/ runs over the window, and the results are printed as one JSON object shaped
+like `push-worker receipts stats --format json`, for comparison.
 
     python deploy/analytics/chdb_check.py --receipts receipts.jsonl
+    python deploy/analytics/chdb_check.py --records records.jsonl [--from T] [--to T] [--run ID]
+
+--receipts: one receipt JSON object a line, as one partition in line order (no record timestamps).
+--records: one Kafka record a line, {"topic", "partition", "offset", "timestampMs", "value": "<receipt JSON>"}.
 """
 
 import argparse
@@ -17,6 +22,10 @@ import tempfile
 from chdb import session
 
 KIT = pathlib.Path(__file__).resolve().parent
+QUEUE = (
+    "CREATE TABLE IF NOT EXISTS push.receipts_queue (raw String, _topic String, _partition UInt64, "
+    "_offset UInt64, _timestamp_ms Nullable(DateTime64(3)), _error String, _raw_message String) ENGINE = Null"
+)
 
 
 def statements(path):
@@ -28,15 +37,46 @@ def rows(db, sql):
     return json.loads(db.query(sql, "JSON").bytes() or b'{"data": []}')["data"]
 
 
-def load(db, receipts):
+def create(db):
     for path in sorted((KIT / "clickhouse").glob("*.sql")):
         for statement in statements(path):
-            if re.search(r"ENGINE\s*=\s*Kafka", statement):
-                statement = "CREATE TABLE IF NOT EXISTS push.receipts_queue (raw String) ENGINE = Null"
-            db.query(statement)
-    lines = [line for line in receipts.read_text().splitlines() if line.strip()]
-    for start in range(0, len(lines), 10_000):
-        db.query("INSERT INTO push.receipts_queue FORMAT JSONAsString\n" + "\n".join(lines[start : start + 10_000]))
+            db.query(QUEUE if re.search(r"ENGINE\s*=\s*Kafka", statement) else statement)
+
+
+def insert(db, records, block=10_000):
+    """Inserts `records` (dicts with the queue's columns) in blocks: each block is a part, as the Kafka engine
+    writes them, so copies stand in separate parts until a merge."""
+    for start in range(0, len(records), block):
+        lines = "\n".join(json.dumps(record) for record in records[start : start + block])
+        db.query("INSERT INTO push.receipts_queue FORMAT JSONEachRow\n" + lines)
+
+
+def from_receipts(path):
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    return [{"raw": line, "_topic": "push.receipts", "_partition": 0, "_offset": index} for index, line in enumerate(lines)]
+
+
+def from_records(path):
+    records = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            timestamp = record.get("timestampMs")
+            records.append(
+                {
+                    "raw": record["value"],
+                    "_topic": record["topic"],
+                    "_partition": record["partition"],
+                    "_offset": record["offset"],
+                    "_timestamp_ms": None if timestamp is None else timestamp / 1000,
+                }
+            )
+    return records
+
+
+def window(db, start, end, run):
+    for name, value in (("from", start), ("to", end), ("run", run)):
+        db.query(f"SET param_{name} = '{value}'")
 
 
 def query(db, name):
@@ -53,9 +93,13 @@ def nested(result, outer):
 
 def report(db):
     latency = query(db, "latency")[0]
+    copies = query(db, "copies")[0]
+    by_status = {row["status"]: int(row["receipts"]) for row in query(db, "by_status")}
     return {
-        "total": int(rows(db, "SELECT count() AS n FROM push.receipts")[0]["n"]),
-        "byStatus": {row["status"]: int(row["receipts"]) for row in query(db, "by_status")},
+        "total": sum(by_status.values()),
+        "rows": int(rows(db, "SELECT count() AS n FROM push.receipts")[0]["n"]),
+        "copies": {"dropped": int(copies["copiesDropped"]), "records": int(copies["records"])},
+        "byStatus": by_status,
         "byPlatform": nested(query(db, "by_platform_status"), "platform"),
         "byType": nested(query(db, "by_type_status"), "type"),
         "deliveryRate": query(db, "delivery_rate")[0]["deliveryRate"],
@@ -82,11 +126,18 @@ def report(db):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--receipts", required=True, type=pathlib.Path, help="receipts, one JSON object a line")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--receipts", type=pathlib.Path, help="receipts, one JSON object a line")
+    source.add_argument("--records", type=pathlib.Path, help="Kafka records of the receipts topic, one a line")
+    parser.add_argument("--from", dest="start", default="1970-01-01 00:00:00", help="window start (UTC)")
+    parser.add_argument("--to", dest="end", default="2100-01-01 00:00:00", help="window end, exclusive (UTC)")
+    parser.add_argument("--run", default="*", help="'' live sends only, a replay run id, or '*' all (default)")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="push-chdb-") as directory:
         db = session.Session(directory)
-        load(db, arguments.receipts)
+        create(db)
+        insert(db, from_receipts(arguments.receipts) if arguments.receipts else from_records(arguments.records))
+        window(db, arguments.start, arguments.end, arguments.run)
         print(json.dumps(report(db), sort_keys=True))
         db.close()
 

@@ -9,7 +9,9 @@
 partition) never drops one before the worker read it; reads every output (fuzz_accounting.py). Then asserts:
 the worker never died and still runs, every record is accounted for, the group's committed offsets reached the
 end of every input partition, retries the worker wrote resolved, peak RSS and the CPU once idle stayed bounded,
-and SIGTERM still stops it with exit status 0. Prints one summary line, and exits 1 with the reasons (seed,
+and SIGTERM still stops it with exit status 0. Meanwhile the rules file is swapped, every second, for a FIFO,
+a link to /dev/zero, a file over the rules file's cap and the good file again (`--no-file-swaps` to keep it): the
+worker must refuse each and keep its table, without blocking or filling memory. Prints one summary line, and exits 1 with the reasons (seed,
 record index, what was missing) on any failure. `--only 17,42` replays just those records of the seed.
 """
 
@@ -19,9 +21,11 @@ import argparse
 import json
 import random
 import shutil
+import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -117,6 +121,51 @@ class Findings:
     hostile: dict = field(default_factory=lambda: {"answers": 0, "kinds": {}})
     requests: int = 0  # HTTP/2 requests the push simulator received
     candidates: list[int] = field(default_factory=list)  # indexes of the records not committed at a crash
+    file_swaps: int = 0  # times the rules file was swapped for a hostile one
+    refused_reloads: int = 0  # rules reloads the worker refused (logged)
+
+
+class FileSwapper:
+    """Swaps the worker's rules file, every `hold` seconds, for a FIFO, a link to /dev/zero, a file over the 4 MiB
+    a rules file may have, and the good file again, each by an atomic rename as a ConfigMap update would; on
+    `stop` the good file is back."""
+
+    KINDS = ("fifo", "/dev/zero", "huge", "good")
+
+    def __init__(self, path: Path, hold: float = 1.0):
+        self.path, self.hold = path, hold
+        self.good = path.read_bytes()
+        self.swaps = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="file-swapper", daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        turn = 0
+        while not self.stopping.wait(self.hold):
+            kind = self.KINDS[turn % len(self.KINDS)]
+            turn += 1
+            self.swap(kind)
+            self.swaps += kind != "good"
+
+    def swap(self, kind: str) -> None:
+        staged = self.path.with_name(f".{self.path.name}.{kind.strip('/').replace('/', '-')}")
+        staged.unlink(missing_ok=True)
+        if kind == "fifo":
+            os.mkfifo(staged)
+        elif kind == "/dev/zero":
+            staged.symlink_to("/dev/zero")
+        elif kind == "huge":
+            staged.write_bytes(b" " * (5 << 20))
+        else:
+            staged.write_bytes(self.good)
+        os.replace(staged, self.path)
+
+    def stop(self) -> int:
+        self.stopping.set()
+        self.thread.join()
+        self.swap("good")
+        return self.swaps
 
 
 class Fuzz:
@@ -140,10 +189,12 @@ class Fuzz:
         """Starts everything, produces the records at `indexes`, waits for the worker to settle and stops it."""
         findings = Findings()
         began = time.monotonic()
-        reader = None
+        reader = swapper = None
         try:
             self.start()
             reader = OutputReader(self.servers, self.ledger, self.arguments.partitions)
+            if self.arguments.file_swaps:
+                swapper = FileSwapper(self.directory / "rules.json")
             self.produce(indexes)
             say(f"produced {len(self.records)} records ({len(self.refused)} refused by Kafka) in "
                 f"{time.monotonic() - began:.0f} s; waiting for the worker to settle")
@@ -166,6 +217,8 @@ class Fuzz:
         except ProcessFailed as failure:
             findings.problems.append(str(failure))
         finally:
+            if swapper is not None:
+                findings.file_swaps = swapper.stop()
             if self.sampler is not None:
                 self.sampler.stop()
             if self.simulator is not None and self.simulator.child.process.poll() is None:
@@ -174,6 +227,11 @@ class Fuzz:
             if reader is not None:
                 reader.stop()  # before the broker goes
             findings.worker_status = self.stop().get("push-worker run")
+        if self.worker is not None:
+            findings.refused_reloads = self.worker.log.read_text(errors="replace").count("rules reload refused")
+        if findings.file_swaps and not findings.refused_reloads:
+            findings.problems.append(f"the rules file was swapped {findings.file_swaps} times for a FIFO, /dev/zero or "
+                                     "a huge file, and the worker refused none")
         if self.worker is not None and not findings.crashes and findings.worker_status != 0:
             findings.problems.append(f"push-worker exited with status {findings.worker_status} after SIGTERM, not 0")
         if self.peak_rss_mb > self.arguments.max_rss_mb:
@@ -181,6 +239,8 @@ class Fuzz:
         if findings.idle_cpu > self.arguments.max_idle_cpu:
             findings.problems.append(f"hot loop: {findings.idle_cpu:.0f} % CPU once everything settled (limit "
                                      f"{self.arguments.max_idle_cpu:.0f} %)")
+        if self.ledger.bad_receipts:
+            findings.problems += [f"receipt: {line}" for line in self.ledger.bad_receipts[:10]]
         if self.ledger.lost_outputs:
             findings.problems.append(f"the dev broker dropped {self.ledger.lost_outputs} outputs before the fuzzer "
                                      "read them (its reader fell behind; the accounting is incomplete)")
@@ -208,7 +268,7 @@ class Fuzz:
             **settings, "KAFKA_BOOTSTRAP_SERVERS": self.servers, "KAFKA_GROUP_ID": GROUP,
             "KAFKA_AUTO_COMMIT_INTERVAL_MS": "1000", "PUSH_WORKER_ID": "fuzz-worker",
             "PUSH_RULES_FILE": str(rules_file(self.directory)), "PUSH_RETRY_BUDGET_MS": "2000",
-            "PUSH_REQUEST_TIMEOUT_MS": "3000", "PUSH_SHUTDOWN_GRACE_SECONDS": "10",
+            "PUSH_REQUEST_TIMEOUT_MS": "3000", "PUSH_SHUTDOWN_GRACE_SECONDS": "10", "PUSH_RULES_CHECK_MS": "200",
             **dict(setting.split("=", 1) for setting in arguments.worker_env),
         })
         self.worker = worker
@@ -486,6 +546,8 @@ def main() -> int:
                         help="CPU %% of one core allowed once everything settled (default 50)")
     parser.add_argument("--bisect", action="store_true",
                         help="after a crash, replay halves of the records not committed until one record is left")
+    parser.add_argument("--no-file-swaps", dest="file_swaps", action="store_false",
+                        help="keep the rules file in place (by default it is swapped for hostile files every second)")
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="an extra setting for push-worker run (repeatable)")
     arguments = parser.parse_args()
@@ -508,7 +570,8 @@ def main() -> int:
     say(f"records {len(fuzz.records)}, provider answers {findings.hostile['answers']}, crashes {findings.crashes}, "
         f"stalls {findings.stalls}, unaccounted {unaccounted}, peak RSS {fuzz.peak_rss_mb:.0f} MB, peak CPU "
         f"{fuzz.peak_cpu_percent:.0f} %, idle CPU {findings.idle_cpu:.0f} %, refused by Kafka {len(fuzz.refused)}, "
-        f"outputs naming no record {fuzz.ledger.strays()}, seed {arguments.seed}, {time.monotonic() - began:.0f} s")
+        f"outputs naming no record {fuzz.ledger.strays()}, file swaps {findings.file_swaps} "
+        f"({findings.refused_reloads} refused), seed {arguments.seed}, {time.monotonic() - began:.0f} s")
     say(f"{findings.requests} provider requests; hostile answers by kind: "
         f"{json.dumps(findings.hostile['kinds'], sort_keys=True)}")
     return 1 if problems else 0

@@ -9,20 +9,26 @@ tier's partition in order, pausing it until its first record is due, so a retry 
 `x-retry-due` or `x-retry-not-before`), and every later record of its partition, may still wait there; one of the
 fuzzer's retry records that the worker moved on to a longer tier is accounted for by the moved copy. Retry records
 the worker wrote itself must resolve (a receipt or dead letter for each of their devices) when they were due long
-enough before the end and wait behind no such record.
+enough before the end and wait behind no such record. A receipt is at most 8 KB, carries a run id only from a retry
+record and a trace context only well-formed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-from fuzz_records import FuzzRecord, Position, RecordSummary, devices_of
+from fuzz_records import INPUT_RUN_ID, FuzzRecord, Position, RecordSummary, devices_of
+
+# The largest receipt: its texts are the event's bounded ids, a token hash, a bounded worker id and run id.
+MAX_RECEIPT_BYTES = 8192
+TRACE_PARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")
 
 # Stands for the value of a dead letter that went out without it (too large for Kafka, so its devices are unknown).
 VALUE_DROPPED = "value dropped"
@@ -78,6 +84,7 @@ class Ledger:
         self.worker_retries: list[WorkerRetry] = []
         self.unnamed_sources = 0  # outputs naming no readable source position
         self.lost_outputs = 0  # output offsets the broker dropped before the reader saw them
+        self.bad_receipts: list[str] = []  # receipts carrying what they must not (an input's run id, 350 KB)
 
     # Filled by the producer and the reader
 
@@ -93,6 +100,7 @@ class Ledger:
         with self.lock:
             if topic == self.receipts_topic:
                 receipt = json.loads(message.value())
+                self.check_receipt(receipt, len(message.value()))
                 source = receipt.get("source") or {}
                 self.output(position(source.get("topic"), source.get("partition"), source.get("offset")),
                             {receipt.get("tokenHash")}, final=True)
@@ -106,6 +114,17 @@ class Ledger:
             elif topic in self.retry_topics and (topic, message.partition(), message.offset()) not in \
                     self.expectations:
                 self.retry(message, headers)
+
+    def check_receipt(self, receipt: dict, size: int) -> None:
+        """A receipt's size is bounded whatever the record's headers; its run id comes only from a retry record
+        (the fuzzer runs no replay) and is 1 to 200 bytes; its trace context is well-formed."""
+        run_id, trace = receipt.get("replayRunId"), receipt.get("traceparent")
+        if size > MAX_RECEIPT_BYTES:
+            self.bad_receipts.append(f"a receipt of {size} bytes (over {MAX_RECEIPT_BYTES})")
+        if run_id is not None and (run_id == INPUT_RUN_ID.decode() or not 1 <= len(run_id.encode()) <= 200):
+            self.bad_receipts.append(f"a receipt with the replayRunId {run_id[:40]!r}")
+        if trace is not None and not TRACE_PARENT.fullmatch(trace):
+            self.bad_receipts.append(f"a receipt with the traceparent {trace[:60]!r}")
 
     def retry(self, message, headers: dict) -> None:
         """A record the worker wrote to a retry tier: its own retry, or one of ours moved on to a longer tier

@@ -5,7 +5,8 @@ gets one or more mutations drawn from a seeded random source: extreme numbers, h
 duplicate keys, control characters in room ids, far-future and far-past times, wrong types, deep nesting, byte
 damage, oversize values near 1 MB, hostile keys and hostile failure headers. About one record in twenty goes to
 a retry tier instead of the input topic, with hostile `x-retry-due`, `x-retry-not-before`, `x-attempts` and
-`x-source-*` headers.
+`x-source-*` headers. On every topic, the headers a worker carries to its outputs (`x-replay-run-id`, `traceparent`)
+come hostile too: up to 350 KB, control characters, malformed, repeated.
 The same seed always gives the same records (times are relative to the `now` given).
 """
 
@@ -53,7 +54,17 @@ INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x
                 b"\xe2\x82", b"\x80", b"\xf8\x88\x80\x80\x80"]
 FAILURE_HEADERS = ["x-attempts", "x-retry-due", "x-retry-not-before", "x-first-failure", "x-source-topic",
                    "x-source-partition", "x-source-offset", "x-source-timestamp", "x-dlq-reason", "x-replay-run-id",
-                   "x-worker"]
+                   "x-worker", "traceparent"]
+# Headers a worker carries from a record to its outputs: well-formed values, hostile ones, huge ones. The run id a
+# well-formed one names the topic kind, so the accounting can tell that an input record's was not taken.
+TRACE_PARENT = b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+INPUT_RUN_ID = b"fuzz-input-run"
+RETRY_RUN_ID = b"fuzz-retry-run"
+CARRIED_HEADER_VALUES: dict[str, list[bytes | None]] = {
+    "x-replay-run-id": [b"", None, b"run\n1\x00", b"r" * 201, b"r" * 100_000, b"\xff\xfe"],
+    "traceparent": [TRACE_PARENT, TRACE_PARENT.upper(), TRACE_PARENT + b"-extra", b"ff" + TRACE_PARENT[2:],
+                    b"00-" + b"0" * 32 + b"-00f067aa0ba902b7-01", b"", None, b"\xff" * 55, b"t" * 100_000],
+}
 
 
 @dataclass(frozen=True)
@@ -461,6 +472,16 @@ class Generator:
                 value = rng.choice([*[number.encode() for number in HEADER_NUMBERS], None, b"\xff", b"h" * 100_000])
                 headers.append((name, value))
             mutations.append("hostile failure headers")
+        if rng.random() < (0.5 if on_retry_topic else 0.2):
+            for name in rng.sample(sorted(CARRIED_HEADER_VALUES), rng.choice([1, 2])):
+                own = RETRY_RUN_ID if on_retry_topic else INPUT_RUN_ID
+                for _ in range(rng.choice([1, 1, 2])):
+                    headers.append((name, rng.choice([*CARRIED_HEADER_VALUES[name], own, own]) if name ==
+                                    "x-replay-run-id" else rng.choice(CARRIED_HEADER_VALUES[name])))
+            # Once in a hundred, the 350 KB run id that once made every receipt 350 KB.
+            if rng.random() < BIG_SHARE and not on_retry_topic:
+                headers.append(("x-replay-run-id", b"r" * 350_000))
+            mutations.append("hostile carried headers")
         return headers
 
     def hostile_due(self, rng: random.Random) -> str:

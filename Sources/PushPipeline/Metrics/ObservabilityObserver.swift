@@ -67,7 +67,7 @@ public final class ObservabilityObserver: PipelineObserver {
         metrics.exportClosedLabelSetsAtZero(providers: providers)
         _ = (
             metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
-            metrics.devicesInFlight, metrics.inFlightLimitWaits
+            metrics.devicesInFlight, metrics.inFlightLimitWaits, metrics.recordsWaitingDue
         )
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
     }
@@ -106,6 +106,8 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.retryHandoffs.increment()
         case .waitedForRoom:
             metrics.inFlightLimitWaits.increment()
+        case .waitingForDueTime(let count):
+            metrics.recordsWaitingDue.set(count)
         case .retryMovedOn(let from, let to):
             metrics.retryTierMoves(from: from, to: to).increment()
         case .deadLettered(let reason):
@@ -153,7 +155,7 @@ public final class ObservabilityObserver: PipelineObserver {
     private func log(_ event: PipelineEvent) {
         switch event {
         case .offsetStored, .polled, .sendStarted, .sent, .receipt, .endToEnd, .deadLettered, .retryScheduled,
-            .produceRecovered, .waitedForRoom:
+            .produceRecovered, .waitedForRoom, .waitingForDueTime:
             break
         case .sendFailed(let outcome, let context):
             logSendFailure(outcome, context)
@@ -170,6 +172,17 @@ public final class ObservabilityObserver: PipelineObserver {
             metadata["kafka.partition"] = .string(partition.description)
             metadata["kafka.offset"] = .init(offset)
             limited(.warning, "record dead-lettered", key: "record-dlq:\(failure.reason.code)", metadata: metadata)
+        case .handedOff(let partition, let offset, let messageId, let traceParent, let topics):
+            var metadata: Logger.Metadata = [
+                "kafka.topic": .string(partition.topic), "kafka.partition": .init(Int(partition.partition)),
+                "kafka.offset": .init(Int(offset)), "push.message_id": .string(messageId),
+                "push.output_topics": .string(topics.joined(separator: ",")),
+            ]
+            if let traceParent { metadata["trace.parent"] = .string(traceParent) }
+            limited(
+                .info, "devices handed to the retry or dead-letter topic",
+                key: "handoff:\(topics.joined(separator: ","))",
+                metadata: metadata)
         case .retryMovedOn(let from, let to):
             logger.debug(
                 "retry taken up before its due time, moved on unsent",

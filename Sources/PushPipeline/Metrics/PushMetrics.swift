@@ -82,6 +82,12 @@ public struct PushMetrics: Sendable {
         registry.gauge("push_records_in_flight", help: "Input records consumed and not yet done.")
     }
 
+    /// `push_records_waiting_due`: retry records held until their due time, at most one per retry-tier partition (their
+    /// partitions paused); counted in neither in-flight gauge.
+    public var recordsWaitingDue: Gauge {
+        registry.gauge("push_records_waiting_due", help: "Retry records held until their due time.")
+    }
+
     /// `push_devices_in_flight`: planned devices of unfinished records, against `PUSH_MAX_IN_FLIGHT_DEVICES`.
     public var devicesInFlight: Gauge {
         registry.gauge("push_devices_in_flight", help: "Planned devices of input records not yet done.")

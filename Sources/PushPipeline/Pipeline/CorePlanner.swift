@@ -29,10 +29,10 @@ public final class CorePlanner: EventPlanner {
         planner.withLock { $0.rules = rules }
     }
 
-    /// The `{` bytes of `value`: every valid device is a JSON object of its own, and a `{` inside a string only
-    /// raises the bound (a device entry that is not an object is dead-lettered and not counted). One pass over the
-    /// bytes, far cheaper than decoding.
-    public func deviceBound(_ value: [UInt8]) -> Int { value.count { $0 == UInt8(ascii: "{") } }
+    /// The JSON objects of `value` (`{` outside strings, `JSONObjectCount`): every valid device is an object of its
+    /// own, and the text of a message cannot raise the bound (a device entry that is not an object is
+    /// dead-lettered and not counted). One pass over the bytes, far cheaper than decoding.
+    public func deviceBound(_ value: [UInt8]) -> Int { JSONObjectCount.of(value) }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<ProviderSend>, UndecodableEvent> {
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)

@@ -13,10 +13,15 @@ import Synchronization
 ///   for the previous one's in-process retries (`RoomOrdering.strict`) or only its first attempts
 ///   (`.firstAttempt`); a hand-off to the retry topic lets the room go on; rooms run in parallel;
 /// - bounded memory: at `maxInFlightRecords`, or while a provider's breaker is open, every partition
-///   is paused; a retry-tier partition is paused while its next record is not due; a record is planned only
-///   once its devices fit in `maxInFlightDevices` beside those of unfinished records (records wait in FIFO
-///   order; one bigger than the whole budget runs alone).
-public actor Pipeline<Request: Sendable>: RebalanceListener {
+///   is paused; a retry-tier partition holding a record not yet due is paused (that one record is held, the rest
+///   fetched again when it is due), and such a record counts against no limit; a record is planned only once its
+///   devices fit in `maxInFlightDevices` beside those of unfinished records (records wait in FIFO order; one
+///   bigger than the whole budget takes it at once and runs while nobody else starts);
+/// - rebalances: records of a partition not assigned, or revoking, are never started; a revoke is finished (its
+///   offsets committed, then the partitions let go) once their running work ended, or after `revokeDrainTimeout`.
+///
+/// Every decision is `PipelineCore`'s; this actor performs its actions and runs each record's work in a task.
+public actor Pipeline<Request: Sendable> {
     private let source: any RecordSource
     private let sink: any RecordSink
     private let processor: RecordProcessor<Request>
@@ -27,21 +32,20 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     private let stopFlag = StopFlag()
     private let lastPoll: Atomic<Int64>
 
-    private var partitions: [TopicPartition: PartitionState] = [:]
-    /// Records of a room waiting for the room's previous record (see `RoomOrdering`), by record key.
-    private var lanes: [[UInt8]: [(InputRecord, Int)]] = [:]
-    /// Records admitted and neither done nor dropped (mirrored for `recordsInFlight`).
-    private var inFlight = 0 {
-        didSet { inFlightMirror.store(inFlight, ordering: .relaxed) }
+    /// Every decision: partitions, lanes, admission, waiting retry records, pauses, revokes.
+    private var core: PipelineCore {
+        didSet {
+            inFlightMirror.store(core.inFlight, ordering: .relaxed)
+            let waiting = core.waitingForDueTime
+            if waitingMirror.exchange(waiting, ordering: .relaxed) != waiting {
+                observer.observe(.waitingForDueTime(waiting))
+            }
+        }
     }
     private let inFlightMirror = Atomic<Int>(0)
+    private let waitingMirror = Atomic<Int>(0)
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextTaskId = 0
-    private var nextGeneration = 0
-    private var drainWaiters: [Int: (partitions: [TopicPartition], continuation: CheckedContinuation<Void, Never>)] =
-        [:]
-    /// Since when (epoch µs) records have been at `maxInFlightRecords` without a pause; nil below the limit.
-    private var fullSinceMicros: Int64?
     /// The run loop waiting for a record to end (`waitForRoom`), and which wait it is.
     private var roomWaiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
     private var nextRoomWait = 0
@@ -74,6 +78,7 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         self.clock = clock
         self.observer = observer
         self.settings = settings
+        self.core = PipelineCore(settings: settings)
         self.lastPoll = Atomic(clock.nowMicros())
     }
 
@@ -85,6 +90,9 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     /// Records admitted and not yet done or dropped (read by the metrics).
     public nonisolated var recordsInFlight: Int { inFlightMirror.load(ordering: .relaxed) }
 
+    /// Retry records held until their due time, at most one per retry-tier partition (read by the metrics).
+    public nonisolated var recordsWaitingForDueTime: Int { waitingMirror.load(ordering: .relaxed) }
+
     /// Planned devices of unfinished records: the device budget's units held (read by the metrics).
     public nonisolated var devicesInFlight: Int { processor.deviceBudget.held }
 
@@ -94,203 +102,129 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
     /// Consumes until `shutdown()`, then drains within the grace period, commits and closes the source.
     public func run() async -> PipelineStop {
         while !stopFlag.isSet {
-            releaseDueRecords()
-            if atInFlightLimitBeforePausing() {
+            await perform(core.handle(.tick(nowMicros: clock.nowMicros(), breakersOpen: breakers.anyOpen)))
+            if core.waitsForRoom {
                 await waitForRoom(upTo: settings.pollTimeout)
                 continue
             }
-            applyPauses()
-            do {
-                let records = try await source.poll(
-                    maxRecords: settings.batchSize, timeout: settings.pollTimeout, listener: self)
-                lastPoll.store(clock.nowMicros(), ordering: .relaxed)
-                observePolled(records)
-                for record in records { admit(record) }
-            } catch {
-                observer.observe(.pollFailed(String(describing: error)))
-                try? await clock.sleep(for: settings.pollTimeout)
-            }
+            await pollOnce()
         }
         return await drainAndClose()
     }
 
-    private func observePolled(_ records: [InputRecord]) {
-        guard !records.isEmpty else { return }
+    /// One poll, its assignment changes and records handed to the core.
+    private func pollOnce() async {
+        do {
+            let polled = try await source.poll(maxRecords: settings.batchSize, timeout: settings.pollTimeout)
+            lastPoll.store(clock.nowMicros(), ordering: .relaxed)
+            observe(polled)
+            await perform(core.handle(.polled(polled, nowMicros: clock.nowMicros())))
+        } catch {
+            observer.observe(.pollFailed(String(describing: error)))
+            try? await clock.sleep(for: settings.pollTimeout)
+        }
+    }
+
+    private func observe(_ polled: SourcePoll) {
+        for event in polled.events {
+            if case .assigned(let partitions) = event { observer.observe(.assigned(partitions)) }
+            if case .lost(let partitions) = event { observer.observe(.revoked(partitions, unfinished: 0)) }
+        }
+        guard !polled.records.isEmpty else { return }
         var counts: [String: Int] = [:]
-        for record in records { counts[record.topic, default: 0] += 1 }
+        for record in polled.records { counts[record.topic, default: 0] += 1 }
         for (topic, count) in counts { observer.observe(.polled(topic: topic, count: count)) }
     }
 
-    // MARK: Admission
+    // MARK: Actions
 
-    private func admit(_ record: InputRecord) {
-        guard !stopFlag.isSet else { return }
-        let partition = record.topicPartition
-        if partitions[partition] == nil { partitions[partition] = newState() }
-        guard partitions[partition]?.revoking == false else { return }
-        let waitsForDueTime =
-            settings.isRetryTopic(record.topic)
-            && (partitions[partition]?.waiting.isEmpty == false || dueMillis(record) > clock.nowMillis())
-        inFlight += 1
-        let generation = modifyState(of: partition) { state in
-            state.tracker.begin(record.offset)
-            if waitsForDueTime { state.waiting.append(record) } else { state.running += 1 }
-            return state.generation
-        }
-        if !waitsForDueTime, let generation { dispatch(record, generation: generation) }
-    }
-
-    /// Changes the state of `partition` in place. (A copy read out of the dictionary and written back
-    /// would copy the offset tracker's window, thousands of entries, for every record.)
-    private func modifyState<Result>(
-        of partition: TopicPartition, _ change: (inout PartitionState) -> Result
-    ) -> Result? {
-        guard let index = partitions.index(forKey: partition) else { return nil }
-        return change(&partitions.values[index])
-    }
-
-    private func newState() -> PartitionState {
-        nextGeneration += 1
-        return PartitionState(generation: nextGeneration)
-    }
-
-    private func dueMillis(_ record: InputRecord) -> Int64 {
-        FailureHistory.retryDueMillis(of: record, settings: settings, nowMillis: clock.nowMillis()) ?? 0
-    }
-
-    /// Dispatches retry records whose due time has come, in order, per partition.
-    private func releaseDueRecords() {
-        let now = clock.nowMillis()
-        for (partition, var state) in partitions where !state.waiting.isEmpty && !state.revoking {
-            var released = 0
-            while released < state.waiting.count, dueMillis(state.waiting[released]) <= now { released += 1 }
-            guard released > 0 else { continue }
-            let due = state.waiting.prefix(released)
-            state.waiting.removeFirst(released)
-            state.running += released
-            partitions[partition] = state
-            for record in due { dispatch(record, generation: state.generation) }
-        }
-    }
-
-    /// Records of an input topic with a key go through their room's lane; others start at once.
-    private func dispatch(_ record: InputRecord, generation: Int) {
-        guard !settings.isRetryTopic(record.topic), let key = record.key else {
-            spawn(record, generation) { [processor] in try await processor.process(record) }
-            return
-        }
-        if lanes[key] != nil {
-            lanes[key]?.append((record, generation))
-        } else {
-            lanes[key] = []
-            spawnLane(key, first: (record, generation))
-        }
-    }
-
-    /// Runs a room's records one after the other up to their first attempts (`.firstAttempt`) or until
-    /// every device is settled (`.strict`); the rest of each record's work runs in its own task.
-    private func spawnLane(_ key: [UInt8], first: (InputRecord, Int)) {
-        let processor = self.processor
-        let order = settings.roomOrder
-        let id = nextTaskId
-        nextTaskId += 1
-        tasks[id] = Task {
-            var next: (InputRecord, Int)? = first
-            while let (record, generation) = next, !Task.isCancelled {
+    private func perform(_ actions: [PipelineCore.Action]) async {
+        for action in actions {
+            switch action {
+            case .start(let record, let ticket, let inLane):
+                spawn(record, ticket, inLane: inLane)
+            case .store(let partition, let offset):
                 do {
-                    let started = try await processor.start(record)
-                    switch order {
-                    case .strict:
-                        let outputs: [OutputRecord]
-                        do {
-                            outputs = try await processor.settle(started)
-                        } catch {
-                            processor.finish(started)
-                            throw error
-                        }
-                        self.spawn(record, generation) {
-                            defer { processor.finish(started) }
-                            try await processor.produceUntilAcknowledged(
-                                outputs, eventTimeMillis: started.eventTimeMillis)
-                        }
-                    case .firstAttempt:
-                        self.spawn(record, generation) {
-                            defer { processor.finish(started) }
-                            try await processor.produceUntilAcknowledged(
-                                try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
-                        }
-                    }
+                    try source.storeOffset(offset, for: partition)
+                    observer.observe(.offsetStored(partition, offset))
                 } catch {
-                    self.ended(taskId: nil, record: record, generation: generation, done: false)
+                    observer.observe(.storeFailed(partition, String(describing: error)))
                 }
-                next = self.nextInLane(key)
+            case .pause(let partitions):
+                change(partitions) { try $0.pause(partitions) }
+                observer.observe(.paused(partitions))
+            case .resume(let partitions):
+                change(partitions) { try $0.resume(partitions) }
+                observer.observe(.resumed(partitions))
+            case .seek(let partition, let offset):
+                change([partition]) { try $0.seek(partition, to: offset) }
+            case .finishRevoke(let partitions, let unfinished):
+                do {
+                    try await source.finishRevoke(partitions)
+                } catch {
+                    observer.observe(.commitFailed(String(describing: error)))
+                }
+                observer.observe(.revoked(partitions, unfinished: unfinished))
             }
-            self.tasks[id] = nil
         }
     }
 
-    private func nextInLane(_ key: [UInt8]) -> (InputRecord, Int)? {
-        guard lanes[key]?.isEmpty == false else {
-            lanes[key] = nil
-            return nil
+    private func change(_ partitions: [TopicPartition], _ call: (any RecordSource) throws -> Void) {
+        do {
+            try call(source)
+        } catch {
+            observer.observe(.pollFailed(String(describing: error)))
         }
-        return lanes[key]?.removeFirst()
     }
 
-    private func spawn(_ record: InputRecord, _ generation: Int, _ work: @escaping @Sendable () async throws -> Void) {
+    /// Runs a record's work in its own task. A record in a room lane reports `roomFreed` once the next record of
+    /// its room may start: after its devices are settled (`RoomOrdering.strict`) or after its first attempts
+    /// (`.firstAttempt`).
+    private func spawn(_ record: InputRecord, _ ticket: RecordTicket, inLane: Bool) {
+        let processor = processor
+        let order = settings.roomOrder
         let id = nextTaskId
         nextTaskId += 1
         tasks[id] = Task {
             let done: Bool
             do {
-                try await work()
+                if inLane {
+                    try await processor.withStarted(record) { started in
+                        switch order {
+                        case .strict:
+                            let outputs = try await processor.settle(started)
+                            await self.roomFreed(ticket)
+                            try await processor.produceUntilAcknowledged(
+                                outputs, eventTimeMillis: started.eventTimeMillis)
+                        case .firstAttempt:
+                            await self.roomFreed(ticket)
+                            try await processor.produceUntilAcknowledged(
+                                try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
+                        }
+                    }
+                } else {
+                    try await processor.process(record)
+                }
                 done = true
             } catch {
                 done = false
             }
-            self.ended(taskId: id, record: record, generation: generation, done: done)
+            await self.ended(taskId: id, ticket, done: done)
         }
     }
 
-    /// A record's work ended: when it is done, its offset may advance the partition's watermark.
-    private func ended(taskId: Int?, record: InputRecord, generation: Int, done: Bool) {
-        if let taskId { tasks[taskId] = nil }
-        inFlight -= 1
-        if inFlight < settings.maxInFlightRecords { wakeRoomWaiter() }
-        let partition = record.topicPartition
-        guard partitions[partition]?.generation == generation else { return }
-        let mark = modifyState(of: partition) { state in
-            state.running -= 1
-            return done ? state.tracker.complete(record.offset) : nil
-        }
-        if let mark = mark ?? nil { store(mark, for: partition) }
-        resumeDrainedWaiters()
+    private func roomFreed(_ ticket: RecordTicket) async {
+        await perform(core.handle(.roomFreed(ticket)))
     }
 
-    private func store(_ offset: Int64, for partition: TopicPartition) {
-        do {
-            try source.storeOffset(offset, for: partition)
-            observer.observe(.offsetStored(partition, offset))
-        } catch {
-            observer.observe(.storeFailed(partition, String(describing: error)))
-        }
+    private func ended(taskId: Int, _ ticket: RecordTicket, done: Bool) async {
+        tasks[taskId] = nil
+        let actions = core.handle(.ended(ticket, done: done))
+        if core.inFlight < settings.maxInFlightRecords { wakeRoomWaiter() }
+        await perform(actions)
     }
 
     // MARK: Flow control
-
-    /// True while records are at `maxInFlightRecords` and have not been for `inFlightPauseDelay` yet: the loop then
-    /// waits for room instead of polling. Pausing at once would make librdkafka purge what it prefetched and fetch it
-    /// again on resume, which in the benchmark held throughput to the in-flight limit over the fetch latency.
-    private func atInFlightLimitBeforePausing() -> Bool {
-        guard inFlight >= settings.maxInFlightRecords else {
-            fullSinceMicros = nil
-            return false
-        }
-        let now = clock.nowMicros()
-        let since = fullSinceMicros ?? now
-        fullSinceMicros = since
-        return now - since < settings.inFlightPauseDelay.wholeMilliseconds.multipliedClamped(by: 1000)
-    }
 
     /// Returns when a record ends below the limit, or after `timeout`.
     private func waitForRoom(upTo timeout: Duration) async {
@@ -313,116 +247,21 @@ public actor Pipeline<Request: Sendable>: RebalanceListener {
         waiter.continuation.resume()
     }
 
-    /// Pauses every partition under back-pressure (in-flight limit, an open breaker, shutdown) and
-    /// retry partitions with records not yet due; resumes the others that were paused.
-    private func applyPauses() {
-        let backPressure = stopFlag.isSet || inFlight >= settings.maxInFlightRecords || breakers.anyOpen
-        var toPause: [TopicPartition] = []
-        var toResume: [TopicPartition] = []
-        for (partition, state) in partitions where !state.revoking {
-            let wanted = backPressure || !state.waiting.isEmpty
-            if wanted, !state.pausedAtSource { toPause.append(partition) }
-            if !wanted, state.pausedAtSource { toResume.append(partition) }
-        }
-        if !toPause.isEmpty { setPaused(toPause, true) }
-        if !toResume.isEmpty { setPaused(toResume, false) }
-    }
-
-    private func setPaused(_ list: [TopicPartition], _ paused: Bool) {
-        do {
-            if paused { try source.pause(list) } else { try source.resume(list) }
-            for partition in list { partitions[partition]?.pausedAtSource = paused }
-            observer.observe(paused ? .paused(list) : .resumed(list))
-        } catch {
-            observer.observe(.pollFailed(String(describing: error)))
-        }
-    }
-
-    // MARK: Rebalance
-
-    public func partitionsAssigned(_ assigned: [TopicPartition]) async {
-        for partition in assigned { partitions[partition] = newState() }
-        observer.observe(.assigned(assigned))
-    }
-
-    /// Stops dispatching for `revoked`, waits (at most `revokeDrainTimeout`) until their running
-    /// records are done and stored, then forgets them; unfinished ones are delivered again elsewhere.
-    public func partitionsRevoking(_ revoked: [TopicPartition]) async {
-        for partition in revoked {
-            guard var state = partitions[partition] else { continue }
-            state.revoking = true
-            inFlight -= state.waiting.count
-            state.waiting = []
-            partitions[partition] = state
-        }
-        await waitUntilDrained(revoked, timeout: settings.revokeDrainTimeout)
-        var unfinished = 0
-        for partition in revoked {
-            guard let state = partitions.removeValue(forKey: partition) else { continue }
-            unfinished += state.running
-            unfinished += dropLaneRecords(of: partition, generation: state.generation)
-        }
-        observer.observe(.revoked(revoked, unfinished: unfinished))
-    }
-
-    /// Drops queued lane records of a partition being let go; returns how many.
-    private func dropLaneRecords(of partition: TopicPartition, generation: Int) -> Int {
-        var dropped = 0
-        for (key, queue) in lanes {
-            let kept = queue.filter { $0.0.topicPartition != partition || $0.1 != generation }
-            dropped += queue.count - kept.count
-            lanes[key] = kept
-        }
-        inFlight -= dropped
-        return dropped
-    }
-
-    private func waitUntilDrained(_ list: [TopicPartition], timeout: Duration) async {
-        let id = nextTaskId
-        nextTaskId += 1
-        let timer = Task { [clock] in
-            try? await clock.sleep(for: timeout)
-            self.resumeDrainWaiter(id)
-        }
-        await withCheckedContinuation { continuation in
-            drainWaiters[id] = (list, continuation)
-            resumeDrainedWaiters()
-        }
-        timer.cancel()
-    }
-
-    private func isDrained(_ list: [TopicPartition]) -> Bool {
-        list.allSatisfy { (partitions[$0]?.running ?? 0) <= 0 }
-    }
-
-    private func resumeDrainedWaiters() {
-        for (id, waiter) in drainWaiters where isDrained(waiter.partitions) { resumeDrainWaiter(id) }
-    }
-
-    private func resumeDrainWaiter(_ id: Int) {
-        drainWaiters.removeValue(forKey: id)?.continuation.resume()
-    }
-
     // MARK: Shutdown
 
-    /// Pauses everything, lets running records finish within the grace period (still polling so the
+    /// Pauses everything, lets running records and revokes finish within the grace period (still polling so the
     /// group stays healthy), then flushes, commits the stored offsets and closes the source.
     private func drainAndClose() async -> PipelineStop {
-        observer.observe(.shutdownStarted(inFlight: inFlight))
-        for (partition, var state) in partitions where !state.waiting.isEmpty {
-            inFlight -= state.waiting.count
-            state.waiting = []
-            partitions[partition] = state
-        }
+        observer.observe(.shutdownStarted(inFlight: core.inFlight))
+        await perform(core.handle(.shutdown))
         let deadline = clock.nowMicros() + settings.shutdownGracePeriod.wholeMilliseconds * 1000
-        applyPauses()
-        while inFlight > 0, clock.nowMicros() < deadline {
+        while !core.isIdle, clock.nowMicros() < deadline {
             // Records that still arrive are not admitted: their offsets are never stored.
-            _ = try? await source.poll(maxRecords: settings.batchSize, timeout: settings.pollTimeout, listener: self)
-            lastPoll.store(clock.nowMicros(), ordering: .relaxed)
+            await pollOnce()
+            await perform(core.handle(.tick(nowMicros: clock.nowMicros(), breakersOpen: breakers.anyOpen)))
         }
-        let unfinished = inFlight
-        partitions = [:]
+        await perform(core.handle(.graceExpired))
+        let unfinished = core.inFlight
         for task in tasks.values { task.cancel() }
         await sink.flush(timeout: .seconds(10))
         do {

@@ -23,10 +23,15 @@ public enum PipelineEvent: Sendable, Equatable {
     case deviceDeadLettered(DeliveryFailure, SendContext)
     /// A whole record dead-lettered before any send (after `deadLettered`): not an event, or too large.
     case recordDeadLettered(DeliveryFailure, TopicPartition, offset: Int64)
+    /// Some devices of message `messageId` (read at `offset` of `partition`) went to the retry or dead-letter topics
+    /// (`topics`); `traceParent` is the record's W3C trace context, so the message can be followed across systems.
+    case handedOff(TopicPartition, offset: Int64, messageId: String, traceParent: String?, topics: [String])
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
     /// Records were at `maxInFlightRecords`: the run loop waited for one to end instead of polling.
     case waitedForRoom
+    /// Retry records now held until their due time (at most one per retry-tier partition), when the count changed.
+    case waitingForDueTime(Int)
     case paused([TopicPartition])
     case resumed([TopicPartition])
     case assigned([TopicPartition])

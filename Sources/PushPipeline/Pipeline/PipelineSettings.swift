@@ -14,6 +14,9 @@ public struct PipelineSettings: Sendable, Equatable {
     public var group: String
     /// This worker's name (the pod), written to receipts and `x-worker`.
     public var worker: String
+    /// The replay run this pipeline is (`push-worker replay`), written to every receipt; `nil` for the live
+    /// worker, whose receipts carry a run id only from a retry record a replay wrote.
+    public var replayRunId: String?
     /// Records per poll.
     public var batchSize: Int = 500
     /// The longest one poll waits for records; also how often pauses and due retries are checked.

@@ -15,9 +15,6 @@ struct StartedRecord<Request: Sendable>: Sendable {
     let record: InputRecord
     let source: SourcePosition
     let content: Content
-    /// Units of the device budget the record holds until `RecordProcessor.finish` (one per planned device, at most
-    /// the whole budget).
-    let units: Int
 
     /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency).
     var eventTimeMillis: Int64? {
@@ -26,9 +23,9 @@ struct StartedRecord<Request: Sendable>: Sendable {
     }
 }
 
-/// Processes one record in three steps: `start` plans it and makes every device's first attempt, `settle`
+/// Processes one record in three steps: `withStarted` plans it and makes every device's first attempt, `settle`
 /// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
-/// A room's next record waits for `start` or `settle`, as `PipelineSettings.roomOrder` says.
+/// A room's next record waits for the first attempts or `settle`, as `PipelineSettings.roomOrder` says.
 struct RecordProcessor<Request: Sendable>: Sendable {
     let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
@@ -41,39 +38,34 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     /// Planned devices of records not yet finished (`maxInFlightDevices`).
     let deviceBudget: AsyncBudget
 
-    /// Plans `record` and makes the first attempt of each send, concurrently (a single send in the calling task,
-    /// without a task group). At most `maxConcurrentSends` of a record's sends have a task at once (`concurrently`),
-    /// so a group chat's thousand devices do not hold a thousand suspended tasks.
+    /// Plans `record`, makes the first attempt of each send concurrently (a single send in the calling task, without a
+    /// task group), and runs `body` on the result while the record holds its devices in the device budget. At most
+    /// `maxConcurrentSends` of a record's sends have a task at once (`concurrently`), so a group chat's thousand
+    /// devices do not hold a thousand suspended tasks.
     ///
-    /// Before planning, the record waits in line for its devices in the device budget (the planner's bound, cut to
-    /// the whole budget: a bigger record runs alone); after planning it keeps one unit per device. The units are
-    /// held until `finish`, so planned requests, their results and receipts stay within the budget.
-    func start(_ record: InputRecord) async throws -> StartedRecord<Request> {
+    /// Before planning, the record waits in line for its devices in the device budget (the planner's bound; see
+    /// `AsyncBudget.withUnits` for one bigger than the whole budget); after planning it holds one unit per device,
+    /// until `body` returns or throws, so planned requests, their results and receipts stay within the budget.
+    func withStarted<Result>(
+        _ record: InputRecord, isolation: isolated (any Actor)? = #isolation,
+        _ body: (StartedRecord<Request>) async throws -> Result
+    ) async throws -> Result {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
-        let acquired = try await deviceBudget.acquire(planner.deviceBound(record.value))
-        switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
-        case .failure(let undecodable):
-            deviceBudget.release(acquired)
-            return StartedRecord(record: record, source: source, content: .undecodable(undecodable), units: 0)
-        case .success(let event):
-            let units = deviceBudget.units(for: event.devices.count)
-            if units > acquired {
-                deviceBudget.takeWithoutWaiting(units - acquired)
-            } else {
-                deviceBudget.release(acquired - units)
-            }
-            do {
-                return try await attemptFirst(event, of: record, source: source, units: units)
-            } catch {
-                deviceBudget.release(units)
-                throw error
+        return try await deviceBudget.withUnits(planner.deviceBound(record.value)) { grant in
+            switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
+            case .failure(let undecodable):
+                grant.resize(to: 0)
+                return try await body(StartedRecord(record: record, source: source, content: .undecodable(undecodable)))
+            case .success(let event):
+                grant.resize(to: event.devices.count)
+                return try await body(try await attemptFirst(event, of: record, source: source))
             }
         }
     }
 
     /// Every send's first attempt, at most `maxConcurrentSends` at once.
     private func attemptFirst(
-        _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition, units: Int
+        _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition
     ) async throws -> StartedRecord<Request> {
         var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
         var sends: [(index: Int, provider: PushProvider, request: Request)] = []
@@ -113,12 +105,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             for (index, device) in attempted { devices[index] = device }
         }
         return StartedRecord(
-            record: record, source: source, content: .event(event, devices.compactMap { $0 }), units: units)
-    }
-
-    /// Gives the record's units back to the device budget: its outputs were acknowledged, or it was given up.
-    func finish(_ started: StartedRecord<Request>) {
-        deviceBudget.release(started.units)
+            record: record, source: source, content: .event(event, devices.compactMap { $0 }))
     }
 
     /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
@@ -128,9 +115,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             try await produceUntilAcknowledged([moved])
             observer.observe(.retryMovedOn(from: record.topic, to: moved.topic))
         } else {
-            let started = try await start(record)
-            defer { finish(started) }
-            try await produceUntilAcknowledged(try await settle(started), eventTimeMillis: started.eventTimeMillis)
+            try await withStarted(record) { started in
+                try await produceUntilAcknowledged(try await settle(started), eventTimeMillis: started.eventTimeMillis)
+            }
         }
     }
 
@@ -188,6 +175,16 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map { $0.target }, results)),
                 narrow: event.narrowed, nowMillis: clock.nowMillis())
+            let handedOff = produced.map(\.topic).filter {
+                $0 == outputs.settings.deadLetterTopic || outputs.settings.isRetryTopic($0)
+            }
+            if !handedOff.isEmpty {
+                observer.observe(
+                    .handedOff(
+                        record.topicPartition, offset: record.offset, messageId: event.messageId,
+                        traceParent: CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description,
+                        topics: handedOff))
+            }
         }
         return produced
     }

@@ -24,7 +24,7 @@ extension [RecordHeader] {
 }
 
 /// A record consumed from an input or retry topic.
-public struct InputRecord: Sendable {
+public struct InputRecord: Sendable, Equatable {
     public var topic: String
     public var partition: Int32
     public var offset: Int64

@@ -1,25 +1,45 @@
 import KafkaTypes
 
-/// Told about partition assignment changes by the record source, on its polling thread.
-public protocol RebalanceListener: Sendable {
-    /// Partitions newly given to this consumer.
-    func partitionsAssigned(_ partitions: [TopicPartition]) async
-    /// Partitions about to be taken away; the source lets them go only after this returns,
-    /// so the listener drains their in-flight work and stores their offsets first.
-    func partitionsRevoking(_ partitions: [TopicPartition]) async
+/// A change of the source's assignment, handed out by `RecordSource.poll` beside the records.
+public enum SourceEvent: Sendable, Equatable {
+    /// These partitions are now this consumer's (in addition to those it had).
+    case assigned([TopicPartition])
+    /// These partitions are to be given up. They stay this consumer's, and their offsets can still be stored,
+    /// until `RecordSource.finishRevoke` is called for them: the next owner starts at what was committed then.
+    case revoking([TopicPartition])
+    /// These partitions were already taken away (session timeout, fatal error): their offsets can no longer be
+    /// committed, and another member may already be processing them.
+    case lost([TopicPartition])
+}
+
+/// What one poll returned: the assignment changes, then records of partitions assigned after those changes
+/// (a source never hands out a record of a partition that is not assigned, or is being revoked, when it returns).
+public struct SourcePoll: Sendable {
+    public var events: [SourceEvent]
+    public var records: [InputRecord]
+
+    public init(events: [SourceEvent] = [], records: [InputRecord] = []) {
+        self.events = events
+        self.records = records
+    }
 }
 
 /// Where records come from: a Kafka consumer in a group, with manual offset storing.
 public protocol RecordSource: Sendable {
-    /// Up to `maxRecords` records, waiting at most `timeout` for the first; rebalance callbacks
-    /// reach `listener` during this call.
-    func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord]
+    /// Up to `maxRecords` records and the assignment changes since the last poll, waiting at most `timeout` for
+    /// the first record.
+    func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll
     /// Records `offset` (the next one to read) as the position to commit for `partition`.
     func storeOffset(_ offset: Int64, for partition: TopicPartition) throws
     /// Stops fetching from `partitions`.
     func pause(_ partitions: [TopicPartition]) throws
     /// Fetches from `partitions` again; only called for partitions that were paused.
     func resume(_ partitions: [TopicPartition]) throws
+    /// Makes `offset` the next record `partition` hands out: records after it already handed out come again.
+    func seek(_ partition: TopicPartition, to offset: Int64) throws
+    /// Commits the stored offsets of `partitions` (revoking, see `SourceEvent.revoking`) and waits for the
+    /// broker's answer, then gives the partitions up. Called once per revoking partition.
+    func finishRevoke(_ partitions: [TopicPartition]) async throws
     /// Commits the stored offsets now and waits for the broker's answer.
     func commit() async throws
     /// Leaves the group and releases the consumer.

@@ -26,6 +26,13 @@ public enum FailureHeaders {
         OutputRecord.droppedValueHeader,
     ]
 
+    /// The headers a retry record keeps when it moves on to another tier: those the worker wrote on it, less the
+    /// due times the move writes anew.
+    static let movedOn: Set<String> = [
+        reason, error, status, sourceTopic, sourcePartition, sourceOffset, sourceTimestamp, sourceGroup, attempts,
+        firstFailure, worker, replayRunId, TraceParent.header,
+    ]
+
     /// The headers for a record that failed at `source`; `retryDueMillis` only on retry records. Every text
     /// is bounded to `OutputLimits.headerValueBytes`.
     static func make(

@@ -60,13 +60,21 @@ public struct Receipt: Sendable, Equatable {
     public var sentAtMicros: Int64?
     public var latencyMillis: Double?
     public var replayRunId: String?
+    /// The input record's W3C trace context, when it had a well-formed one.
+    public var traceParent: TraceParent?
     public var worker: String
+
+    /// The id every copy of this receipt shares (see `ReceiptID`).
+    public var receiptId: String {
+        ReceiptID.make(messageId: messageId, device: device, attempts: attempts, replayRunId: replayRunId)
+    }
 
     /// The receipt as JSON. It never holds the raw token (analysts read receipts): an `invalid_token` send also
     /// writes an `InvalidTokenRecord`, which does.
     public func json() -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
+        writer.field("receiptId", receiptId)
         writer.field("messageId", messageId)
         writer.field("room", room)
         writer.field("type", type)
@@ -92,6 +100,7 @@ public struct Receipt: Sendable, Equatable {
             writer.null()
         }
         writer.optional("replayRunId", replayRunId)
+        if let traceParent { writer.field("traceparent", traceParent.description) }
         writer.field("worker", worker)
         writer.endObject()
         return writer.bytes

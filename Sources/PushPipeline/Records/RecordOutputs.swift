@@ -14,7 +14,7 @@ struct RecordOutputs {
         eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
         narrow: ([Int]) -> [UInt8], nowMillis: Int64
     ) -> [OutputRecord] {
-        let replayRunId = record.headers.text(FailureHeaders.replayRunId)
+        let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
         var outputs: [OutputRecord] = []
         var retrying: [(Int, DeliveryFailure, Int64)] = []
@@ -23,15 +23,19 @@ struct RecordOutputs {
             var receipt = Receipt(
                 messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
                 providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
-                sentAtMicros: nil, latencyMillis: nil, replayRunId: replayRunId, worker: settings.worker)
+                sentAtMicros: nil, latencyMillis: nil, replayRunId: carried.replayRunId, worker: settings.worker)
+            receipt.traceParent = carried.traceParent
             switch result {
             case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
                 receipt.status = status
-                receipt.reason = reason
+                receipt.reason = reason.map { OutputLimits.bounded($0) }
                 receipt.attempts = attempts
                 receipt.sentAtMicros = attempt?.sentAtMicros
                 receipt.latencyMillis = attempt?.latencyMillis
-                if case .delivered(let id) = attempt?.outcome { receipt.providerMessageId = id }
+                // The provider's words (an apns-id header, an FCM name): a hostile answer's 70 KB are cut to 1 KB.
+                if case .delivered(let id) = attempt?.outcome {
+                    receipt.providerMessageId = id.map { OutputLimits.bounded($0) }
+                }
                 if status == .invalidToken {
                     outputs.append(
                         invalidTokenRecord(
@@ -46,7 +50,10 @@ struct RecordOutputs {
                 receipt.attempts = failure.attempts
                 deadLetters.append((index, failure))
             }
-            outputs.append(OutputRecord(topic: settings.receiptsTopic, key: receiptKey, value: receipt.json()))
+            outputs.append(
+                OutputRecord(
+                    topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(),
+                    headers: [RecordHeader(ReceiptID.header, text: receipt.receiptId)]))
         }
         if !retrying.isEmpty {
             let failure = retrying.max { $0.1.attempts < $1.1.attempts }?.1 ?? retrying[0].1
@@ -54,7 +61,7 @@ struct RecordOutputs {
             outputs.append(
                 OutputRecord(
                     topic: route.topic, key: record.key, value: narrow(retrying.map(\.0)),
-                    headers: headers(failure, source, retryDueMillis: route.takeUpMillis)
+                    headers: headers(failure, source, retryDueMillis: route.takeUpMillis) + carried.headers
                         + Self.notBefore(route.notBeforeMillis)))
         }
         var reasons: [DeadLetterReason] = []
@@ -65,7 +72,7 @@ struct RecordOutputs {
             outputs.append(
                 OutputRecord(
                     topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.0)),
-                    headers: headers(failure, source)))
+                    headers: headers(failure, source) + carried.headers))
         }
         return outputs
     }
@@ -76,7 +83,8 @@ struct RecordOutputs {
     {
         let record = InvalidTokenRecord(
             platform: device.platform, token: device.token, tokenHash: device.tokenHash, userId: device.userId,
-            app: device.app, reason: reason ?? "invalid_token", invalidSinceMillis: sinceMillis, messageId: messageId,
+            app: device.app, reason: OutputLimits.bounded(reason ?? "invalid_token"), invalidSinceMillis: sinceMillis,
+            messageId: messageId,
             worker: settings.worker)
         return OutputRecord(topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
     }
@@ -86,13 +94,14 @@ struct RecordOutputs {
         [
             OutputRecord(
                 topic: settings.deadLetterTopic, key: record.key, value: record.value,
-                headers: headers(failure, source))
+                headers: headers(failure, source) + CarriedHeaders(of: record, settings: settings).headers)
         ]
     }
 
     /// The same retry record again on the tier that covers the rest of its wait, when `record` comes from a
     /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due. A wait beyond
-    /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever.
+    /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever. Only the headers
+    /// the worker writes on a retry record go along, each bounded to `OutputLimits.headerValueBytes`.
     func movingOn(_ record: InputRecord, nowMillis: Int64) -> OutputRecord? {
         guard settings.isRetryTopic(record.topic),
             let notBefore = record.headers.text(FailureHeaders.retryNotBefore).flatMap({ Int64($0) }),
@@ -100,8 +109,8 @@ struct RecordOutputs {
         else { return nil }
         let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds)
         let route = settings.retryTiers.route(dueMillis: min(notBefore, latest), nowMillis: nowMillis)
-        let kept = record.headers.filter {
-            $0.name != FailureHeaders.retryDue && $0.name != FailureHeaders.retryNotBefore
+        let kept = record.headers.filter { FailureHeaders.movedOn.contains($0.name) }.map {
+            RecordHeader($0.name, text: OutputLimits.bounded(String(decoding: $0.value, as: UTF8.self)))
         }
         return OutputRecord(
             topic: route.topic, key: record.key, value: record.value,

@@ -1,17 +1,11 @@
-import Dispatch
 import Kafka
 import KafkaTypes
 import PushPipeline
-import Synchronization
 
-/// The record-source port over a `KafkaConsumer` in a consumer group.
-///
-/// The consumer's rebalance handler runs on its own poll thread and may block: it hands each
-/// rebalance to the pipeline's listener and waits for it, so revoked partitions are drained and
-/// stored before librdkafka lets them go.
+/// The record-source port over a `KafkaConsumer` in a consumer group, with revokes the pipeline acknowledges:
+/// a revoked partition stays owned until the pipeline drained it, stored its offsets and called `finishRevoke`.
 public final class KafkaRecordSource: RecordSource {
     private let consumer: KafkaConsumer
-    private let listener = ListenerSlot()
     private let closeTimeout: Duration
 
     /// Creates the consumer and subscribes it to `topics`.
@@ -19,13 +13,9 @@ public final class KafkaRecordSource: RecordSource {
         configuration: KafkaConfiguration, topics: [String], closeTimeout: Duration = .seconds(10),
         errorHandler: KafkaConsumer.ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
     ) async throws(KafkaError) {
-        let listener = self.listener
         consumer = try KafkaConsumer(configuration: configuration, errorHandler: errorHandler, logHandler: logHandler)
         self.closeTimeout = closeTimeout
-        try await consumer.subscribe(topics: topics) { event in
-            guard let target = listener.current else { return }
-            Self.deliver(event, to: target)
-        }
+        try await consumer.subscribe(topics: topics, revokes: .acknowledged)
     }
 
     /// The fatal error that made the consumer unusable, if one was raised.
@@ -42,30 +32,22 @@ public final class KafkaRecordSource: RecordSource {
         consumer.lag.map { (topic: $0.key.topic, partition: $0.key.partition, records: $0.value) }
     }
 
-    /// Runs the listener for `event` and blocks the poll thread (never the cooperative pool) until it is done.
-    private static func deliver(_ event: RebalanceEvent, to listener: any RebalanceListener) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            switch event {
-            case .assigned(let partitions):
-                await listener.partitionsAssigned(partitions)
-            case .revoked(let partitions), .lost(let partitions):
-                await listener.partitionsRevoking(partitions)
-            }
-            done.signal()
-        }
-        done.wait()
-    }
-
-    public func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord]
-    {
-        self.listener.current = listener
-        return try await consumer.poll(maxRecords: maxRecords, timeout: timeout).map { record in
-            InputRecord(
-                topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                value: record.value, headers: record.headers.map { RecordHeader($0.name, $0.value ?? []) },
-                timestampMillis: record.timestampMilliseconds)
-        }
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
+        let polled = try await consumer.pollWithRebalances(maxRecords: maxRecords, timeout: timeout)
+        return SourcePoll(
+            events: polled.events.map { event in
+                switch event {
+                case .assigned(let partitions): .assigned(partitions)
+                case .revoking(let partitions): .revoking(partitions)
+                case .lost(let partitions): .lost(partitions)
+                }
+            },
+            records: polled.records.map { record in
+                InputRecord(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+                    value: record.value, headers: record.headers.map { RecordHeader($0.name, $0.value ?? []) },
+                    timestampMillis: record.timestampMilliseconds)
+            })
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {
@@ -80,21 +62,19 @@ public final class KafkaRecordSource: RecordSource {
         try consumer.resume(partitions)
     }
 
+    public func seek(_ partition: TopicPartition, to offset: Int64) throws {
+        try consumer.seek(partition, to: offset)
+    }
+
+    public func finishRevoke(_ partitions: [TopicPartition]) async throws {
+        try await consumer.finishRevoke(partitions)
+    }
+
     public func commit() async throws {
         try await consumer.commit()
     }
 
     public func close() async {
         _ = await consumer.close(timeout: closeTimeout)
-    }
-}
-
-/// Where the rebalance handler finds the pipeline: set by the first poll.
-private final class ListenerSlot: Sendable {
-    private let slot = Mutex<(any RebalanceListener)?>(nil)
-
-    var current: (any RebalanceListener)? {
-        get { slot.withLock { $0 } }
-        set { slot.withLock { $0 = newValue } }
     }
 }

@@ -83,7 +83,7 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         case (nil, let path?):
             variable = "PUSH_INGRESS_KEYS_FILE"
             do {
-                text = String(decoding: try files.contents(of: path), as: UTF8.self)
+                text = String(decoding: try files.contents(of: path, kind: .secret), as: UTF8.self)
             } catch {
                 throw InvalidSetting(variable: variable, reason: "cannot read \(path): \(error)")
             }

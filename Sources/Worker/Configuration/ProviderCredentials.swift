@@ -52,6 +52,9 @@ public struct ProviderCredentials: Sendable {
             } catch {
                 throw error.naming("FCM_SERVICE_ACCOUNT_FILE")
             }
+            if let problem = BaseURL.problem(with: account.tokenURI) {
+                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(problem)")
+            }
             do {
                 try WorkerConfiguration.checkTransport(
                     of: account.tokenURI, variable: "token_uri", allowsHTTP: configuration.allowsInsecureHTTP)
@@ -67,9 +70,9 @@ public struct ProviderCredentials: Sendable {
         -> [UInt8]
     {
         do {
-            return try files.contents(of: path)
+            return try files.contents(of: path, kind: .credentials)
         } catch {
-            throw InvalidSetting(variable: variable, reason: "cannot read \(path)")
+            throw InvalidSetting(variable: variable, reason: "cannot read \(error)")
         }
     }
 }

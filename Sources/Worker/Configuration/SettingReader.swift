@@ -13,20 +13,22 @@ struct SettingReader {
         self.variables = variables
     }
 
-    /// The environment with the `--config` file's `NAME=value` lines under it (the environment wins); the error
-    /// names `--config` and what is wrong with the file.
+    /// The environment with the `--config` file's `NAME=value` lines under it (the environment wins), and every
+    /// secret's `_FILE` form read (`SecretFiles`); the error names `--config` and what is wrong with the file, or
+    /// the `_FILE` variable.
     init(environment: [String: String], configFile: String?, files: some FileReading) throws(InvalidSetting) {
         var variables: [String: String] = [:]
         if let path = configFile {
             let bytes: [UInt8]
             do {
-                bytes = try files.contents(of: path)
+                bytes = try files.contents(of: path, kind: .configuration)
             } catch {
                 throw InvalidSetting(variable: "--config", reason: "cannot read \(error)")
             }
             variables = try EnvironmentFile.parse(String(decoding: bytes, as: UTF8.self), path: path)
         }
-        self.variables = variables.merging(environment) { _, fromEnvironment in fromEnvironment }
+        self.variables = try SecretFiles.resolve(
+            variables.merging(environment) { _, fromEnvironment in fromEnvironment }, files: files)
     }
 
     /// `LOG_LEVEL`: a level name, case-insensitive, `warn` meaning `warning`; `defaultLevel` when unset or empty.
@@ -129,14 +131,11 @@ struct SettingReader {
         }
     }
 
-    /// An `https://` URL (or `http://` when `allowsHTTP`), without trailing slashes.
+    /// An `https://` URL (or `http://` when `allowsHTTP`) as `BaseURL` checks it, without trailing slashes.
     func url(_ name: String, default defaultValue: String, allowsHTTP: Bool) throws(InvalidSetting) -> String {
         guard var value = optional(name) else { return defaultValue }
-        guard value.hasPrefix("https://") || value.hasPrefix("http://"),
-            value.split(separator: "/", omittingEmptySubsequences: true).count >= 2,
-            !value.contains(where: \.isWhitespace)
-        else {
-            throw InvalidSetting(variable: name, reason: "'\(value)' is not an https URL like https://host:port")
+        if let problem = BaseURL.problem(with: value) {
+            throw InvalidSetting(variable: name, reason: "'\(value)' \(problem)")
         }
         try WorkerConfiguration.checkTransport(of: value, variable: name, allowsHTTP: allowsHTTP)
         while value.hasSuffix("/") { value.removeLast() }

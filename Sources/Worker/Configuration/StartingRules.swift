@@ -13,7 +13,7 @@ public struct StartingRules: Sendable {
         let stamp = files.stamp(of: path)
         let bytes: [UInt8]
         do {
-            bytes = try files.contents(of: path)
+            bytes = try files.contents(of: path, kind: .rules)
         } catch let error as FileReadError {
             throw InvalidSetting(variable: "PUSH_RULES_FILE", reason: error.description)
         } catch {

@@ -134,6 +134,7 @@ extension SettingReader {
         let bootstrap = try text("KAFKA_BOOTSTRAP_SERVERS", default: "localhost:9092")
         let group = try text("KAFKA_GROUP_ID", default: "push-worker")
         kafka.properties["bootstrap.servers"] = bootstrap
+        try checkStatisticsInterval(kafka)
         kafka.properties["group.id"] = group
 
         let topics = try topicList("PUSH_TOPICS", default: ["chat.messages"])
@@ -155,8 +156,7 @@ extension SettingReader {
                 reason: "receipts, dead-letter, invalid-token and retry topics must all be different topics")
         }
 
-        let worker = try text(
-            "PUSH_WORKER_ID", default: variables["HOSTNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "push-worker")
+        let worker = try workerID()
         var pipeline = PipelineSettings(
             inputTopics: topics, retryTiers: retryTiers, receiptsTopic: receipts, deadLetterTopic: deadLetters,
             group: group, worker: worker)
@@ -221,6 +221,41 @@ extension SettingReader {
         configuration.invalidTokensLoadTimeout = try milliseconds(
             "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)
         return configuration
+    }
+
+    /// The statistics interval readiness and lag can live with: `/readyz` reads the group and broker state from
+    /// librdkafka's statistics, so with `statistics.interval.ms=0` (statistics off) a pod would never be ready, and
+    /// with an hour it would wait an hour.
+    static let statisticsIntervalRange = 100...60_000
+
+    /// Refuses a `KAFKA_STATISTICS_INTERVAL_MS` outside `statisticsIntervalRange`.
+    private func checkStatisticsInterval(_ kafka: KafkaConfiguration) throws(InvalidSetting) {
+        guard let text = kafka["statistics.interval.ms"] else { return }
+        let range = Self.statisticsIntervalRange
+        guard let millis = Int(text), range.contains(millis) else {
+            throw InvalidSetting(
+                variable: "KAFKA_STATISTICS_INTERVAL_MS",
+                reason: "'\(text)' is not from \(range.lowerBound) to \(range.upperBound): readiness (/readyz) and "
+                    + "lag are read from librdkafka's statistics")
+        }
+    }
+
+    /// The longest worker name, in bytes: a Kubernetes pod name (a DNS subdomain) is at most 253 characters.
+    static let maximumWorkerIDBytes = 253
+
+    /// `PUSH_WORKER_ID`, else `HOSTNAME` (the pod's name), else `push-worker`: 1 to 253 bytes without spaces or
+    /// control characters, as it goes into every receipt and `x-worker` header.
+    private func workerID() throws(InvalidSetting) -> String {
+        let variable = optional("PUSH_WORKER_ID") != nil ? "PUSH_WORKER_ID" : "HOSTNAME"
+        let worker = try text(variable, default: "push-worker")
+        guard worker.utf8.count <= Self.maximumWorkerIDBytes,
+            !worker.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw InvalidSetting(
+                variable: variable,
+                reason: "the worker's name must be 1 to \(Self.maximumWorkerIDBytes) bytes without control characters")
+        }
+        return worker
     }
 
     /// `PUSH_RETRY_TOPIC` (the base name) and `PUSH_RETRY_TIERS` (delays like `1s,10s,1m`, ascending).

@@ -6,7 +6,8 @@ import Observability
 import PushPipeline
 
 /// Once a second: copies lag, commit answers, records in flight and the HTTP/2 transports' counts into the metrics (`MetricsSampler`), and
-/// ends the group gracefully with `WorkerExitCode.failure` when a Kafka client failed fatally.
+/// ends the group gracefully with `WorkerExitCode.failure` when a Kafka client failed fatally. Its shutdown stops the
+/// sampling.
 struct MetricsSamplingService: Service {
     let metrics: PushMetrics
     let source: KafkaRecordSource
@@ -18,7 +19,12 @@ struct MetricsSamplingService: Service {
     let logger: Logger
     let clock: any WallClock
 
-    func run() async throws(ServiceGroupExit) {
+    func run(shutdown: GracefulShutdown) async throws {
+        try await shutdown.cancelOnRequest { try await sample() }
+    }
+
+    /// Samples once a second until cancelled, or until a Kafka client failed fatally.
+    private func sample() async throws(ServiceGroupExit) {
         var sampler = MetricsSampler(metrics: metrics)
         while (try? await clock.sleep(for: .seconds(1))) != nil {
             sampler.sample(

@@ -4,8 +4,8 @@ import Observability
 import PushPipeline
 
 /// The pipeline as a service: it starts last (after the clients it uses and the helpers that watch it) and is
-/// therefore shut down first. Cancellation takes the worker out of rotation at once, then the pipeline drains
-/// within its grace period, flushes, commits and closes its source.
+/// therefore shut down first. The shutdown request takes the worker out of rotation at once, then the pipeline
+/// drains within its grace period, flushes, commits and closes its source.
 struct PipelineService<Request: Sendable>: Service {
     let pipeline: Pipeline<Request>
     let readiness: HealthChecks
@@ -16,9 +16,9 @@ struct PipelineService<Request: Sendable>: Service {
     /// The status server's port, for the `started` line.
     let port: Int
 
-    func run() async {
+    func run(shutdown: GracefulShutdown) async {
         if let invalidTokens {
-            await waitForInvalidTokens(invalidTokens.table, limit: invalidTokens.limit)
+            await waitForInvalidTokens(invalidTokens.table, limit: invalidTokens.limit, shutdown: shutdown)
             logger.info(
                 "invalid-token table loaded",
                 metadata: [
@@ -26,11 +26,11 @@ struct PipelineService<Request: Sendable>: Service {
                     "push.invalid_tokens_complete": .bool(invalidTokens.table.isLoaded),
                 ])
         }
-        if !Task.isCancelled {
+        if !shutdown.isRequested {
             readiness.set("pipeline", passing: true, detail: "running")
             logger.info("started", metadata: ["http.port": .init(port)])
         }
-        let stop = await pipeline.runUntilCancelled { [readiness] in
+        let stop = await pipeline.run(until: shutdown) { [readiness] in
             // Out of rotation at once: a rollout sees the pod go unready while it drains, not after.
             readiness.set("pipeline", passing: false, detail: "shutting down")
         }
@@ -40,13 +40,15 @@ struct PipelineService<Request: Sendable>: Service {
         }
     }
 
-    /// Waits until the invalid-token table holds what its topic held at the start, at most `limit` (or until
-    /// cancelled): past it the worker starts anyway (the table keeps filling; sends to dead tokens meanwhile only
-    /// cost a 410).
-    private func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration) async {
+    /// Waits until the invalid-token table holds what its topic held at the start, at most `limit` (or until the
+    /// shutdown is requested): past it the worker starts anyway (the table keeps filling; sends to dead tokens
+    /// meanwhile only cost a 410).
+    private func waitForInvalidTokens(_ table: InvalidTokenTable, limit: Duration, shutdown: GracefulShutdown) async {
         let deadline = clock.nowMicros() + limit.wholeMilliseconds * 1000
-        while !table.isLoaded, !Task.isCancelled, clock.nowMicros() < deadline {
-            try? await clock.sleep(for: .milliseconds(20))
+        try? await shutdown.cancelOnRequest { [clock] in
+            while !table.isLoaded, !Task.isCancelled, clock.nowMicros() < deadline {
+                try? await clock.sleep(for: .milliseconds(20))
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ import PushCore
 import PushPipeline
 
 /// Checks the rules file every `interval` and applies a valid new table (`RulesReloader`), counting and logging
-/// each reload or refusal.
+/// each reload or refusal. Its shutdown stops the checks.
 struct RulesReloadService: Service {
     let path: String
     let interval: Duration
@@ -16,7 +16,12 @@ struct RulesReloadService: Service {
     let logger: Logger
     let clock: any WallClock
 
-    func run() async {
+    func run(shutdown: GracefulShutdown) async throws {
+        try await shutdown.cancelOnRequest { await check() }
+    }
+
+    /// Checks every `interval` until cancelled.
+    private func check() async {
         let planner = planner
         var reloader = RulesReloader(path: path, files: files, initial: initial) { bytes in
             planner.replaceRules(with: try RulesTable.load(json: bytes))

@@ -4,13 +4,13 @@ import Synchronization
 import TopicWindow
 
 /// The record-source port for a replay: a window of one topic read by explicit assignment (never the live
-/// group, nothing committed). Each record gets the run's `x-replay-run-id` and loses the failure headers
-/// of an earlier run (`x-attempts`, `x-first-failure`, `x-retry-due`): attempt counters start again. Its
-/// `x-source-*` headers stay, so receipts name the original input position.
+/// group, nothing committed). Each record loses the failure headers of an earlier run (`x-attempts`,
+/// `x-first-failure`, `x-retry-due`) and its `x-replay-run-id` (the run's own id goes to the outputs through
+/// `PipelineSettings.replayRunId`): attempt counters start again. Its `x-source-*` headers stay, so receipts name
+/// the original input position.
 public final class ReplayRecordSource: RecordSource {
     private let reader: TopicWindowReader
     private let windows: [PartitionWindow]
-    private let runId: String
     private let progress = Mutex(Progress())
 
     private struct Progress {
@@ -25,10 +25,9 @@ public final class ReplayRecordSource: RecordSource {
         FailureHeaders.attempts, FailureHeaders.firstFailure, FailureHeaders.retryDue, FailureHeaders.replayRunId,
     ]
 
-    public init(reader: TopicWindowReader, windows: [PartitionWindow], runId: String) {
+    public init(reader: TopicWindowReader, windows: [PartitionWindow]) {
         self.reader = reader
         self.windows = windows
-        self.runId = runId
     }
 
     /// Whether every window was read and every record handed out is done (its offset stored).
@@ -56,35 +55,35 @@ public final class ReplayRecordSource: RecordSource {
         }
     }
 
-    public func poll(maxRecords: Int, timeout: Duration, listener: any RebalanceListener) async throws -> [InputRecord]
-    {
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
         let first = progress.withLock { progress in
             defer { progress.started = true }
             return !progress.started
         }
+        var events: [SourceEvent] = []
         if first {
             try await reader.start(windows)
-            await listener.partitionsAssigned(
-                windows.filter { $0.count > 0 }.map { TopicPartition(reader.topic, $0.partition) })
+            events = [.assigned(windows.filter { $0.count > 0 }.map { TopicPartition(reader.topic, $0.partition) })]
         }
         guard !reader.isFinished else {
             try await Task.sleep(for: timeout)
-            return []
+            return SourcePoll(events: events)
         }
         let records = try await reader.poll(maxRecords: maxRecords, timeout: timeout)
-        let runHeader = RecordHeader(FailureHeaders.replayRunId, text: runId)
         progress.withLock { progress in
             for record in records { progress.handedOut[record.partition] = record.nextOffset }
         }
-        return records.map { record in
-            InputRecord(
-                topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                value: record.value,
-                headers: record.headers.filter { !Self.droppedHeaders.contains($0.name) }.map {
-                    RecordHeader($0.name, $0.value ?? [])
-                } + [runHeader],
-                timestampMillis: record.timestampMilliseconds)
-        }
+        return SourcePoll(
+            events: events,
+            records: records.map { record in
+                InputRecord(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+                    value: record.value,
+                    headers: record.headers.filter { !Self.droppedHeaders.contains($0.name) }.map {
+                        RecordHeader($0.name, $0.value ?? [])
+                    },
+                    timestampMillis: record.timestampMilliseconds)
+            })
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {
@@ -98,6 +97,12 @@ public final class ReplayRecordSource: RecordSource {
     public func resume(_ partitions: [TopicPartition]) throws {
         try reader.resume(partitions.map(\.partition))
     }
+
+    /// Replays only read forward: the pipeline seeks back only on retry topics, which a replay never reads.
+    public func seek(_ partition: TopicPartition, to offset: Int64) throws {}
+
+    /// A replay's assignment is explicit: nothing is ever revoked.
+    public func finishRevoke(_ partitions: [TopicPartition]) async throws {}
 
     /// Nothing to commit: a replay never touches a group's offsets.
     public func commit() async throws {}

@@ -64,7 +64,7 @@ public enum ReplayService {
                 + (delivered.map { ", \($0.count) earlier receipts to skip" } ?? "")
                 + (options.dryRun ? " (dry run)" : ""))
 
-        let source = ReplayRecordSource(reader: reader, windows: windows, runId: options.runId)
+        let source = ReplayRecordSource(reader: reader, windows: windows)
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
             ? SkippingKnownInvalidTokens(inner: stages.planner, table: try await invalidTokens(configuration))
@@ -86,6 +86,7 @@ public enum ReplayService {
             onUndecodable: { tally.update { $0.undecodable += 1 } })
         var settings = configuration.pipeline
         settings.group = "push-worker-replay"
+        settings.replayRunId = options.runId
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
             retryPolicy: configuration.retryDelays,
@@ -102,8 +103,10 @@ public enum ReplayService {
                         if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
                         _ = await stages.producer.close(timeout: .seconds(10))
                     }),
-                .init("progress") { await reportProgress(tally, source: source, started: started) },
-                .init("pipeline") { _ = await pipeline.runUntilCancelled() },
+                .init("progress") { shutdown in
+                    try await shutdown.cancelOnRequest { await reportProgress(tally, source: source, started: started) }
+                },
+                .init("pipeline") { shutdown in _ = await pipeline.run(until: shutdown) },
             ],
             shutdownBudget: configuration.shutdownBudget + .seconds(30),
             exitCodes: ServiceGroup.ExitCodes(

@@ -1,10 +1,20 @@
--- One row per receipt (per device send), and per-minute rollups by platform, type and status.
+-- One row per receipt id: ReplacingMergeTree keeps one row of every receiptId, so a copy that at-least-once
+-- delivery wrote again (a crash or a rebalance repeated a send) counts once. Merges run in the background: the
+-- queries read with FINAL, which is exact before any merge. Of the copies it keeps the first written (the
+-- lowest Kafka offset: every copy has the same key, the message id, so the same partition), as
+-- `receipts stats` does. Receipts without receiptId (older ones) get one made of their Kafka position, so each
+-- record counts, as they always did. No time partitioning: FINAL merges only within a partition, and copies are
+-- written at different times.
+--
+-- userId and room are personal data: a column TTL empties them 30 days after the receipt (change the interval
+-- to your retention rule); every other column stays, so every count and rate below stays answerable.
 CREATE TABLE IF NOT EXISTS push.receipts
 (
+    receiptId String,
     messageId String,
-    room String,
+    room String TTL receiptTime + INTERVAL 30 DAY,
     type LowCardinality(String),
-    userId String,
+    userId String TTL receiptTime + INTERVAL 30 DAY,
     platform LowCardinality(String),
     tokenHash String,
     status LowCardinality(String),
@@ -19,20 +29,35 @@ CREATE TABLE IF NOT EXISTS push.receipts
     latencyMs Nullable(Float64),
     replayRunId Nullable(String),
     worker LowCardinality(String),
-    -- When the receipt was written: sentAt, else when ClickHouse read it.
-    receiptTime DateTime64(3, 'UTC')
+    -- When the receipt was written: sentAt, else the Kafka record's timestamp (never when ClickHouse read it).
+    receiptTime DateTime64(3, 'UTC'),
+    -- The first copy wins: larger for a lower offset of the receipts topic.
+    copyRank UInt64,
+    INDEX receipt_time receiptTime TYPE minmax GRANULARITY 4
+)
+ENGINE = ReplacingMergeTree(copyRank)
+ORDER BY receiptId;
+
+-- Records of the receipts topic ClickHouse could not parse (kafka_handle_error_mode = 'stream'), for a look.
+CREATE TABLE IF NOT EXISTS push.receipts_errors
+(
+    topic LowCardinality(String),
+    partition Int64,
+    offset Int64,
+    recordTime Nullable(DateTime64(3, 'UTC')),
+    error String,
+    raw String
 )
 ENGINE = MergeTree
-PARTITION BY toYYYYMMDD(receiptTime)
-ORDER BY (platform, type, status, receiptTime);
+ORDER BY (topic, partition, offset)
+TTL toDateTime(coalesce(recordTime, toDateTime64(0, 3, 'UTC'))) + INTERVAL 30 DAY;
 
-CREATE TABLE IF NOT EXISTS push.receipts_per_minute
+-- Every receipt record read, copies included, per minute of its receipt time: what copies.sql compares the
+-- distinct count with. It holds no personal data.
+CREATE TABLE IF NOT EXISTS push.receipt_records_per_minute
 (
     minute DateTime('UTC'),
-    platform LowCardinality(String),
-    type LowCardinality(String),
-    status LowCardinality(String),
-    receipts UInt64
+    records UInt64
 )
-ENGINE = SummingMergeTree(receipts)
-ORDER BY (minute, platform, type, status);
+ENGINE = SummingMergeTree(records)
+ORDER BY minute;

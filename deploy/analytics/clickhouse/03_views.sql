@@ -1,6 +1,9 @@
--- Receipts from the queue into push.receipts, and push.receipts into the per-minute rollup.
+-- Receipts from the queue into push.receipts, records that did not parse into push.receipts_errors, and every
+-- record (copies included) into the per-minute record count.
 CREATE MATERIALIZED VIEW IF NOT EXISTS push.receipts_from_queue TO push.receipts AS
 SELECT
+    if(JSONHas(raw, 'receiptId'), JSONExtractString(raw, 'receiptId'),
+        concat('record:', _topic, '/', toString(_partition), '/', toString(_offset))) AS receiptId,
     JSONExtractString(raw, 'messageId') AS messageId,
     JSONExtractString(raw, 'room') AS room,
     JSONExtractString(raw, 'type') AS type,
@@ -19,11 +22,19 @@ SELECT
     JSONExtract(raw, 'latencyMs', 'Nullable(Float64)') AS latencyMs,
     JSONExtract(raw, 'replayRunId', 'Nullable(String)') AS replayRunId,
     JSONExtractString(raw, 'worker') AS worker,
-    coalesce(sentAt, now64(3, 'UTC')) AS receiptTime
+    coalesce(sentAt, toTimeZone(_timestamp_ms, 'UTC'), toDateTime64(0, 3, 'UTC')) AS receiptTime,
+    bitNot(toUInt64(_offset)) AS copyRank
 FROM push.receipts_queue
-WHERE JSONHas(raw, 'status') AND JSONHas(raw, 'platform') AND JSONHas(raw, 'type') AND JSONHas(raw, 'messageId');
+WHERE length(_error) = 0
+    AND JSONHas(raw, 'status') AND JSONHas(raw, 'platform') AND JSONHas(raw, 'type') AND JSONHas(raw, 'messageId');
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS push.receipts_per_minute_from_receipts TO push.receipts_per_minute AS
-SELECT toStartOfMinute(receiptTime) AS minute, platform, type, status, count() AS receipts
+CREATE MATERIALIZED VIEW IF NOT EXISTS push.receipts_errors_from_queue TO push.receipts_errors AS
+SELECT _topic AS topic, _partition AS partition, _offset AS offset, _timestamp_ms AS recordTime, _error AS error,
+    _raw_message AS raw
+FROM push.receipts_queue
+WHERE length(_error) > 0;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS push.receipt_records_from_receipts TO push.receipt_records_per_minute AS
+SELECT toStartOfMinute(receiptTime) AS minute, count() AS records
 FROM push.receipts
-GROUP BY minute, platform, type, status;
+GROUP BY minute;

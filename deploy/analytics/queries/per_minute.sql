@@ -1,10 +1,10 @@
--- Receipts and delivery rate per minute, from the rollup (receipts stats: perMinute).
+-- Receipts and delivery rate per minute (receipts stats: perMinute).
 SELECT
-    minute,
-    sum(r.receipts) AS total,
-    sumIf(r.receipts, r.status = 'delivered') AS delivered,
-    sumIf(r.receipts, r.status = 'skipped') AS skipped,
+    toStartOfMinute(receiptTime) AS minute,
+    count() AS total,
+    countIf(status = 'delivered') AS delivered,
+    countIf(status = 'skipped') AS skipped,
     delivered / nullIf(total - skipped, 0) AS deliveryRate
-FROM push.receipts_per_minute AS r
+FROM push.receipts_window(from = {from:DateTime64(3, 'UTC')}, to = {to:DateTime64(3, 'UTC')}, run = {run:String})
 GROUP BY minute
 ORDER BY minute;

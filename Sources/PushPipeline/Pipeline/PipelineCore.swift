@@ -1,0 +1,377 @@
+import Essentials
+import KafkaTypes
+
+/// One admitted record: where it is from, and which assignment of its partition admitted it.
+struct RecordTicket: Hashable, Sendable {
+    let partition: TopicPartition
+    let offset: Int64
+    /// The assignment of `partition` that admitted the record: work ending after a revoke, or after the
+    /// partition came back in a newer assignment, never stores an offset.
+    let generation: Int
+}
+
+/// The pipeline's decisions, as a pure state machine: partitions and their offsets, room lanes, admission,
+/// retry records waiting for their due time, pauses and revokes. Each input (a poll, a record's room freed
+/// or its work ended, time passing, shutdown) returns the actions to take, in order; `Pipeline` performs them.
+///
+/// Invariants:
+/// - a record is started only while its partition is assigned and not revoking, with the assignment's
+///   generation; its offset is stored only by that generation, as the partition's contiguous watermark;
+/// - a revoke is finished (`finishRevoke`) once the revoked partitions run nothing, or when
+///   `revokeDrainTimeout` passed; every store of their finished work comes before it;
+/// - `inFlight` counts records started or queued in a room lane and not ended; a retry record waiting for its
+///   due time is not in it, and at most one waits per partition (the rest are sought back to and fetched again);
+/// - at most one record per room key runs up to its ordering point (`roomFreed`) at once, in offset order.
+struct PipelineCore {
+    enum Input {
+        /// A poll returned: its assignment changes first, then its records.
+        case polled(SourcePoll, nowMicros: Int64)
+        /// The record reached its room's ordering point: the room's next record may start.
+        case roomFreed(RecordTicket)
+        /// The record's work ended; `done` when all its outcomes are durable.
+        case ended(RecordTicket, done: Bool)
+        /// Time passed; `breakersOpen` when a provider's breaker is open.
+        case tick(nowMicros: Int64, breakersOpen: Bool)
+        /// Stop admitting records; pause everything; drop retry records waiting for their due time.
+        case shutdown
+        /// The shutdown's grace period is over: revokes still draining are finished as they are.
+        case graceExpired
+    }
+
+    enum Action: Equatable {
+        /// Start the record's work; when `inLane`, report `roomFreed` at the room's ordering point.
+        case start(InputRecord, RecordTicket, inLane: Bool)
+        case store(TopicPartition, Int64)
+        case pause([TopicPartition])
+        case resume([TopicPartition])
+        /// Fetch `partition` again from this offset (records after a waiting retry record).
+        case seek(TopicPartition, Int64)
+        /// Commit the stored offsets of these revoking partitions, then let them go; `unfinished` records
+        /// were abandoned and will be delivered to the next owner.
+        case finishRevoke([TopicPartition], unfinished: Int)
+    }
+
+    private struct PartitionState {
+        let generation: Int
+        var tracker = OffsetTracker()
+        /// Records started and not ended.
+        var running = 0
+        /// A retry record not yet due, and when it is due (epoch ms); the partition is paused meanwhile.
+        var waiting: (record: InputRecord, dueMillis: Int64)?
+        /// Where the partition was sought back to, until a record from there on arrives. librdkafka 2.0.2's pause
+        /// moves the fetch position to one past the last record handed out, undoing the seek: every pause in the
+        /// meantime seeks again.
+        var soughtTo: Int64?
+        var paused = false
+        var revoking = false
+    }
+
+    /// A room's record running up to its ordering point, and the room's records waiting for it, oldest first.
+    private struct Lane {
+        var head: RecordTicket
+        var queue: [(record: InputRecord, ticket: RecordTicket)] = []
+    }
+
+    private struct Revocation {
+        var partitions: [TopicPartition]
+        let deadlineMicros: Int64
+        /// Records dropped from lanes before they started.
+        var dropped: Int
+    }
+
+    let settings: PipelineSettings
+    private var partitions: [TopicPartition: PartitionState] = [:]
+    private var lanes: [[UInt8]: Lane] = [:]
+    /// The lane key of each lane head.
+    private var heads: [RecordTicket: [UInt8]] = [:]
+    private var revocations: [Revocation] = []
+    private var nextGeneration = 0
+    private var stopping = false
+    private var breakersOpen = false
+    /// Since when (epoch µs) records have been at `maxInFlightRecords`; nil below the limit.
+    private var fullSinceMicros: Int64?
+
+    /// Records started or queued in a lane and not ended (`maxInFlightRecords` counts these).
+    private(set) var inFlight = 0
+
+    init(settings: PipelineSettings) {
+        self.settings = settings
+    }
+
+    /// Retry records held until their due time (at most one per retry-tier partition).
+    var waitingForDueTime: Int { partitions.values.count { $0.waiting != nil } }
+
+    /// Whether nothing runs and no revoke waits to be finished.
+    var isIdle: Bool { inFlight == 0 && revocations.isEmpty }
+
+    /// The partitions assigned now (revoking ones included).
+    var assigned: Set<TopicPartition> { Set(partitions.keys) }
+
+    mutating func handle(_ input: Input) -> [Action] {
+        switch input {
+        case .polled(let poll, let now):
+            var actions: [Action] = []
+            for event in poll.events { actions += apply(event, nowMicros: now) }
+            actions += admit(poll.records, nowMillis: now / 1000)
+            return actions
+        case .roomFreed(let ticket):
+            return freeRoom(of: ticket)
+        case .ended(let ticket, let done):
+            return end(ticket, done: done)
+        case .tick(let now, let breakersOpen):
+            self.breakersOpen = breakersOpen
+            let released = releaseDueRecords(nowMillis: now / 1000)
+            noteTheInFlightLimit(nowMicros: now)
+            return released + finishOverdueRevokes(nowMicros: now) + pauses()
+        case .shutdown:
+            stopping = true
+            for partition in Array(partitions.keys) { partitions[partition]?.waiting = nil }
+            return pauses()
+        case .graceExpired:
+            let overdue = revocations
+            revocations = []
+            var actions: [Action] = []
+            for revocation in overdue { actions.append(finish(revocation)) }
+            return actions
+        }
+    }
+
+    /// True while records are at `maxInFlightRecords` and have not been for `inFlightPauseDelay` yet (as of the last
+    /// tick): the loop then waits for room instead of polling. Pausing at once would make librdkafka purge what it
+    /// prefetched and fetch it again on resume, which holds throughput to the in-flight limit over the fetch latency.
+    var waitsForRoom: Bool { inFlight >= settings.maxInFlightRecords && !pausesForTheInFlightLimit }
+
+    /// Whether the in-flight limit has held for `inFlightPauseDelay`: every partition is then paused, and the loop
+    /// polls (serving rebalances) without getting records.
+    private var pausesForTheInFlightLimit = false
+
+    private mutating func noteTheInFlightLimit(nowMicros: Int64) {
+        guard inFlight >= settings.maxInFlightRecords else {
+            fullSinceMicros = nil
+            pausesForTheInFlightLimit = false
+            return
+        }
+        let since = fullSinceMicros ?? nowMicros
+        fullSinceMicros = since
+        pausesForTheInFlightLimit =
+            nowMicros - since >= settings.inFlightPauseDelay.wholeMilliseconds.multipliedClamped(by: 1000)
+    }
+
+    // MARK: Assignment
+
+    private mutating func apply(_ event: SourceEvent, nowMicros: Int64) -> [Action] {
+        switch event {
+        case .assigned(let assigned):
+            var actions: [Action] = []
+            for partition in assigned {
+                // Only a source that broke its word assigns a partition still revoking: let the old one go first.
+                if partitions[partition]?.revoking == true { actions += abandonRevoke(of: partition) }
+                nextGeneration += 1
+                partitions[partition] = PartitionState(generation: nextGeneration)
+            }
+            return actions
+        case .revoking(let revoked):
+            var dropped = 0
+            for partition in revoked where partitions[partition] != nil {
+                partitions[partition]?.revoking = true
+                partitions[partition]?.waiting = nil
+                dropped += dropQueued(of: partition)
+            }
+            revocations.append(
+                Revocation(
+                    partitions: revoked,
+                    deadlineMicros: nowMicros.addingClamped(
+                        settings.revokeDrainTimeout.wholeMilliseconds.multipliedClamped(by: 1000)),
+                    dropped: dropped))
+            return finishDrainedRevokes()
+        case .lost(let lost):
+            for partition in lost where partitions[partition] != nil {
+                _ = dropQueued(of: partition)
+                partitions[partition] = nil
+            }
+            // A revoke whose partitions were lost meanwhile has nothing left to wait for.
+            return finishDrainedRevokes()
+        }
+    }
+
+    /// Takes the records of `partition` out of the room lanes (they have not started); returns how many.
+    private mutating func dropQueued(of partition: TopicPartition) -> Int {
+        var dropped = 0
+        for key in Array(lanes.keys) {
+            guard let queue = lanes[key]?.queue, queue.contains(where: { $0.ticket.partition == partition }) else {
+                continue
+            }
+            let kept = queue.filter { $0.ticket.partition != partition }
+            dropped += queue.count - kept.count
+            lanes[key]?.queue = kept
+        }
+        inFlight -= dropped
+        return dropped
+    }
+
+    private mutating func finishDrainedRevokes() -> [Action] {
+        finishRevokes { core, revocation in
+            revocation.partitions.allSatisfy { (core.partitions[$0]?.running ?? 0) == 0 }
+        }
+    }
+
+    private mutating func finishOverdueRevokes(nowMicros: Int64) -> [Action] {
+        finishRevokes { _, revocation in revocation.deadlineMicros <= nowMicros }
+    }
+
+    /// Finishes, in order, the revocations `isDue` picks.
+    private mutating func finishRevokes(where isDue: (PipelineCore, Revocation) -> Bool) -> [Action] {
+        let pending = revocations
+        revocations = []
+        var actions: [Action] = []
+        for revocation in pending {
+            if isDue(self, revocation) { actions.append(finish(revocation)) } else { revocations.append(revocation) }
+        }
+        return actions
+    }
+
+    /// Forgets the revocation's partitions; their running work is abandoned (it ends with a stale generation).
+    private mutating func finish(_ revocation: Revocation) -> Action {
+        var unfinished = revocation.dropped
+        for partition in revocation.partitions {
+            unfinished += partitions.removeValue(forKey: partition)?.running ?? 0
+        }
+        return .finishRevoke(revocation.partitions, unfinished: unfinished)
+    }
+
+    private mutating func abandonRevoke(of partition: TopicPartition) -> [Action] {
+        guard let index = revocations.firstIndex(where: { $0.partitions.contains(partition) }) else { return [] }
+        return [finish(revocations.remove(at: index))]
+    }
+
+    // MARK: Admission
+
+    private mutating func admit(_ records: [InputRecord], nowMillis: Int64) -> [Action] {
+        var actions: [Action] = []
+        var soughtBack: [TopicPartition: Int64] = [:]
+        for record in records {
+            let partition = record.topicPartition
+            if let sought = partitions[partition]?.soughtTo, record.offset >= sought {
+                partitions[partition]?.soughtTo = nil
+            }
+            // Records of a partition not assigned now, revoking, or after shutdown are never sent.
+            guard !stopping, let state = partitions[partition], !state.revoking else { continue }
+            guard settings.isRetryTopic(record.topic) else {
+                actions += start(record, inLane: record.key != nil)
+                continue
+            }
+            if let waiting = state.waiting {
+                soughtBack[partition] = waiting.record.offset.addingClamped(1)
+                continue
+            }
+            let due = FailureHistory.retryDueMillis(of: record, settings: settings, nowMillis: nowMillis) ?? 0
+            if due > nowMillis {
+                partitions[partition]?.tracker.begin(record.offset)
+                partitions[partition]?.waiting = (record, due)
+                soughtBack[partition] = record.offset.addingClamped(1)
+                if !state.paused {
+                    partitions[partition]?.paused = true
+                    actions.append(.pause([partition]))
+                }
+            } else {
+                actions += start(record, inLane: false)
+            }
+        }
+        for (partition, offset) in soughtBack.sorted(by: { $0.key < $1.key }) {
+            partitions[partition]?.soughtTo = offset
+            actions.append(.seek(partition, offset))
+        }
+        return actions
+    }
+
+    /// Admits a record of an assigned partition: it starts now, or waits in its room's lane.
+    private mutating func start(_ record: InputRecord, inLane: Bool) -> [Action] {
+        let partition = record.topicPartition
+        guard let generation = partitions[partition]?.generation else { return [] }
+        let ticket = RecordTicket(partition: partition, offset: record.offset, generation: generation)
+        partitions[partition]?.tracker.begin(record.offset)
+        inFlight += 1
+        guard inLane, let key = record.key else {
+            partitions[partition]?.running += 1
+            return [.start(record, ticket, inLane: false)]
+        }
+        if lanes[key] != nil {
+            lanes[key]?.queue.append((record, ticket))
+            return []
+        }
+        lanes[key] = Lane(head: ticket)
+        heads[ticket] = key
+        partitions[partition]?.running += 1
+        return [.start(record, ticket, inLane: true)]
+    }
+
+    /// Retry records whose due time came start; their partitions resume with the next `pauses()`.
+    private mutating func releaseDueRecords(nowMillis: Int64) -> [Action] {
+        var actions: [Action] = []
+        for (partition, state) in partitions.sorted(by: { $0.key < $1.key }) {
+            guard !stopping, !state.revoking, let waiting = state.waiting, waiting.dueMillis <= nowMillis else {
+                continue
+            }
+            partitions[partition]?.waiting = nil
+            let ticket = RecordTicket(partition: partition, offset: waiting.record.offset, generation: state.generation)
+            partitions[partition]?.running += 1
+            inFlight += 1
+            actions.append(.start(waiting.record, ticket, inLane: false))
+        }
+        return actions
+    }
+
+    // MARK: Work ending
+
+    private mutating func freeRoom(of ticket: RecordTicket) -> [Action] {
+        guard let key = heads.removeValue(forKey: ticket) else { return [] }
+        guard var lane = lanes[key], !lane.queue.isEmpty else {
+            lanes[key] = nil
+            return []
+        }
+        let next = lane.queue.removeFirst()
+        lane.head = next.ticket
+        lanes[key] = lane
+        heads[next.ticket] = key
+        partitions[next.ticket.partition]?.running += 1
+        return [.start(next.record, next.ticket, inLane: true)]
+    }
+
+    private mutating func end(_ ticket: RecordTicket, done: Bool) -> [Action] {
+        inFlight -= 1
+        var actions = freeRoom(of: ticket)
+        let partition = ticket.partition
+        guard partitions[partition]?.generation == ticket.generation else { return actions }
+        partitions[partition]?.running -= 1
+        if done, let mark = partitions[partition]?.tracker.complete(ticket.offset) {
+            actions.append(.store(partition, mark))
+        }
+        if partitions[partition]?.revoking == true { actions += finishDrainedRevokes() }
+        return actions
+    }
+
+    // MARK: Flow control
+
+    /// Pauses every partition under back-pressure (the in-flight limit held for `inFlightPauseDelay`, an open breaker,
+    /// shutdown) and those holding a
+    /// retry record not yet due; resumes the others that were paused. Revoking partitions are left as they are.
+    private mutating func pauses() -> [Action] {
+        let backPressure = stopping || pausesForTheInFlightLimit || breakersOpen
+        var toPause: [TopicPartition] = []
+        var toResume: [TopicPartition] = []
+        for (partition, state) in partitions where !state.revoking {
+            let wanted = backPressure || state.waiting != nil
+            if wanted, !state.paused { toPause.append(partition) }
+            if !wanted, state.paused { toResume.append(partition) }
+        }
+        for partition in toPause { partitions[partition]?.paused = true }
+        for partition in toResume { partitions[partition]?.paused = false }
+        var actions: [Action] = []
+        if !toPause.isEmpty { actions.append(.pause(toPause.sorted())) }
+        for partition in toPause.sorted() {
+            if let sought = partitions[partition]?.soughtTo { actions.append(.seek(partition, sought)) }
+        }
+        if !toResume.isEmpty { actions.append(.resume(toResume.sorted())) }
+        return actions
+    }
+}
