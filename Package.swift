@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
         // Pure: the device registry and the client settings as tables on every pod, behind the `DeviceStore` port.
         .target(name: "DeviceRegistry", dependencies: ["PushCore"], swiftSettings: strict),
+        // Pure: the ingress's request handling (routes, keys, client allowlist, validation, IMKIT's answers).
+        .target(name: "Ingress", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
         .target(name: "Essentials", swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
@@ -50,6 +52,7 @@ let package = Package(
             dependencies: [
                 "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
                 "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle", "DeviceRegistry",
+                "Ingress",
             ],
             swiftSettings: strict
         ),
@@ -103,6 +106,7 @@ var unitTests: [Target] {
             dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
+        .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
@@ -176,7 +180,8 @@ var integrationTests: [Target] {
             swiftSettings: strict
         ),
         .testTarget(
-            name: "StatusServerTests", dependencies: ["StatusServer", "Observability"], swiftSettings: strict),
+            name: "StatusServerTests", dependencies: ["StatusServer", "Observability", "IntegrationSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsIntegrationTests",
             dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "IntegrationSupport", "Kafka", "Essentials"],
@@ -191,6 +196,7 @@ var integrationTests: [Target] {
             exclude: [
                 "check_manifests.py", "check_overlays.py", "check_rules.py", "check_image_libraries.py",
                 "check_custom_resources.py", "check_secured_overlays.py", "check_dashboard.py", "check_runbook.py",
+                "check_ingress_manifests.py",
             ],
             swiftSettings: strict
         ),

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <string.h>
 #include <microhttpd.h>
 
 // Typed, non-variadic wrappers for MHD_start_daemon and a copying response, so Swift calls are type-checked.
@@ -12,19 +14,40 @@
 /// Starts a daemon on an already listening socket `listen_fd` (which it then owns and closes), with its own
 /// polling thread (epoll on Linux) and `thread_pool_size` workers. `connection_timeout_seconds` closes a
 /// connection idle that long; `connection_memory_limit` bounds each connection's buffers, and with them the
-/// request head; `connection_limit` bounds the connections held at once. Returns NULL when it cannot start.
+/// request head; `connection_limit` bounds the connections held at once. Connections may be suspended while an
+/// answer is awaited elsewhere and resumed from any thread; `completed` is told when each request ends (answered
+/// or not), with `context`. Returns NULL when it cannot start.
 static inline struct MHD_Daemon *pw_mhd_start_daemon(int listen_fd, unsigned int thread_pool_size,
                                                      unsigned int connection_timeout_seconds,
                                                      size_t connection_memory_limit,
                                                      unsigned int connection_limit,
-                                                     MHD_AccessHandlerCallback handler, void *context) {
-    return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, handler, context,
-                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+                                                     MHD_AccessHandlerCallback handler,
+                                                     MHD_RequestCompletedCallback completed, void *context) {
+    return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handler,
+                            context, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_END);
+}
+
+/// Copies the client's IP address of `connection` (4 bytes for IPv4, 16 for IPv6) into `out` (16 bytes) and
+/// returns its length, or 0 when it is unknown.
+static inline size_t pw_mhd_client_address(struct MHD_Connection *connection, uint8_t *out) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        memcpy(out, &((const struct sockaddr_in *)address)->sin_addr, 4);
+        return 4;
+    }
+    if (address->sa_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)address)->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
 }
 
 /// A response holding its own copy of `size` bytes at `data`.

@@ -125,6 +125,14 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// The partition numbers of `topic`, from the cluster's metadata: an answer proves a broker reachable.
+    public func partitions(of topic: String, timeout: Duration = .seconds(10)) async throws(KafkaError) -> [Int32] {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            try Metadata.partitions(of: topic, handle: client.handle, timeout: timeout)
+        }
+    }
+
     /// Records queued or in flight that have no delivery report yet.
     public var pendingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
 

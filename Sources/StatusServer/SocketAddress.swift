@@ -33,7 +33,7 @@ enum SocketAddress {
     }
 
     /// Opens a listening TCP socket on `host:port` (close-on-exec, address reuse), or the system's reason why not.
-    static func listen(host: String, port: Int, backlog: Int32) -> Result<Int32, StatusServerError> {
+    static func listen(host: String, port: Int, backlog: Int32) -> Result<Int32, HTTPServerError> {
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE
@@ -42,12 +42,12 @@ enum SocketAddress {
         var results: UnsafeMutablePointer<addrinfo>?
         let lookup = getaddrinfo(host, String(port), &hints, &results)
         guard lookup == 0, let info = results else {
-            return .failure(StatusServerError(address: address, reason: String(cString: gai_strerror(lookup))))
+            return .failure(HTTPServerError(address: address, reason: String(cString: gai_strerror(lookup))))
         }
         defer { freeaddrinfo(results) }
 
         let descriptor = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return .failure(StatusServerError(address: address, reason: errnoText())) }
+        guard descriptor >= 0 else { return .failure(HTTPServerError(address: address, reason: errnoText())) }
         var on: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         guard bind(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0,
@@ -55,7 +55,7 @@ enum SocketAddress {
         else {
             let reason = errnoText()
             close(descriptor)
-            return .failure(StatusServerError(address: address, reason: reason))
+            return .failure(HTTPServerError(address: address, reason: reason))
         }
         return .success(descriptor)
     }

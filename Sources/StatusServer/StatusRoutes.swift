@@ -30,3 +30,18 @@ struct StatusRoutes: Sendable {
         StatusResponse(status: report.passing ? 200 : 503, contentType: "application/json", body: report.json)
     }
 }
+
+extension StatusRoutes: HTTPRequestHandler {
+    /// The status endpoints take no body.
+    var maximumBodyBytes: Int { 0 }
+
+    /// Answers at once; the connection is closed after the answer (probes and scrapes open a new one each time).
+    func handle(_ request: HTTPServerRequest, respond: @escaping @Sendable (HTTPServerResponse) -> Void) {
+        let response = self.respond(method: request.method, path: request.path)
+        respond(
+            HTTPServerResponse(
+                status: response.status, contentType: response.contentType,
+                headers: response.extraHeaders.merging(["Connection": "close"]) { own, _ in own },
+                body: Array(response.body.utf8)))
+    }
+}

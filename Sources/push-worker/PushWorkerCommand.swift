@@ -10,6 +10,7 @@ enum PushWorkerCommand {
         version: BuildInfo.version,
         subcommands: [
             RunCommand.subcommand,
+            IngressCommand.subcommand,
             RenderCommand.subcommand,
             ReplayCommand.subcommand,
             StringsCommand.subcommand,

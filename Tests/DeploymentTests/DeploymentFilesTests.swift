@@ -61,6 +61,39 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    @Test func ingressManifestsValidateStrictlyAndMeetTheIngressRequirements() throws {
+        let directory = Repository.path("deploy/kubernetes/ingress")
+        let files = try Self.resourceFiles(in: directory).filter { !$0.hasSuffix("podmonitor.yaml") }
+        #expect(files.count == 5)
+        let schemas = try Repository.runTool("kubernetes-validate", ["--strict", "-k", Self.kubernetesVersion] + files)
+        #expect(schemas.status == 0, "\(schemas.output)")
+        let result = try Repository.runTool("python", [Self.script("check_ingress_manifests.py"), directory.path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    /// A broken copy of deploy/kubernetes/ingress that check_ingress_manifests.py must refuse with `complaint`.
+    @Test(arguments: [
+        ("deployment.yaml", #"args: ["ingress"]"#, #"args: ["run"]"#, "does not run `push-worker ingress`"),
+        ("service.yaml", "targetPort: http-ingress", "targetPort: http-status", "no port targets the ingress port"),
+        ("horizontalpodautoscaler.yaml", "name: cpu", "name: memory", "does not scale on CPU"),
+        ("networkpolicy.yaml", "port: 8080", "port: 8081", "port 8080 is not reachable"),
+        (
+            "deployment.yaml", "terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: 10",
+            "below the Kafka"
+        ),
+        ("deployment.yaml", "mountPath: /var/run/secrets/push-worker/ingress", "mountPath: /keys", "not in a mounted"),
+    ])
+    func ingressCheckerRejectsABrokenManifest(file: String, original: String, broken: String, complaint: String)
+        throws
+    {
+        let copy = try copyOfDeployment(replacing: original, with: broken, in: "ingress/\(file)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let result = try Repository.runTool(
+            "python", [Self.script("check_ingress_manifests.py"), copy.appending(path: "ingress").path])
+        #expect(result.status != 0)
+        #expect(result.output.contains(complaint), "\(result.output)")
+    }
+
     @Test func securedOverlaysCoverEveryTopicAndGrantExactlyTheACLsTheWorkerNeeds() throws {
         let result = try Repository.runTool(
             "python", [Self.script("check_secured_overlays.py"), Repository.path("deploy/kubernetes").path])

@@ -1,5 +1,5 @@
 """Checks the Grafana dashboard (deploy/grafana/push-worker.json): `job` and `namespace` variables, every query of
-the worker's own metrics filtered by both (and every kube-state-metrics or cAdvisor query by namespace), so that
+the worker's own metrics filtered by both (the ingress's by `$job-ingress`) (and every kube-state-metrics or cAdvisor query by namespace), so that
 other processes in the same Prometheus never show, and a panel for each thing an operator looks for.
 
 Usage: python check_dashboard.py DASHBOARD_JSON   (exit 0 when all hold; else one line per failure)
@@ -20,6 +20,8 @@ REQUIRED = {
                                 'resource="memory"}',
     "table sizes": "push_table_bytes",
     "latency SLO": "job:pushes_late:ratio_rate1h",
+    "ingress answers": "push_ingress_requests_total",
+    "ingress Kafka latency": "push_ingress_kafka_seconds_bucket",
 }
 
 
@@ -37,7 +39,9 @@ def main():
             expressions.append(expression)
             own = re.search(r"\b(push|kafka|process)_[a-z_]+|job:", expression)
             foreign = re.search(r"\b(kube|container)_[a-z_]+", expression)
-            if own and not all(f'{label}=~"${label}"' in expression for label in ["job", "namespace"]):
+            # The ingress's pods are scraped as job `<job>-ingress` (deploy/kubernetes/ingress/podmonitor.yaml).
+            job = 'job=~"$job-ingress"' if "push_ingress_" in expression else 'job=~"$job"'
+            if own and not (job in expression and 'namespace=~"$namespace"' in expression):
                 failures.append(f"panel {panel.get('title')!r}: {expression} is not filtered by $job and $namespace")
             if foreign and 'namespace=~"$namespace"' not in expression:
                 failures.append(f"panel {panel.get('title')!r}: {expression} is not filtered by $namespace")

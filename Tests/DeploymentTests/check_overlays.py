@@ -17,6 +17,8 @@ import yaml
 
 EXPECTATIONS = {
     "base": {"kinds": {"ScaledObject"}, "absent_kinds": {"HorizontalPodAutoscaler"}, "absent_prefixes": []},
+    "ingress": {"kinds": {"Service", "PodDisruptionBudget", "NetworkPolicy", "HorizontalPodAutoscaler", "PodMonitor"},
+                "absent_kinds": {"ScaledObject"}, "absent_prefixes": ["APNS_", "FCM_"]},
     "overlays/cpu-hpa": {"kinds": {"HorizontalPodAutoscaler"}, "absent_kinds": {"ScaledObject"},
                          "absent_prefixes": []},
     "overlays/apns-only": {"kinds": {"ScaledObject"}, "absent_kinds": set(), "absent_prefixes": ["FCM_"],

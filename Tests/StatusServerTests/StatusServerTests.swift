@@ -1,5 +1,7 @@
 import Foundation
+import IntegrationSupport
 import Observability
+import TestSupport
 import Testing
 
 @testable import StatusServer
@@ -17,7 +19,7 @@ struct StatusServerTests {
     }
 
     private func startServer(
-        _ configuration: StatusServerConfiguration = StatusServerConfiguration(host: "127.0.0.1", port: 0)
+        _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     ) throws -> StatusServer {
         try StatusServer.start(
             configuration: configuration, registry: registry, liveness: liveness, readiness: readiness, logger: logger)
@@ -122,7 +124,7 @@ struct StatusServerTests {
 
     @Test func aSilentClientIsClosedAfterTheIdleTimeout() throws {
         let server = try startServer(
-            StatusServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(1)))
+            HTTPServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(1)))
         defer { server.stop() }
         let silent = try LoopbackClient.connect(port: server.port)
         defer { close(silent) }
@@ -164,7 +166,7 @@ struct StatusServerTests {
 
     @Test func stopReturnsWhileAClientHoldsAConnectionOpen() throws {
         let server = try startServer(
-            StatusServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(60)))
+            HTTPServerConfiguration(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(60)))
         let idle = try LoopbackClient.connect(port: server.port)
         defer { close(idle) }
         server.stop()
@@ -172,7 +174,7 @@ struct StatusServerTests {
     }
 
     @Test func listensOnIPv6Loopback() throws {
-        let server = try startServer(StatusServerConfiguration(host: "::1", port: 0))
+        let server = try startServer(HTTPServerConfiguration(host: "::1", port: 0))
         defer { server.stop() }
         #expect(try LoopbackClient.get(host: "::1", port: server.port, "/healthz").status == 200)
     }
@@ -180,8 +182,8 @@ struct StatusServerTests {
     @Test func namesTheAddressWhenThePortIsTaken() throws {
         let server = try startServer()
         defer { server.stop() }
-        let error = #expect(throws: StatusServerError.self) {
-            try startServer(StatusServerConfiguration(host: "127.0.0.1", port: server.port))
+        let error = #expect(throws: HTTPServerError.self) {
+            try startServer(HTTPServerConfiguration(host: "127.0.0.1", port: server.port))
         }
         #expect(error?.description == "cannot listen on 127.0.0.1:\(server.port): Address already in use")
     }

@@ -9,7 +9,7 @@ public struct RunConfiguration: Sendable {
     public var logLevel: LogLevel
     public var worker: WorkerConfiguration
     /// `PUSH_HTTP_PORT`, `PUSH_HTTP_HOST`.
-    public var status: StatusServerConfiguration
+    public var status: HTTPServerConfiguration
     /// The rules table of `PUSH_RULES_FILE`, or the built-in one.
     public var rules: StartingRules
     public var credentials: ProviderCredentials

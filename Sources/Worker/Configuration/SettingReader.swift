@@ -43,8 +43,8 @@ struct SettingReader {
 
     /// The status endpoints: the port from `PUSH_HTTP_PORT` (default 9464) and the address from `PUSH_HTTP_HOST`
     /// (default `0.0.0.0`).
-    func statusServer() throws(InvalidSetting) -> StatusServerConfiguration {
-        var configuration = StatusServerConfiguration()
+    func statusServer() throws(InvalidSetting) -> HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration()
         if let text = optional("PUSH_HTTP_PORT") {
             guard let port = Int(text), (0...65_535).contains(port) else {
                 throw InvalidSetting(variable: "PUSH_HTTP_PORT", reason: "'\(text)' is not a port number (0-65535)")
@@ -52,7 +52,7 @@ struct SettingReader {
             configuration.port = port
         }
         if let host = optional("PUSH_HTTP_HOST") {
-            guard StatusServerConfiguration.isBindable(host: host) else {
+            guard HTTPServerConfiguration.isBindable(host: host) else {
                 throw InvalidSetting(
                     variable: "PUSH_HTTP_HOST", reason: "'\(host)' is not a numeric IPv4 or IPv6 address")
             }

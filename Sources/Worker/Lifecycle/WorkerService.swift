@@ -66,7 +66,7 @@ public enum WorkerService {
     /// end of one of them.
     private static func serve(
         _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
-        status: StatusServerConfiguration, logger: Logger
+        status: HTTPServerConfiguration, logger: Logger
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)

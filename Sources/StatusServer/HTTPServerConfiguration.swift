@@ -1,10 +1,10 @@
 import Observability
 
-/// Where and how strictly the status endpoints listen.
-public struct StatusServerConfiguration: Sendable, Equatable {
+/// Where and how strictly an HTTP server (the status endpoints, the ingress) listens.
+public struct HTTPServerConfiguration: Sendable, Equatable {
     /// The numeric address to bind: `0.0.0.0` (all IPv4, the default for pods), `::`, `127.0.0.1`, …
     public var host: String
-    /// The TCP port; 0 picks a free one (tests), read back from `StatusServer.port`.
+    /// The TCP port; 0 picks a free one (tests), read back from the server's `port`.
     public var port: Int
     /// How long a connection may stay idle (no byte either way) before it is closed; whole seconds, at least 1.
     public var connectionTimeout: Duration

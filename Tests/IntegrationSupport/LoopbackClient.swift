@@ -2,16 +2,18 @@ import Foundation
 import Glibc
 
 /// A minimal blocking HTTP client over a raw TCP socket to a loopback address, with a receive timeout so no test hangs.
-enum LoopbackClient {
-    struct Reply {
-        var status: Int
-        var headers: [String: String]
-        var body: String
+public enum LoopbackClient {
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: String
     }
 
     /// Sends `request` as it is and reads until the server closes the connection.
-    static func exchange(host: String = "127.0.0.1", port: Int, request: String) throws -> Reply {
-        let raw = try send(host: host, port: port, bytes: Array(request.utf8))
+    public static func exchange(
+        host: String = "127.0.0.1", port: Int, request: String, timeoutSeconds: Int = 5
+    ) throws -> Reply {
+        let raw = try send(host: host, port: port, bytes: Array(request.utf8), timeoutSeconds: timeoutSeconds)
         let text = String(decoding: raw, as: UTF8.self)
         guard let split = text.range(of: "\r\n\r\n") else {
             throw ClientError("no response head in \(text.debugDescription)")
@@ -29,15 +31,31 @@ enum LoopbackClient {
     }
 
     /// `GET path` with the headers a scraper or kubelet sends.
-    static func get(host: String = "127.0.0.1", port: Int, _ path: String, method: String = "GET") throws -> Reply {
+    public static func get(host: String = "127.0.0.1", port: Int, _ path: String, method: String = "GET") throws
+        -> Reply
+    {
         try exchange(
             host: host, port: port, request: "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: test\r\n\r\n"
         )
     }
 
-    /// Connects, writes `bytes`, reads everything until end of stream (at most 5 s per read).
-    static func send(host: String, port: Int, bytes: [UInt8]) throws -> [UInt8] {
-        let descriptor = try connect(host: host, port: port)
+    /// `POST path` with `body` and the extra header lines `headers` (`Name: value`), closing after the answer.
+    public static func post(
+        host: String = "127.0.0.1", port: Int, _ path: String, body: String, headers: [String] = [],
+        timeoutSeconds: Int = 5
+    ) throws -> Reply {
+        let head =
+            ([
+                "POST \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+                "Content-Type: application/json; charset=utf-8", "Content-Length: \(body.utf8.count)",
+            ] + headers)
+            .joined(separator: "\r\n")
+        return try exchange(host: host, port: port, request: head + "\r\n\r\n" + body, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Connects, writes `bytes`, reads everything until end of stream (at most `timeoutSeconds` per read).
+    public static func send(host: String, port: Int, bytes: [UInt8], timeoutSeconds: Int = 5) throws -> [UInt8] {
+        let descriptor = try connect(host: host, port: port, timeoutSeconds: timeoutSeconds)
         defer { close(descriptor) }
         var remaining = bytes[...]
         while !remaining.isEmpty {
@@ -57,8 +75,8 @@ enum LoopbackClient {
         return received
     }
 
-    /// An open socket connected to `host`:`port` (numeric, loopback only), with 5 s receive and send timeouts.
-    static func connect(host: String = "127.0.0.1", port: Int) throws -> Int32 {
+    /// An open socket connected to `host`:`port` (numeric, loopback only), with receive and send timeouts of `timeoutSeconds`.
+    public static func connect(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 5) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -69,7 +87,7 @@ enum LoopbackClient {
         defer { freeaddrinfo(results) }
         let descriptor = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ClientError("socket failed") }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard Glibc.connect(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
@@ -80,14 +98,14 @@ enum LoopbackClient {
     }
 
     /// Writes `text` to an open socket; false when the server closed it.
-    static func write(_ descriptor: Int32, _ text: String) -> Bool {
+    public static func write(_ descriptor: Int32, _ text: String) -> Bool {
         let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             == bytes.count
     }
 
-    struct ClientError: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+    public struct ClientError: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 }

@@ -1,5 +1,5 @@
-/// Why the status endpoints could not start listening.
-public struct StatusServerError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why an HTTP server could not start listening.
+public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `host:port` that was asked for.
     public var address: String
     /// The system's reason, e.g. `Address already in use`.

@@ -1,0 +1,107 @@
+import Ingress
+import Kafka
+import Observability
+import PushCore
+import StatusServer
+
+/// Everything `push-worker ingress` is configured with, read from the environment and the `--config` file and
+/// validated in one place before anything starts. Keys are never part of `description`.
+public struct IngressConfiguration: Sendable, CustomStringConvertible {
+    /// `LOG_LEVEL` (default `info`).
+    public var logLevel: LogLevel
+    /// `PUSH_INGRESS_PORT` (default 8080), `PUSH_INGRESS_HOST`, `PUSH_INGRESS_MAX_CONNECTIONS`,
+    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_THREADS`.
+    public var server: HTTPServerConfiguration
+    /// `PUSH_HTTP_PORT`, `PUSH_HTTP_HOST`: `/metrics`, `/healthz`, `/readyz`, as for the worker.
+    public var status: HTTPServerConfiguration
+    /// `PUSH_INGRESS_KEYS` or `PUSH_INGRESS_KEYS_FILE`, `PUSH_INGRESS_ALLOW`, `PUSH_INGRESS_MAX_BODY_BYTES`.
+    public var admission: IngressAdmission
+    /// `PUSH_INGRESS_TOPIC` (default: the first of `PUSH_TOPICS`, else `chat.messages`).
+    public var topic: String
+    /// `PUSH_INGRESS_KAFKA_TIMEOUT_MS` (default 5000): how long Kafka may take to acknowledge a record before the
+    /// request is answered 503 (librdkafka's `message.timeout.ms`).
+    public var kafkaTimeout: Duration
+    /// The producer's properties: the `KAFKA_*` variables over `acks=all`, idempotence, `linger.ms=5` and the
+    /// timeout above.
+    public var kafka: KafkaConfiguration
+
+    /// The largest body that may be configured: the largest record the input topic takes.
+    public static let bodyLimitRange = 1_024...EventLimits().maximumRecordBytes
+
+    /// Reads and checks every setting; the error names the first bad variable (or `--config`).
+    public static func load(
+        environment: [String: String], configFile: String?, files: some FileReading = SystemFileReading()
+    ) throws(InvalidSetting) -> IngressConfiguration {
+        let reader = try SettingReader(environment: environment, configFile: configFile, files: files)
+        var server = HTTPServerConfiguration(
+            port: 8080, connectionTimeout: .seconds(10), connectionLimit: 1_024, threadPoolSize: 2, backlog: 1_024)
+        server.port = try reader.integer("PUSH_INGRESS_PORT", default: 8080, in: 0...65_535)
+        if let host = reader.optional("PUSH_INGRESS_HOST") {
+            guard HTTPServerConfiguration.isBindable(host: host) else {
+                throw InvalidSetting(
+                    variable: "PUSH_INGRESS_HOST", reason: "'\(host)' is not a numeric IPv4 or IPv6 address")
+            }
+            server.host = host
+        }
+        server.connectionLimit = try reader.integer("PUSH_INGRESS_MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
+        server.connectionTimeout = .seconds(try reader.integer("PUSH_INGRESS_IDLE_SECONDS", default: 10, in: 1...600))
+        server.threadPoolSize = try reader.integer("PUSH_INGRESS_THREADS", default: 2, in: 1...64)
+
+        let maximumBody = try reader.integer("PUSH_INGRESS_MAX_BODY_BYTES", default: 262_144, in: bodyLimitRange)
+        let allowlist: ClientAllowlist?
+        if let text = reader.optional("PUSH_INGRESS_ALLOW") {
+            do throws(ClientAllowlist.InvalidBlock) {
+                allowlist = try ClientAllowlist(parsing: text)
+            } catch {
+                throw InvalidSetting(variable: "PUSH_INGRESS_ALLOW", reason: error.description)
+            }
+        } else {
+            allowlist = nil
+        }
+        let keys = try Self.keys(reader, files: files)
+        let topics = try reader.topicList("PUSH_TOPICS", default: ["chat.messages"])
+        let topic = try reader.topic("PUSH_INGRESS_TOPIC", default: topics.first ?? "chat.messages")
+        let timeout = try reader.integer("PUSH_INGRESS_KAFKA_TIMEOUT_MS", default: 5_000, in: 100...300_000)
+        let kafka = KafkaConfiguration(["linger.ms": "5"])
+            .merging(try reader.kafkaProperties().configuration)
+            .merging(KafkaConfiguration(["message.timeout.ms": String(timeout), "acks": "all"]))
+        return IngressConfiguration(
+            logLevel: try reader.logLevel(), server: server, status: try reader.statusServer(),
+            admission: IngressAdmission(keys: keys, allowlist: allowlist, maximumBodyBytes: maximumBody),
+            topic: topic, kafkaTimeout: .milliseconds(timeout), kafka: kafka)
+    }
+
+    /// `PUSH_INGRESS_KEYS`, or the file `PUSH_INGRESS_KEYS_FILE` names; exactly one of them.
+    private static func keys(_ reader: SettingReader, files: some FileReading) throws(InvalidSetting) -> IngressKeys {
+        let inline = reader.optional("PUSH_INGRESS_KEYS")
+        let path = reader.optional("PUSH_INGRESS_KEYS_FILE")
+        let variable: String
+        let text: String
+        switch (inline, path) {
+        case (let inline?, nil):
+            (variable, text) = ("PUSH_INGRESS_KEYS", inline)
+        case (nil, let path?):
+            variable = "PUSH_INGRESS_KEYS_FILE"
+            do {
+                text = String(decoding: try files.contents(of: path, kind: .secret), as: UTF8.self)
+            } catch {
+                throw InvalidSetting(variable: variable, reason: "cannot read \(path): \(error)")
+            }
+        case (nil, nil):
+            throw InvalidSetting(variable: "PUSH_INGRESS_KEYS", reason: "is required (or PUSH_INGRESS_KEYS_FILE)")
+        case (.some, .some):
+            throw InvalidSetting(variable: "PUSH_INGRESS_KEYS_FILE", reason: "cannot be set with PUSH_INGRESS_KEYS")
+        }
+        do throws(IngressKeys.InvalidEntry) {
+            return try IngressKeys(parsing: text)
+        } catch {
+            throw InvalidSetting(variable: variable, reason: error.description)
+        }
+    }
+
+    public var description: String {
+        "ingress \(server.host):\(server.port), topic \(topic), apps \(admission.keys.description), "
+            + "allowlist \(admission.allowlist == nil ? "off" : "on"), body limit \(admission.maximumBodyBytes) B, "
+            + "kafka timeout \(kafkaTimeout), kafka \(kafka.description)"
+    }
+}

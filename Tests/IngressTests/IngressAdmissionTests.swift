@@ -1,0 +1,162 @@
+import Foundation
+import Ingress
+import PushCore
+import Testing
+
+@Suite struct IngressAdmissionTests {
+    static let keys = try! IngressKeys(parsing: "SampleApp:k-old,SampleApp:k-new,OtherApp:k-other")
+    let admission = IngressAdmission(keys: keys, allowlist: nil, maximumBodyBytes: 4_096)
+
+    static let v1 =
+        #"{"_id":"m1","messageType":"text","room":"demo-room","sender":{"_id":"sss","nickname":"SSS"},"#
+        + #""toClient":"aaa","badge":3,"alert":"hi","appID":"SampleApp"}"#
+    static let v2 =
+        #"{"_id":"m1","messageType":"text","room":"demo-room","sender":{"_id":"sss","nickname":"SSS"},"#
+        + #""pushToClients":["aaa","bbb"],"appID":"SampleApp"}"#
+    static let custom = #"{"clients":["user001"],"payload":{"title":"T","body":"B","badge":1,"alert":{"loc-key":"k"}}}"#
+
+    func decide(
+        _ route: String, _ body: String, method: String = "POST", headers: [String: String] = ["im-api-key": "k-new"],
+        query: [String: String] = [:], bodyTooLarge: Bool = false, client: [UInt8] = [10, 0, 0, 1],
+        admission: IngressAdmission? = nil
+    ) -> IngressDecision {
+        (admission ?? self.admission).decide(
+            method: method, path: route, headers: headers, query: query, body: Array(body.utf8),
+            bodyTooLarge: bodyTooLarge, clientAddress: client, now: Date(timeIntervalSince1970: 1_764_590_400),
+            makeID: { "generated-id" })
+    }
+
+    func refusal(_ decision: IngressDecision) -> (status: Int, body: JSONValue)? {
+        guard case .answer(let answer) = decision, let body = try? JSONParser.parse(answer.body) else { return nil }
+        return (answer.status, body)
+    }
+
+    @Test func aCallbackBodyIsWrittenUnchangedKeyedByItsRoom() {
+        for (route, body) in [("/imkit/push", Self.v1), ("/imkit/push/v2", Self.v2)] {
+            #expect(decide(route, body) == .write(key: Array("demo-room".utf8), value: Array(body.utf8)))
+        }
+    }
+
+    @Test func aCustomPushWithoutIDGetsOneAndTheKeysAppAndIsKeyedByIt() throws {
+        guard case .write(let key, let value) = decide("/push/push2clients", Self.custom) else {
+            Issue.record("not written")
+            return
+        }
+        #expect(key == Array("generated-id".utf8))
+        let record = try JSONParser.parse(value)
+        #expect(record["id"] == .string("generated-id"))
+        #expect(record["appID"] == .string("SampleApp"))
+        #expect(record["clients"] == .array([.string("user001")]))
+    }
+
+    @Test func aCustomPushKeepsItsOwnID() {
+        let body = #"{"id":"p-7","clients":["u"],"payload":{}}"#
+        guard case .write(let key, _) = decide("/push/push2clients", body) else {
+            Issue.record("not written")
+            return
+        }
+        #expect(key == Array("p-7".utf8))
+    }
+
+    @Test(arguments: [
+        ["im-api-key": "k-old"], ["im-api-key": "k-new"], ["authorization": "Bearer k-new"],
+        ["authorization": "bearer k-old"],
+    ])
+    func everyValidKeyInEveryPlaceIsAccepted(headers: [String: String]) {
+        #expect(refusal(decide("/imkit/push/v2", Self.v2, headers: headers)) == nil)
+    }
+
+    @Test func theKeyMayComeAsAQueryParameter() {
+        #expect(refusal(decide("/imkit/push/v2", Self.v2, headers: [:], query: ["key": "k-old"])) == nil)
+    }
+
+    @Test(arguments: [[:], ["im-api-key": "k-ne"], ["im-api-key": "k-new2"], ["authorization": "Basic k-new"]])
+    func aMissingOrWrongKeyIs401InIMKITsShape(headers: [String: String]) throws {
+        let (status, body) = try #require(refusal(decide("/imkit/push/v2", Self.v2, headers: headers)))
+        #expect(status == 401)
+        #expect(body["RC"] == .number("401"))
+        #expect(body["RM"] == .string("Unauthorized"))
+        #expect(body["error"]?["code"] == .string("INVALID_API_KEY"))
+    }
+
+    @Test func anotherAppsKeyCannotPushForThisApp() throws {
+        let (status, body) = try #require(
+            refusal(decide("/imkit/push/v2", Self.v2, headers: ["im-api-key": "k-other"])))
+        #expect(status == 403)
+        #expect(body["error"]?["field"] == .string("appID"))
+    }
+
+    @Test func aCustomPushWithoutClientsOrPayloadIsMissingParameter() throws {
+        for body in [#"{"payload":{}}"#, #"{"clients":["u"]}"#] {
+            let (status, answer) = try #require(refusal(decide("/push/push2clients", body)))
+            #expect(status == 400)
+            #expect(answer["error"]?["code"] == .string("MISSING_PARAMETER"))
+            #expect(answer["error"]?["message"] == .string("clients and payload are required"))
+        }
+    }
+
+    @Test(arguments: [
+        ("/imkit/push", #"{"messageType":"text","room":"r"}"#, "MISSING_PARAMETER", "toClient"),
+        ("/imkit/push", #"{"messageType":"text","room":"r","toClient":"a","badge":"3"}"#, "INVALID_PARAMETER", "badge"),
+        ("/imkit/push/v2", #"{"messageType":"text","pushToClients":["a"]}"#, "MISSING_PARAMETER", "room"),
+        (
+            "/imkit/push/v2", #"{"messageType":"text","room":"r","pushToClients":"a"}"#, "INVALID_PARAMETER",
+            "pushToClients"
+        ),
+        ("/imkit/push/v2", #"{"messageType":7,"room":"r","pushToClients":["a"]}"#, "INVALID_PARAMETER", "messageType"),
+        ("/push/push2clients", #"{"clients":[],"payload":{}}"#, "INVALID_PARAMETER", "clients"),
+        ("/push/push2clients", #"{"clients":["u"],"payload":{"badge":1.5}}"#, "INVALID_PARAMETER", "payload.badge"),
+        (
+            "/push/push2clients", #"{"clients":["u"],"payload":{"alert":{"loc-args":[]}}}"#, "INVALID_PARAMETER",
+            "payload.alert"
+        ),
+        ("/push/push2clients", #"{"clients":["u"],"payload":{"title":1}}"#, "INVALID_PARAMETER", "payload.title"),
+    ])
+    func aBadFieldIs400NamingIt(route: String, body: String, code: String, field: String) throws {
+        let (status, answer) = try #require(refusal(decide(route, body)))
+        #expect(status == 400)
+        #expect(answer["error"]?["code"] == .string(code))
+        #expect(answer["error"]?["field"] == .string(field))
+    }
+
+    @Test func aBodyThatIsNotJSONIs400() throws {
+        let (status, answer) = try #require(refusal(decide("/imkit/push/v2", "messageType=text")))
+        #expect(status == 400)
+        #expect(answer["error"]?["code"] == .string("INVALID_JSON"))
+    }
+
+    @Test func aBodyOverTheLimitIs413() throws {
+        #expect(try #require(refusal(decide("/imkit/push/v2", "", bodyTooLarge: true))).status == 413)
+        let long = String(repeating: " ", count: 4_097) + Self.v2
+        #expect(try #require(refusal(decide("/imkit/push/v2", long))).status == 413)
+    }
+
+    @Test func theKeyIsCheckedBeforeTheBody() throws {
+        #expect(try #require(refusal(decide("/imkit/push/v2", "{", headers: [:]))).status == 401)
+    }
+
+    @Test func anUnknownPathIs404AndAnotherMethodIs405() throws {
+        #expect(try #require(refusal(decide("/imkit", Self.v2))).status == 404)
+        #expect(try #require(refusal(decide("/imkit/push", Self.v1, method: "GET"))).status == 405)
+    }
+
+    @Test func aClientOutsideTheAllowlistIs403() throws {
+        let allowlist = try ClientAllowlist(parsing: "10.0.0.0/8")
+        let guarded = IngressAdmission(keys: Self.keys, allowlist: allowlist, maximumBodyBytes: 4_096)
+        #expect(refusal(decide("/imkit/push/v2", Self.v2, client: [10, 9, 8, 7], admission: guarded)) == nil)
+        #expect(
+            try #require(refusal(decide("/imkit/push/v2", Self.v2, client: [192, 168, 0, 1], admission: guarded)))
+                .status == 403)
+    }
+
+    @Test func theAcceptedAnswerIsIMKITsOK() {
+        #expect(IngressAnswer.accepted.status == 200)
+        #expect(String(decoding: IngressAnswer.accepted.body, as: UTF8.self) == #"{"RC":0,"RM":"OK","result":{}}"#)
+    }
+
+    @Test func theUnavailableAnswerSaysWhenToRetry() {
+        let answer = IngressAnswer.unavailable(retryAfterSeconds: 1)
+        #expect(answer.status == 503)
+        #expect(answer.headers["Retry-After"] == "1")
+    }
+}
