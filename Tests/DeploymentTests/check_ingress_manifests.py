@@ -6,7 +6,7 @@ Usage: python check_ingress_manifests.py DIRECTORY   (exit 0 when every check ho
 
 import sys
 
-from check_manifests import load
+from check_manifests import check_probes, load, run
 
 KINDS = ["Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "HorizontalPodAutoscaler", "PodMonitor"]
 # Seconds after the Kafka timeout: a second of answer budget, the producer's 10 s flush, and margin.
@@ -70,12 +70,7 @@ def check(directory):
     for variable, number in [("PUSH_INGRESS_PORT", ingress_port), ("PUSH_HTTP_PORT", status_port)]:
         if number not in ports.values():
             failures.append(f"Deployment: {variable} {number} is not a container port")
-    for probe, path in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")]:
-        http = container.get(probe, {}).get("httpGet", {})
-        if http.get("path") != path:
-            failures.append(f"Deployment: {probe} must GET {path}, not {http.get('path')}")
-        if ports.get(http.get("port"), http.get("port")) != status_port:
-            failures.append(f"Deployment: {probe} must use PUSH_HTTP_PORT {status_port}")
+    failures += check_probes(container, ports, status_port)
     keys_file = env.get("PUSH_INGRESS_KEYS_FILE", {}).get("value")
     if keys_file:
         mounts = {mount["name"]: mount["mountPath"] for mount in container.get("volumeMounts", [])}
@@ -123,12 +118,5 @@ def check(directory):
     return failures
 
 
-def main():
-    failures = check(sys.argv[1])
-    for failure in failures:
-        print(failure)
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(check))

@@ -67,6 +67,18 @@ def load(directory):
     return documents
 
 
+def check_probes(container, ports, port):
+    """The liveness and readiness probes GET /healthz and /readyz on PUSH_HTTP_PORT (`port`, by number or name)."""
+    failures = []
+    for probe, path in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")]:
+        http = container.get(probe, {}).get("httpGet", {})
+        if http.get("path") != path:
+            failures.append(f"Deployment: {probe} must GET {path}, not {http.get('path')}")
+        if ports.get(http.get("port"), http.get("port")) != port:
+            failures.append(f"Deployment: {probe} must use PUSH_HTTP_PORT {port}")
+    return failures
+
+
 def check(directory):
     failures = []
     documents = load(directory)
@@ -121,12 +133,7 @@ def check(directory):
     ports = {entry.get("name"): entry["containerPort"] for entry in container.get("ports", [])}
     if port not in ports.values():
         failures.append(f"Deployment: PUSH_HTTP_PORT {port} is not a container port")
-    for probe, path in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")]:
-        http = container.get(probe, {}).get("httpGet", {})
-        if http.get("path") != path:
-            failures.append(f"Deployment: {probe} must GET {path}, not {http.get('path')}")
-        if ports.get(http.get("port"), http.get("port")) != port:
-            failures.append(f"Deployment: {probe} must use PUSH_HTTP_PORT {port}")
+    failures += check_probes(container, ports, port)
 
     monitor = by_kind["PodMonitor"][0]["spec"]
     if monitor.get("selector", {}).get("matchLabels", {}).items() - pod_labels.items() \
@@ -303,7 +310,8 @@ def check_scaled_object(scaled, deployment, env):
     return failures
 
 
-def main():
+def run(check):
+    """Runs `check` on the directory of the command line: one line per failure, exit 1 if any."""
     failures = check(sys.argv[1])
     for failure in failures:
         print(failure)
@@ -311,4 +319,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(check))
