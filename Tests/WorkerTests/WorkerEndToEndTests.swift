@@ -101,6 +101,21 @@ final class EndToEnd {
             KafkaProducerRecord(topic: "chat.messages", key: Array(key.utf8), value: Array(value.utf8)))
     }
 
+    /// How many records `topics` hold now (every partition), from their watermarks: exact at once, where reading
+    /// them all could stop at a time limit.
+    func recordCount(_ topics: [String]) async throws -> Int64 {
+        let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "e2e-reader"])))
+        var count: Int64 = 0
+        for topic in topics {
+            for partition in 0..<Int32(partitions) {
+                let marks = try await reader.watermarks(of: TopicPartition(topic, partition))
+                count += marks.high - marks.low
+            }
+        }
+        _ = await reader.close(timeout: .seconds(5))
+        return count
+    }
+
     /// Records of `topics` (every partition, from the start) until `count` arrived or `limit` passed.
     func read(_ topics: [String], count: Int, within limit: Duration = .seconds(90)) async throws -> [KafkaRecord] {
         try await read(topics, within: limit) { $0.count >= count }
