@@ -77,6 +77,12 @@ import Testing
         #expect(event.devices[1].target.tokenHash == SHA256.tokenHash(Registry.apnsToken(1)))
     }
 
+    @Test func thePlannedEventCarriesTheMessagesAppForTheInvalidationGuard() throws {
+        #expect(try plan(Self.message(["aaa"])).appID == "SampleApp")
+        let event = #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "recipients": []}"#
+        #expect(try plan(event).appID == "")
+    }
+
     @Test func theWholeMessageGoesToFCMDataPayload() throws {
         subscribe(Registry.subscription(client: "aaa", type: .android, device: "P1", token: Registry.fcmToken(1)))
         let json = Self.message(["aaa"])

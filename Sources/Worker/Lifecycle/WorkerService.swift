@@ -92,12 +92,15 @@ public enum WorkerService {
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
-        let events: any EventPlanner<ProviderSend> =
-            skipsInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
+        let invalidations = tokenInvalidationWatch(configuration.pipeline, metrics: metrics, clock: clock)
         let registryTables = RegistryTables(store: MemoryDeviceStore())
         RegistryMetrics.register(registryTables, in: registry)
-        let planner = IMKITPlanner(events: events, directory: registryTables.store)
+        // The skip outside the IMKIT resolution: it reads the message's app, which the resolution sets.
+        let resolving = IMKITPlanner(events: stages.planner, directory: registryTables.store)
+        let planner: any EventPlanner<ProviderSend> =
+            skipsInvalidTokens
+            ? SkippingKnownInvalidTokens(inner: resolving, table: invalidTokens, invalidations: invalidations)
+            : resolving
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
@@ -105,7 +108,7 @@ public enum WorkerService {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner,
             sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
-            settings: configuration.pipeline)
+            settings: configuration.pipeline, invalidations: invalidations)
 
         registerChecks(
             liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
@@ -170,6 +173,15 @@ public enum WorkerService {
             services: services, shutdownBudget: configuration.shutdownBudget, exitCodes: WorkerExitCode.serviceGroup,
             report: logger.serviceGroupReport)
         return await group.run(signals: SignalSource())
+    }
+
+    /// The misconfiguration guard of `settings`' limits over a 5-minute window, with its gauge.
+    static func tokenInvalidationWatch(_ settings: PipelineSettings, metrics: PushMetrics, clock: some WallClock)
+        -> TokenInvalidationWatch
+    {
+        let watch = TokenInvalidationWatch(settings.invalidationGuard)
+        metrics.followTokenInvalidations(watch, clock: clock)
+        return watch
     }
 
     /// Registers the probes' checks (`WorkerHealth`) over the running stages.

@@ -65,9 +65,11 @@ public enum ReplayService {
                 + (options.dryRun ? " (dry run)" : ""))
 
         let source = ReplayRecordSource(reader: reader, windows: windows)
+        let invalidations = TokenInvalidationWatch(configuration.pipeline.invalidationGuard)
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: stages.planner, table: try await invalidTokens(configuration))
+            ? SkippingKnownInvalidTokens(
+                inner: stages.planner, table: try await invalidTokens(configuration), invalidations: invalidations)
             : stages.planner
         let planner = ReplayPlanner(
             inner: live, maxAgeMillis: options.maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
@@ -90,7 +92,7 @@ public enum ReplayService {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
             retryPolicy: configuration.retryDelays,
-            clock: clock, observer: tally, settings: settings)
+            clock: clock, observer: tally, settings: settings, invalidations: invalidations)
         let started = ContinuousClock.now
         // Started in this order, shut down in the reverse one: the pipeline drains, then the producer flushes and
         // closes, then the HTTP/2 clients stop. The progress service ends the group when the window is read.
