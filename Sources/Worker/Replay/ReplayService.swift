@@ -182,7 +182,9 @@ public enum ReplayService {
                     let messageId = receipt["messageId"]?.stringValue,
                     let tokenHash = receipt["tokenHash"]?.stringValue, let status = receipt["status"]?.stringValue
                 else { continue }
-                delivered.add(messageId: messageId, tokenHash: tokenHash, status: status)
+                delivered.add(
+                    messageId: messageId, tokenHash: tokenHash, status: status,
+                    suspect: receipt["suspect"] == .bool(true))
             }
         }
         return delivered
