@@ -1,4 +1,5 @@
 import CLI
+import DeviceRegistry
 import Essentials
 import Glibc
 import Kafka
@@ -66,11 +67,12 @@ public enum ReplayService {
 
         let source = ReplayRecordSource(reader: reader, windows: windows)
         let invalidations = TokenInvalidationWatch(configuration.pipeline.invalidationGuard)
+        let resolving = IMKITPlanner(events: stages.planner, directory: try await registry(configuration))
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
             ? SkippingKnownInvalidTokens(
-                inner: stages.planner, table: try await invalidTokens(configuration), invalidations: invalidations)
-            : stages.planner
+                inner: resolving, table: try await invalidTokens(configuration), invalidations: invalidations)
+            : resolving
         let planner = ReplayPlanner(
             inner: live, maxAgeMillis: options.maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
         let clock = SystemWallClock()
@@ -161,6 +163,20 @@ public enum ReplayService {
         }
         table.isLoaded = true
         return table
+    }
+
+    /// The device registry and the client settings, each topic read to its end (`PUSH_DEVICE_STORE=none`: empty), that
+    /// IMKIT messages are resolved through as the live worker resolves them; records it ignores are ignored here too.
+    private static func registry(_ configuration: WorkerConfiguration) async throws -> any DeviceDirectory {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        guard configuration.registry.store != .none else { return tables.store }
+        try await TopicWindowReader.read(configuration.registry.devicesTopic, configuration: configuration.kafka) {
+            for record in $0 { _ = tables.applyDevice(key: record.key, value: record.value) }
+        }
+        try await TopicWindowReader.read(configuration.registry.clientsTopic, configuration: configuration.kafka) {
+            for record in $0 { _ = tables.applyClient(key: record.key, value: record.value) }
+        }
+        return tables.store
     }
 
     /// `--skip-delivered`: the receipts topic from the window's start time less `receiptsMargin` (from its
