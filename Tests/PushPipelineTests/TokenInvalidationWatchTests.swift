@@ -120,6 +120,15 @@ private struct HashedPlanner: EventPlanner {
         #expect(Self.series(registry).contains(#"push_token_invalidation_suspended{app="",provider="fcm"} 0"#))
     }
 
+    @Test func onlyTheConfiguredProvidersHaveSeries() {
+        let registry = MetricsRegistry()
+        let watch = TokenInvalidationWatch(TokenInvalidationGuard(maximumRatio: 0.5, minimumSends: 1))
+        let clock = TestClock()
+        PushMetrics(registry: registry).followTokenInvalidations(watch, clock: clock, providers: [.fcm])
+        _ = watch.answer(.init(app: "A", provider: .apns), invalid: true, nowMillis: clock.nowMillis())
+        #expect(Self.series(registry) == [#"push_token_invalidation_suspended{app="",provider="fcm"} 0"#])
+    }
+
     @Test func appsPastTheBoundShowAsOther() {
         let registry = MetricsRegistry()
         let watch = TokenInvalidationWatch(TokenInvalidationGuard(maximumRatio: 0.5, minimumSends: 1))

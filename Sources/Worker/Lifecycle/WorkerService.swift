@@ -92,7 +92,8 @@ public enum WorkerService {
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
-        let invalidations = tokenInvalidationWatch(configuration.pipeline, metrics: metrics, clock: clock)
+        let invalidations = tokenInvalidationWatch(
+            configuration.pipeline, metrics: metrics, providers: stages.sender.configuredProviders, clock: clock)
         let registryTables = RegistryTables(store: MemoryDeviceStore())
         RegistryMetrics.register(registryTables, in: registry)
         // The skip outside the IMKIT resolution: it reads the message's app, which the resolution sets.
@@ -175,12 +176,12 @@ public enum WorkerService {
         return await group.run(signals: SignalSource())
     }
 
-    /// The misconfiguration guard of `settings`' limits over a 5-minute window, with its gauge.
-    static func tokenInvalidationWatch(_ settings: PipelineSettings, metrics: PushMetrics, clock: some WallClock)
-        -> TokenInvalidationWatch
-    {
+    /// The misconfiguration guard of `settings`' limits over a 5-minute window, with its gauge for `providers`.
+    static func tokenInvalidationWatch(
+        _ settings: PipelineSettings, metrics: PushMetrics, providers: [PushProvider], clock: some WallClock
+    ) -> TokenInvalidationWatch {
         let watch = TokenInvalidationWatch(settings.invalidationGuard)
-        metrics.followTokenInvalidations(watch, clock: clock)
+        metrics.followTokenInvalidations(watch, clock: clock, providers: providers)
         return watch
     }
 
