@@ -28,20 +28,6 @@ import Testing
         try planner.plan(Array(json.utf8), nowMillis: Self.nowMillis).get()
     }
 
-    /// The decision of each device as `client platform status/reason`.
-    func outline(_ event: PlannedEvent<ProviderSend>) -> [String] {
-        event.devices.map { device in
-            let decision: String
-            switch device.decision {
-            case .send(let provider, _): decision = "send \(provider.rawValue)"
-            case .skipped(let reason): decision = "skipped \(reason)"
-            case .expired: decision = "expired"
-            case .deadLetter(let reason, _): decision = "dead \(reason)"
-            }
-            return "\(device.target.userId) \(device.target.platform) \(decision)"
-        }
-    }
-
     func body(_ device: PlannedDevice<ProviderSend>) -> String {
         guard case .send(_, let send) = device.decision else { return "" }
         return String(decoding: send.request.body, as: UTF8.self)
@@ -66,7 +52,7 @@ import Testing
         set(ClientSettings(appID: "SampleApp", clientID: "ddd", notificationEnabled: false))
         let event = try plan(Self.message(["aaa", "bbb", "ccc", "ddd", "eee", "sss", "aaa"]))
         #expect(
-            outline(event) == [
+            event.outline == [
                 "aaa fcm send fcm", "aaa apns send apns", "bbb apns skipped muted", "ccc none skipped no_devices",
                 "ddd apns skipped notifications_off", "eee web skipped platform",
             ])
@@ -93,7 +79,7 @@ import Testing
             Registry.subscription(client: "bbb", device: "D3", token: Registry.apnsToken(3)))
         set(ClientSettings(appID: "SampleApp", clientID: "aaa", locale: LanguageTag("ja")))
         let event = try plan(Self.message(["aaa", "bbb"], type: "image"))
-        #expect(outline(event).allSatisfy { $0.hasSuffix("send apns") })
+        #expect(event.outline.allSatisfy { $0.hasSuffix("send apns") })
         #expect(body(event.devices[0]).contains("사진"))
         #expect(body(event.devices[1]).contains("画像"))
         #expect(body(event.devices[2]).contains("sent a photo"))
@@ -127,7 +113,7 @@ import Testing
         let json =
             #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "content": "messageType", "recipients": [{"userId": "u", "devices": [{"platform": "fcm", "token": "t"}]}], "payload": {"messageType": "text"}}"#
         let event = try plan(json)
-        #expect(outline(event) == ["u fcm send fcm"])
+        #expect(event.outline == ["u fcm send fcm"])
         #expect(planner.deviceBound(Array(json.utf8)) == 6)
     }
 
