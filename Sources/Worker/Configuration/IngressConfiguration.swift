@@ -10,7 +10,8 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
     /// `LOG_LEVEL` (default `info`).
     public var logLevel: LogLevel
     /// `PUSH_INGRESS_PORT` (default 8080), `PUSH_INGRESS_HOST`, `PUSH_INGRESS_MAX_CONNECTIONS`,
-    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_THREADS`.
+    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_THREADS`, `PUSH_INGRESS_TLS_CERT_FILE` with
+    /// `PUSH_INGRESS_TLS_KEY_FILE`.
     public var server: HTTPServerConfiguration
     /// `PUSH_HTTP_PORT`, `PUSH_HTTP_HOST`: `/metrics`, `/healthz`, `/readyz`, as for the worker.
     public var status: HTTPServerConfiguration
@@ -46,6 +47,7 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         server.connectionLimit = try reader.integer("PUSH_INGRESS_MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
         server.connectionTimeout = .seconds(try reader.integer("PUSH_INGRESS_IDLE_SECONDS", default: 10, in: 1...600))
         server.threadPoolSize = try reader.integer("PUSH_INGRESS_THREADS", default: 2, in: 1...64)
+        server.tls = try Self.tls(reader, files: files)
 
         let maximumBody = try reader.integer("PUSH_INGRESS_MAX_BODY_BYTES", default: 262_144, in: bodyLimitRange)
         let allowlist: ClientAllowlist?
@@ -82,11 +84,7 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
             (variable, text) = ("PUSH_INGRESS_KEYS", inline)
         case (nil, let path?):
             variable = "PUSH_INGRESS_KEYS_FILE"
-            do {
-                text = String(decoding: try files.contents(of: path, kind: .secret), as: UTF8.self)
-            } catch {
-                throw InvalidSetting(variable: variable, reason: "cannot read \(path): \(error)")
-            }
+            text = try secretText(path, variable: variable, files: files)
         case (nil, nil):
             throw InvalidSetting(variable: "PUSH_INGRESS_KEYS", reason: "is required (or PUSH_INGRESS_KEYS_FILE)")
         case (.some, .some):
@@ -99,8 +97,44 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         }
     }
 
+    /// `PUSH_INGRESS_TLS_CERT_FILE` and `PUSH_INGRESS_TLS_KEY_FILE` (PEM): both, or neither for plain HTTP.
+    private static func tls(_ reader: SettingReader, files: some FileReading) throws(InvalidSetting) -> ServerTLS? {
+        let certificateVariable = "PUSH_INGRESS_TLS_CERT_FILE"
+        let keyVariable = "PUSH_INGRESS_TLS_KEY_FILE"
+        switch (reader.optional(certificateVariable), reader.optional(keyVariable)) {
+        case (nil, nil):
+            return nil
+        case (nil, .some):
+            throw InvalidSetting(variable: certificateVariable, reason: "is required with \(keyVariable)")
+        case (.some, nil):
+            throw InvalidSetting(variable: keyVariable, reason: "is required with \(certificateVariable)")
+        case (let certificatePath?, let keyPath?):
+            let certificate = try secretText(certificatePath, variable: certificateVariable, files: files)
+            guard certificate.contains("-----BEGIN CERTIFICATE-----") else {
+                throw InvalidSetting(
+                    variable: certificateVariable, reason: "\(certificatePath) holds no PEM certificate")
+            }
+            let key = try secretText(keyPath, variable: keyVariable, files: files)
+            guard key.contains("PRIVATE KEY-----") else {
+                throw InvalidSetting(variable: keyVariable, reason: "\(keyPath) holds no PEM private key")
+            }
+            return ServerTLS(certificatePEM: certificate, keyPEM: Secret(key))
+        }
+    }
+
+    /// The text of the secret file at `path`, which `variable` names.
+    private static func secretText(_ path: String, variable: String, files: some FileReading) throws(InvalidSetting)
+        -> String
+    {
+        do {
+            return String(decoding: try files.contents(of: path, kind: .secret), as: UTF8.self)
+        } catch {
+            throw InvalidSetting(variable: variable, reason: "cannot read \(path): \(error)")
+        }
+    }
+
     public var description: String {
-        "ingress \(server.host):\(server.port), topic \(topic), apps \(admission.keys.description), "
+        "ingress \(server.host):\(server.port)\(server.tls == nil ? "" : " (TLS)"), topic \(topic), apps \(admission.keys.description), "
             + "allowlist \(admission.allowlist == nil ? "off" : "on"), body limit \(admission.maximumBodyBytes) B, "
             + "kafka timeout \(kafkaTimeout), kafka \(kafka.description)"
     }
