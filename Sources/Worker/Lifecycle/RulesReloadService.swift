@@ -4,7 +4,7 @@ import Observability
 import PushCore
 import PushPipeline
 
-/// Checks the rules file every `interval` and applies a valid new table (`RulesReloader`), counting and logging
+/// Checks the rules file every `interval` and applies a valid new table (`FileReloader`), counting and logging
 /// each reload or refusal. Its shutdown stops the checks.
 struct RulesReloadService: Service {
     let path: String
@@ -23,7 +23,7 @@ struct RulesReloadService: Service {
     /// Checks every `interval` until cancelled.
     private func check() async {
         let planner = planner
-        var reloader = RulesReloader(path: path, files: files, initial: initial) { bytes in
+        var reloader = FileReloader(path: path, kind: .rules, files: files, initial: initial) { bytes in
             planner.replaceRules(with: try RulesTable.load(json: bytes))
         }
         while (try? await clock.sleep(for: interval)) != nil {
