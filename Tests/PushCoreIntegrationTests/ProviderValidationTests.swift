@@ -106,14 +106,14 @@ import Testing
         return cases
     }
 
-    /// Every request of the custom-push examples, of a push that shows nothing, one with only a badge, and an
-    /// oversized one, to an APNs and an FCM device.
+    /// Every request of the custom-push examples, of a push that shows nothing, one with only a badge, one with
+    /// only a title, and an oversized one, to an APNs and an FCM device.
     static func customPushRequests(huge: String) throws -> [Case] {
         var records = try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("custom-push")).map {
             ("custom \($0.lastPathComponent)", try Repository.read($0))
         }
         for (name, payload) in [
-            ("silent", #"{"type": "sync"}"#), ("badge only", #"{"badge": 0}"#),
+            ("silent", #"{"type": "sync"}"#), ("badge only", #"{"badge": 0}"#), ("title only", #"{"title": "T"}"#),
             ("huge", #"{"title": \#(Fixture.quoted(huge)), "alert": \#(Fixture.quoted(huge)), "blob": 1}"#),
         ] {
             records.append(("custom \(name).json", Array(#"{"clients": ["a"], "payload": \#(payload)}"#.utf8)))
@@ -138,7 +138,7 @@ import Testing
     @Test func everyProducedRequestPassesTheProviderChecks() throws {
         let cases = try Self.producedRequests()
         #expect(cases.count > 60)
-        #expect(cases.filter { $0.name.hasPrefix("custom ") }.count == 12)
+        #expect(cases.filter { $0.name.hasPrefix("custom ") }.count == 14)
         let errors = try Self.validate(cases)
         #expect(errors.count == cases.count)
         for item in cases {

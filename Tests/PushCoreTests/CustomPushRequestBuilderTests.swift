@@ -90,6 +90,13 @@ import Testing
         #expect(message["data"]?["loc-args"]?.stringValue == #"["Alice","50%"]"#)
     }
 
+    @Test func aTitleAloneIsANotificationWithoutAnAndroidNotification() throws {
+        let message = try #require(try Self.body(try Self.request(#"{"title": "Hi"}"#, device: Self.fcm))["message"])
+        #expect(Self.text(message["notification"]) == #"{"title":"Hi"}"#)
+        #expect(message["android"]?["notification"] == nil)
+        #expect(message["android"]?["priority"]?.stringValue == "HIGH")
+    }
+
     @Test func aPushThatShowsNothingIsABackgroundPushAndADataMessage() throws {
         let apns = try Self.request(#"{"type": "sync"}"#, device: Self.apns)
         #expect(apns.header("apns-push-type") == "background")

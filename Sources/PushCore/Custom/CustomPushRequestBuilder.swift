@@ -176,7 +176,8 @@ public struct CustomPushRequestBuilder: Sendable {
         if let collapseKey = payload.collapseKey { json.field("collapse_key", collapseKey) }
         json.field("priority", payload.isVisible ? "HIGH" : "NORMAL")
         json.field("ttl", "\(timeToLive)s")
-        if payload.isVisible {
+        let localized: Bool = if case .localized? = payload.alert { true } else { false }
+        if payload.isVisible, localized || payload.icon != nil || payload.sound != nil || payload.badge != nil {
             json.key("notification")
             json.beginObject()
             if case .localized(let key, let arguments)? = payload.alert {
