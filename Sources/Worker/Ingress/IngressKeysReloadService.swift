@@ -3,9 +3,10 @@ import Ingress
 import Lifecycle
 import Observability
 
-/// Checks `PUSH_INGRESS_KEYS_FILE` every `checkInterval` and puts a valid new key list in force (`FileReloader`), so
-/// a Kubernetes Secret update rotates the keys without a restart. A file that does not parse keeps the keys in
-/// force; the log says why (the entry's position and the reason, never a key). Its shutdown stops the checks.
+/// Checks `PUSH_INGRESS_KEYS_FILE` every `checkInterval` and puts a valid new key list in force
+/// (`FileReloadService`), so a Kubernetes Secret update rotates the keys without a restart. A file that does not
+/// parse keeps the keys in force; the log says why (the entry's position and the reason, never a key). Its shutdown
+/// stops the checks.
 struct IngressKeysReloadService: Service {
     let file: IngressConfiguration.KeysFile
     let ingress: IngressServer
@@ -14,19 +15,13 @@ struct IngressKeysReloadService: Service {
     let clock: any WallClock
 
     func run(shutdown: GracefulShutdown) async throws {
-        try await shutdown.cancelOnRequest { await check() }
-    }
-
-    /// Checks every `checkInterval` until cancelled.
-    private func check() async {
         let ingress = ingress
-        var reloader = FileReloader(path: file.path, kind: .secret, files: files, initial: file.stamp) { bytes in
-            let keys = try IngressKeys(parsing: String(decoding: bytes, as: UTF8.self))
-            ingress.replaceKeys(with: keys)
+        let reloader = FileReloader(path: file.path, kind: .secret, files: files, initial: file.stamp) { bytes in
+            ingress.replaceKeys(with: try IngressKeys(parsing: String(decoding: bytes, as: UTF8.self)))
         }
-        let metadata: Logger.Metadata = ["push.keys_file": .string(file.path)]
-        while (try? await clock.sleep(for: file.checkInterval)) != nil {
-            switch reloader.check() {
+        let (metadata, logger): (Logger.Metadata, Logger) = (["push.keys_file": .string(file.path)], logger)
+        try await FileReloadService(reloader: reloader, interval: file.checkInterval, clock: clock) { result in
+            switch result {
             case .unchanged:
                 break
             case .applied:
@@ -36,6 +31,6 @@ struct IngressKeysReloadService: Service {
                     "ingress keys reload refused, previous keys kept",
                     metadata: metadata.merging(["error": .string(reason)]) { $1 })
             }
-        }
+        }.run(shutdown: shutdown)
     }
 }
