@@ -111,9 +111,9 @@ import Testing
         }
     }
 
-    @Test func otherRecordsGoToTheEventPlannerUntouched() throws {
+    @Test func anEventWithAClientsMemberGoesToTheEventPlannerUntouched() throws {
         let event = try plan(
-            #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "content": "clients", "recipients": [{"userId": "u", "devices": [{"platform": "fcm", "token": "t"}]}]}"#
+            #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "clients": ["x"], "recipients": [{"userId": "u", "devices": [{"platform": "fcm", "token": "t"}]}]}"#
         )
         #expect(event.messageId == "m")
         #expect(event.outline == ["u fcm send fcm"])

@@ -75,6 +75,10 @@ import Testing
         (#"{"clients": ["a"], "payload": {}, "id": 5}"#, "id: must be a string, not number"),
         (#"{"clients": ["a"], "payload": {}, "appID": []}"#, "appID: must be a string, not array"),
         (
+            #"{"clients": ["a"], "payload": {}, "messageType": "text"}"#,
+            "messageType: must be absent: a record with it is a chat-message event or an IMKIT message"
+        ),
+        (
             #"{"clients": ["a"], "payload": {}, "recipients": [{"userId": "a"}]}"#,
             "recipients[0].devices: required"
         ),
@@ -95,11 +99,14 @@ import Testing
         #expect(push.invalidDevices[DeviceAddress(recipient: 0, device: 1)]?.path == "recipients[0].devices[1].token")
     }
 
-    @Test func aRecordIsACustomPushWhenItHasClientsAndNoMessageType() throws {
-        #expect(CustomPushDecoder.isCustomPush(try JSONParser.parse(Array(#"{"clients": []}"#.utf8))))
-        #expect(
-            !CustomPushDecoder.isCustomPush(try JSONParser.parse(Array(#"{"clients": [], "messageType": "t"}"#.utf8))))
-        #expect(!CustomPushDecoder.isCustomPush(try JSONParser.parse(Array(#"{"recipients": []}"#.utf8))))
+    @Test func aRecordIsACustomPushWhenItHasClientsAndNoSender() throws {
+        func isCustomPush(_ json: String) throws -> Bool {
+            CustomPushDecoder.isCustomPush(try JSONParser.parse(Array(json.utf8)))
+        }
+        #expect(try isCustomPush(#"{"clients": []}"#))
+        #expect(try !isCustomPush(#"{"clients": [], "messageType": "t", "sender": {"_id": "s"}}"#))
+        #expect(try !isCustomPush(#"{"id": "m", "clients": [], "sender": {"id": "s"}, "recipients": []}"#))
+        #expect(try !isCustomPush(#"{"recipients": []}"#))
     }
 
     @Test func everyExampleDecodes() throws {

@@ -16,9 +16,10 @@ public struct CustomPushDecoder: Sendable {
         self.limits = limits
     }
 
-    /// Whether a parsed record is a custom push: an object with `clients` and no `messageType` (an IMKIT message).
+    /// Whether a parsed record is a custom push: an object with `clients` and without the `sender` that chat-message
+    /// events and IMKIT messages require, so an event with an unknown `clients` member stays an event.
     public static func isCustomPush(_ root: JSONValue) -> Bool {
-        root["clients"] != nil && root["messageType"] == nil
+        root["clients"] != nil && root["sender"] == nil
     }
 
     /// Decodes one record value.
@@ -29,6 +30,11 @@ public struct CustomPushDecoder: Sendable {
     /// Decodes an already parsed record.
     public func decode(_ root: JSONValue) throws(EventError) -> CustomPush {
         let record = try Fields(root, path: "")
+        for member in ["sender", "messageType"] where record.value(member) != nil {
+            throw EventError(
+                .decodeError, path: member,
+                "must be absent: a record with it is a chat-message event or an IMKIT message")
+        }
         let clients = try self.clients(record)
         let payload = try self.payload(try record.object("payload"))
         let id = try nonEmpty(record, "id", maxLength: EventLimits.maximumIDLength) ?? Self.derivedID(of: root)

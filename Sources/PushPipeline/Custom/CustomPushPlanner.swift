@@ -3,7 +3,7 @@ import Foundation
 import PushCore
 
 /// The planner port for input topics that carry custom pushes beside other records: a record whose JSON object has
-/// `clients` (and no `messageType`) is a custom push, its clients resolved through the device registry
+/// `clients` and no `sender` is a custom push, its clients resolved through the device registry
 /// (`ClientDevices`) and each device's request built from the payload (`CustomPushRequestBuilder`); every other
 /// record goes to `events` untouched.
 ///
