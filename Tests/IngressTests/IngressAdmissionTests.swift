@@ -107,8 +107,8 @@ import Testing
         ("/push/push2clients", #"{"clients":[],"payload":{}}"#, "INVALID_PARAMETER", "clients"),
         ("/push/push2clients", #"{"clients":["u"],"payload":{"badge":1.5}}"#, "INVALID_PARAMETER", "payload.badge"),
         (
-            "/push/push2clients", #"{"clients":["u"],"payload":{"alert":{"loc-args":[]}}}"#, "INVALID_PARAMETER",
-            "payload.alert.loc-key"
+            "/push/push2clients", #"{"clients":["u"],"payload":{"alert":{"loc-args":"x"}}}"#, "INVALID_PARAMETER",
+            "payload.alert.loc-args"
         ),
         ("/push/push2clients", #"{"clients":["u"],"payload":{"title":1}}"#, "INVALID_PARAMETER", "payload.title"),
         ("/push/push2clients", #"{"clients":["u",""],"payload":{}}"#, "INVALID_PARAMETER", "clients[1]"),

@@ -34,6 +34,10 @@ import Testing
         #expect(push.appID == "")
     }
 
+    @Test func anAlertObjectWithoutLocKeyIsNoAlert() throws {
+        #expect(try decode(#"{"clients": ["a"], "payload": {"alert": {"loc-args": ["x"]}}}"#).payload.alert == nil)
+    }
+
     @Test func aPushWithoutIDGetsOneDerivedFromItsBytes() throws {
         let json = #"{"clients": ["a"], "payload": {"alert": "Hello"}}"#
         let first = try decode(json)
@@ -62,7 +66,10 @@ import Testing
             #"{"clients": ["a"], "payload": {"alert": 3}}"#,
             "payload.alert: must be a string or an object with loc-key, not number"
         ),
-        (#"{"clients": ["a"], "payload": {"alert": {}}}"#, "payload.alert.loc-key: required"),
+        (
+            #"{"clients": ["a"], "payload": {"alert": {"loc-key": 1}}}"#,
+            "payload.alert.loc-key: must be a string, not number"
+        ),
         (
             #"{"clients": ["a"], "payload": {"alert": {"loc-key": "k", "loc-args": [1]}}}"#,
             "payload.alert.loc-args[0]: must be a string"

@@ -103,7 +103,8 @@ public struct CustomPushDecoder: Sendable {
             object: .object(payload.members))
     }
 
-    /// `alert`: a string, or `{"loc-key": key, "loc-args": [strings]}`.
+    /// `alert`: a string, or `{"loc-key": key, "loc-args": [strings]}`. IMKIT's API does not require `loc-key`; an
+    /// object without one has nothing to show and counts as no alert.
     private func alert(_ payload: Fields) throws(EventError) -> CustomPayload.Alert? {
         switch payload.value("alert") {
         case nil, .null?:
@@ -112,7 +113,7 @@ public struct CustomPushDecoder: Sendable {
             return text.isEmpty ? nil : .text(text)
         case .object?:
             let alert = try payload.object("alert")
-            let key = try alert.requiredString("loc-key", maxLength: EventLimits.maximumIDLength)
+            let key = try nonEmpty(alert, "loc-key", maxLength: EventLimits.maximumIDLength)
             var arguments: [String] = []
             if let value = alert.value("loc-args"), value != .null {
                 arguments = try alert.array("loc-args").enumerated().map { (index, value) throws(EventError) in
@@ -122,7 +123,7 @@ public struct CustomPushDecoder: Sendable {
                     return argument
                 }
             }
-            return .localized(key: key, arguments: arguments)
+            return key.map { .localized(key: $0, arguments: arguments) }
         case let other?:
             throw EventError(
                 .decodeError, path: payload.path("alert"),
