@@ -55,6 +55,29 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
+    @Test(
+        .enabled(if: Tool.onPath("kubectl") != nil, "kubectl (with kustomize v5) not on PATH"),
+        arguments: [
+            (
+                "            optional: true\n            defaultMode", "            defaultMode",
+                "the push-worker-apns Secret volume is not optional"
+            ),
+            (
+                "key: team-id\n                  optional: true", "key: team-id",
+                "APNS_TEAM_ID is not an optional key of the push-worker-apns Secret"
+            ),
+        ])
+    func overlaysCheckerRejectsAWorkerThatNeedsBothProviderSecrets(original: String, broken: String, complaint: String)
+        throws
+    {
+        let copy = try copyOfDeployment(replacing: original, with: broken, in: "base/deployment.yaml")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let result = try Repository.runTool(
+            "python", [Self.script("check_overlays.py"), copy.path, Self.kubernetesVersion])
+        #expect(result.status != 0)
+        #expect(result.output.contains("overlays/strimzi: " + complaint), "\(result.output)")
+    }
+
     @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemas() throws {
         let result = try Repository.runTool(
             "python", [Self.script("check_custom_resources.py"), Repository.path("deploy/kubernetes").path])

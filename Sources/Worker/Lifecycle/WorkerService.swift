@@ -63,7 +63,7 @@ public enum WorkerService {
         for absent in providers {
             logger.notice(
                 "provider left out, its credentials are not mounted",
-                metadata: ["provider": .string(absent.provider.rawValue), "reason": .string(absent.reason)])
+                metadata: ["push.provider": .string(absent.provider.rawValue), "push.reason": .string(absent.reason)])
         }
     }
 
