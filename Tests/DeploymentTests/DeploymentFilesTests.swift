@@ -284,13 +284,18 @@ struct DeploymentFilesTests {
         _ = try? ChildProcessResult.run(engine, ["rmi", tag])
     }
 
-    @Test func runtimeBaseImageIsPinnedByDigestAndNamedInTheOCILabels() throws {
+    @Test func bothBaseImagesArePinnedByDigestAndTheRuntimeOneNamedInTheOCILabels() throws {
         let dockerfile = try String(contentsOf: Repository.path("deploy/Dockerfile"), encoding: .utf8)
-        let stages = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
-        let runtime = try #require(stages.last.map { String($0.split(separator: " ")[1]) })
+        let bases = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }.map {
+            String($0.split(separator: " ")[1])
+        }
+        #expect(bases.count == 2)
+        for base in bases {
+            #expect(base.wholeMatch(of: /[a-z0-9.\/-]+:[A-Za-z0-9._-]+@sha256:[0-9a-f]{64}/) != nil, "\(base)")
+        }
+        let runtime = try #require(bases.last)
         let parts = runtime.split(separator: "@")
         try #require(parts.count == 2, "the runtime stage \(runtime) is not pinned by digest")
-        #expect(parts[1].wholeMatch(of: /sha256:[0-9a-f]{64}/) != nil)
         let labels = Set(
             dockerfile.matches(of: /org\.opencontainers\.image\.([a-z.]+)="([^"]*)"/).map { "\($0.1)=\($0.2)" })
         #expect(labels.contains("base.digest=\(parts[1])"), "\(labels)")
