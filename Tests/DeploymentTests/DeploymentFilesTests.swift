@@ -78,10 +78,14 @@ struct DeploymentFilesTests {
         #expect(result.output.contains("overlays/strimzi: " + complaint), "\(result.output)")
     }
 
-    @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemas() throws {
+    @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemasAndTheirCELRules() throws {
         let result = try Repository.runTool(
             "python", [Self.script("check_custom_resources.py"), Repository.path("deploy/kubernetes").path])
         #expect(result.status == 0, "\(result.output)")
+        // The KafkaUser's three rules and the ScaledObject's one, on every object they apply to.
+        let counts = try #require(result.output.firstMatch(of: /CEL: (\d+) rules .*, (\d+) evaluations/))
+        #expect(Int(counts.1) ?? 0 >= 4, "\(result.output)")
+        #expect(Int(counts.2) ?? 0 >= 4, "\(result.output)")
     }
 
     @Test func ingressManifestsValidateStrictlyAndMeetTheIngressRequirements() throws {
@@ -137,6 +141,15 @@ struct DeploymentFilesTests {
             "check_custom_resources.py", "overlays/sasl-scram/kustomization.yaml",
             "        value:\n          name: push-worker-kafka", "        value:\n          nam: push-worker-kafka",
             "'nam' was unexpected"
+        ),
+        (
+            "check_custom_resources.py", "base/scaledobject.yaml", "minReplicaCount: 2", "minReplicaCount: 13",
+            "ScaledObject push-worker: spec: minReplicaCount must be less than or equal to maxReplicaCount"
+        ),
+        (
+            "check_custom_resources.py", "overlays/strimzi/kafkausers.yaml", "    type: scram-sha-512\n",
+            "    type: scram-sha-512\n    validityDays: 30\n",
+            "spec.authentication: 'validityDays' and 'renewalDays' can be configured only with 'type: tls'"
         ),
         (
             "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
