@@ -118,7 +118,7 @@ enum ProviderStart: Equatable {
         #expect(
             configuration.absentProviders == [
                 AbsentProvider(
-                    provider: .apns,
+                    provider: .apns, variable: "APNS_KEY_FILE",
                     reason: "APNS_KEY_FILE \(Self.keyPath) does not exist, APNS_KEY_ID, APNS_TEAM_ID, "
                         + "APNS_CERT_KEY_PASSWORD unset")
             ])
@@ -134,6 +134,15 @@ enum ProviderStart: Equatable {
                 == "invalid APNS_KEY_FILE: no provider configured: apns: APNS_KEY_FILE \(Self.keyPath) does not "
                 + "exist, APNS_KEY_ID, APNS_TEAM_ID, APNS_CERT_KEY_PASSWORD unset; fcm: FCM_SERVICE_ACCOUNT_FILE "
                 + "\(Self.accountPath) does not exist"
+        }
+    }
+
+    @Test func aBadSettingIsStillNamedBeforeTheMissingProviders() {
+        let environment = ["FCM_SERVICE_ACCOUNT_FILE": Self.accountPath, "PUSH_BATCH_SIZE": "-1"]
+        #expect {
+            try RunConfiguration.load(environment: environment, configFile: nil, files: MountedFiles(files: [:]))
+        } throws: { error in
+            (error as? InvalidSetting)?.variable == "PUSH_BATCH_SIZE"
         }
     }
 

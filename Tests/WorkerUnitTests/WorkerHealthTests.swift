@@ -47,7 +47,8 @@ struct WorkerHealthTests {
 
     @Test func theProvidersCheckNamesTheActiveProvidersAndWhyOneIsLeftOutWithoutFailing() {
         #expect(WorkerHealth.providers(configured: [.apns, .fcm], absent: []) == .pass("apns,fcm"))
-        let absent = AbsentProvider(provider: .apns, reason: "APNS_KEY_FILE /k.p8 does not exist")
+        let absent = AbsentProvider(
+            provider: .apns, variable: "APNS_KEY_FILE", reason: "APNS_KEY_FILE /k.p8 does not exist")
         #expect(
             WorkerHealth.providers(configured: [.fcm], absent: [absent])
                 == .pass("fcm; left out: apns: APNS_KEY_FILE /k.p8 does not exist"))

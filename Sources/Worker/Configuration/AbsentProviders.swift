@@ -3,6 +3,8 @@ import PushPipeline
 /// A provider the worker starts without, and why: its credentials Secret is not mounted.
 public struct AbsentProvider: Sendable, Equatable, CustomStringConvertible {
     public var provider: PushProvider
+    /// The credentials-file variable whose file is missing: the one a start without any provider names.
+    public var variable: String
     /// Names the variables: "APNS_KEY_FILE /secrets/AuthKey.p8 does not exist, APNS_KEY_ID, APNS_TEAM_ID unset".
     public var reason: String
 
@@ -35,34 +37,26 @@ enum AbsentProviders {
         Variables(provider: .fcm, prefix: "FCM_", identity: [], files: ["FCM_SERVICE_ACCOUNT_FILE"]),
     ]
 
-    /// `variables` without the variables of every absent provider, and those providers. Throws, naming why each is
-    /// left out, when no other provider has a variable set: a worker without providers has nothing to do.
-    static func leaveOut(from variables: [String: String], files: some FileReading) throws(InvalidSetting)
+    /// `variables` without the variables of every absent provider, and those providers. When none remains, the
+    /// configuration's "no provider configured" error says why each was left out (`SettingReader.absentProviders`).
+    static func leaveOut(from variables: [String: String], files: some FileReading)
         -> (variables: [String: String], absent: [AbsentProvider])
     {
         func isSet(_ name: String) -> Bool { !(variables[name] ?? "").isEmpty }
         var remaining = variables
         var absent: [AbsentProvider] = []
-        var othersConfigured = false
         for provider in providers {
             let setFiles = provider.files.filter(isSet)
             guard !setFiles.isEmpty, !provider.identity.contains(where: isSet),
                 setFiles.allSatisfy({ files.stamp(of: variables[$0] ?? "") == nil })
-            else {
-                othersConfigured =
-                    othersConfigured || variables.contains { $0.key.hasPrefix(provider.prefix) && !$0.value.isEmpty }
-                continue
-            }
+            else { continue }
             let missing = setFiles.map { "\($0) \(variables[$0] ?? "") does not exist" }
             let unset = provider.identity.isEmpty ? [] : [provider.identity.joined(separator: ", ") + " unset"]
             absent.append(
-                AbsentProvider(provider: provider.provider, reason: (missing + unset).joined(separator: ", ")))
+                AbsentProvider(
+                    provider: provider.provider, variable: setFiles[0],
+                    reason: (missing + unset).joined(separator: ", ")))
             remaining = remaining.filter { !$0.key.hasPrefix(provider.prefix) }
-        }
-        if !absent.isEmpty, !othersConfigured {
-            throw InvalidSetting(
-                variable: providers.flatMap(\.files).first(where: isSet) ?? "FCM_SERVICE_ACCOUNT_FILE",
-                reason: "no provider configured: " + absent.map(\.description).joined(separator: "; "))
         }
         return (remaining, absent)
     }

@@ -21,8 +21,9 @@ public struct RunConfiguration: Sendable {
         environment: [String: String], configFile: String?, files: some FileReading = SystemFileReading()
     ) throws(InvalidSetting) -> RunConfiguration {
         let merged = try SettingReader(environment: environment, configFile: configFile, files: files)
-        let (variables, absentProviders) = try AbsentProviders.leaveOut(from: merged.variables, files: files)
-        let reader = SettingReader(variables: variables)
+        let (variables, absentProviders) = AbsentProviders.leaveOut(from: merged.variables, files: files)
+        var reader = SettingReader(variables: variables)
+        reader.absentProviders = absentProviders
         let logLevel = try reader.logLevel()
         let worker = try reader.workerConfiguration()
         let status = try reader.statusServer()
