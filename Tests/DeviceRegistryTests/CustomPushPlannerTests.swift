@@ -18,7 +18,9 @@ import Testing
 
     static let context = ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project")
 
-    func subscribe(_ subscriptions: Subscription...) {
+    func subscribe(_ subscriptions: Subscription...) { subscribe(subscriptions) }
+
+    func subscribe(_ subscriptions: [Subscription]) {
         for subscription in subscriptions { store.apply(.put(subscription.key, subscription)) }
     }
 
@@ -33,13 +35,9 @@ import Testing
 
     @Test func eachClientGetsItsDevicesOrASkipThatSaysWhyAndMutesDoNotApply() throws {
         subscribe(
-            Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1)),
-            Registry.subscription(client: "aaa", type: .fcm, device: "P1", token: Registry.fcmToken(2)),
-            Registry.subscription(client: "bbb", device: "D2", token: Registry.apnsToken(3)),
-            Registry.subscription(client: "ddd", device: "D4", token: Registry.apnsToken(4)),
-            Registry.subscription(client: "eee", type: .web, device: "B5", token: "https://push.example/e"),
-            Registry.subscription(client: "fff", type: .iosVoip, device: "V6", token: Registry.apnsToken(6)),
-            Registry.subscription(app: "OtherApp", client: "ccc", device: "D7", token: Registry.apnsToken(7)))
+            Registry.sampleClients + [
+                Registry.subscription(client: "fff", type: .iosVoip, device: "V6", token: Registry.apnsToken(6))
+            ])
         for settings in [
             ClientSettings(appID: "SampleApp", clientID: "bbb", mutedRooms: ["p-1"]),
             ClientSettings(appID: "SampleApp", clientID: "ddd", notificationEnabled: false),
