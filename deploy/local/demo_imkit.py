@@ -15,7 +15,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 APP = "SampleApp"
 ROOM = "demo-room"
-MESSAGE_ID = "imkit-demo-1"
+MESSAGE_ID = "imkit-scene-1"
 PARTITIONS = 3
 WAIT_SECONDS = 30
 # (client, type, device id, token): mina's iPhone, jun's iPhone and Android phone; sora subscribed nothing.
@@ -37,6 +37,7 @@ def run(worker_binary: Path, servers: str, metrics: Callable[[], str], say: Call
     """Subscribes the devices, mutes mina in the room, waits until the worker's registry holds them, sends the
     message and prints its resolution; returns what did not come out as expected."""
     environment = {"KAFKA_BOOTSTRAP_SERVERS": servers, "LOG_LEVEL": "warning"}
+    devices_before, settings_before = registry_counts(metrics())
     for client, kind, device, token in DEVICES:
         subprocess.run([str(worker_binary), "devices", "subscribe", "--app", APP, "--client", client, "--type", kind,
                         "--device", device, "--token", token], env=environment, check=True, capture_output=True)
@@ -46,7 +47,7 @@ def run(worker_binary: Path, servers: str, metrics: Callable[[], str], say: Call
     producer.flush(10)
     say(f"IMKIT: subscribed {len(DEVICES)} devices with `push-worker devices subscribe` (mina's iPhone, jun's iPhone "
         f"and Android phone; sora none) and muted {ROOM} for mina on push.clients")
-    if not registry_holds(metrics, devices=len(DEVICES), settings=1):
+    if not registry_holds(metrics, devices=devices_before + len(DEVICES), settings=settings_before + 1):
         return [f"the worker's registry did not show {len(DEVICES)} devices within {WAIT_SECONDS} s"]
     message = {"_id": MESSAGE_ID, "message": "See you at 7", "room": ROOM, "roomName": "Demo Room",
                "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": APP,
@@ -64,14 +65,19 @@ def run(worker_binary: Path, servers: str, metrics: Callable[[], str], say: Call
             (status, reason)]
 
 
-def registry_holds(metrics: Callable[[], str], devices: int, settings: int) -> bool:
-    """Whether the worker's `push_registry_devices` and `push_registry_settings` reach the counts in time."""
+def registry_counts(scrape: str) -> tuple[float, float]:
+    """The worker's `push_registry_devices` and `push_registry_settings` in a scrape (other scenes add theirs)."""
+    values = dict(line.split(" ", 1) for line in scrape.splitlines()
+                  if line.startswith(("push_registry_devices ", "push_registry_settings ")))
+    return float(values.get("push_registry_devices", 0)), float(values.get("push_registry_settings", 0))
+
+
+def registry_holds(metrics: Callable[[], str], devices: float, settings: float) -> bool:
+    """Whether the worker's registry reaches `devices` and `settings` in time."""
     deadline = time.monotonic() + WAIT_SECONDS
     while time.monotonic() < deadline:
-        values = dict(line.split(" ", 1) for line in metrics().splitlines()
-                      if line.startswith(("push_registry_devices ", "push_registry_settings ")))
-        if float(values.get("push_registry_devices", 0)) >= devices \
-                and float(values.get("push_registry_settings", 0)) >= settings:
+        held_devices, held_settings = registry_counts(metrics())
+        if held_devices >= devices and held_settings >= settings:
             return True
         time.sleep(0.2)
     return False

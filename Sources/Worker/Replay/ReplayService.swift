@@ -28,6 +28,7 @@ public enum ReplayService {
         }
         let configuration = settings.worker
         let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
+        WorkerService.logAbsent(settings.absentProviders, logger: logger)
         let stages: Stages
         do {
             stages = try await Stages(
@@ -67,7 +68,11 @@ public enum ReplayService {
 
         let source = ReplayRecordSource(reader: reader, windows: windows)
         let invalidations = TokenInvalidationWatch(configuration.pipeline.invalidationGuard)
-        let resolving = IMKITPlanner(events: stages.planner, directory: try await registry(configuration))
+        let directory = try await registry(configuration)
+        let custom = CustomPushPlanner(
+            events: stages.planner, directory: directory, context: stages.context,
+            decoder: CustomPushDecoder(limits: stages.eventLimits))
+        let resolving = IMKITPlanner(events: custom, directory: directory)
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
             ? SkippingKnownInvalidTokens(
