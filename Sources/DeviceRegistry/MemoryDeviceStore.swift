@@ -2,7 +2,8 @@ import PushCore
 import Synchronization
 
 /// The device registry and the client settings in memory (`PUSH_DEVICE_STORE=memory`): every pod holds the whole of
-/// both topics, indexed by client. Thread-safe; a lookup takes one lock and two dictionary reads.
+/// both topics, indexed by client, and reads them from their start at every boot. Thread-safe; a lookup takes one
+/// lock and two dictionary reads.
 public final class MemoryDeviceStore: DeviceStore {
     private struct State {
         /// Per client, its subscriptions by type and device id (IMKIT's one subscription per type + deviceId).
@@ -12,6 +13,8 @@ public final class MemoryDeviceStore: DeviceStore {
         /// The apps devices were ever subscribed in: few, so a search across apps is a handful of lookups.
         var apps: Set<String> = []
         var bytes = 0
+        /// Per topic, the next offset to read per partition: a reconnection resumes there.
+        var offsets: [String: [Int32: Int64]] = [:]
     }
 
     private struct DeviceSlot: Hashable, Comparable {
@@ -27,40 +30,58 @@ public final class MemoryDeviceStore: DeviceStore {
 
     public init() {}
 
+    /// Applies one record of the device registry: a subscription replaces what its key held; a delete unsubscribes.
     public func apply(_ change: RegistryChange<DeviceKey, Subscription>) {
+        state.withLock { Self.apply(change, to: &$0) }
+    }
+
+    /// Applies one record of the client settings: a delete resets the client to the defaults.
+    public func apply(_ change: RegistryChange<ClientKey, ClientSettings>) {
+        state.withLock { Self.apply(change, to: &$0) }
+    }
+
+    public func apply(_ batch: RegistryBatch) {
         state.withLock { state in
-            switch change {
-            case .put(let key, let subscription):
-                let slot = DeviceSlot(type: key.type, deviceID: key.deviceID)
-                state.apps.insert(key.appID)
-                let previous = state.devices[key.client, default: [:]].updateValue(subscription, forKey: slot)
-                if let previous {
-                    state.bytes -= Self.bytes(of: previous)
-                } else {
-                    state.deviceCount += 1
-                }
-                state.bytes += Self.bytes(of: subscription)
-            case .delete(let key):
-                let slot = DeviceSlot(type: key.type, deviceID: key.deviceID)
-                guard let removed = state.devices[key.client]?.removeValue(forKey: slot) else { return }
-                if state.devices[key.client]?.isEmpty == true { state.devices[key.client] = nil }
-                state.deviceCount -= 1
-                state.bytes -= Self.bytes(of: removed)
-            }
+            for change in batch.devices { Self.apply(change, to: &state) }
+            for change in batch.clients { Self.apply(change, to: &state) }
+            state.offsets[batch.topic, default: [:]].merge(batch.offsets) { $1 }
         }
     }
 
-    public func apply(_ change: RegistryChange<ClientKey, ClientSettings>) {
-        state.withLock { state in
-            switch change {
-            case .put(let key, let settings):
-                if let previous = state.settings.updateValue(settings, forKey: key) {
-                    state.bytes -= Self.bytes(of: previous)
-                }
-                state.bytes += Self.bytes(of: settings)
-            case .delete(let key):
-                if let removed = state.settings.removeValue(forKey: key) { state.bytes -= Self.bytes(of: removed) }
+    public func offsets(of topic: String) -> [Int32: Int64] {
+        state.withLock { $0.offsets[topic] ?? [:] }
+    }
+
+    private static func apply(_ change: RegistryChange<DeviceKey, Subscription>, to state: inout State) {
+        switch change {
+        case .put(let key, let subscription):
+            let slot = DeviceSlot(type: key.type, deviceID: key.deviceID)
+            state.apps.insert(key.appID)
+            let previous = state.devices[key.client, default: [:]].updateValue(subscription, forKey: slot)
+            if let previous {
+                state.bytes -= bytes(of: previous)
+            } else {
+                state.deviceCount += 1
             }
+            state.bytes += bytes(of: subscription)
+        case .delete(let key):
+            let slot = DeviceSlot(type: key.type, deviceID: key.deviceID)
+            guard let removed = state.devices[key.client]?.removeValue(forKey: slot) else { return }
+            if state.devices[key.client]?.isEmpty == true { state.devices[key.client] = nil }
+            state.deviceCount -= 1
+            state.bytes -= bytes(of: removed)
+        }
+    }
+
+    private static func apply(_ change: RegistryChange<ClientKey, ClientSettings>, to state: inout State) {
+        switch change {
+        case .put(let key, let settings):
+            if let previous = state.settings.updateValue(settings, forKey: key) {
+                state.bytes -= bytes(of: previous)
+            }
+            state.bytes += bytes(of: settings)
+        case .delete(let key):
+            if let removed = state.settings.removeValue(forKey: key) { state.bytes -= bytes(of: removed) }
         }
     }
 

@@ -67,17 +67,17 @@ import Testing
 }
 
 @Suite struct RegistryTablesTests {
-    @Test func recordsThatCannotBeTrustedAreCountedAndChangeNothing() {
+    @Test func recordsThatCannotBeTrustedAreCountedAndChangeNothing() throws {
         let tables = RegistryTables(store: MemoryDeviceStore())
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
-        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone)) == nil)
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone)) == nil)
         var other = phone
         other.deviceID = "D2"
-        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(other))?.reason == .keyMismatch)
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: Registry.value(other))?.reason == .keyMismatch)
         var bad = phone
         bad.token = "not-hex"
-        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(bad))?.reason == .badToken)
-        #expect(tables.applyClient(key: Array("x".utf8), value: nil)?.reason == .badKey)
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: Registry.value(bad))?.reason == .badToken)
+        #expect(try tables.applyClient(key: Array("x".utf8), value: nil)?.reason == .badKey)
         #expect(tables.store.token(of: phone.key) == Registry.apnsToken(1))
         #expect(
             tables.ignored == [
@@ -86,11 +86,11 @@ import Testing
             ])
     }
 
-    @Test func anEmptyValueIsATombstone() {
+    @Test func anEmptyValueIsATombstone() throws {
         let tables = RegistryTables(store: MemoryDeviceStore())
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
-        tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone))
-        #expect(tables.applyDevice(key: Registry.key(phone), value: []) == nil)
+        try tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone))
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: []) == nil)
         #expect(tables.store.statistics.devices == 0)
     }
 

@@ -80,6 +80,24 @@ public enum WorkerService {
         // Before the status server: its first scrape holds every series the observer exports at 0.
         let observer = ObservabilityObserver(
             logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
+        let registryTables: RegistryTables
+        let closeRegistryStore: @Sendable () -> Void
+        switch configuration.registry.store {
+        case .memory, .none:
+            registryTables = RegistryTables(store: MemoryDeviceStore())
+            closeRegistryStore = {}
+        case .lmdb(let path):
+            do {
+                let store = try LMDBDeviceStore(path: path, mapBytes: configuration.registry.mapBytes)
+                registryTables = RegistryTables(store: store)
+                closeRegistryStore = { store.close() }
+            } catch {
+                logger.critical("cannot open the device store", metadata: ["error": .string(error.description)])
+                await stages.shutDownTransports()
+                return WorkerExitCode.failure
+            }
+        }
+        RegistryMetrics.register(registryTables, in: registry)
         let server: StatusServer
         do {
             server = try StatusServer.start(
@@ -95,8 +113,6 @@ public enum WorkerService {
         let events: any EventPlanner<ProviderSend> =
             skipsInvalidTokens
             ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
-        let registryTables = RegistryTables(store: MemoryDeviceStore())
-        RegistryMetrics.register(registryTables, in: registry)
         let planner = IMKITPlanner(events: events, directory: registryTables.store)
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
@@ -121,6 +137,7 @@ public enum WorkerService {
         // Started in this order, shut down in the reverse one: the pipeline drains first while the watchdog and the
         // sampler still watch it, then the producer closes, then the HTTP/2 clients, then the status server.
         var services: [ServiceGroup.Entry] = [
+            .init("device store", ResourceService { closeRegistryStore() }),
             .init("status server", ResourceService { server.stop() }),
             stages.transportsService,
             .init("producer", ResourceService { _ = await stages.producer.close(timeout: .seconds(10)) }),
