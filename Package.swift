@@ -192,6 +192,10 @@ var integrationTests: [Target] {
         .testTarget(
             name: "TopicWindowIntegrationTests",
             dependencies: ["TopicWindow", "Kafka", "TestSupport", "IntegrationSupport"], swiftSettings: strict),
+        // `deploy/local/bench_registry.py`'s lookup figures: a device store's lookup beside planning one send.
+        .executableTarget(
+            name: "RegistryBenchmark", dependencies: ["DeviceRegistry", "PushCore", "PushPipeline"],
+            path: "Tests/RegistryBenchmark", swiftSettings: strict),
         .testTarget(
             name: "DeploymentTests",
             dependencies: ["PushCore", "TestSupport", "IntegrationSupport"],

@@ -55,18 +55,22 @@ public final class LMDBDeviceStore: DeviceStore {
     }
 
     public func apply(_ batch: RegistryBatch) throws(RegistryStoreError) {
-        let committed = try environment.write { transaction throws(RegistryStoreError) -> Counts in
-            var counts = self.counts.withLock { $0 }
-            for change in batch.devices { try Self.apply(change, in: transaction, counts: &counts) }
-            for change in batch.clients { try Self.apply(change, in: transaction, counts: &counts) }
-            for (partition, offset) in batch.offsets {
-                try transaction.put(
-                    .offsets, Self.offsetKey(batch.topic, partition), StoredRegistryValue.encode(offset: offset))
+        // The counts stay locked from the read to the commit: the two topics' followers write concurrently, and each
+        // commit must start from the counts the other one committed.
+        try counts.withLock { counts throws(RegistryStoreError) in
+            let before = counts
+            counts = try environment.write { transaction throws(RegistryStoreError) -> Counts in
+                var counts = before
+                for change in batch.devices { try Self.apply(change, in: transaction, counts: &counts) }
+                for change in batch.clients { try Self.apply(change, in: transaction, counts: &counts) }
+                for (partition, offset) in batch.offsets {
+                    try transaction.put(
+                        .offsets, Self.offsetKey(batch.topic, partition), StoredRegistryValue.encode(offset: offset))
+                }
+                try Self.write(counts, in: transaction)
+                return counts
             }
-            try Self.write(counts, in: transaction)
-            return counts
         }
-        counts.withLock { $0 = committed }
     }
 
     public func offsets(of topic: String) -> [Int32: Int64] {
@@ -86,11 +90,16 @@ public final class LMDBDeviceStore: DeviceStore {
     }
 
     public func subscriptions(of client: ClientKey) -> [Subscription] {
-        lookup([]) { transaction throws(RegistryStoreError) in
+        let prefix = Self.devicePrefix(client)
+        return lookup([]) { transaction throws(RegistryStoreError) in
             var found: [Subscription] = []
-            try transaction.scan(.devices, prefix: Self.devicePrefix(client)) { key, value in
-                if let deviceKey = DeviceKey(text: String(decoding: key, as: UTF8.self)),
-                    let subscription = StoredRegistryValue.subscription(key: deviceKey, value: value)
+            try transaction.scan(.devices, prefix: prefix) { key, value in
+                // The prefix is the client's: only the type and the device id are left to decode.
+                let rest = String(decoding: key.dropFirst(prefix.count), as: UTF8.self)
+                if let parts = RegistryKey.parts(of: rest, count: 2), let type = SubscriptionType(rawValue: parts[0]),
+                    let subscription = StoredRegistryValue.subscription(
+                        key: DeviceKey(appID: client.appID, clientID: client.clientID, type: type, deviceID: parts[1]),
+                        value: value)
                 {
                     found.append(subscription)
                 }

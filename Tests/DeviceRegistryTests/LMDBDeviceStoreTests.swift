@@ -197,6 +197,34 @@ import Testing
         #expect(error?.message.contains("not a device store") == true)
     }
 
+    @Test func batchesOfBothTopicsAppliedAtOnceLoseNoCount() async throws {
+        let (store, path) = try Self.store()
+        let batches = 300
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 0..<batches {
+                    let phone = Registry.subscription(
+                        client: "c\(index)", device: "D", token: Registry.apnsToken(index))
+                    try store.apply(RegistryBatch(topic: "push.devices", devices: [.put(phone.key, phone)]))
+                }
+            }
+            group.addTask {
+                for index in 0..<batches {
+                    let settings = ClientSettings(appID: "SampleApp", clientID: "c\(index)", badge: index)
+                    try store.apply(RegistryBatch(topic: "push.clients", clients: [.put(settings.key, settings)]))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(store.statistics.devices == batches)
+        #expect(store.statistics.clients == batches)
+        #expect(store.statistics.settings == batches)
+        store.close()
+        let reopened = try LMDBDeviceStore(path: path, mapBytes: 4 * Self.megabyte)
+        #expect(reopened.statistics.devices == batches)
+        #expect(reopened.statistics.settings == batches)
+    }
+
     @Test func tablesResumeTheOffsetsOfTheRecordsTheyRead() throws {
         let (store, _) = try Self.store()
         let tables = RegistryTables(store: store)

@@ -82,15 +82,19 @@ public enum WorkerService {
             logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
         let registryTables: RegistryTables
         let closeRegistryStore: @Sendable () -> Void
+        let registryLoaded: @Sendable () -> Void
         switch configuration.registry.store {
         case .memory, .none:
             registryTables = RegistryTables(store: MemoryDeviceStore())
             closeRegistryStore = {}
+            registryLoaded = {}
         case .lmdb(let path):
             do {
                 let store = try LMDBDeviceStore(path: path, mapBytes: configuration.registry.mapBytes)
                 registryTables = RegistryTables(store: store)
                 closeRegistryStore = { store.close() }
+                // The load touched most of the file; lookups map back only the pages they read.
+                registryLoaded = { store.releaseResidentPages() }
             } catch {
                 logger.critical("cannot open the device store", metadata: ["error": .string(error.description)])
                 await stages.shutDownTransports()
@@ -175,7 +179,7 @@ public enum WorkerService {
                     "registry follower",
                     RegistryFollowerService(
                         configuration: configuration.kafka, registry: configuration.registry, tables: registryTables,
-                        logger: logger)))
+                        logger: logger, loaded: registryLoaded)))
         }
         var pipelineService = PipelineService(
             pipeline: pipeline, readiness: readiness, logger: logger,

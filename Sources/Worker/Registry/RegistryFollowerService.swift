@@ -12,6 +12,8 @@ struct RegistryFollowerService: Service {
     let registry: RegistryConfiguration
     let tables: RegistryTables
     let logger: Logger
+    /// Called each time both topics are read up to where they ended when the follower (re)connected.
+    var loaded: @Sendable () -> Void = {}
 
     func run(shutdown: GracefulShutdown) async throws {
         try await shutdown.cancelOnRequest { await follow() }
@@ -37,9 +39,13 @@ struct RegistryFollowerService: Service {
     private func follower(_ topic: RegistryTables.Topic, name: String) -> TopicTableFollower {
         let tables = tables
         let logger = logger
+        let loaded = loaded
         return TopicTableFollower(
             configuration: configuration, topic: name, start: { tables.store.offsets(of: name) },
-            caughtUp: { tables.markLoaded(topic) }, remaining: { tables.setLag($0, of: topic) },
+            caughtUp: {
+                tables.markLoaded(topic)
+                if tables.isLoaded { loaded() }
+            }, remaining: { tables.setLag($0, of: topic) },
             apply: { records in
                 let ignored = try tables.apply(
                     records.map {
