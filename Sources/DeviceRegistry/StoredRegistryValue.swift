@@ -95,7 +95,7 @@ enum StoredRegistryValue {
         return offset >= 0 ? offset : nil
     }
 
-    private struct Writer {
+    struct Writer {
         var bytes: [UInt8] = []
 
         mutating func number(_ value: UInt64) {
@@ -113,7 +113,7 @@ enum StoredRegistryValue {
         }
     }
 
-    private struct Reader {
+    struct Reader {
         let bytes: [UInt8]
         var index = 0
 
@@ -137,6 +137,14 @@ enum StoredRegistryValue {
                 if byte & 0x80 == 0 { return value }
             }
             return nil
+        }
+
+        /// The bytes of a text (its length, then them), as indices into `bytes`.
+        mutating func textRange() -> Range<Int>? {
+            guard let count = number(), count <= UInt64(bytes.count - index) else { return nil }
+            let start = index
+            index += Int(count)
+            return start..<index
         }
 
         mutating func text() -> String? {
