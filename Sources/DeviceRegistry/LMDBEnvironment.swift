@@ -1,4 +1,5 @@
 internal import CLMDB
+import Glibc
 import Synchronization
 
 /// The one owner of an LMDB environment (a directory holding `data.mdb` and `lock.mdb`) and its named databases.
@@ -151,15 +152,33 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// Tells the kernel the process no longer needs the map's pages resident: they stay in the page cache (the
-    /// file's, shared and reclaimable) and are mapped again when read.
+    /// file's, shared and reclaimable) and are mapped again when read. LMDB names the map's address only for a fixed
+    /// map, so it is found in `/proc/self/maps` by the file's path.
     func releaseResidentPages() {
         lock.withLock { closed in
             guard !closed else { return }
-            var info = MDB_envinfo()
-            mdb_env_info(environment, &info)
-            guard let address = info.me_mapaddr else { return }
-            _ = madvise(address, info.me_mapsize, MADV_DONTNEED)
+            for (start, end) in Self.mappings(of: path + "/data.mdb") {
+                _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(end - start), MADV_DONTNEED)
+            }
         }
+    }
+
+    /// The address ranges `/proc/self/maps` lists for `file`.
+    private static func mappings(of file: String) -> [(UInt, UInt)] {
+        guard let maps = fopen("/proc/self/maps", "r") else { return [] }
+        defer { fclose(maps) }
+        var ranges: [(UInt, UInt)] = []
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, maps) > 0, let line {
+            var text = String(cString: line)
+            if text.hasSuffix("\n") { text.removeLast() }
+            guard text.hasSuffix(" " + file), let range = text.split(separator: " ").first else { continue }
+            let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+            if bounds.count == 2, bounds[0] < bounds[1] { ranges.append((bounds[0], bounds[1])) }
+        }
+        return ranges
     }
 
     /// Closes the environment; every later read finds nothing and every write fails.

@@ -170,6 +170,37 @@ import Testing
         #expect(store.statistics.bytes > empty)
     }
 
+    @Test func releasingResidentPagesUnmapsWhatTheLoadTouched() throws {
+        let (store, path) = try Self.store()
+        let subscriptions = (0..<3000).map {
+            Registry.subscription(client: "client-\($0)", type: .fcm, device: "P", token: Registry.fcmToken($0))
+        }
+        try store.apply(RegistryBatch(topic: "push.devices", devices: subscriptions.map { .put($0.key, $0) }))
+        _ = subscriptions.map { store.token(of: $0.key) }
+        #expect(try Self.residentKiB(of: path + "/data.mdb") > 0)
+        store.releaseResidentPages()
+        #expect(try Self.residentKiB(of: path + "/data.mdb") == 0)
+        #expect(store.token(of: subscriptions[7].key) == Registry.fcmToken(7))
+    }
+
+    /// The resident KiB of this process's mappings of `file` (`/proc/self/smaps`).
+    static func residentKiB(of file: String) throws -> Int {
+        // Read to the end: /proc files say they are empty, and a read by their size would stop short.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        var inFile = false
+        var total = 0
+        for line in smaps.split(separator: "\n") {
+            if line.first?.isHexDigit == true, line.contains("-") {
+                inFile = line.hasSuffix(" " + file)
+            } else if inFile, line.hasPrefix("Rss:") {
+                total += Int(line.split(separator: " ")[1]) ?? 0
+            }
+        }
+        return total
+    }
+
     @Test func aFileThatIsNotLMDBIsRefusedWithTheReason() throws {
         let path = try Repository.temporaryDirectory().path
         try Data(repeating: 0x5A, count: 64 * 1024).write(to: URL(fileURLWithPath: path + "/data.mdb"))
