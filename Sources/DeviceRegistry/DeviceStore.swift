@@ -56,6 +56,13 @@ public struct RegistryStatistics: Sendable, Equatable {
         public static func < (lhs: AppAndType, rhs: AppAndType) -> Bool {
             (lhs.appID, lhs.type.rawValue) < (rhs.appID, rhs.type.rawValue)
         }
+
+        /// Adds `delta` to this pair's count in `counts`; a count that reaches 0 is dropped, so the keys are the apps
+        /// and types that hold devices.
+        func count(by delta: Int, in counts: inout [AppAndType: Int]) {
+            let count = counts[self, default: 0] + delta
+            counts[self] = count > 0 ? count : nil
+        }
     }
 
     public init(

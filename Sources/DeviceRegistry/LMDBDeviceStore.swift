@@ -161,15 +161,13 @@ public final class LMDBDeviceStore: DeviceStore {
             if try transaction.get(.devices, stored) == nil {
                 if try !hasDevices(key.client, in: transaction) { counts.clients += 1 }
                 counts.devices += 1
-                counts.byAppAndType[.init(appID: key.appID, type: key.type), default: 0] += 1
+                RegistryStatistics.AppAndType(appID: key.appID, type: key.type).count(by: 1, in: &counts.byAppAndType)
             }
             try transaction.put(.devices, stored, StoredRegistryValue.encode(subscription))
         case .delete(let key):
             guard try transaction.delete(.devices, Array(key.description.utf8)) else { return }
             counts.devices -= 1
-            let appAndType = RegistryStatistics.AppAndType(appID: key.appID, type: key.type)
-            counts.byAppAndType[appAndType, default: 0] -= 1
-            if counts.byAppAndType[appAndType] ?? 0 <= 0 { counts.byAppAndType[appAndType] = nil }
+            RegistryStatistics.AppAndType(appID: key.appID, type: key.type).count(by: -1, in: &counts.byAppAndType)
             if try !hasDevices(key.client, in: transaction) { counts.clients -= 1 }
         }
     }

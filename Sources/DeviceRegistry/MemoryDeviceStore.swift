@@ -49,7 +49,7 @@ public final class MemoryDeviceStore: DeviceStore {
             state.bytes -= list.bytes.count
             if list.put(subscription) {
                 state.deviceCount += 1
-                state.byAppAndType[.init(appID: key.appID, type: key.type), default: 0] += 1
+                RegistryStatistics.AppAndType(appID: key.appID, type: key.type).count(by: 1, in: &state.byAppAndType)
             }
             state.bytes += list.bytes.count
             state.devices[key.client] = list
@@ -58,9 +58,8 @@ public final class MemoryDeviceStore: DeviceStore {
             state.bytes -= list.bytes.count
             if list.remove(type: key.type, deviceID: key.deviceID) {
                 state.deviceCount -= 1
-                let appAndType = RegistryStatistics.AppAndType(appID: key.appID, type: key.type)
-                state.byAppAndType[appAndType, default: 0] -= 1
-                if state.byAppAndType[appAndType] ?? 0 <= 0 { state.byAppAndType[appAndType] = nil }
+                RegistryStatistics.AppAndType(appID: key.appID, type: key.type).count(
+                    by: -1, in: &state.byAppAndType)
             }
             state.bytes += list.bytes.count
             if !list.isEmpty { state.devices[key.client] = list }
