@@ -52,14 +52,13 @@ struct RegistryFollowerService: Service {
                         RegistryRecord(key: $0.key, value: $0.value, partition: $0.partition, offset: $0.offset)
                     }, of: topic, named: name)
                 for (record, error) in ignored {
-                    logger.warning(
-                        "registry record ignored",
-                        metadata: [
-                            "kafka.topic": .string(name), "kafka.partition": .init(Int(record.partition ?? -1)),
-                            "kafka.offset": .init(Int(record.offset ?? -1)),
-                            "registry.reason": .string(error.reason.rawValue),
-                            "error": .string(error.message),
-                        ])
+                    var metadata: Logger.Metadata = [
+                        "kafka.topic": .string(name), "registry.reason": .string(error.reason.rawValue),
+                        "error": .string(error.message),
+                    ]
+                    if let partition = record.partition { metadata["kafka.partition"] = .init(Int(partition)) }
+                    if let offset = record.offset { metadata["kafka.offset"] = .init(Int(offset)) }
+                    logger.warning("registry record ignored", metadata: metadata)
                 }
             })
     }
