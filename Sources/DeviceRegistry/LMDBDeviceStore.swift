@@ -43,6 +43,26 @@ public final class LMDBDeviceStore: DeviceStore {
         counts = Mutex(loaded)
     }
 
+    /// Refuses a file that holds offsets of other topics than `topics`: its devices came from those, and reading
+    /// `topics` on top of them would keep what their compaction removed.
+    public func check(topics: [String]) throws(RegistryStoreError) {
+        let stored = try environment.read { transaction throws(RegistryStoreError) in
+            var names: Set<String> = []
+            try transaction.scan(.offsets, prefix: []) { key, _ in
+                let text = String(decoding: key, as: UTF8.self)
+                if let slash = text.lastIndex(of: "/") { names.insert(String(text[..<slash])) }
+                return true
+            }
+            return names
+        }
+        let foreign = (stored ?? []).subtracting(topics).sorted()
+        guard foreign.isEmpty else {
+            throw RegistryStoreError(
+                "\(environment.path): the store holds the registry of the topics \(foreign.joined(separator: ", ")), "
+                    + "not \(topics.joined(separator: ", ")): give it a new directory")
+        }
+    }
+
     /// Closes the file: later lookups find nothing, later batches fail.
     public func close() {
         environment.close()

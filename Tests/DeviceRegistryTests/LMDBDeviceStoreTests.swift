@@ -126,6 +126,21 @@ import Testing
         #expect(store.offsets(of: "push.clients") == [1: 5])
     }
 
+    @Test func aStoreOfOtherTopicsIsRefusedWithThem() throws {
+        let (store, path) = try Self.store()
+        try store.check(topics: ["push.devices", "push.clients"])
+        try store.apply(RegistryBatch(topic: "push.devices", offsets: [0: 10]))
+        try store.apply(RegistryBatch(topic: "push.clients", offsets: [0: 2]))
+        try store.check(topics: ["push.devices", "push.clients"])
+        let error = #expect(throws: RegistryStoreError.self) {
+            try store.check(topics: ["devices.v2", "push.clients"])
+        }
+        #expect(
+            error?.message
+                == "\(path): the store holds the registry of the topics push.devices, not devices.v2, push.clients: "
+                + "give it a new directory")
+    }
+
     @Test func aReopenedStoreHoldsTheDataTheOffsetsAndTheCounts() throws {
         let (store, path) = try Self.store()
         let phone = Registry.subscription(app: "A", client: "aaa", device: "D1", token: Registry.apnsToken(1))

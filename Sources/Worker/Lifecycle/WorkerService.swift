@@ -91,6 +91,7 @@ public enum WorkerService {
         case .lmdb(let path):
             do {
                 let store = try LMDBDeviceStore(path: path, mapBytes: configuration.registry.mapBytes)
+                try store.check(topics: [configuration.registry.devicesTopic, configuration.registry.clientsTopic])
                 registryTables = RegistryTables(store: store)
                 closeRegistryStore = { store.close() }
                 // The load touched most of the file; lookups map back only the pages they read.
