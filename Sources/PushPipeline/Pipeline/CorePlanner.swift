@@ -64,7 +64,7 @@ public final class CorePlanner: EventPlanner {
     }
 
     /// The APNs topic or FCM project a send goes to (`nil` when nothing is sent).
-    private static func app(of outcome: DeviceDecision.Outcome) -> String? {
+    static func app(of outcome: DeviceDecision.Outcome) -> String? {
         guard case .send(let request) = outcome else { return nil }
         if request.platform == .fcm {
             // `/v1/projects/<project>/messages:send`: the third segment, read in place.
@@ -85,7 +85,7 @@ public final class CorePlanner: EventPlanner {
         return devices[address.device]
     }
 
-    private static func action(for outcome: DeviceDecision.Outcome, token: String) -> DeviceAction<ProviderSend> {
+    static func action(for outcome: DeviceDecision.Outcome, token: String) -> DeviceAction<ProviderSend> {
         switch outcome {
         case .send(let request):
             let provider: PushProvider = request.platform == .fcm ? .fcm : .apns

@@ -8,6 +8,8 @@ import StatusServer
 /// its variable by construction: every reader is given the variable it reads.
 struct SettingReader {
     let variables: [String: String]
+    /// The providers `AbsentProviders` left out of `variables`, named when no provider remains.
+    var absentProviders: [AbsentProvider] = []
 
     init(variables: [String: String]) {
         self.variables = variables
@@ -110,6 +112,15 @@ struct SettingReader {
             throw InvalidSetting(
                 variable: name,
                 reason: "'\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    /// A decimal fraction above 0, at most 1.
+    func ratio(_ name: String, default defaultValue: Double) throws(InvalidSetting) -> Double {
+        guard let text = optional(name) else { return defaultValue }
+        guard let number = Double(text), number.isFinite, number > 0, number <= 1 else {
+            throw InvalidSetting(variable: name, reason: "'\(text)' is not a fraction above 0 and at most 1")
         }
         return number
     }

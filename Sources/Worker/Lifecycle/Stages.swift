@@ -11,6 +11,10 @@ import PushPipeline
 struct Stages {
     let files: SystemFileReading
     let planner: CorePlanner
+    /// The default APNs topic and FCM project, for the requests built without a rule (custom pushes).
+    let context: ProviderContext
+    /// The input records' limits, the same for every record kind.
+    let eventLimits: EventLimits
     let rulesStamp: FileStamp?
     let sender: ProviderSender
     let producer: KafkaProducer
@@ -60,9 +64,10 @@ struct Stages {
         }
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
+        context = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        eventLimits = decoder.limits
         planner = CorePlanner(
-            rules: rules.table,
-            context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            rules: rules.table, context: context,
             defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
         let kafkaLogger = logger.with(["component": "kafka"])

@@ -24,6 +24,7 @@ public enum WorkerService {
         let configuration = settings.worker
         let logger = Logger(label: "push-worker", level: settings.logLevel)
         logger.info("starting", metadata: ["config": .string(configuration.description)])
+        logAbsent(settings.absentProviders, logger: logger)
         if !configuration.ignoredKafkaVariables.isEmpty {
             // Kubernetes' service links (KAFKA_PORT=tcp://…) name no librdkafka property: never passed on.
             logger.warning(
@@ -53,7 +54,17 @@ public enum WorkerService {
             return WorkerExitCode.failure
         }
         return await serve(
-            stages, source: source, configuration: configuration, status: settings.status, logger: logger)
+            stages, source: source, configuration: configuration, status: settings.status,
+            absentProviders: settings.absentProviders, logger: logger)
+    }
+
+    /// One line per provider started without (`AbsentProviders`), naming why.
+    static func logAbsent(_ providers: [AbsentProvider], logger: Logger) {
+        for absent in providers {
+            logger.notice(
+                "provider left out, its credentials are not mounted",
+                metadata: ["push.provider": .string(absent.provider.rawValue), "push.reason": .string(absent.reason)])
+        }
     }
 
     /// Prints the one line that names the bad setting.
@@ -66,7 +77,7 @@ public enum WorkerService {
     /// end of one of them.
     private static func serve(
         _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
-        status: HTTPServerConfiguration, logger: Logger
+        status: HTTPServerConfiguration, absentProviders: [AbsentProvider], logger: Logger
     ) async -> Int32 {
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
@@ -77,6 +88,9 @@ public enum WorkerService {
         let liveness = HealthChecks()
         let readiness = HealthChecks()
         readiness.set("pipeline", passing: false, detail: "starting")
+        readiness.register("providers.configured") {
+            WorkerHealth.providers(configured: stages.sender.configuredProviders, absent: absentProviders)
+        }
         // Before the status server: its first scrape holds every series the observer exports at 0.
         let observer = ObservabilityObserver(
             logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
@@ -115,10 +129,17 @@ public enum WorkerService {
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
-        let events: any EventPlanner<ProviderSend> =
+        let invalidations = tokenInvalidationWatch(
+            configuration.pipeline, metrics: metrics, providers: stages.sender.configuredProviders, clock: clock)
+        let custom = CustomPushPlanner(
+            events: stages.planner, directory: registryTables.store, context: stages.context,
+            decoder: CustomPushDecoder(limits: stages.eventLimits))
+        // The skip outside the resolutions: it reads the message's app, which they set.
+        let resolving = IMKITPlanner(events: custom, directory: registryTables.store)
+        let planner: any EventPlanner<ProviderSend> =
             skipsInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
-        let planner = IMKITPlanner(events: events, directory: registryTables.store)
+            ? SkippingKnownInvalidTokens(inner: resolving, table: invalidTokens, invalidations: invalidations)
+            : resolving
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
@@ -126,7 +147,7 @@ public enum WorkerService {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner,
             sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
-            settings: configuration.pipeline)
+            settings: configuration.pipeline, invalidations: invalidations)
 
         registerChecks(
             liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
@@ -192,6 +213,15 @@ public enum WorkerService {
             services: services, shutdownBudget: configuration.shutdownBudget, exitCodes: WorkerExitCode.serviceGroup,
             report: logger.serviceGroupReport)
         return await group.run(signals: SignalSource())
+    }
+
+    /// The misconfiguration guard of `settings`' limits over a 5-minute window, with its gauge for `providers`.
+    static func tokenInvalidationWatch(
+        _ settings: PipelineSettings, metrics: PushMetrics, providers: [PushProvider], clock: some WallClock
+    ) -> TokenInvalidationWatch {
+        let watch = TokenInvalidationWatch(settings.invalidationGuard)
+        metrics.followTokenInvalidations(watch, clock: clock, providers: providers)
+        return watch
     }
 
     /// Registers the probes' checks (`WorkerHealth`) over the running stages.
