@@ -22,6 +22,7 @@ let package = Package(
             name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev", "libssl-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
 
         .target(name: "HTTP2", dependencies: ["CCurl", "CNGHTTP2", "HTTPTypes", "Essentials"], swiftSettings: strict),
         // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
@@ -30,8 +31,9 @@ let package = Package(
         // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
         .target(name: "Lifecycle", swiftSettings: strict),
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
-        // Pure: the device registry and the client settings as tables on every pod, behind the `DeviceStore` port.
-        .target(name: "DeviceRegistry", dependencies: ["PushCore"], swiftSettings: strict),
+        // The device registry and the client settings as tables on every pod, behind the `DeviceStore` port: in
+        // memory (pure) or in an LMDB file (the one part that imports `CLMDB`).
+        .target(name: "DeviceRegistry", dependencies: ["PushCore", "CLMDB"], swiftSettings: strict),
         // Pure: the ingress's request handling (routes, keys, client allowlist, validation, IMKIT's answers).
         .target(name: "Ingress", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
@@ -190,6 +192,10 @@ var integrationTests: [Target] {
         .testTarget(
             name: "TopicWindowIntegrationTests",
             dependencies: ["TopicWindow", "Kafka", "TestSupport", "IntegrationSupport"], swiftSettings: strict),
+        // `deploy/local/bench_registry.py`'s lookup figures: a device store's lookup beside planning one send.
+        .executableTarget(
+            name: "RegistryBenchmark", dependencies: ["DeviceRegistry", "PushCore", "PushPipeline"],
+            path: "Tests/RegistryBenchmark", swiftSettings: strict),
         .testTarget(
             name: "DeploymentTests",
             dependencies: ["PushCore", "TestSupport", "IntegrationSupport"],

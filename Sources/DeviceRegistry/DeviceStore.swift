@@ -1,18 +1,34 @@
 import PushCore
 
 /// Where the device registry and the client settings are kept on a pod: the port the follower writes through and
-/// the planner reads through (`MemoryDeviceStore`; a disk-backed store can stand behind the same port).
+/// the planner reads through (`MemoryDeviceStore`, or `LMDBDeviceStore` on disk).
 public protocol DeviceStore: DeviceDirectory {
-    /// Applies one record of the device registry: a subscription replaces what its key held; a delete unsubscribes.
-    func apply(_ change: RegistryChange<DeviceKey, Subscription>)
-    /// Applies one record of the client settings: a delete resets the client to the defaults.
-    func apply(_ change: RegistryChange<ClientKey, ClientSettings>)
+    /// Applies the changes of one batch of a registry topic's records and, with them at once, the offsets they
+    /// bring the topic to: a store that outlives the process resumes from exactly what it holds. On failure
+    /// nothing of the batch is applied.
+    func apply(_ batch: RegistryBatch) throws(RegistryStoreError)
+    /// The next offset to read, per partition, of the topic named `topic`, as the store's last batch of it left
+    /// them; empty for a topic it never applied (read it from the beginning).
+    func offsets(of topic: String) -> [Int32: Int64]
     /// The token the registry holds for `key` now; `nil` when it holds none.
     func token(of key: DeviceKey) -> String?
     /// The keys of `clientID`'s devices, in any app, that hold `token` on `platform` now.
     func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey]
     /// What the store holds.
     var statistics: RegistryStatistics { get }
+}
+
+/// Why a store could not apply a batch or open its file (a disk-backed store: full, unwritable, corrupt).
+public struct RegistryStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    /// An LMDB write that found the map full: the environment grows it and writes again.
+    var isMapFull = false
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
 }
 
 /// What a device store holds: counts and an estimate of its memory.
@@ -40,6 +56,13 @@ public struct RegistryStatistics: Sendable, Equatable {
         public static func < (lhs: AppAndType, rhs: AppAndType) -> Bool {
             (lhs.appID, lhs.type.rawValue) < (rhs.appID, rhs.type.rawValue)
         }
+
+        /// Adds `delta` to this pair's count in `counts`; a count that reaches 0 is dropped, so the keys are the apps
+        /// and types that hold devices.
+        func count(by delta: Int, in counts: inout [AppAndType: Int]) {
+            let count = counts[self, default: 0] + delta
+            counts[self] = count > 0 ? count : nil
+        }
     }
 
     public init(
@@ -51,5 +74,25 @@ public struct RegistryStatistics: Sendable, Equatable {
         self.settings = settings
         self.bytes = bytes
         self.devicesByAppAndType = devicesByAppAndType
+    }
+}
+
+/// The changes of one batch of records of one registry topic, and the next offset to read per partition after it.
+public struct RegistryBatch: Sendable, Equatable {
+    /// The topic's name.
+    public var topic: String
+    public var devices: [RegistryChange<DeviceKey, Subscription>]
+    public var clients: [RegistryChange<ClientKey, ClientSettings>]
+    /// The next offset to read, per partition the batch read (ignored records count: they are read).
+    public var offsets: [Int32: Int64]
+
+    public init(
+        topic: String, devices: [RegistryChange<DeviceKey, Subscription>] = [],
+        clients: [RegistryChange<ClientKey, ClientSettings>] = [], offsets: [Int32: Int64] = [:]
+    ) {
+        self.topic = topic
+        self.devices = devices
+        self.clients = clients
+        self.offsets = offsets
     }
 }

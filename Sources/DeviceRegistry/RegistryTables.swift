@@ -12,6 +12,7 @@ public final class RegistryTables: Sendable {
         var devicesLoaded = false
         var clientsLoaded = false
         var lag: [Topic: Int64] = [:]
+        var read: [Topic: Int] = [:]
     }
 
     /// One of the two topics.
@@ -35,30 +36,55 @@ public final class RegistryTables: Sendable {
         self.store = store
     }
 
-    /// Applies one record of the device registry (`value == nil` or empty: a tombstone); a record that cannot be
-    /// trusted is counted and returned, and changes nothing.
+    /// Applies one record of the device registry (`value == nil` or empty: a tombstone), for a tool reading the
+    /// topic; a record that cannot be trusted is counted and returned, and changes nothing.
     @discardableResult
-    public func applyDevice(key: [UInt8]?, value: [UInt8]?) -> RegistryRecordError? {
-        do {
-            store.apply(try RegistryRecordDecoder.subscription(key: key, value: Self.tombstoneAsNil(value)))
-            return nil
-        } catch {
-            count(error, in: .devices)
-            return error
-        }
+    public func applyDevice(key: [UInt8]?, value: [UInt8]?) throws(RegistryStoreError) -> RegistryRecordError? {
+        try apply([RegistryRecord(key: key, value: value)], of: .devices).first?.error
     }
 
     /// Applies one record of the client settings; as `applyDevice`.
     @discardableResult
-    public func applyClient(key: [UInt8]?, value: [UInt8]?) -> RegistryRecordError? {
-        do {
-            store.apply(try RegistryRecordDecoder.settings(key: key, value: Self.tombstoneAsNil(value)))
-            return nil
-        } catch {
-            count(error, in: .clients)
-            return error
-        }
+    public func applyClient(key: [UInt8]?, value: [UInt8]?) throws(RegistryStoreError) -> RegistryRecordError? {
+        try apply([RegistryRecord(key: key, value: value)], of: .clients).first?.error
     }
+
+    /// Applies one batch of `topic`'s records (named `name` in Kafka) to the store at once, with the offsets they
+    /// bring each partition to (records without an offset bring none); returns the records ignored, each with why
+    /// (they are counted, and change nothing).
+    @discardableResult
+    public func apply(_ records: [RegistryRecord], of topic: Topic, named name: String = "") throws(RegistryStoreError)
+        -> [(
+            record: RegistryRecord, error: RegistryRecordError
+        )]
+    {
+        var batch = RegistryBatch(topic: name)
+        var ignored: [(record: RegistryRecord, error: RegistryRecordError)] = []
+        for record in records {
+            let value = Self.tombstoneAsNil(record.value)
+            do {
+                switch topic {
+                case .devices:
+                    batch.devices.append(try RegistryRecordDecoder.subscription(key: record.key, value: value))
+                case .clients: batch.clients.append(try RegistryRecordDecoder.settings(key: record.key, value: value))
+                }
+            } catch {
+                count(error, in: topic)
+                ignored.append((record, error))
+            }
+            guard let partition = record.partition, let offset = record.offset, offset >= 0 else { continue }
+            let next = offset < Int64.max ? offset + 1 : offset
+            batch.offsets[partition] = max(batch.offsets[partition] ?? next, next)
+        }
+        guard !records.isEmpty else { return [] }
+        try store.apply(batch)
+        state.withLock { $0.read[topic, default: 0] += records.count }
+        return ignored
+    }
+
+    /// How many records of `topic` were read since this process started (a store that resumes reads only what is
+    /// newer than what it holds).
+    public func recordsRead(of topic: Topic) -> Int { state.withLock { $0.read[topic] ?? 0 } }
 
     /// How many records were ignored, per topic and reason.
     public var ignored: [IgnoredKey: Int] { state.withLock { $0.ignored } }
@@ -93,5 +119,21 @@ public final class RegistryTables: Sendable {
     private static func tombstoneAsNil(_ value: [UInt8]?) -> [UInt8]? {
         guard let value, !value.isEmpty else { return nil }
         return value
+    }
+}
+
+/// One record of a registry topic as the follower hands it over: Kafka's key, value (empty or `nil`: a tombstone),
+/// and where it was read (`nil` for a record that did not come from the topic).
+public struct RegistryRecord: Sendable, Equatable {
+    public var key: [UInt8]?
+    public var value: [UInt8]?
+    public var partition: Int32?
+    public var offset: Int64?
+
+    public init(key: [UInt8]?, value: [UInt8]?, partition: Int32? = nil, offset: Int64? = nil) {
+        self.key = key
+        self.value = value
+        self.partition = partition
+        self.offset = offset
     }
 }

@@ -144,7 +144,7 @@ enum DevicesCommand {
         let tables = RegistryTables(store: MemoryDeviceStore())
         try await TopicWindowReader.read(configuration.registry.devicesTopic, configuration: configuration.kafka) {
             records in
-            for record in records { tables.applyDevice(key: record.key, value: record.value) }
+            for record in records { try tables.applyDevice(key: record.key, value: record.value) }
         }
         return tables
     }

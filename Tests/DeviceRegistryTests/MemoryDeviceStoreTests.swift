@@ -15,6 +15,20 @@ import Testing
         #expect(store.statistics.devices == 1)
     }
 
+    @Test func aSubscriptionKeepsEveryFieldInTheCompactList() {
+        let store = MemoryDeviceStore()
+        var phone = Registry.subscription(client: "aaa", device: "D/1", token: Registry.apnsToken(1), locale: "ko-KR")
+        phone.sandbox = true
+        phone.topic = "com.example.chat"
+        phone.updatedAtMS = 1_764_590_400_000
+        let tablet = Registry.subscription(client: "aaa", type: .fcm, device: "T", token: Registry.fcmToken(2))
+        store.apply(.put(phone.key, phone))
+        store.apply(.put(tablet.key, tablet))
+        #expect(store.subscriptions(of: phone.key.client) == [tablet, phone])
+        #expect(store.token(of: phone.key) == Registry.apnsToken(1))
+        #expect(store.keys(ofClient: "aaa", holding: Registry.fcmToken(2), on: .fcm) == [tablet.key])
+    }
+
     @Test func anotherTypeOrDeviceIsAnotherSubscription() {
         let store = MemoryDeviceStore()
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
@@ -58,26 +72,29 @@ import Testing
         #expect(store.statistics.bytes == 0)
     }
 
-    @Test func bytesFollowTheStoredText() {
+    @Test func bytesAreTheClientsCompactLists() {
         let store = MemoryDeviceStore()
         let phone = Registry.subscription(app: "A", client: "c", device: "D", token: Registry.apnsToken(1))
         store.apply(.put(phone.key, phone))
-        #expect(store.statistics.bytes == 1 + 1 + 64 + 1)
+        // "ios", "D", then the stored value: version, flags and the 64-character token, each text after its length.
+        #expect(store.statistics.bytes == (1 + 3) + (1 + 1) + 1 + (1 + 1 + 1 + 64))
+        store.apply(.delete(phone.key))
+        #expect(store.statistics.bytes == 0)
     }
 }
 
 @Suite struct RegistryTablesTests {
-    @Test func recordsThatCannotBeTrustedAreCountedAndChangeNothing() {
+    @Test func recordsThatCannotBeTrustedAreCountedAndChangeNothing() throws {
         let tables = RegistryTables(store: MemoryDeviceStore())
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
-        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone)) == nil)
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone)) == nil)
         var other = phone
         other.deviceID = "D2"
-        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(other))?.reason == .keyMismatch)
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: Registry.value(other))?.reason == .keyMismatch)
         var bad = phone
         bad.token = "not-hex"
-        #expect(tables.applyDevice(key: Registry.key(phone), value: Registry.value(bad))?.reason == .badToken)
-        #expect(tables.applyClient(key: Array("x".utf8), value: nil)?.reason == .badKey)
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: Registry.value(bad))?.reason == .badToken)
+        #expect(try tables.applyClient(key: Array("x".utf8), value: nil)?.reason == .badKey)
         #expect(tables.store.token(of: phone.key) == Registry.apnsToken(1))
         #expect(
             tables.ignored == [
@@ -86,11 +103,11 @@ import Testing
             ])
     }
 
-    @Test func anEmptyValueIsATombstone() {
+    @Test func anEmptyValueIsATombstone() throws {
         let tables = RegistryTables(store: MemoryDeviceStore())
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
-        tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone))
-        #expect(tables.applyDevice(key: Registry.key(phone), value: []) == nil)
+        try tables.applyDevice(key: Registry.key(phone), value: Registry.value(phone))
+        #expect(try tables.applyDevice(key: Registry.key(phone), value: []) == nil)
         #expect(tables.store.statistics.devices == 0)
     }
 

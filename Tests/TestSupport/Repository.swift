@@ -28,4 +28,11 @@ public enum Repository {
         try Data(bytes).write(to: url)
         return url
     }
+
+    /// A fresh, empty folder in the temporary directory.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        return url
+    }
 }

@@ -1,19 +1,24 @@
 import Kafka
 import TopicWindow
 
-/// Reads a topic from its beginning into a table, then follows it while the worker runs (every pod keeps the whole
-/// table): the invalid-token table, the device registry, the client settings.
+/// Reads a topic into a table from where the table left it (its beginning for a table that holds nothing), then
+/// follows it while the worker runs (every pod keeps the whole table): the invalid-token table, the device registry,
+/// the client settings.
 struct TopicTableFollower: Sendable {
     let configuration: KafkaConfiguration
     let topic: String
+    /// The next offset to read per partition, asked at each (re)connection; partitions it leaves out are read from
+    /// their beginning.
+    var start: @Sendable () -> [Int32: Int64] = { [:] }
     /// Called once the topic has been read up to where it ended at the start (again after a reconnection).
     let caughtUp: @Sendable () -> Void
     /// How many records of the start's window are still to read, after each batch until caught up.
     let remaining: @Sendable (Int64) -> Void
-    let apply: @Sendable ([KafkaRecord]) -> Void
+    /// Applies a batch; a failure (a store that cannot write) ends this connection, to be retried from `start`.
+    let apply: @Sendable ([KafkaRecord]) throws -> Void
 
-    /// Follows the topic until the task is cancelled. A Kafka failure (a missing topic, a broker away) is retried
-    /// every `retryInterval`, told to `onFailure` each time.
+    /// Follows the topic until the task is cancelled. A Kafka failure (a missing topic, a broker away) or a failure
+    /// to apply is retried every `retryInterval`, told to `onFailure` each time.
     func run(retryInterval: Duration = .seconds(5), onFailure: @Sendable (String) -> Void) async {
         while !Task.isCancelled {
             do {
@@ -32,14 +37,14 @@ struct TopicTableFollower: Sendable {
     }
 
     private func follow(_ reader: TopicWindowReader) async throws {
-        let windows = try await reader.plan(from: .beginning, to: .end)
+        let windows = try await reader.plan(from: .offsets(start()), to: .end)
         var next = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.start) })
         let ends = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.end) })
         var caughtUpOnce = false
         let caughtUp = caughtUp
         remaining(windows.reduce(0) { $0 &+ max(0, $1.count) })
         try await reader.follow(windows, caughtUp: caughtUp) { records in
-            apply(records)
+            try apply(records)
             guard !caughtUpOnce else { return }
             for record in records { next[record.partition] = record.nextOffset }
             let left = ends.reduce(Int64(0)) { total, entry in

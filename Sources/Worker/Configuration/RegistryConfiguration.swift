@@ -1,14 +1,20 @@
+import Glibc
+
 /// The device registry and the client settings every worker follows as tables, for IMKIT messages.
 public struct RegistryConfiguration: Sendable, Equatable {
     /// Where the tables are kept (`PUSH_DEVICE_STORE`).
-    public enum Store: String, Sendable, Equatable, CaseIterable {
+    public enum Store: Sendable, Equatable {
         /// In memory, read from the topics' start at every boot.
         case memory
+        /// In an LMDB file in the directory `path`, resumed after a restart from the offsets stored with the data.
+        case lmdb(path: String)
         /// Not followed: IMKIT messages find no devices (every client `no_devices`).
         case none
     }
 
     public var store: Store = .memory
+    /// The LMDB store's map to start with, in bytes (`PUSH_DEVICE_STORE_MAP_MB`); it doubles when full.
+    public var mapBytes = 1024 * 1024 * 1024
     /// `PUSH_DEVICES_TOPIC` (default `push.devices`, compacted).
     public var devicesTopic = "push.devices"
     /// `PUSH_CLIENTS_TOPIC` (default `push.clients`, compacted).
@@ -20,11 +26,12 @@ public struct RegistryConfiguration: Sendable, Equatable {
 }
 
 extension SettingReader {
-    /// `PUSH_DEVICE_STORE`, `PUSH_DEVICES_TOPIC`, `PUSH_CLIENTS_TOPIC`, `PUSH_DEVICES_LOAD_MS`; the two topics must
-    /// differ from each other and from `inputTopics`.
+    /// `PUSH_DEVICE_STORE`, `PUSH_DEVICE_STORE_MAP_MB`, `PUSH_DEVICES_TOPIC`, `PUSH_CLIENTS_TOPIC`,
+    /// `PUSH_DEVICES_LOAD_MS`; the two topics must differ from each other and from `inputTopics`.
     func registryConfiguration(inputTopics: [String]) throws(InvalidSetting) -> RegistryConfiguration {
         var registry = RegistryConfiguration()
-        registry.store = try choice("PUSH_DEVICE_STORE", default: registry.store)
+        registry.store = try deviceStore("PUSH_DEVICE_STORE")
+        registry.mapBytes = try integer("PUSH_DEVICE_STORE_MAP_MB", default: 1024, in: 1...1_048_576) * 1024 * 1024
         registry.devicesTopic = try topic("PUSH_DEVICES_TOPIC", default: registry.devicesTopic)
         registry.clientsTopic = try topic("PUSH_CLIENTS_TOPIC", default: registry.clientsTopic)
         registry.loadTimeout = try milliseconds(
@@ -39,5 +46,30 @@ extension SettingReader {
             throw InvalidSetting(variable: name, reason: "'\(topic)' is also an input topic in PUSH_TOPICS")
         }
         return registry
+    }
+
+    /// `memory`, `none` or `lmdb:/path` with `path` a directory the worker can write.
+    private func deviceStore(_ name: String) throws(InvalidSetting) -> RegistryConfiguration.Store {
+        guard let text = optional(name) else { return .memory }
+        switch text {
+        case "memory": return .memory
+        case "none": return .none
+        default: break
+        }
+        guard text.hasPrefix("lmdb:") else {
+            throw InvalidSetting(variable: name, reason: "'\(text)' is not one of memory, none, lmdb:/path")
+        }
+        let path = String(text.dropFirst("lmdb:".count))
+        guard !path.isEmpty else {
+            throw InvalidSetting(variable: name, reason: "lmdb: names no directory (lmdb:/path)")
+        }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw InvalidSetting(variable: name, reason: "'\(path)' is not a directory")
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw InvalidSetting(variable: name, reason: "'\(path)' is not a directory the worker can write")
+        }
+        return .lmdb(path: path)
     }
 }

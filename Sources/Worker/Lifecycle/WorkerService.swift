@@ -94,6 +94,29 @@ public enum WorkerService {
         // Before the status server: its first scrape holds every series the observer exports at 0.
         let observer = ObservabilityObserver(
             logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
+        let registryTables: RegistryTables
+        let closeRegistryStore: @Sendable () -> Void
+        let registryLoaded: @Sendable () -> Void
+        switch configuration.registry.store {
+        case .memory, .none:
+            registryTables = RegistryTables(store: MemoryDeviceStore())
+            closeRegistryStore = {}
+            registryLoaded = {}
+        case .lmdb(let path):
+            do {
+                let store = try LMDBDeviceStore(path: path, mapBytes: configuration.registry.mapBytes)
+                try store.check(topics: [configuration.registry.devicesTopic, configuration.registry.clientsTopic])
+                registryTables = RegistryTables(store: store)
+                closeRegistryStore = { store.close() }
+                // The load touched most of the file; lookups map back only the pages they read.
+                registryLoaded = { store.releaseResidentPages() }
+            } catch {
+                logger.critical("cannot open the device store", metadata: ["error": .string(error.description)])
+                await stages.shutDownTransports()
+                return WorkerExitCode.failure
+            }
+        }
+        RegistryMetrics.register(registryTables, in: registry)
         let server: StatusServer
         do {
             server = try StatusServer.start(
@@ -108,8 +131,6 @@ public enum WorkerService {
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
         let invalidations = tokenInvalidationWatch(
             configuration.pipeline, metrics: metrics, providers: stages.sender.configuredProviders, clock: clock)
-        let registryTables = RegistryTables(store: MemoryDeviceStore())
-        RegistryMetrics.register(registryTables, in: registry)
         let custom = CustomPushPlanner(
             events: stages.planner, directory: registryTables.store, context: stages.context,
             decoder: CustomPushDecoder(limits: stages.eventLimits))
@@ -142,6 +163,7 @@ public enum WorkerService {
         // Started in this order, shut down in the reverse one: the pipeline drains first while the watchdog and the
         // sampler still watch it, then the producer closes, then the HTTP/2 clients, then the status server.
         var services: [ServiceGroup.Entry] = [
+            .init("device store", ResourceService { closeRegistryStore() }),
             .init("status server", ResourceService { server.stop() }),
             stages.transportsService,
             .init("producer", ResourceService { _ = await stages.producer.close(timeout: .seconds(10)) }),
@@ -179,7 +201,7 @@ public enum WorkerService {
                     "registry follower",
                     RegistryFollowerService(
                         configuration: configuration.kafka, registry: configuration.registry, tables: registryTables,
-                        logger: logger)))
+                        logger: logger, loaded: registryLoaded)))
         }
         var pipelineService = PipelineService(
             pipeline: pipeline, readiness: readiness, logger: logger,

@@ -3,14 +3,17 @@ import Kafka
 import Lifecycle
 import Observability
 
-/// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, logging
-/// each record it ignores (never its value: it holds a token) and each Kafka failure before retrying. Its shutdown
-/// stops following.
+/// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, from the
+/// offsets its store holds (a disk-backed store resumes; a memory one starts from the beginning), logging each record
+/// it ignores (never its value: it holds a token) and each Kafka or store failure before retrying. Its shutdown stops
+/// following.
 struct RegistryFollowerService: Service {
     let configuration: KafkaConfiguration
     let registry: RegistryConfiguration
     let tables: RegistryTables
     let logger: Logger
+    /// Called each time both topics are read up to where they ended when the follower (re)connected.
+    var loaded: @Sendable () -> Void = {}
 
     func run(shutdown: GracefulShutdown) async throws {
         try await shutdown.cancelOnRequest { await follow() }
@@ -25,7 +28,7 @@ struct RegistryFollowerService: Service {
                 group.addTask { [logger] in
                     await follower.run { error in
                         logger.warning(
-                            "cannot read the registry topic",
+                            "cannot follow the registry topic",
                             metadata: ["kafka.topic": .string(name), "error": .string(error)])
                     }
                 }
@@ -36,25 +39,26 @@ struct RegistryFollowerService: Service {
     private func follower(_ topic: RegistryTables.Topic, name: String) -> TopicTableFollower {
         let tables = tables
         let logger = logger
+        let loaded = loaded
         return TopicTableFollower(
-            configuration: configuration, topic: name, caughtUp: { tables.markLoaded(topic) },
-            remaining: { tables.setLag($0, of: topic) },
+            configuration: configuration, topic: name, start: { tables.store.offsets(of: name) },
+            caughtUp: {
+                tables.markLoaded(topic)
+                if tables.isLoaded { loaded() }
+            }, remaining: { tables.setLag($0, of: topic) },
             apply: { records in
-                for record in records {
-                    let error =
-                        switch topic {
-                        case .devices: tables.applyDevice(key: record.key, value: record.value)
-                        case .clients: tables.applyClient(key: record.key, value: record.value)
-                        }
-                    guard let error else { continue }
-                    logger.warning(
-                        "registry record ignored",
-                        metadata: [
-                            "kafka.topic": .string(name), "kafka.partition": .init(Int(record.partition)),
-                            "kafka.offset": .init(Int(record.offset)),
-                            "registry.reason": .string(error.reason.rawValue),
-                            "error": .string(error.message),
-                        ])
+                let ignored = try tables.apply(
+                    records.map {
+                        RegistryRecord(key: $0.key, value: $0.value, partition: $0.partition, offset: $0.offset)
+                    }, of: topic, named: name)
+                for (record, error) in ignored {
+                    var metadata: Logger.Metadata = [
+                        "kafka.topic": .string(name), "registry.reason": .string(error.reason.rawValue),
+                        "error": .string(error.message),
+                    ]
+                    if let partition = record.partition { metadata["kafka.partition"] = .init(Int(partition)) }
+                    if let offset = record.offset { metadata["kafka.offset"] = .init(Int(offset)) }
+                    logger.warning("registry record ignored", metadata: metadata)
                 }
             })
     }

@@ -3,7 +3,9 @@ import Observability
 
 /// The device registry's gauges, read from the tables at each scrape: `push_registry_devices`,
 /// `push_registry_clients`, `push_registry_settings`, `push_registry_bytes`, `push_registry_lag{topic}`,
-/// `push_registry_loaded`, and `push_registry_ignored_total{topic,reason}` for records ignored with a warning.
+/// `push_registry_loaded`, `push_registry_records_total{topic}` for the records read since the start (a store that
+/// resumes reads only the newer ones), and `push_registry_ignored_total{topic,reason}` for records ignored with a
+/// warning.
 enum RegistryMetrics {
     static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
         let devices = registry.gauge("push_registry_devices", help: "Device subscriptions in the registry table.")
@@ -20,6 +22,14 @@ enum RegistryMetrics {
                     labels: ["topic": topic.rawValue])
             )
         }
+        let read = RegistryTables.Topic.allCases.map { topic in
+            (
+                topic,
+                registry.sampledCounter(
+                    "push_registry_records_total", help: "Registry records read since the worker started.",
+                    labels: ["topic": topic.rawValue])
+            )
+        }
         registry.addCollector {
             let statistics = tables.store.statistics
             devices.set(statistics.devices)
@@ -28,6 +38,7 @@ enum RegistryMetrics {
             bytes.set(statistics.bytes)
             loaded.set(tables.isLoaded ? 1 : 0)
             for (topic, gauge) in lag { gauge.set(tables.lag(of: topic)) }
+            for (topic, counter) in read { counter.advance(to: Double(tables.recordsRead(of: topic))) }
             for (key, count) in tables.ignored {
                 registry.sampledCounter(
                     "push_registry_ignored_total",

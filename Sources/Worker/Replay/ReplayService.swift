@@ -176,10 +176,10 @@ public enum ReplayService {
         let tables = RegistryTables(store: MemoryDeviceStore())
         guard configuration.registry.store != .none else { return tables.store }
         try await TopicWindowReader.read(configuration.registry.devicesTopic, configuration: configuration.kafka) {
-            for record in $0 { _ = tables.applyDevice(key: record.key, value: record.value) }
+            for record in $0 { _ = try tables.applyDevice(key: record.key, value: record.value) }
         }
         try await TopicWindowReader.read(configuration.registry.clientsTopic, configuration: configuration.kafka) {
-            for record in $0 { _ = tables.applyClient(key: record.key, value: record.value) }
+            for record in $0 { _ = try tables.applyClient(key: record.key, value: record.value) }
         }
         return tables.store
     }

@@ -1,0 +1,151 @@
+"""Memory and loading rate of the device registry with each store, over a large registry topic.
+
+    .venv/bin/python deploy/local/bench_registry.py --bin .build/release/push-worker [--devices 1000000]
+
+Starts the dev broker with enough partitions that the mock cluster keeps every record, writes `--devices`
+subscriptions to `push.devices` (half `ios` with 64-hex tokens, half `fcm` with 163-character tokens, two devices per
+client), then starts `push-worker run` three times and waits each time for its "device registry loaded" line:
+with `PUSH_DEVICE_STORE=memory`, with `lmdb:` on an empty directory, and with the same directory again (the resume).
+For each it prints the seconds from the process's start to the registry loaded, the records read per second over
+that time (startup included, so a lower bound), the worker's CPU seconds until then, the resident memory once loaded
+(VmRSS, with its anonymous and file-backed parts) and the registry's own `push_registry_bytes`. A worker with an
+empty registry is the baseline. With `--lookup-bin .build/release/RegistryBenchmark` (built with
+`PUSH_WORKER_INTEGRATION=1 swift build -c release --product RegistryBenchmark`) it adds what a lookup in each store
+costs against planning one send.
+"""
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from confluent_kafka import Producer
+
+from bench_replay import service_account
+from processes import Child, cpu_seconds, run, start_dev_broker, started_port
+
+HERE = Path(__file__).resolve().parent
+APP = "BenchApp"
+
+
+def subscriptions(count: int):
+    """(key, value) of `count` subscriptions: client i has an `ios` device (even i) and an `fcm` one (odd i)."""
+    for index in range(count):
+        client = f"client-{index // 2:07d}"
+        if index % 2 == 0:
+            kind, device, token = "ios", "phone", f"{index:064x}"
+        else:
+            kind, device, token = "fcm", "tablet", (f"fcm:{index:012d}:" + "A" * 163)[:163]
+        value = {"appID": APP, "clientId": client, "type": kind, "token": token, "deviceId": device,
+                 "locale": "ko-KR", "updatedAtMS": 1764590400000}
+        yield f"{APP}/{client}/{kind}/{device}".encode(), json.dumps(value, separators=(",", ":")).encode()
+
+
+def fill(bootstrap: str, count: int) -> float:
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": 10000,
+                         "queue.buffering.max.messages": 100000})
+    started = time.monotonic()
+    for index, (key, value) in enumerate(subscriptions(count)):
+        if index % 10000 == 0:
+            producer.poll(0)
+        while True:
+            try:
+                producer.produce("push.devices", value, key)
+                break
+            except BufferError:
+                producer.poll(0.1)
+    producer.produce("push.clients", json.dumps({"appID": APP, "clientId": "client-0000000", "mute": ["r"]})
+                     .encode(), f"{APP}/client-0000000".encode())
+    if producer.flush(300) != 0:
+        raise SystemExit("the registry records were not all acknowledged")
+    return time.monotonic() - started
+
+
+def memory(pid: int) -> dict[str, int]:
+    values = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("VmRSS", "RssAnon", "RssFile"):
+            values[name] = int(rest.split()[0]) // 1024
+    return values
+
+
+def metric(port: int, name: str) -> float | None:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    return None
+
+
+def measure(binary: str, scratch: Path, name: str, settings: dict[str, str], records: int) -> dict:
+    environment = {"PATH": "/usr/bin:/bin", "LOG_LEVEL": "info", "PUSH_HTTP_HOST": "127.0.0.1",
+                   "PUSH_HTTP_PORT": "0", "PUSH_DEVICES_LOAD_MS": "1800000", **settings}
+    started = time.monotonic()
+    worker = Child(f"push-worker run ({name})", [binary, "run"], scratch / f"worker-{name}.log", environment)
+    try:
+        worker.ready(lambda log: '"message":"device registry loaded"' in log, "the registry loaded", timeout=1800)
+        seconds = time.monotonic() - started
+        cpu = cpu_seconds(worker.process.pid)
+        log = worker.wait_for_output(lambda log: '"message":"started"' in log, "'started'")
+        time.sleep(2)  # the allocator's decay (1 s) returns what the load freed
+        figures = memory(worker.process.pid)
+        figures["cpu"] = cpu
+        port = started_port(log)
+        figures.update(name=name, seconds=seconds, rate=records / seconds if records else 0.0,
+                       bytes=(metric(port, "push_registry_bytes") or 0) / 2**20,
+                       devices=int(metric(port, "push_registry_devices") or 0))
+        return figures
+    finally:
+        worker.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--devices", type=int, default=1_000_000)
+    parser.add_argument("--partitions", type=int, default=128)
+    parser.add_argument("--lookup-bin", help="the RegistryBenchmark executable (its lookup figures), if built")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="push-bench-registry-") as scratch_name:
+        scratch = Path(scratch_name)
+        account = service_account(scratch)
+        broker, bootstrap = start_dev_broker(
+            Path(arguments.bin), scratch, arguments.partitions,
+            ["chat.messages", "push.devices", "push.clients", "push.invalid-tokens", "push.receipts", "push.dlq"])
+        try:
+            base = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": str(account),
+                    "FCM_URL": "https://127.0.0.1:9", "PUSH_WORKER_ID": "bench-registry"}
+            rows = [measure(arguments.bin, scratch, "empty", base, 0)]
+            produce_seconds = fill(bootstrap, arguments.devices)
+            store = scratch / "lmdb"
+            store.mkdir()
+            rows.append(measure(arguments.bin, scratch, "memory", base, arguments.devices + 1))
+            lmdb = {**base, "PUSH_DEVICE_STORE": f"lmdb:{store}"}
+            rows.append(measure(arguments.bin, scratch, "lmdb", lmdb, arguments.devices + 1))
+            rows.append(measure(arguments.bin, scratch, "lmdb-resume", lmdb, 0))
+            file_mib = (store / "data.mdb").stat().st_size / 2**20
+        finally:
+            broker.stop()
+    print(f"{arguments.devices} devices written in {produce_seconds:.1f} s; LMDB file {file_mib:.0f} MiB")
+    print(f"{'store':<12} {'devices':>9} {'load s':>8} {'records/s':>10} {'CPU s':>6} {'RSS MiB':>8} {'anon':>6}"
+          f" {'file':>6} {'bytes MiB':>9}")
+    for row in rows:
+        print(f"{row['name']:<12} {row['devices']:>9} {row['seconds']:>8.1f} {row['rate']:>10.0f} {row['cpu']:>6.1f}"
+              f" {row['VmRSS']:>8} {row['RssAnon']:>6} {row['RssFile']:>6} {row['bytes']:>9.1f}")
+    if arguments.lookup_bin:
+        lookups = run([arguments.lookup_bin, str(arguments.devices)], capture_output=True, text=True, check=True)
+        figures = dict(line.split()[:2] for line in lookups.stdout.replace("memory ", "memory_").replace(
+            "lmdb ", "lmdb_").splitlines())
+        plan = float(figures["planning_one_send_ns"])
+        for store in ("memory", "lmdb"):
+            lookup = float(figures[f"{store}_lookup_ns"])
+            print(f"lookup ({store}): {lookup / 1000:.1f} µs, {lookup / plan:.2f}× planning one send"
+                  f" ({plan / 1000:.1f} µs)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
