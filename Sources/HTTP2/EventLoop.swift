@@ -198,7 +198,9 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
                 // origin's queue, once the origin's backoff allows, while its allowance and deadline do.
                 recycle(handle)
                 refusals[transfer.origin, default: RefusalBackoff()].refused(at: clock.now)
-                if beforeDeadline, transfer.resends.allowsResend(after: .refused) {
+                if !beforeDeadline {
+                    complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
+                } else if transfer.resends.allowsResend(after: .refused) {
                     waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
                     counters.resent()
                 } else {
