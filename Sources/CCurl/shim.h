@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 // Typed, non-variadic wrappers for libcurl's variadic setters and getters, so Swift calls are type-checked.
@@ -35,6 +36,28 @@ static inline CURLcode pw_curl_easy_setopt_slist(CURL *handle, CURLoption option
 static inline CURLcode pw_curl_easy_setopt_data_callback(CURL *handle, CURLoption option,
                                                          pw_curl_data_callback value) {
     return curl_easy_setopt(handle, option, value);
+}
+
+/// The signature of CURLOPT_OPENSOCKETFUNCTION.
+typedef curl_socket_t (*pw_curl_open_socket_callback)(void *context, curlsocktype purpose,
+                                                      struct curl_sockaddr *address);
+
+/// The signature of CURLOPT_PREREQFUNCTION.
+typedef int (*pw_curl_prerequest_callback)(void *context, char *primary_ip, char *local_ip, int primary_port,
+                                           int local_port);
+
+static inline CURLcode pw_curl_easy_setopt_open_socket_callback(CURL *handle, pw_curl_open_socket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, value);
+}
+
+static inline CURLcode pw_curl_easy_setopt_prerequest_callback(CURL *handle, pw_curl_prerequest_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
+
+/// The socket libcurl's own opener would make for `address`, close-on-exec; CURL_SOCKET_BAD on failure.
+static inline curl_socket_t pw_curl_open_socket(const struct curl_sockaddr *address) {
+    int socket_fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    return socket_fd < 0 ? CURL_SOCKET_BAD : socket_fd;
 }
 
 static inline CURLMcode pw_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {

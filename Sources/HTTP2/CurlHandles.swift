@@ -97,6 +97,16 @@ final class EasyHandle {
         pw_curl_easy_setopt_data_callback(raw, option, callback)
     }
 
+    @discardableResult
+    func setOpenSocket(callback: pw_curl_open_socket_callback) -> CURLcode {
+        pw_curl_easy_setopt_open_socket_callback(raw, callback)
+    }
+
+    @discardableResult
+    func setPrerequest(callback: pw_curl_prerequest_callback) -> CURLcode {
+        pw_curl_easy_setopt_prerequest_callback(raw, callback)
+    }
+
     func info(_ info: CURLINFO) -> Int {
         var value = 0
         _ = pw_curl_easy_getinfo_long(raw, info, &value)

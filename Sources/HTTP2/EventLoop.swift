@@ -24,6 +24,8 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
     private var succeededOrigins: Set<RequestOrigin> = []
     /// Origins that answered over HTTP/1.x (no ALPN h2): one request per connection.
     private var http1Origins: Set<RequestOrigin> = []
+    /// Origins whose server refused requests since it last answered, and when their requests may start again.
+    private var refusals: [RequestOrigin: RefusalBackoff] = [:]
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
     private var known: [UInt64: Transfer] = [:]
     private var idleHandles: [EasyHandle] = []
@@ -124,9 +126,11 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
         return configuration.maxInFlightPerOrigin
     }
 
-    /// Hands waiting transfers to libcurl while their origin has room, oldest first.
+    /// Hands waiting transfers to libcurl while their origin has room, oldest first; an origin that refused
+    /// requests waits out its backoff first.
     private func startReady() {
-        for origin in Array(waiting.keys) {
+        let now = clock.now
+        for origin in Array(waiting.keys) where refusals[origin]?.allowsStart(at: now) ?? true {
             let allowed = limit(for: origin)
             while inFlight[origin, default: 0] < allowed, let transfer = waiting[origin]?.popFirst() {
                 guard !transfer.isFinished else { continue }
@@ -178,6 +182,7 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
             // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.
             if code == CURLE_OK || (status > 0 && transfer.hasCompleteResponse && isConnectionError(code)) {
                 if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
+                refusals[transfer.origin] = nil
                 if handle.info(CURLINFO_HTTP_VERSION) != Int(CURL_HTTP_VERSION_2_0) {
                     http1Origins.insert(transfer.origin)
                 }
@@ -188,15 +193,36 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
                 continue
             }
             let beforeDeadline = transfer.hasTimeLeft(at: clock.now)
+            if transfer.stoppedReconnect {
+                // The server refused the stream (or the reused connection was dead): sent again, first in its
+                // origin's queue, once the origin's backoff allows, while its allowance and deadline do.
+                recycle(handle)
+                refusals[transfer.origin, default: RefusalBackoff()].refused(at: clock.now)
+                if !beforeDeadline {
+                    complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
+                } else if transfer.resends.allowsResend(after: .refused) {
+                    waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
+                    counters.resent()
+                } else {
+                    complete(
+                        transfer,
+                        with: .failure(
+                            HTTPError(
+                                .connectionLost, "connection to \(transfer.origin) lost: the server refused the stream")
+                        ))
+                }
+                continue
+            }
             let detail = handle.errorText
             let failure = TransferFailure(
                 code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline,
                 detail: detail)
             let verifyResult = failure.kind == .tls ? handle.info(CURLINFO_SSL_VERIFYRESULT) : 0
             recycle(handle)
-            if failure.isRetriable && transfer.attempts < 2 && beforeDeadline {
-                // Refused, GOAWAY'd or reset before any response byte: libcurl closed that connection, so the
-                // next attempt goes out on another one. It goes first in its origin's queue.
+            if failure.isRetriable && beforeDeadline && transfer.resends.allowsResend(after: .lostBeforeResponse) {
+                // GOAWAY'd or reset before any response byte: libcurl closed that connection, so the next attempt
+                // goes out on another one. It goes first in its origin's queue.
+                refusals[transfer.origin, default: RefusalBackoff()].refused(at: clock.now)
                 waiting[transfer.origin, default: RingBuffer()].prepend(transfer)
                 counters.resent()
                 continue

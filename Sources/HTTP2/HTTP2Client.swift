@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Requests are bounded three times: `maxOutstandingRequests` accepted at once (`send` waits beyond that),
 /// `maxConnectionsPerHost × maxStreamsPerConnection` in flight per origin (the rest wait in the client's own
-/// queue, never in libcurl's), and each by its own deadline. A request refused by the server (GOAWAY,
-/// REFUSED_STREAM) or lost with its connection before any response byte is sent once more on another connection.
+/// queue, never in libcurl's), and each by its own deadline. A request refused by the server (REFUSED_STREAM) is
+/// sent again up to 5 times, from the second refusal in a row after a growing pause (`RefusalBackoff`); one lost
+/// with its connection before any response byte (GOAWAY, reset) is sent once more on another connection.
 public final class HTTP2Client: HTTPTransport {
     private let loop: EventLoop
     private let admission: AsyncLimiter

@@ -1,9 +1,9 @@
-/// How often a request of the nghttp2 transport may go out again after an attempt ended without a response.
+/// How often a request of either transport may go out again after an attempt ended without a response.
 ///
 /// A stream the server refused (REFUSED_STREAM, or above a GOAWAY's last stream id) was not processed (RFC 9113
 /// §8.7), so it is safe to send again, up to `maximumRefusals` times (libcurl's own limit of retries is 5). A
-/// stream lost with its connection before any response byte may have been processed: it goes again once, as
-/// with the libcurl transport. Any other failure (lost after a response began, TLS) never goes again. The deadline bounds all of it.
+/// stream lost with its connection before any response byte may have been processed: it goes again once. Any
+/// other failure (lost after a response began, TLS) never goes again. The deadline bounds all of it.
 struct ResendAllowance: Equatable {
     /// Why an attempt ended without a response.
     enum Interruption {

@@ -11,8 +11,14 @@ final class Transfer: PendingRequest, @unchecked Sendable {
         var count = 0
     }
 
-    /// Times this request was handed to libcurl.
-    var attempts = 0
+    /// Its attempts so far, and whether another may follow one that ended without a response.
+    var resends = ResendAllowance()
+    /// True once this attempt's request went out on a connection (libcurl's pre-request callback).
+    private var requestWentOut = false
+    /// True when libcurl wanted a new connection for this attempt after its request had gone out on one: libcurl
+    /// 7.88 does that at once, up to 5 times, after REFUSED_STREAM (or a reused connection that was dead). The
+    /// transport refuses that socket, so the attempt fails, and resends by itself, paced (`RefusalBackoff`).
+    private(set) var stoppedReconnect = false
     /// The easy handle while the request is in flight.
     var handle: EasyHandle?
     private var headerList: HeaderList?
@@ -59,7 +65,9 @@ final class Transfer: PendingRequest, @unchecked Sendable {
         receivedResponseBytes = false
         isOversized = false
         receivedBytes = 0
-        attempts += 1
+        requestWentOut = false
+        stoppedReconnect = false
+        resends.attemptStarted()
         let remaining = (deadline - now).roundedUpMilliseconds
         let headers = HeaderList(request.headers, removingUnset: Self.suppressedDefaults)
         headerList = headers
@@ -97,13 +105,29 @@ final class Transfer: PendingRequest, @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
+        handle.set(CURLOPT_OPENSOCKETDATA, pointer: context)
+        handle.set(CURLOPT_PREREQDATA, pointer: context)
     }
 
-    /// Points a new handle's header and body callbacks at the receivers of whichever `Transfer` is its
-    /// request's context (`CURLOPT_HEADERDATA` / `CURLOPT_WRITEDATA`, set by `configure`).
+    /// Points a new handle's header, body, socket and pre-request callbacks at whichever `Transfer` is its
+    /// request's context (`CURLOPT_HEADERDATA`, `CURLOPT_WRITEDATA`, `CURLOPT_OPENSOCKETDATA`,
+    /// `CURLOPT_PREREQDATA`, set by `configure`).
     static func installCallbacks(on handle: EasyHandle) {
         handle.set(CURLOPT_HEADERFUNCTION, callback: receiveHeaderLine)
         handle.set(CURLOPT_WRITEFUNCTION, callback: receiveBody)
+        handle.setOpenSocket(callback: openSocketCallback)
+        handle.setPrerequest(callback: requestGoesOutCallback)
+    }
+
+    /// Whether libcurl may open a socket for this attempt: not once its request went out on a connection.
+    fileprivate func mayOpenSocket() -> Bool {
+        if requestWentOut { stoppedReconnect = true }
+        return !requestWentOut
+    }
+
+    /// Notes that this attempt's request goes out on a connection now.
+    fileprivate func noteRequestGoesOut() {
+        requestWentOut = true
     }
 
     /// libcurl's default headers that a request's lines remove (an empty `Name:` line) unless it sets them itself:
@@ -169,4 +193,20 @@ private let receiveBody: pw_curl_data_callback = { data, size, count, context in
     guard let context, let data else { return length }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.receive(body: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// libcurl's socket opener, `context` is the unretained `Transfer`: the socket libcurl's own opener would make, unless
+/// the attempt's request already went out on a connection (then CURL_SOCKET_BAD: the attempt fails at once).
+private let openSocketCallback: pw_curl_open_socket_callback = { context, _, address in
+    guard let address else { return CURL_SOCKET_BAD }
+    if let context, !Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().mayOpenSocket() {
+        return CURL_SOCKET_BAD
+    }
+    return pw_curl_open_socket(address)
+}
+
+/// libcurl's pre-request callback, `context` is the unretained `Transfer`: the request goes out now.
+private let requestGoesOutCallback: pw_curl_prerequest_callback = { context, _, _, _, _ in
+    if let context { Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().noteRequestGoesOut() }
+    return CURL_PREREQFUNC_OK
 }

@@ -42,6 +42,24 @@ struct HostileServerTests {
     }
 
     @Test(arguments: HTTP2TransportKind.allCases)
+    func aServerRefusingEveryStreamIsAskedAgainAfterGrowingPausesWithoutSpinning(_ kind: HTTP2TransportKind)
+        async throws
+    {
+        try await withHostileServer("zero-streams", kind) { server, client, url in
+            // No connection yet: every request goes out before the server's SETTINGS arrive, and is refused.
+            let (outcome, cpu, wall) = await measured(client) {
+                await result(client, HTTPRequest(method: "GET", url: url + "/x", deadline: .seconds(8)))
+            }
+            let error = try #require(outcome.failure)
+            #expect(error.kind == .connectionLost || error.kind == .timeout, "\(error)")
+            // Each new connection is a TLS handshake: one per attempt (the first, 5 refused and 1 lost before any
+            // response byte may go again), not libcurl's 6 per attempt.
+            #expect(client.counts.connectionsOpened <= 7, "\(client.counts)")
+            #expect(cpu < wall * Self.idleCPUShare, "thread CPU \(cpu) over \(wall)")
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases)
     func aServerWithAZeroWindowTimesTheUploadOutWithoutSpinning(_ kind: HTTP2TransportKind) async throws {
         try await withHostileServer("zero-window", kind) { server, client, url in
             let body = Array(repeating: UInt8(ascii: "b"), count: 200_000)  // more than the connection's window
@@ -79,6 +97,28 @@ struct HostileServerTests {
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "after the hints")
             #expect(response.header("link") == nil, "the hints' headers are not the answer's")
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func tenThousandInformationalResponsesAreSkippedOrFailTheRequestAsALostConnection(_ kind: HTTP2TransportKind)
+        async throws
+    {
+        try await withHostileServer("early-hints", kind, count: 10_000) { _, client, url in
+            let outcome = await result(client, HTTPRequest(method: "GET", url: url + "/x", deadline: .seconds(30)))
+            switch (kind, outcome) {
+            case (_, .success(let response)):
+                #expect(response.status == 200)
+                #expect(String(decoding: response.body, as: UTF8.self) == "after the hints")
+            case (.curl, .failure(let error)):
+                // libcurl 7.88 gives up when the hints one read decodes pass about 100 KB of header text: a lost
+                // connection, which the senders retry (never `.invalidRequest`, which they record as rejected).
+                #expect(error.kind == .connectionLost, "\(error)")
+            case (.nghttp2, .failure(let error)):
+                Issue.record("nghttp2 failed the request: \(error)")
+            }
+            let next = try await client.send(HTTPRequest(method: "GET", url: url + "/small", deadline: .seconds(30)))
+            #expect(next.status == 200)
         }
     }
 

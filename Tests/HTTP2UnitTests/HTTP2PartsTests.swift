@@ -104,3 +104,44 @@ struct IdleTurnPacerTests {
         #expect(!pacer.paces)
     }
 }
+
+@Suite("RefusalBackoff")
+struct RefusalBackoffTests {
+    let start = ContinuousClock.now
+
+    @Test func theFirstRefusalInARowIsResentAtOnce() {
+        var backoff = RefusalBackoff()
+        backoff.refused(at: start)
+        #expect(backoff.allowsStart(at: start))
+    }
+
+    @Test func laterRefusalsWaitDoublingUpToTheCap() {
+        var backoff = RefusalBackoff()
+        var waits: [Duration] = []
+        for _ in 0..<7 {
+            backoff.refused(at: start)
+            waits.append(backoff.notBefore.map { $0 - start } ?? .zero)
+        }
+        #expect(
+            waits == [
+                .zero, .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(2), .seconds(2),
+            ])
+        #expect(!backoff.allowsStart(at: start + .milliseconds(1999)))
+        #expect(backoff.allowsStart(at: start + .seconds(2)))
+    }
+
+    @Test func aResponseEndsTheBackoff() {
+        var backoff = RefusalBackoff()
+        for _ in 0..<3 { backoff.refused(at: start) }
+        backoff.answered()
+        #expect(backoff.allowsStart(at: start))
+        backoff.refused(at: start)
+        #expect(backoff.allowsStart(at: start), "a refusal after a response is the first in a row again")
+    }
+
+    @Test func aServerRefusingForeverNeverMakesTheWaitOverflow() {
+        var backoff = RefusalBackoff()
+        for _ in 0..<200 { backoff.refused(at: start) }
+        #expect(backoff.notBefore == start + RefusalBackoff.cap)
+    }
+}

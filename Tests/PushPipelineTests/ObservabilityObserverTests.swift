@@ -32,6 +32,18 @@ import Testing
             #expect(text.contains(line), "\(line)")
         }
     }
+
+    @Test func theTransportCountersExistAtZeroBeforeTheFirstSample() {
+        let registry = MetricsRegistry()
+        _ = ObservabilityObserver(
+            logger: Logger(label: "test", level: .critical), metrics: PushMetrics(registry: registry))
+        let lines = Set(registry.prometheusText().split(separator: "\n").map(String.init))
+        for line in [
+            "push_http_connections_total 0", "push_http_resends_total 0", "push_http_oversized_responses_total 0",
+        ] {
+            #expect(lines.contains(line), "\(line)")
+        }
+    }
 }
 
 @Suite struct ProducerReadinessTests {

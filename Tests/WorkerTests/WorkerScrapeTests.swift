@@ -102,8 +102,10 @@ import Testing
         expected += PushMetrics.commitResults.map { #"kafka_commits_total{result="\#($0)"} 0"# }
         expected += ["assigned", "revoked"].map { #"kafka_rebalances_total{event="\#($0)"} 0"# }
         expected += ["push_retry_handoffs_total 0", "push_in_flight_limit_waits_total 0"]
+        expected += ["push_http_connections_total 0", "push_http_resends_total 0"]
+        expected.append("push_http_oversized_responses_total 0")
         let lines = Set(scrape.split(separator: "\n").map(String.init))
-        #expect(expected.count == 31)
+        #expect(expected.count == 34)
         #expect(expected.filter { !lines.contains($0) } == [], "\(scrape)")
     }
 

@@ -124,7 +124,8 @@ struct WorkerHealthTests {
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
         sampler.sample(
             lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1), recordsInFlight: 4,
-            devicesInFlight: 900, http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1))
+            devicesInFlight: 900,
+            http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1, oversizedResponses: 4))
         var text = registry.prometheusText()
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="1",topic="t"} 7"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 3"#))
@@ -132,6 +133,7 @@ struct WorkerHealthTests {
         #expect(text.contains("push_devices_in_flight 900"))
         #expect(text.contains("push_http_connections_total 2"))
         #expect(text.contains("push_http_resends_total 1"))
+        #expect(text.contains("push_http_oversized_responses_total 4"))
         sampler.sample(
             lag: [("t", 0, 2)], commits: CommitCounts(succeeded: 5, failed: 1), recordsInFlight: 0, devicesInFlight: 0,
             http: HTTP2TransportCounts(connectionsOpened: 3, resends: 1))

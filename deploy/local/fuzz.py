@@ -5,9 +5,9 @@
 
 (deploy/local/fuzz.sh builds the worker and runs this.) Starts the dev broker, the push simulator in hostile mode
 (`hostile.py`: a share of the push requests get absurd answers) and the worker; produces seeded hostile records
-(fuzz_records.py) to the input and retry topics, paced so that the dev broker (which keeps only about 5 MB per
-partition) never drops one before the worker read it; reads every output (fuzz_accounting.py). Then asserts:
-the worker never died and still runs, every record is accounted for, the group's committed offsets reached the
+(fuzz_records.py) to the input and retry topics, paced so that the dev broker (which keeps only 5 MiB per
+partition, headers included) never drops one before the worker read it (a record it dropped fails the run); reads
+every output (fuzz_accounting.py). Then asserts: the worker never died and still runs, every record is accounted for, the group's committed offsets reached the
 end of every input partition, retries the worker wrote resolved, peak RSS and the CPU once idle stayed bounded,
 and SIGTERM still stops it with exit status 0. Meanwhile the rules file is swapped, every second, for a FIFO,
 a link to /dev/zero, a file over the rules file's cap and the good file again (`--no-file-swaps` to keep it): the
@@ -44,7 +44,8 @@ DEAD_LETTER_TOPIC = "push.dlq"
 # The worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h), which the dev broker creates.
 RETRY_TOPICS = [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
 GROUP = "fuzz"
-# What may wait uncommitted per input partition: the dev broker keeps about 5 MB per partition and drops older records.
+# What may wait uncommitted per input partition (`FuzzRecord.stored_size`: headers count): the dev broker keeps 5 MiB
+# per partition and drops older records, read or not.
 BACKLOG_BYTES = 3_000_000
 BACKLOG_RECORDS = 2_000
 # A retry record due this long before the end must have resolved.
@@ -67,6 +68,7 @@ class Backlog:
     produced: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     committed: dict[int, int] = field(default_factory=dict)
     changed_at: float = field(default_factory=time.monotonic)
+    dropped: dict[int, set[int]] = field(default_factory=dict)  # offsets the broker dropped before their commit
 
     def add(self, partition: int, offset: int, size: int) -> None:
         self.produced.setdefault(partition, []).append((offset, size))
@@ -75,6 +77,15 @@ class Backlog:
         if offsets != self.committed:
             self.changed_at = time.monotonic()
         self.committed = offsets
+
+    def log_starts(self, starts: dict[int, int]) -> None:
+        """Notes each partition's first kept offset: produced records below it that the group had not committed
+        were dropped by the broker, perhaps before the worker read them (then the pacing failed)."""
+        for partition, start in starts.items():
+            done = self.committed.get(partition, 0)
+            if start > done:
+                self.dropped.setdefault(partition, set()).update(
+                    offset for offset, _ in self.produced.get(partition, []) if done <= offset < start)
 
     def waiting(self) -> dict[int, tuple[int, int]]:
         """Records and bytes produced but not yet committed, by partition."""
@@ -241,6 +252,9 @@ class Fuzz:
                                      f"{self.arguments.max_idle_cpu:.0f} %)")
         if self.ledger.bad_receipts:
             findings.problems += [f"receipt: {line}" for line in self.ledger.bad_receipts[:10]]
+        for partition, offsets in sorted(self.backlog.dropped.items()):
+            say(f"the dev broker dropped {len(offsets)} records of {INPUT_TOPIC}/{partition} (offsets {min(offsets)} "
+                f"to {max(offsets)}) before the worker committed them; those it had not read yet are unaccounted")
         if self.ledger.lost_outputs:
             findings.problems.append(f"the dev broker dropped {self.ledger.lost_outputs} outputs before the fuzzer "
                                      "read them (its reader fell behind; the accounting is incomplete)")
@@ -324,13 +338,15 @@ class Fuzz:
         try:
             for count, index in enumerate(indexes, 1):
                 record = generator.record(index)
-                size = len(record.value or b"") + len(record.key or b"")
+                size = record.stored_size
                 while True:
                     producer.poll(0)
                     if time.monotonic() - last_check > 0.5:
                         last_check = time.monotonic()
                         self.check_alive()
+                        starts = log_starts(groups, partitions)  # first: a commit read after it is no older
                         backlog.commit(committed(groups, partitions))
+                        backlog.log_starts(starts)
                         self.check_progress()
                     bound = partition_of(record.key, self.arguments.partitions)
                     if record.topic != INPUT_TOPIC or backlog.room_for(
@@ -384,7 +400,9 @@ class Fuzz:
         try:
             while True:
                 self.check_alive()
+                starts = log_starts(groups, partitions)  # first: a commit read after it is no older
                 backlog.commit(committed(groups, partitions))
+                backlog.log_starts(starts)
                 ends = {partition.partition: groups.get_watermark_offsets(partition, timeout=5)[1]
                         for partition in partitions}
                 behind = {partition: end for partition, end in ends.items()
@@ -406,9 +424,17 @@ class Fuzz:
         ledger = self.ledger
         parked = ledger.parked_from(int(time.time() * 1000))
         return [f"unaccounted: seed {self.arguments.seed}, {record.describe()} at {position[0]}/{position[1]}@"
-                f"{position[2]}: {missing}"
+                f"{position[2]}: {missing}{self.dropped_note(position)}"
                 for position, record in sorted(self.records.items())
                 if (missing := ledger.missing(position, parked))]
+
+    def dropped_note(self, position: tuple[str, int, int]) -> str:
+        """Why a record may have no output that is not the worker's doing: the dev broker dropped it uncommitted."""
+        topic, partition, offset = position
+        if topic != INPUT_TOPIC or offset not in self.backlog.dropped.get(partition, set()):
+            return ""
+        return (" (the dev broker dropped it before the worker committed it: the fuzzer's pacing let the partition "
+                "outgrow the broker's 5 MiB)")
 
     def idle_cpu_percent(self, seconds: float = 5.0) -> float:
         """The worker's CPU use over `seconds` once nothing is left to do (a hot loop shows here)."""
@@ -520,6 +546,15 @@ def committed(consumer: Consumer, partitions: list[TopicPartition]) -> dict[int,
     try:
         return {partition.partition: max(0, partition.offset)
                 for partition in consumer.committed(partitions, timeout=5)}
+    except KafkaException:
+        return {}
+
+
+def log_starts(consumer: Consumer, partitions: list[TopicPartition]) -> dict[int, int]:
+    """The first offset the broker still keeps, by partition (its low watermark)."""
+    try:
+        return {partition.partition: consumer.get_watermark_offsets(partition, timeout=5)[0]
+                for partition in partitions}
     except KafkaException:
         return {}
 

@@ -12,7 +12,8 @@ cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh
 if [ "${1:-}" = "--hostile-h2" ]; then
     shift
-    swift test --filter HostileServerTests
+    # HostileServerTests is an integration suite: it exists only with PUSH_WORKER_INTEGRATION=1.
+    PUSH_WORKER_INTEGRATION=1 PATH="$PWD/.venv/bin:$PATH" swift test --filter HostileServerTests
 fi
 configuration=debug
 if [ "${1:-}" = "--release" ]; then

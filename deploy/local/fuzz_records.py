@@ -79,6 +79,14 @@ class FuzzRecord:
     mutations: tuple[str, ...]
     retry_due_ms: int | None  # the latest whole-number x-retry-due or x-retry-not-before of a retry record
 
+    @property
+    def stored_size(self) -> int:
+        """The bytes the broker keeps for this record: key, value and headers (names and values), plus the
+        record's own framing (varints, timestamps; generously 64 bytes). The dev broker's 5 MiB per partition
+        counts all of it: 100 KB headers on a few small records weigh more than their values."""
+        headers = sum(len(name.encode()) + len(value or b"") for name, value in self.headers)
+        return len(self.key or b"") + len(self.value or b"") + headers + 64
+
     def summary(self) -> "RecordSummary":
         return RecordSummary(self.index, self.topic, len(self.value) if self.value is not None else None,
                              self.mutations, claimed_positions(self.headers), self.retry_due_ms,

@@ -70,6 +70,7 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.devicesInFlight, metrics.inFlightLimitWaits, metrics.recordsWaitingDue
         )
         _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
+        _ = (metrics.httpConnections, metrics.httpResends, metrics.httpOversizedResponses)
     }
 
     /// The providers whose breaker is open now, in `PushProvider` order.

@@ -130,6 +130,14 @@ public struct PushMetrics: Sendable {
             help: "Requests sent again after the server refused them or their connection was lost before a response.")
     }
 
+    /// `push_http_oversized_responses_total`: responses the HTTP/2 transports cut off past their size bound
+    /// (`HTTP2ClientConfiguration.maxResponseBytes`): each failed its request and had its stream reset (sampled).
+    public var httpOversizedResponses: SampledCounter {
+        registry.sampledCounter(
+            "push_http_oversized_responses_total",
+            help: "Responses cut off past the HTTP/2 transports' size bound; each failed its request.")
+    }
+
     /// `push_retry_handoffs_total`: device sends handed to the retry topic.
     public var retryHandoffs: Counter {
         registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")

@@ -6,7 +6,7 @@ import PushPipeline
 
 /// Copies what the consumer and the pipeline count themselves into the metrics, once a second: lag per owned
 /// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
-/// answers, and records and planned devices in flight.
+/// answers, records and planned devices in flight, and the HTTP/2 transports' counts.
 struct MetricsSampler {
     let metrics: PushMetrics
     /// The partitions whose lag series exist, to remove those that were revoked.
@@ -35,5 +35,6 @@ struct MetricsSampler {
         metrics.devicesInFlight.set(devicesInFlight)
         metrics.httpConnections.advance(to: Double(http.connectionsOpened))
         metrics.httpResends.advance(to: Double(http.resends))
+        metrics.httpOversizedResponses.advance(to: Double(http.oversizedResponses))
     }
 }
