@@ -36,6 +36,7 @@ import Testing
             case .send(let provider, _): decision = "send \(provider.rawValue)"
             case .skipped(let reason): decision = "skipped \(reason)"
             case .expired: decision = "expired"
+            case .rejected(let reason): decision = "rejected \(reason)"
             case .deadLetter(let reason, _): decision = "dead \(reason)"
             }
             return "\(device.target.userId) \(device.target.platform) \(decision)"
@@ -75,6 +76,16 @@ import Testing
         let noDevices = try #require(event.devices.first { $0.target.userId == "ccc" })
         #expect(noDevices.target.tokenHash == "")
         #expect(event.devices[1].target.tokenHash == SHA256.tokenHash(Registry.apnsToken(1)))
+    }
+
+    @Test func theSendsOfAMessageCarryItsAppID() throws {
+        subscribe(Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1)))
+        let event = try plan(Self.message(["aaa"]))
+        guard case .send(_, let send) = event.devices.first?.decision else {
+            Issue.record("nothing sent")
+            return
+        }
+        #expect(send.appID == "SampleApp")
     }
 
     @Test func theWholeMessageGoesToFCMDataPayload() throws {
