@@ -1,7 +1,7 @@
 import PushCore
 
 /// Why the worker sends nothing for an app: the stable reason code of the `rejected` receipts.
-public enum AppRefusal: String, Sendable, Equatable {
+public enum AppRefusal: String, Error, Sendable, Equatable {
     /// `PUSH_APPS_DIR` has no folder for the message's `appID`.
     case unknownApp = "unknown_app"
     /// The app's folder is there but cannot be used (a file missing or invalid).

@@ -14,6 +14,8 @@ struct Stages {
     let rulesStamp: FileStamp?
     let sender: ProviderSender
     let producer: KafkaProducer
+    /// The apps of `PUSH_APPS_DIR` and their clients, when it is set.
+    let apps: (catalog: AppCatalog, senders: AppSenders, metrics: AppMetrics)?
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     let transports: [any HTTP2Transport]
 
@@ -30,7 +32,7 @@ struct Stages {
 
     init(
         configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
-        files: SystemFileReading, logger: Logger
+        files: SystemFileReading, logger: Logger, registry: MetricsRegistry = MetricsRegistry()
     ) async throws {
         self.files = files
         rulesStamp = rules.stamp
@@ -60,11 +62,29 @@ struct Stages {
         }
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
+        let defaultContext = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        if let settings = configuration.apps {
+            let metrics = AppMetrics(registry: registry, labelLimit: settings.maximumLabelledApps)
+            let catalog = AppCatalog(
+                configuration: settings, allowsInsecureHTTP: configuration.allowsInsecureHTTP,
+                defaultContext: defaultContext, files: files, metrics: metrics, logger: logger)
+            let changes = catalog.refresh()
+            AppsReloadService.log(changes, logger: logger)
+            metrics.count(changes)
+            apps = (
+                catalog,
+                AppSenders(
+                    catalog: catalog, transport: transport, requestDeadline: configuration.requestTimeout,
+                    maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
+                metrics
+            )
+        } else {
+            apps = nil
+        }
         planner = CorePlanner(
-            rules: rules.table,
-            context: ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID),
+            rules: rules.table, apps: apps?.catalog ?? SingleApp(defaultContext),
             defaultLocale: configuration.defaultLocale, decoder: decoder)
-        sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
+        sender = ProviderSender(apns: apnsClient, fcm: fcmClient, apps: apps?.senders)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),

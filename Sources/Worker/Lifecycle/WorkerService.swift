@@ -31,12 +31,13 @@ public enum WorkerService {
                 metadata: ["kafka.ignored": .string(configuration.ignoredKafkaVariables.joined(separator: ","))])
         }
 
+        let registry = MetricsRegistry()
         let stages: Stages
         let source: KafkaRecordSource
         do {
             stages = try await Stages(
                 configuration: configuration, rules: settings.rules, credentials: settings.credentials,
-                files: SystemFileReading(), logger: logger)
+                files: SystemFileReading(), logger: logger, registry: registry)
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
             return WorkerExitCode.failure
@@ -53,7 +54,8 @@ public enum WorkerService {
             return WorkerExitCode.failure
         }
         return await serve(
-            stages, source: source, configuration: configuration, status: settings.status, logger: logger)
+            stages, source: source, configuration: configuration, status: settings.status, registry: registry,
+            logger: logger)
     }
 
     /// Prints the one line that names the bad setting.
@@ -66,9 +68,8 @@ public enum WorkerService {
     /// end of one of them.
     private static func serve(
         _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
-        status: HTTPServerConfiguration, logger: Logger
+        status: HTTPServerConfiguration, registry: MetricsRegistry, logger: Logger
     ) async -> Int32 {
-        let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
         BuildInfo.register(
             in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version,
@@ -143,6 +144,14 @@ public enum WorkerService {
                         path: path, interval: configuration.rulesCheckInterval, planner: stages.planner,
                         files: stages.files, initial: stages.rulesStamp, metrics: metrics, logger: logger, clock: clock)
                 ))
+        }
+        if let apps = stages.apps, let settings = configuration.apps {
+            services.append(
+                .init(
+                    "apps reloader",
+                    AppsReloadService(
+                        catalog: apps.catalog, senders: apps.senders, interval: settings.checkInterval,
+                        metrics: apps.metrics, logger: logger, clock: clock)))
         }
         if skipsInvalidTokens {
             let follower = InvalidTokenFollower(
