@@ -73,7 +73,7 @@ import Testing
         let worker = try workerProcess(
             environment: EndToEnd.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
                 .merging(["PUSH_WORKER_ID": "worker-imkit"]) { $1 })
-        let receipts = try await read(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
+        let receipts = try await readRecords(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
         let requests = try await simulator.requests()
         // The dead token's tombstone was acknowledged with its receipt: the registry no longer lists fff's device.
         func listed(_ client: String) async throws -> [String] {
@@ -116,20 +116,5 @@ import Testing
         #expect(v1?.body.contains(#""badge":7"#) == true)
         #expect(v1?.body.contains(#""body":"SSS says hi""#) == true)
         #expect(try schemaViolations(receipts.map(\.value), schema: "receipt.schema.json") == nil)
-    }
-
-    /// Records of `topic` (both partitions, from the start) until `count` arrived or `limit` passed.
-    private func read(_ kafka: KafkaConfiguration, topic: String, count: Int, within limit: Duration) async throws
-        -> [KafkaRecord]
-    {
-        let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "imkit-reader"])))
-        try await reader.assign([TopicPartition(topic, 0): .beginning, TopicPartition(topic, 1): .beginning])
-        var records: [KafkaRecord] = []
-        let deadline = ContinuousClock.now + limit
-        while records.count < count, ContinuousClock.now < deadline {
-            records += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
-        }
-        _ = await reader.close(timeout: .seconds(5))
-        return records
     }
 }
