@@ -1,5 +1,5 @@
 import Essentials
-import HTTP2
+import HTTPTypes
 import Providers
 import PushPipeline
 import Synchronization
@@ -15,14 +15,14 @@ struct AppClients: Sendable {
 /// connection per origin, so apps with other base URLs get their own connections and apps with the same share them.
 final class AppSenders: Sendable {
     private let catalog: AppCatalog
-    private let transport: any HTTP2Transport
+    private let transport: any HTTPTransport
     private let requestDeadline: Duration
     private let clock: any WallClock
     private let metrics: AppMetrics
     private let live: Mutex<LiveApps<AppClients>>
 
     init(
-        catalog: AppCatalog, transport: any HTTP2Transport, requestDeadline: Duration, maximumLiveApps: Int,
+        catalog: AppCatalog, transport: any HTTPTransport, requestDeadline: Duration, maximumLiveApps: Int,
         idleTimeout: Duration, metrics: AppMetrics, clock: any WallClock = SystemWallClock()
     ) {
         self.metrics = metrics
