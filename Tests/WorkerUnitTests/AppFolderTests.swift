@@ -60,7 +60,7 @@ final class MemoryFolders: FileReading {
         }
     }
 
-    static func parse(_ files: MemoryFolders, app: String) throws(AppFolderError) -> AppCredentials {
+    static func parse(_ files: MemoryFolders, app: String) throws(FileReadError) -> AppCredentials {
         try AppCredentials.parse(
             AppFolderContents.read("\(directory)/\(app)", files: files), defaults: AppURLs(), allowsInsecureHTTP: false)
     }
@@ -112,15 +112,15 @@ final class MemoryFolders: FileReading {
         #expect {
             _ = try Self.parse(files, app: "alpha")
         } throws: { error in
-            guard let error = error as? AppFolderError else { return false }
-            return error.file == "/apps/alpha/\(file)" && error.reason.contains(reason)
+            guard let error = error as? FileReadError else { return false }
+            return error.path == "/apps/alpha/\(file)" && error.reason.contains(reason)
         }
     }
 
     @Test func aMissingOrBadKeyOrServiceAccountIsRefusedNamingItsFile() throws {
         let files = try Self.folder("alpha", project: "alpha-project")
         files.write("/apps/alpha/apns-key.p8", "-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n")
-        #expect(throws: AppFolderError.self) { try Self.parse(files, app: "alpha") }
+        #expect(throws: FileReadError.self) { try Self.parse(files, app: "alpha") }
         #expect(Self.refusedFile(files) == "/apps/alpha/apns-key.p8")
         files.remove("/apps/alpha/apns-key.p8")
         #expect(Self.refusedFile(files) == "/apps/alpha/apns-key.p8")
@@ -136,7 +136,7 @@ final class MemoryFolders: FileReading {
             _ = try parse(files, app: "alpha")
             return nil
         } catch {
-            return error.file
+            return error.path
         }
     }
 
@@ -174,7 +174,7 @@ final class MemoryFolders: FileReading {
             Issue.record("alpha did not break: \(broken)")
             return
         }
-        #expect(error.file == "/apps/alpha/app.json")
+        #expect(error.path == "/apps/alpha/app.json")
         #expect(catalog.standing(ofApp: "alpha") == .refused(.misconfigured))
         #expect(
             catalog.standing(ofApp: "beta")

@@ -15,7 +15,7 @@ final class AppCatalog: AppContexts, Sendable {
     enum Entry: Sendable {
         /// Usable; `generation` changes whenever its files do, so clients made for older files are replaced.
         case ready(AppCredentials, generation: Int)
-        case broken(AppFolderError)
+        case broken(FileReadError)
     }
 
     /// What one `refresh()` found.
@@ -23,7 +23,7 @@ final class AppCatalog: AppContexts, Sendable {
         case added(String)
         case changed(String)
         case removed(String)
-        case broken(String, AppFolderError)
+        case broken(String, FileReadError)
         /// `PUSH_APPS_DIR` itself cannot be listed: the apps stay as they were.
         case unlisted(FileReadError)
     }
@@ -122,7 +122,7 @@ final class AppCatalog: AppContexts, Sendable {
         case .ready(let credentials, _)?:
             return .ready(credentials.context)
         case .broken(let error)?:
-            logRefusal(appID, .misconfigured, file: error.file, reason: error.reason)
+            logRefusal(appID, .misconfigured, file: error.path, reason: error.reason)
             return .refused(.misconfigured)
         case nil:
             logRefusal(

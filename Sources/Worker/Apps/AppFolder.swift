@@ -14,19 +14,6 @@ enum AppFolder {
     static let files = [settings, apnsKey, fcmServiceAccount]
 }
 
-/// Why an app's folder cannot be used: the file at fault (its path) and what is wrong with it.
-public struct AppFolderError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var reason: String
-
-    public init(file: String, reason: String) {
-        self.file = file
-        self.reason = reason
-    }
-
-    public var description: String { "\(file): \(reason)" }
-}
-
 /// The three files of one app folder as read at one check: what changed is found by comparing two of them.
 struct AppFolderContents: Sendable, Equatable {
     /// One file: absent, its bytes, or why it could not be read.
@@ -50,6 +37,8 @@ struct AppFolderContents: Sendable, Equatable {
             }
             do {
                 files[name] = .bytes(try reader.contents(of: path, kind: .credentials))
+            } catch let error as FileReadError {
+                files[name] = .unreadable(error.reason)
             } catch {
                 files[name] = .unreadable(String(describing: error))
             }
@@ -60,11 +49,11 @@ struct AppFolderContents: Sendable, Equatable {
     func path(_ name: String) -> String { "\(folder)/\(name)" }
 
     /// The bytes of file `name`; `nil` when absent; throws when unreadable.
-    func bytes(_ name: String) throws(AppFolderError) -> [UInt8]? {
+    func bytes(_ name: String) throws(FileReadError) -> [UInt8]? {
         switch files[name] ?? .absent {
         case .absent: return nil
         case .bytes(let bytes): return bytes
-        case .unreadable(let reason): throw AppFolderError(file: path(name), reason: "cannot read: \(reason)")
+        case .unreadable(let reason): throw FileReadError(path: path(name), reason: "cannot read: \(reason)")
         }
     }
 }
@@ -96,10 +85,10 @@ public struct AppCredentials: Sendable {
 
     /// Checks `contents`; each error names the file at fault. `defaults` are the base URLs `app.json` does not name.
     static func parse(_ contents: AppFolderContents, defaults: AppURLs, allowsInsecureHTTP: Bool)
-        throws(AppFolderError) -> AppCredentials
+        throws(FileReadError) -> AppCredentials
     {
         let settingsPath = contents.path(AppFolder.settings)
-        func fault(_ reason: String) -> AppFolderError { AppFolderError(file: settingsPath, reason: reason) }
+        func fault(_ reason: String) -> FileReadError { FileReadError(path: settingsPath, reason: reason) }
         guard let settingsBytes = try contents.bytes(AppFolder.settings) else { throw fault("is missing") }
         let settings: [JSONMember]
         do {
@@ -107,7 +96,7 @@ public struct AppCredentials: Sendable {
                 throw fault("must be a JSON object")
             }
             settings = members
-        } catch let error as AppFolderError {
+        } catch let error as FileReadError {
             throw error
         } catch {
             throw fault("is not JSON: \(error)")
@@ -117,7 +106,7 @@ public struct AppCredentials: Sendable {
         if let apns = try section.object("apns", allowed: ["keyId", "teamId", "topic", "url", "sandboxUrl"]) {
             let keyPath = contents.path(AppFolder.apnsKey)
             guard let pem = try contents.bytes(AppFolder.apnsKey) else {
-                throw AppFolderError(file: keyPath, reason: "is missing (app.json configures apns)")
+                throw FileReadError(path: keyPath, reason: "is missing (app.json configures apns)")
             }
             let keyID = try apns.requiredString("keyId")
             let teamID = try apns.requiredString("teamId")
@@ -126,7 +115,7 @@ public struct AppCredentials: Sendable {
             do {
                 key = try APNsSigningKey(pem: String(decoding: pem, as: UTF8.self), keyId: keyID, teamId: teamID)
             } catch {
-                throw AppFolderError(file: keyPath, reason: error.reason)
+                throw FileReadError(path: keyPath, reason: error.reason)
             }
             credentials.apns = APNs(
                 signingKey: Secret(key), topic: topic,
@@ -140,22 +129,22 @@ public struct AppCredentials: Sendable {
             do {
                 account = try GoogleServiceAccount(json: json)
             } catch {
-                throw AppFolderError(file: accountPath, reason: error.description)
+                throw FileReadError(path: accountPath, reason: error.description)
             }
             if let problem = BaseURL.problem(with: account.tokenURI) {
-                throw AppFolderError(file: accountPath, reason: "token_uri \(problem)")
+                throw FileReadError(path: accountPath, reason: "token_uri \(problem)")
             }
             do {
                 try WorkerConfiguration.checkTransport(
                     of: account.tokenURI, variable: "token_uri", allowsHTTP: allowsInsecureHTTP)
             } catch {
-                throw AppFolderError(file: accountPath, reason: "token_uri \(error.reason)")
+                throw FileReadError(path: accountPath, reason: "token_uri \(error.reason)")
             }
             credentials.fcm = FCM(
                 serviceAccount: Secret(account),
                 url: try fcm?.url("url", default: defaults.fcm, allowsHTTP: allowsInsecureHTTP) ?? defaults.fcm)
         } else if fcm != nil {
-            throw AppFolderError(file: accountPath, reason: "is missing (app.json configures fcm)")
+            throw FileReadError(path: accountPath, reason: "is missing (app.json configures fcm)")
         }
         guard credentials.apns != nil || credentials.fcm != nil else {
             throw fault(
@@ -169,10 +158,10 @@ public struct AppCredentials: Sendable {
 private struct AppSettingsSection {
     let members: [JSONMember]
     let path: String
-    let fault: (String) -> AppFolderError
+    let fault: (String) -> FileReadError
 
-    init(_ members: [JSONMember], path: String, allowed: Set<String>, fault: @escaping (String) -> AppFolderError)
-        throws(AppFolderError)
+    init(_ members: [JSONMember], path: String, allowed: Set<String>, fault: @escaping (String) -> FileReadError)
+        throws(FileReadError)
     {
         self.members = members
         self.path = path
@@ -182,13 +171,13 @@ private struct AppSettingsSection {
         }
     }
 
-    func object(_ key: String, allowed: Set<String>) throws(AppFolderError) -> AppSettingsSection? {
+    func object(_ key: String, allowed: Set<String>) throws(FileReadError) -> AppSettingsSection? {
         guard let value = members.first(where: { $0.key == key })?.value else { return nil }
         guard case .object(let inner) = value else { throw fault("\(path)\(key): must be an object") }
         return try AppSettingsSection(inner, path: "\(path)\(key).", allowed: allowed, fault: fault)
     }
 
-    func optionalString(_ key: String) throws(AppFolderError) -> String? {
+    func optionalString(_ key: String) throws(FileReadError) -> String? {
         guard let value = members.first(where: { $0.key == key })?.value else { return nil }
         guard let text = value.stringValue, !text.isEmpty, !text.contains(where: \.isWhitespace) else {
             throw fault("\(path)\(key): must be a non-empty string without spaces")
@@ -196,12 +185,12 @@ private struct AppSettingsSection {
         return text
     }
 
-    func requiredString(_ key: String) throws(AppFolderError) -> String {
+    func requiredString(_ key: String) throws(FileReadError) -> String {
         guard let text = try optionalString(key) else { throw fault("\(path)\(key): is required") }
         return text
     }
 
-    func url(_ key: String, default defaultValue: String, allowsHTTP: Bool) throws(AppFolderError) -> String {
+    func url(_ key: String, default defaultValue: String, allowsHTTP: Bool) throws(FileReadError) -> String {
         guard var text = try optionalString(key) else { return defaultValue }
         if let problem = BaseURL.problem(with: text) { throw fault("\(path)\(key): '\(text)' \(problem)") }
         do {

@@ -37,7 +37,7 @@ struct AppsReloadService: Service {
                 logger.error(
                     "app folder refused, the app's sends rejected until it is fixed",
                     metadata: [
-                        "push.app": .string(app), "push.app_file": .string(error.file), "error": .string(error.reason),
+                        "push.app": .string(app), "push.app_file": .string(error.path), "error": .string(error.reason),
                     ])
             case .unlisted(let error):
                 logger.error(

@@ -46,7 +46,7 @@ public protocol FileReading: Sendable {
     func folders(in directory: String) throws -> [String]
 }
 
-/// Why a file could not be read, naming it.
+/// Why a file could not be read, or holds what cannot be used, naming it.
 public struct FileReadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
