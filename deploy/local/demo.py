@@ -25,7 +25,7 @@ from pathlib import Path
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 import demo_report
-from demo_traffic import (FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
+from demo_traffic import (APPS, FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
                           UNREGISTERED_SINCE_MS, Traffic, short)
 from processes import ROOT, Child, ProcessFailed, Simulator, start_dev_broker, start_worker
 
@@ -106,6 +106,24 @@ class Demo:
             self.control("POST", "/faults/rules", fault.rule)
             say(f"fault armed: {fault.description}")
         return settings
+
+    def prepare_apps(self) -> dict[str, str]:
+        """The folders of PUSH_APPS_DIR, one per app with its own APNs key and FCM service account; returns the
+        worker's setting."""
+        apps = self.directory / "apps"
+        for app in APPS:
+            apns = self.control("POST", "/control/apns-credentials", {"app": app})
+            fcm = self.control("POST", "/control/oauth-credentials",
+                               {"token_uri": f"{self.simulator.base_url}/token", "project": f"{app}-project"})
+            folder = apps / app
+            folder.mkdir(parents=True)
+            settings = {"apns": {"keyId": apns["key_id"], "teamId": apns["team_id"], "topic": apns["topic"]}}
+            (folder / "app.json").write_text(json.dumps(settings))
+            shutil.copyfile(apns["key_file"], folder / "apns-key.p8")
+            shutil.copyfile(fcm["service_account_file"], folder / "fcm-service-account.json")
+            say(f"app {app}: APNs key {apns['key_id']} (team {apns['team_id']}, topic {apns['topic']}) and FCM "
+                f"project {fcm['project_id']} in {folder}")
+        return {"PUSH_APPS_DIR": str(apps)}
 
     def start_worker(self, servers: str, settings: dict[str, str]) -> Child:
         worker, self.metrics_port = start_worker(self.worker_binary, self.directory, {
@@ -188,7 +206,7 @@ class Demo:
         finally:
             self.children.clear()
             # The test keys and certificates go; the logs stay.
-            for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
+            for secrets in [self.directory / "certs", self.directory / "apps", *self.directory.glob("push-simulator-*")]:
                 shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
@@ -229,7 +247,7 @@ def main() -> int:
     try:
         servers = demo.start_broker()
         demo.start_simulator()
-        settings = demo.prepare_simulator()
+        settings = demo.prepare_simulator() | demo.prepare_apps()
         worker = demo.start_worker(servers, settings)
         demo.produce(servers, traffic)
         outputs = demo.collect(servers, traffic, worker)
