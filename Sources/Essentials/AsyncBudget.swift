@@ -221,8 +221,8 @@ public final class AsyncBudget: Sendable {
     /// The units held now (more than `limit` only while a taker exceeded its estimate), for metrics.
     public var held: Int { state.withLock { limit - $0.available } }
 
-    /// How many tasks wait for units now (for tests).
-    var waitingCount: Int {
+    /// How many tasks wait for units now.
+    public var waitingCount: Int {
         state.withLock { state in state.waiters[state.head...].count { $0.continuation != nil } }
     }
 }

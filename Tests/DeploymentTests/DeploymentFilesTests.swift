@@ -55,10 +55,37 @@ struct DeploymentFilesTests {
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemas() throws {
+    @Test(
+        .enabled(if: Tool.onPath("kubectl") != nil, "kubectl (with kustomize v5) not on PATH"),
+        arguments: [
+            (
+                "            optional: true\n            defaultMode", "            defaultMode",
+                "the push-worker-apns Secret volume is not optional"
+            ),
+            (
+                "key: team-id\n                  optional: true", "key: team-id",
+                "APNS_TEAM_ID is not an optional key of the push-worker-apns Secret"
+            ),
+        ])
+    func overlaysCheckerRejectsAWorkerThatNeedsBothProviderSecrets(original: String, broken: String, complaint: String)
+        throws
+    {
+        let copy = try copyOfDeployment(replacing: original, with: broken, in: "base/deployment.yaml")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let result = try Repository.runTool(
+            "python", [Self.script("check_overlays.py"), copy.path, Self.kubernetesVersion])
+        #expect(result.status != 0)
+        #expect(result.output.contains("overlays/strimzi: " + complaint), "\(result.output)")
+    }
+
+    @Test func customResourcesValidateStrictlyAgainstTheVendoredCRDSchemasAndTheirCELRules() throws {
         let result = try Repository.runTool(
             "python", [Self.script("check_custom_resources.py"), Repository.path("deploy/kubernetes").path])
         #expect(result.status == 0, "\(result.output)")
+        // The KafkaUser's three rules and the ScaledObject's one, on every object they apply to.
+        let counts = try #require(result.output.firstMatch(of: /CEL: (\d+) rules .*, (\d+) evaluations/))
+        #expect(Int(counts.1) ?? 0 >= 4, "\(result.output)")
+        #expect(Int(counts.2) ?? 0 >= 4, "\(result.output)")
     }
 
     @Test func ingressManifestsValidateStrictlyAndMeetTheIngressRequirements() throws {
@@ -114,6 +141,15 @@ struct DeploymentFilesTests {
             "check_custom_resources.py", "overlays/sasl-scram/kustomization.yaml",
             "        value:\n          name: push-worker-kafka", "        value:\n          nam: push-worker-kafka",
             "'nam' was unexpected"
+        ),
+        (
+            "check_custom_resources.py", "base/scaledobject.yaml", "minReplicaCount: 2", "minReplicaCount: 13",
+            "ScaledObject push-worker: spec: minReplicaCount must be less than or equal to maxReplicaCount"
+        ),
+        (
+            "check_custom_resources.py", "overlays/strimzi/kafkausers.yaml", "    type: scram-sha-512\n",
+            "    type: scram-sha-512\n    validityDays: 30\n",
+            "spec.authentication: 'validityDays' and 'renewalDays' can be configured only with 'type: tls'"
         ),
         (
             "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
@@ -261,13 +297,18 @@ struct DeploymentFilesTests {
         _ = try? ChildProcessResult.run(engine, ["rmi", tag])
     }
 
-    @Test func runtimeBaseImageIsPinnedByDigestAndNamedInTheOCILabels() throws {
+    @Test func bothBaseImagesArePinnedByDigestAndTheRuntimeOneNamedInTheOCILabels() throws {
         let dockerfile = try String(contentsOf: Repository.path("deploy/Dockerfile"), encoding: .utf8)
-        let stages = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }
-        let runtime = try #require(stages.last.map { String($0.split(separator: " ")[1]) })
+        let bases = dockerfile.split(separator: "\n").filter { $0.hasPrefix("FROM ") }.map {
+            String($0.split(separator: " ")[1])
+        }
+        #expect(bases.count == 2)
+        for base in bases {
+            #expect(base.wholeMatch(of: /[a-z0-9.\/-]+:[A-Za-z0-9._-]+@sha256:[0-9a-f]{64}/) != nil, "\(base)")
+        }
+        let runtime = try #require(bases.last)
         let parts = runtime.split(separator: "@")
         try #require(parts.count == 2, "the runtime stage \(runtime) is not pinned by digest")
-        #expect(parts[1].wholeMatch(of: /sha256:[0-9a-f]{64}/) != nil)
         let labels = Set(
             dockerfile.matches(of: /org\.opencontainers\.image\.([a-z.]+)="([^"]*)"/).map { "\($0.1)=\($0.2)" })
         #expect(labels.contains("base.digest=\(parts[1])"), "\(labels)")

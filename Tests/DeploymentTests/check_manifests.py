@@ -209,13 +209,13 @@ def check(directory):
         if "secret" not in volume:
             failures.append(f"Deployment: {variable} is not in a Secret volume")
         elif volume["secret"].get("optional") is not True:
-            failures.append(f"Deployment: the Secret of {variable} must be optional (one-provider overlays)")
+            failures.append(f"Deployment: the Secret of {variable} must be optional (each provider is)")
     for variable in ["APNS_KEY_ID", "APNS_TEAM_ID"]:
         reference = env[variable].get("valueFrom", {}).get("secretKeyRef")
         if reference is None:
             failures.append(f"Deployment: {variable} must come from a Secret")
         elif reference.get("optional") is not True:
-            failures.append(f"Deployment: the Secret key of {variable} must be optional (one-provider overlays)")
+            failures.append(f"Deployment: the Secret key of {variable} must be optional (each provider is)")
 
     capacity = int(deployment["metadata"].get("annotations", {}).get("push-worker/invalid-tokens-capacity", "0"))
     needed = PIPELINE_MEMORY_MIB + TABLE_MIB_PER_MILLION_TOKENS * capacity / 1_000_000 + MEMORY_HEADROOM_MIB

@@ -13,7 +13,8 @@ import Testing
         let planner = countingPlanner(harness)
         let running = await startHoldingM0(
             harness, planner, (0..<10).map { record("m\($0);a,b,c", offset: Int64($0), key: "room-\($0)") })
-        // m0 holds 3 of the 4 units while its send is held: m1's 3 devices do not fit, so it is not planned.
+        // m0 holds 3 of the 4 units while its send is held: m1's 3 devices do not fit, so it waits unplanned.
+        #expect(await eventually { running.0.recordsWaitingForDevices > 0 })
         #expect(planner.planned == 3)
         harness.sender.release("m0/a")
         #expect(await eventually { harness.stored() == 10 })
@@ -55,8 +56,7 @@ import Testing
         #expect(harness.sender.sent.sorted() == ["m2/a", "m2/b"])
     }
 
-    /// Starts the pipeline on `records` with the send of `m0/a` held; returns once it was sent and others had time
-    /// to be planned.
+    /// Starts the pipeline on `records` with the send of `m0/a` held; returns once it was sent.
     private func startHoldingM0(
         _ harness: Harness, _ planner: CountingPlanner, _ records: [InputRecord]
     ) async -> (Pipeline<String>, Task<PipelineStop, Never>) {
@@ -64,7 +64,6 @@ import Testing
         harness.source.add(records)
         let running = harness.start(planner: planner)
         #expect(await eventually { harness.sender.sent.contains("m0/a") })
-        try? await Task.sleep(for: .milliseconds(50))
         return running
     }
 

@@ -70,7 +70,10 @@ import Worker
         let moments = (0..<kills).map { _ in Int.random(in: count / 10...count * 9 / 10, using: &generator) }.sorted()
         for moment in moments {
             let started = try await run.simulator.stats().streams
-            for _ in 0..<3_600 where try await run.simulator.stats().streams < max(moment, started + 100) {
+            // Every 50 ms, at most 3 minutes, until the simulator has seen the moment's stream.
+            var checks = 0
+            while checks < 3_600, try await run.simulator.stats().streams < max(moment, started + 100) {
+                checks += 1
                 try await Task.sleep(for: .milliseconds(50))
             }
             run.worker.signal(SIGKILL)

@@ -279,7 +279,9 @@ final class EndToEnd {
             try await simulator.addFaultRule("{\"path\": \".\", \"stall\": true}")
         }
         try await run.produce(EndToEnd.event(0, apnsToken: String(format: "%064x", 1)), key: "r-0")
-        for _ in 0..<600 where try await run.simulator.stats().streams == 0 {
+        var checks = 0
+        while checks < 600, try await run.simulator.stats().streams == 0 {  // every 50 ms, at most 30 s
+            checks += 1
             try await Task.sleep(for: .milliseconds(50))
         }
         run.worker.signal(SIGTERM)

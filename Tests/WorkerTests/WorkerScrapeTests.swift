@@ -120,6 +120,43 @@ import Testing
         #expect(!scrape.contains(#"provider="apns""#))
     }
 
+    @Test func aWorkerStartedAsTheBaseWithOnlyTheFCMSecretIsReadyDeliversFCMAndRejectsAPNs() async throws {
+        // As deploy/kubernetes/base starts it without the push-worker-apns Secret: APNS_KEY_FILE names a file of
+        // the empty optional volume, APNS_TOPIC and the URLs are set, the key and team ids (optional secretKeyRefs)
+        // are not (empty counts as unset, the shared environment sets them).
+        let missingKey = FileManager.default.temporaryDirectory
+            .appendingPathComponent("apns-\(UUID().uuidString)/AuthKey.p8").path
+        let run = try await EndToEnd(workerEnvironment: [
+            "APNS_KEY_FILE": missingKey, "APNS_KEY_ID": "", "APNS_TEAM_ID": "",
+        ])
+        let count = 6
+        for index in 0..<count {
+            try await run.produce(
+                EndToEnd.event(index, apnsToken: String(format: "%064x", index + 1)), key: "r-\(index % 3)")
+        }
+        let receipts = try await run.read(["push.receipts"], count: 2 * count).compactMap {
+            try? JSONParser.parse($0.value)
+        }
+        let port = try #require(Self.statusPort(in: run.worker.stderr.text), "\(run.worker.stderr.text.suffix(2000))")
+        let readiness = try await Self.readiness(port: port)
+        let requests = try await run.simulator.requests()
+        let log = run.worker.stderr.text
+        #expect(await run.stop() == 0)
+
+        #expect(readiness.status == 200, "\(readiness.body)")
+        #expect(
+            readiness.body.contains(
+                "\"providers.configured\":{\"detail\":\"fcm; left out: apns: APNS_KEY_FILE \(missingKey) does not exist"
+            ),
+            "\(readiness.body)")
+        #expect(log.components(separatedBy: "provider left out, its credentials are not mounted").count == 2, "\(log)")
+        let byPlatform = Dictionary(grouping: receipts) { $0["platform"]?.stringValue ?? "?" }
+        #expect(byPlatform["fcm"]?.map { $0["status"] } == Array(repeating: .string("delivered"), count: count))
+        #expect(byPlatform["apns"]?.map { $0["status"] } == Array(repeating: .string("rejected"), count: count))
+        #expect(byPlatform["apns"]?.first?["reason"] == .string("APNs is not configured"))
+        #expect(requests.filter { $0.path.contains("/3/device/") }.isEmpty, "\(requests.map(\.path))")
+    }
+
     /// `/readyz` once it answers 200, or its last answer after 30 s. Readiness follows librdkafka's statistics
     /// (every 5 s): the group joined and a broker up.
     static func readiness(port: Int) async throws -> (status: Int, body: String) {

@@ -8,32 +8,22 @@ import Testing
 
 @testable import Worker
 
-/// An in-memory `PUSH_APPS_DIR`: files by path, folders as the paths' parents.
+/// An in-memory `PUSH_APPS_DIR` that a test changes while the catalog reads it (`MountedFiles` under a lock).
 final class MemoryFolders: FileReading {
-    let files = Mutex<[String: [UInt8]]>([:])
+    let mounted = Mutex(MountedFiles(files: [:]))
 
-    func write(_ path: String, _ bytes: [UInt8]) { files.withLock { $0[path] = bytes } }
+    func write(_ path: String, _ bytes: [UInt8]) { mounted.withLock { $0.files[path] = bytes } }
     func write(_ path: String, _ text: String) { write(path, Array(text.utf8)) }
-    func remove(_ path: String) { files.withLock { $0[path] = nil } }
-    func removeFolder(_ folder: String) { files.withLock { $0 = $0.filter { !$0.key.hasPrefix(folder + "/") } } }
-
-    func stamp(of path: String) -> FileStamp? {
-        files.withLock { $0[path] }.map { FileStamp(modifiedNanoseconds: 0, size: Int64($0.count), inode: 1) }
+    func remove(_ path: String) { mounted.withLock { $0.files[path] = nil } }
+    func removeFolder(_ folder: String) {
+        mounted.withLock { $0.files = $0.files.filter { !$0.key.hasPrefix(folder + "/") } }
     }
 
+    func stamp(of path: String) -> FileStamp? { mounted.withLock { $0.stamp(of: path) } }
     func contents(of path: String, kind: InputFileKind) throws -> [UInt8] {
-        guard let bytes = files.withLock({ $0[path] }) else { throw FileReadError(path: path, reason: "missing") }
-        return bytes
+        try mounted.withLock { try $0.contents(of: path, kind: kind) }
     }
-
-    func folders(in directory: String) throws -> [String] {
-        let prefix = directory + "/"
-        let names = files.withLock { $0.keys }.filter { $0.hasPrefix(prefix) }.compactMap { path in
-            path.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
-        }
-        guard !names.isEmpty else { throw FileReadError(path: directory, reason: "No such file or directory") }
-        return Set(names).sorted()
-    }
+    func folders(in directory: String) throws -> [String] { try mounted.withLock { try $0.folders(in: directory) } }
 }
 
 /// App folders of `PUSH_APPS_DIR`: what each file must hold, errors naming the file, and the re-reads of a folder

@@ -45,6 +45,15 @@ struct WorkerHealthTests {
         #expect(report.status == .warn)
     }
 
+    @Test func theProvidersCheckNamesTheActiveProvidersAndWhyOneIsLeftOutWithoutFailing() {
+        #expect(WorkerHealth.providers(configured: [.apns, .fcm], absent: []) == .pass("apns,fcm"))
+        let absent = AbsentProvider(
+            provider: .apns, variable: "APNS_KEY_FILE", reason: "APNS_KEY_FILE /k.p8 does not exist")
+        #expect(
+            WorkerHealth.providers(configured: [.fcm], absent: [absent])
+                == .pass("fcm; left out: apns: APNS_KEY_FILE /k.p8 does not exist"))
+    }
+
     @Test func aTableFailsWhileLoadingWithinTheStartWaitAndWarnsPastIt() {
         #expect(WorkerHealth.table(loaded: true, entries: 7, pastStartWait: false) == .pass("7 entries, caught up"))
         #expect(WorkerHealth.table(loaded: true, entries: 7, pastStartWait: true) == .pass("7 entries, caught up"))

@@ -96,6 +96,10 @@ public actor Pipeline<Request: Sendable> {
     /// Planned devices of unfinished records: the device budget's units held (read by the metrics).
     public nonisolated var devicesInFlight: Int { processor.deviceBudget.held }
 
+    /// Records waiting for room in the device budget before they are planned (tests wait for this point instead of
+    /// sleeping).
+    nonisolated var recordsWaitingForDevices: Int { processor.deviceBudget.waitingCount }
+
     /// When the last poll returned, in epoch microseconds (read by the watchdog).
     public nonisolated var lastPollMicros: Int64 { lastPoll.load(ordering: .relaxed) }
 

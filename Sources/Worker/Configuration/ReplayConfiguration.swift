@@ -11,16 +11,21 @@ public struct ReplayConfiguration: Sendable {
     /// The rules table of `PUSH_RULES_FILE`, or the built-in one.
     public var rules: StartingRules
     public var credentials: ProviderCredentials
+    /// The providers left out because their credentials are not mounted (`AbsentProviders`).
+    public var absentProviders: [AbsentProvider]
 
     /// Reads and checks every setting; the error names the first bad variable (or `--config`).
     public static func load(
         environment: [String: String], configFile: String?, files: some FileReading = SystemFileReading()
     ) throws(InvalidSetting) -> ReplayConfiguration {
-        let reader = try SettingReader(environment: environment, configFile: configFile, files: files)
+        let merged = try SettingReader(environment: environment, configFile: configFile, files: files)
+        let (variables, absentProviders) = AbsentProviders.leaveOut(from: merged.variables, files: files)
+        var reader = SettingReader(variables: variables)
+        reader.absentProviders = absentProviders
         let logLevel = try reader.logLevel(default: .warning)
         let worker = try reader.workerConfiguration()
         return ReplayConfiguration(
             logLevel: logLevel, worker: worker, rules: try StartingRules.load(path: worker.rulesFile, files: files),
-            credentials: try ProviderCredentials.load(for: worker, files: files))
+            credentials: try ProviderCredentials.load(for: worker, files: files), absentProviders: absentProviders)
     }
 }

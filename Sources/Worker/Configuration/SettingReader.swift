@@ -8,6 +8,8 @@ import StatusServer
 /// its variable by construction: every reader is given the variable it reads.
 struct SettingReader {
     let variables: [String: String]
+    /// The providers `AbsentProviders` left out of `variables`, named when no provider remains.
+    var absentProviders: [AbsentProvider] = []
 
     init(variables: [String: String]) {
         self.variables = variables

@@ -213,6 +213,11 @@ extension SettingReader {
         let fcm = try fcmSettings(allowsInsecureHTTP: allowsInsecureHTTP)
         let apps = try appsConfiguration(allowsInsecureHTTP: allowsInsecureHTTP)
         guard apns != nil || fcm != nil || apps != nil else {
+            if let first = absentProviders.first {
+                throw InvalidSetting(
+                    variable: first.variable,
+                    reason: "no provider configured: " + absentProviders.map(\.description).joined(separator: "; "))
+            }
             throw InvalidSetting(
                 variable: "APNS_KEY_FILE",
                 reason: "no provider configured: set APNS_TOPIC with APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID "

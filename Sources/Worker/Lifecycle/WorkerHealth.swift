@@ -48,6 +48,14 @@ enum WorkerHealth {
         open.isEmpty ? .pass("all closed") : .warn("open: " + open.map(\.rawValue).joined(separator: ","))
     }
 
+    /// `providers.configured`: which providers the worker sends to, and which it was started without and why
+    /// (`AbsentProviders`); never fails, as the worker refuses to start without any.
+    static func providers(configured: [PushProvider], absent: [AbsentProvider]) -> HealthCheckResult {
+        let active = configured.map(\.rawValue).joined(separator: ",")
+        guard !absent.isEmpty else { return .pass(active) }
+        return .pass(active + "; left out: " + absent.map(\.description).joined(separator: "; "))
+    }
+
     /// `tables.<name>`: a table read from a compacted topic holds what its topic held at the start. Fails while it
     /// is still loading within the start's wait for it; past that wait (the pipeline then runs anyway) it warns.
     static func table(loaded: Bool, entries: Int, pastStartWait: Bool) -> HealthCheckResult {

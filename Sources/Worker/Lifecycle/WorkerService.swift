@@ -24,6 +24,7 @@ public enum WorkerService {
         let configuration = settings.worker
         let logger = Logger(label: "push-worker", level: settings.logLevel)
         logger.info("starting", metadata: ["config": .string(configuration.description)])
+        logAbsent(settings.absentProviders, logger: logger)
         if !configuration.ignoredKafkaVariables.isEmpty {
             // Kubernetes' service links (KAFKA_PORT=tcp://…) name no librdkafka property: never passed on.
             logger.warning(
@@ -55,7 +56,16 @@ public enum WorkerService {
         }
         return await serve(
             stages, source: source, configuration: configuration, status: settings.status, registry: registry,
-            logger: logger)
+            absentProviders: settings.absentProviders, logger: logger)
+    }
+
+    /// One line per provider started without (`AbsentProviders`), naming why.
+    static func logAbsent(_ providers: [AbsentProvider], logger: Logger) {
+        for absent in providers {
+            logger.notice(
+                "provider left out, its credentials are not mounted",
+                metadata: ["push.provider": .string(absent.provider.rawValue), "push.reason": .string(absent.reason)])
+        }
     }
 
     /// Prints the one line that names the bad setting.
@@ -68,7 +78,8 @@ public enum WorkerService {
     /// end of one of them.
     private static func serve(
         _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
-        status: HTTPServerConfiguration, registry: MetricsRegistry, logger: Logger
+        status: HTTPServerConfiguration, registry: MetricsRegistry, absentProviders: [AbsentProvider],
+        logger: Logger
     ) async -> Int32 {
         ProcessMetrics.register(in: registry)
         BuildInfo.register(
@@ -78,6 +89,9 @@ public enum WorkerService {
         let liveness = HealthChecks()
         let readiness = HealthChecks()
         readiness.set("pipeline", passing: false, detail: "starting")
+        readiness.register("providers.configured") {
+            WorkerHealth.providers(configured: stages.sender.configuredProviders, absent: absentProviders)
+        }
         // Before the status server: its first scrape holds every series the observer exports at 0.
         let observer = ObservabilityObserver(
             logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)

@@ -27,6 +27,7 @@ public enum ReplayService {
         }
         let configuration = settings.worker
         let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
+        WorkerService.logAbsent(settings.absentProviders, logger: logger)
         let stages: Stages
         do {
             stages = try await Stages(
