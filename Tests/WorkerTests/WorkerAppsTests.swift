@@ -93,6 +93,8 @@ import Testing
                 KafkaProducerRecord(topic: "chat.messages", key: Array("r".utf8), value: Array(value.utf8)))
         }
         let all = try await readRecords(kafka, topic: "push.receipts", count: 10, within: .seconds(90))
+        let port = try #require(WorkerScrapeTests.statusPort(in: worker.stderr.text))
+        let scrape = try WorkerScrapeTests.get(port: port, "/metrics").body
         let apnsStats = try await simulator.control("POST", "/control/apns-stats", body: "{}", as: APNsStats.self)
         let fcmStats = try await simulator.control("POST", "/control/fcm-stats", body: "{}", as: FCMStats.self)
         worker.signal(SIGTERM)
@@ -122,5 +124,17 @@ import Testing
             fcmStats.acceptedByProject == [fcm.projectId: 1, alphaAccount.projectId: 1, betaAccount.projectId: 1])
         #expect(fcmStats.rejections.isEmpty)
         #expect(try schemaViolations(all.map(\.value), schema: "receipt.schema.json") == nil)
+        // Counted by app: sends, the refusals of the planned messages, and the folder changes.
+        for sample in [
+            #"push_app_sends_total{app="alpha",provider="apns",status="delivered"} 1"#,
+            #"push_app_sends_total{app="beta",provider="fcm",status="delivered"} 1"#,
+            #"push_app_sends_total{app="(default)",provider="apns",status="delivered"} 1"#,
+            #"push_app_refusals_total{app="gamma",reason="unknown_app"} 1"#,
+            #"push_app_refusals_total{app="alpha",reason="app_misconfigured"} 1"#,
+            #"push_apps_reloads_total{result="added"} 2"#, #"push_apps_reloads_total{result="broken"} 2"#,
+            #"push_apps_reloads_total{result="removed"} 0"#,
+        ] {
+            #expect(scrape.contains(sample), "\(sample)")
+        }
     }
 }
