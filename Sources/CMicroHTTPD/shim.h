@@ -16,21 +16,40 @@
 /// connection idle that long; `connection_memory_limit` bounds each connection's buffers, and with them the
 /// request head; `connection_limit` bounds the connections held at once. Connections may be suspended while an
 /// answer is awaited elsewhere and resumed from any thread; `completed` is told when each request ends (answered
-/// or not), with `context`. Returns NULL when it cannot start.
+/// or not), with `context`. With `tls_cert_pem` and `tls_key_pem` (NUL-terminated PEM) the daemon speaks TLS
+/// (GnuTLS); both NULL for plain HTTP. Returns NULL when it cannot start.
 static inline struct MHD_Daemon *pw_mhd_start_daemon(int listen_fd, unsigned int thread_pool_size,
                                                      unsigned int connection_timeout_seconds,
                                                      size_t connection_memory_limit,
                                                      unsigned int connection_limit,
                                                      MHD_AccessHandlerCallback handler,
-                                                     MHD_RequestCompletedCallback completed, void *context) {
-    return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handler,
-                            context, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+                                                     MHD_RequestCompletedCallback completed, void *context,
+                                                     const char *tls_cert_pem, const char *tls_key_pem) {
+    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    if (tls_cert_pem != NULL && tls_key_pem != NULL) {
+        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, context,
+                                MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+                                MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+                                MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                                MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
+                                MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
+                                MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_END);
+}
+
+/// Whether this libmicrohttpd was built with TLS (Debian's is, over GnuTLS).
+static inline int pw_mhd_supports_tls(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 /// Copies the client's IP address of `connection` (4 bytes for IPv4, 16 for IPv6) into `out` (16 bytes) and

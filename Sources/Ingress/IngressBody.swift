@@ -3,10 +3,9 @@ import PushCore
 
 /// The checks of the ingress's bodies before they are written to Kafka.
 ///
-/// It checks what the routing of a record needs and the types of the fields a push uses: for v1 `messageType`,
-/// `room` and `toClient`; for v2 `messageType`, `room` and `pushToClients`; for a custom push `clients` and
-/// `payload`, and the types of the payload's fields. A v1 or v2 body is then decoded by the workers' own
-/// `IMKITMessageDecoder`, so the ingress refuses what a worker would dead-letter.
+/// It checks what the routing of a record needs: for v1 `messageType`, `room` and `toClient`; for v2 `messageType`,
+/// `room` and `pushToClients`. A v1 or v2 body is then decoded by the workers' own `IMKITMessageDecoder`, a custom
+/// push by their `CustomPushDecoder`, so the ingress refuses what a worker would dead-letter.
 public enum IngressBody {
     /// Which body a route takes.
     public enum Kind: Sendable, Equatable {
@@ -31,30 +30,21 @@ public enum IngressBody {
             try optionalString(root, "roomName")
             try decodesAsTheWorkersDo(root, now: now)
         case .customPush:
-            guard let payload = root["payload"], root["clients"] != nil, payload != .null else {
+            try decodesAsACustomPush(root)
+        }
+    }
+
+    /// Decodes a custom push with the decoder the workers use: a missing `clients` or `payload` is IMKIT's
+    /// `MISSING_PARAMETER`, any other error names its field.
+    private static func decodesAsACustomPush(_ root: JSONValue) throws(IMKITValidationError) {
+        do {
+            _ = try CustomPushDecoder().decode(root)
+        } catch {
+            if ["clients", "payload"].contains(error.path), root[error.path] == nil || root[error.path] == .null {
                 throw IMKITValidationError(
-                    code: .missingParameter, field: root["clients"] == nil ? "clients" : "payload",
-                    message: "clients and payload are required")
+                    code: .missingParameter, field: error.path, message: "clients and payload are required")
             }
-            try clientList(root, "clients")
-            guard case .object = payload else {
-                throw IMKITValidationError(code: .invalidParameter, field: "payload", message: "must be an object")
-            }
-            for name in ["type", "sound", "topic", "title", "body", "icon", "collapseKey"] {
-                try optionalString(payload, name, path: "payload.")
-            }
-            for name in ["expiry", "badge"] {
-                try optional(payload, name, "an integer", path: "payload.") { isInteger($0) }
-            }
-            try optional(payload, "alert", "a string or an object with loc-key", path: "payload.") { alert in
-                switch alert {
-                case .string: true
-                case .object: alert["loc-key"]?.stringValue != nil
-                default: false
-                }
-            }
-            try optionalString(root, "id")
-            try optionalString(root, "appID")
+            throw IMKITValidationError(code: .invalidParameter, field: error.path, message: error.message)
         }
     }
 
@@ -102,22 +92,15 @@ public enum IngressBody {
         }
     }
 
-    private static func optionalString(_ root: JSONValue, _ name: String, path: String = "")
-        throws(IMKITValidationError)
-    {
-        try optional(root, name, "a string", path: path) { $0.stringValue != nil }
+    private static func optionalString(_ root: JSONValue, _ name: String) throws(IMKITValidationError) {
+        try optional(root, name, "a string") { $0.stringValue != nil }
     }
 
     private static func optional(
-        _ root: JSONValue, _ name: String, _ expected: String, path: String = "", _ isValid: (JSONValue) -> Bool
+        _ root: JSONValue, _ name: String, _ expected: String, _ isValid: (JSONValue) -> Bool
     ) throws(IMKITValidationError) {
         guard let value = root[name], value != .null, !isValid(value) else { return }
-        throw IMKITValidationError(code: .invalidParameter, field: path + name, message: "must be \(expected)")
-    }
-
-    private static func isInteger(_ value: JSONValue) -> Bool {
-        guard case .number(let literal) = value else { return false }
-        return Int64(literal) != nil
+        throw IMKITValidationError(code: .invalidParameter, field: name, message: "must be \(expected)")
     }
 }
 

@@ -16,6 +16,8 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var threadPoolSize: Int
     /// How many connections may wait for accept.
     public var backlog: Int32
+    /// TLS directly in the server; `nil` for plain HTTP (TLS ends in front of it, or the status port).
+    public var tls: ServerTLS? = nil
 
     public init(
         host: String = "0.0.0.0",

@@ -31,17 +31,28 @@ public final class MicroHTTPServer: Sendable {
             close(listener)
             throw HTTPServerError(address: address, reason: reason)
         }
+        if configuration.tls != nil, pw_mhd_supports_tls() == 0 {
+            close(listener)
+            throw HTTPServerError(address: address, reason: "this libmicrohttpd was built without TLS")
+        }
         let context = Unmanaged.passRetained(ServerContext(handler))
         let (timeoutSeconds, _) = configuration.connectionTimeout.components
-        guard
-            let handle = pw_mhd_start_daemon(
-                listener, UInt32(clamping: configuration.threadPoolSize), UInt32(clamping: max(1, timeoutSeconds)),
-                configuration.connectionMemoryLimit, UInt32(clamping: configuration.connectionLimit),
-                accessHandler, completedHandler, context.toOpaque())
-        else {
+        // libmicrohttpd loads the certificate and key into GnuTLS while it starts; the strings need not outlive it.
+        let started = withOptionalCString(configuration.tls?.certificatePEM) { certificate in
+            withOptionalCString(configuration.tls?.keyPEM.revealed) { key in
+                pw_mhd_start_daemon(
+                    listener, UInt32(clamping: configuration.threadPoolSize), UInt32(clamping: max(1, timeoutSeconds)),
+                    configuration.connectionMemoryLimit, UInt32(clamping: configuration.connectionLimit),
+                    accessHandler, completedHandler, context.toOpaque(), certificate, key)
+            }
+        }
+        guard let handle = started else {
             context.release()
             close(listener)
-            throw HTTPServerError(address: address, reason: "libmicrohttpd could not start")
+            let reason =
+                configuration.tls == nil
+                ? "libmicrohttpd could not start" : "libmicrohttpd could not start TLS with this certificate and key"
+            throw HTTPServerError(address: address, reason: reason)
         }
         return MicroHTTPServer(port: port, handle: handle, context: context)
     }
@@ -72,6 +83,14 @@ public final class MicroHTTPServer: Sendable {
     deinit {
         stop()
     }
+}
+
+/// `body` with `text` as a C string, or with `nil`.
+private func withOptionalCString<Result>(
+    _ text: String?, _ body: (UnsafePointer<CChar>?) -> Result
+) -> Result {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }
 
 /// The running daemon; only `stop()` touches it, once.

@@ -14,6 +14,17 @@ enum Registry {
         return String([digits[(seed / 16) % 16], digits[seed % 16]])
     }
 
+    /// The clients every resolution test starts from: aaa with an iPhone and an Android phone, bbb and ddd with an
+    /// iPhone each, eee with a browser only, and ccc with an iPhone in another app.
+    static let sampleClients = [
+        subscription(client: "aaa", device: "D1", token: apnsToken(1)),
+        subscription(client: "aaa", type: .fcm, device: "P1", token: fcmToken(2)),
+        subscription(client: "bbb", device: "D2", token: apnsToken(3)),
+        subscription(client: "ddd", device: "D4", token: apnsToken(4)),
+        subscription(client: "eee", type: .web, device: "B5", token: "https://push.example/e"),
+        subscription(app: "OtherApp", client: "ccc", device: "D7", token: apnsToken(7)),
+    ]
+
     static func subscription(
         app: String = "SampleApp", client: String, type: SubscriptionType = .ios, device: String, token: String,
         locale: String? = nil

@@ -18,7 +18,9 @@ import Testing
             directory: store)
     }
 
-    func subscribe(_ subscriptions: Subscription...) {
+    func subscribe(_ subscriptions: Subscription...) { subscribe(subscriptions) }
+
+    func subscribe(_ subscriptions: [Subscription]) {
         for subscription in subscriptions { store.apply(.put(subscription.key, subscription)) }
     }
 
@@ -26,21 +28,6 @@ import Testing
 
     func plan(_ json: String) throws -> PlannedEvent<ProviderSend> {
         try planner.plan(Array(json.utf8), nowMillis: Self.nowMillis).get()
-    }
-
-    /// The decision of each device as `client platform status/reason`.
-    func outline(_ event: PlannedEvent<ProviderSend>) -> [String] {
-        event.devices.map { device in
-            let decision: String
-            switch device.decision {
-            case .send(let provider, _): decision = "send \(provider.rawValue)"
-            case .skipped(let reason): decision = "skipped \(reason)"
-            case .expired: decision = "expired"
-            case .rejected(let reason): decision = "rejected \(reason)"
-            case .deadLetter(let reason, _): decision = "dead \(reason)"
-            }
-            return "\(device.target.userId) \(device.target.platform) \(decision)"
-        }
     }
 
     func body(_ device: PlannedDevice<ProviderSend>) -> String {
@@ -56,18 +43,12 @@ import Testing
 
     @Test func eachClientGetsItsDevicesOrASkipThatSaysWhy() throws {
         subscribe(
-            Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1)),
-            Registry.subscription(client: "aaa", type: .fcm, device: "P1", token: Registry.fcmToken(2)),
-            Registry.subscription(client: "bbb", device: "D2", token: Registry.apnsToken(3)),
-            Registry.subscription(client: "ddd", device: "D4", token: Registry.apnsToken(4)),
-            Registry.subscription(client: "eee", type: .web, device: "B5", token: "https://push.example/e"),
-            Registry.subscription(client: "sss", device: "D6", token: Registry.apnsToken(6)),
-            Registry.subscription(app: "OtherApp", client: "ccc", device: "D7", token: Registry.apnsToken(7)))
+            Registry.sampleClients + [Registry.subscription(client: "sss", device: "D6", token: Registry.apnsToken(6))])
         set(ClientSettings(appID: "SampleApp", clientID: "bbb", mutedRooms: ["demo-room"]))
         set(ClientSettings(appID: "SampleApp", clientID: "ddd", notificationEnabled: false))
         let event = try plan(Self.message(["aaa", "bbb", "ccc", "ddd", "eee", "sss", "aaa"]))
         #expect(
-            outline(event) == [
+            event.outline == [
                 "aaa fcm send fcm", "aaa apns send apns", "bbb apns skipped muted", "ccc none skipped no_devices",
                 "ddd apns skipped notifications_off", "eee web skipped platform",
             ])
@@ -104,7 +85,7 @@ import Testing
             Registry.subscription(client: "bbb", device: "D3", token: Registry.apnsToken(3)))
         set(ClientSettings(appID: "SampleApp", clientID: "aaa", locale: LanguageTag("ja")))
         let event = try plan(Self.message(["aaa", "bbb"], type: "image"))
-        #expect(outline(event).allSatisfy { $0.hasSuffix("send apns") })
+        #expect(event.outline.allSatisfy { $0.hasSuffix("send apns") })
         #expect(body(event.devices[0]).contains("사진"))
         #expect(body(event.devices[1]).contains("画像"))
         #expect(body(event.devices[2]).contains("sent a photo"))
@@ -138,7 +119,7 @@ import Testing
         let json =
             #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "content": "messageType", "recipients": [{"userId": "u", "devices": [{"platform": "fcm", "token": "t"}]}], "payload": {"messageType": "text"}}"#
         let event = try plan(json)
-        #expect(outline(event) == ["u fcm send fcm"])
+        #expect(event.outline == ["u fcm send fcm"])
         #expect(planner.deviceBound(Array(json.utf8)) == 6)
     }
 

@@ -107,10 +107,17 @@ import Testing
         ("/push/push2clients", #"{"clients":[],"payload":{}}"#, "INVALID_PARAMETER", "clients"),
         ("/push/push2clients", #"{"clients":["u"],"payload":{"badge":1.5}}"#, "INVALID_PARAMETER", "payload.badge"),
         (
-            "/push/push2clients", #"{"clients":["u"],"payload":{"alert":{"loc-args":[]}}}"#, "INVALID_PARAMETER",
-            "payload.alert"
+            "/push/push2clients", #"{"clients":["u"],"payload":{"alert":{"loc-args":"x"}}}"#, "INVALID_PARAMETER",
+            "payload.alert.loc-args"
         ),
         ("/push/push2clients", #"{"clients":["u"],"payload":{"title":1}}"#, "INVALID_PARAMETER", "payload.title"),
+        ("/push/push2clients", #"{"clients":["u",""],"payload":{}}"#, "INVALID_PARAMETER", "clients[1]"),
+        ("/push/push2clients", #"{"clients":["u"],"payload":{"expiry":-1}}"#, "INVALID_PARAMETER", "payload.expiry"),
+        (
+            "/push/push2clients", #"{"clients":["u"],"payload":{"topic":"com.example app"}}"#, "INVALID_PARAMETER",
+            "payload.topic"
+        ),
+        ("/push/push2clients", #"{"clients":["u"],"payload":{"badge":-1}}"#, "INVALID_PARAMETER", "payload.badge"),
     ])
     func aBadFieldIs400NamingIt(route: String, body: String, code: String, field: String) throws {
         let (status, answer) = try #require(refusal(decide(route, body)))

@@ -102,12 +102,43 @@ import Testing
                 cases.append(Case(name: "huge \(type) \(decision.address)", request: request))
             }
         }
+        cases += try customPushRequests(huge: huge)
+        return cases
+    }
+
+    /// Every request of the custom-push examples, of a push that shows nothing, one with only a badge, one with
+    /// only a title, and an oversized one, to an APNs and an FCM device.
+    static func customPushRequests(huge: String) throws -> [Case] {
+        var records = try Repository.jsonFiles(in: Repository.examples.appendingPathComponent("custom-push")).map {
+            ("custom \($0.lastPathComponent)", try Repository.read($0))
+        }
+        for (name, payload) in [
+            ("silent", #"{"type": "sync"}"#), ("badge only", #"{"badge": 0}"#), ("title only", #"{"title": "T"}"#),
+            ("huge", #"{"title": \#(Fixture.quoted(huge)), "alert": \#(Fixture.quoted(huge)), "blob": 1}"#),
+        ] {
+            records.append(("custom \(name).json", Array(#"{"clients": ["a"], "payload": \#(payload)}"#.utf8)))
+        }
+        let builder = CustomPushRequestBuilder(context: Fixture.context)
+        let devices = [
+            Device(platform: .apns, token: Fixture.apnsToken), Device(platform: .fcm, token: Fixture.fcmToken),
+        ]
+        var cases: [Case] = []
+        for (name, bytes) in records {
+            let push = try CustomPushDecoder().decode(bytes)
+            for device in devices {
+                guard case .send(let request) = builder.outcome(for: push, device: device, now: Fixture.now) else {
+                    continue
+                }
+                cases.append(Case(name: "\(name) \(device.platform.rawValue)", request: request))
+            }
+        }
         return cases
     }
 
     @Test func everyProducedRequestPassesTheProviderChecks() throws {
         let cases = try Self.producedRequests()
         #expect(cases.count > 60)
+        #expect(cases.filter { $0.name.hasPrefix("custom ") }.count == 14)
         let errors = try Self.validate(cases)
         #expect(errors.count == cases.count)
         for item in cases {

@@ -9,7 +9,7 @@ import Testing
 @Suite struct SchemaExampleTests {
     static let schemas = [
         "chat-message", "rules", "receipt", "dead-letter-headers", "invalid-token", "subscription", "client-settings",
-        "imkit-message",
+        "imkit-message", "custom-push",
     ]
 
     @Test(arguments: schemas)

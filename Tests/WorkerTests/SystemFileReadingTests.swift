@@ -52,7 +52,7 @@ import Testing
         let rules = directory.appendingPathComponent("rules.json").path
         try Data("{}".utf8).write(to: URL(filePath: rules))
         let applied = Mutex(0)
-        var reloader = RulesReloader(path: rules, files: files, initial: files.stamp(of: rules)) { _ in
+        var reloader = FileReloader(path: rules, kind: .rules, files: files, initial: files.stamp(of: rules)) { _ in
             applied.withLock { $0 += 1 }
         }
         try FileManager.default.removeItem(atPath: rules)

@@ -36,7 +36,9 @@ struct BadRules: Error, CustomStringConvertible {
         let files = MemoryFile()
         files.write("good-1", version: 1)
         let applied = Mutex<[String]>([])
-        var reloader = RulesReloader(path: "/rules.json", files: files, initial: files.stamp(of: "/rules.json")) {
+        var reloader = FileReloader(
+            path: "/rules.json", kind: .rules, files: files, initial: files.stamp(of: "/rules.json")
+        ) {
             bytes in
             let text = String(decoding: bytes, as: UTF8.self)
             guard text.hasPrefix("good") else { throw BadRules() }
@@ -56,7 +58,9 @@ struct BadRules: Error, CustomStringConvertible {
         let files = MemoryFile()
         files.write("good-1", version: 1)
         let applied = Mutex<[String]>([])
-        var reloader = RulesReloader(path: "/rules.json", files: files, initial: files.stamp(of: "/rules.json")) {
+        var reloader = FileReloader(
+            path: "/rules.json", kind: .rules, files: files, initial: files.stamp(of: "/rules.json")
+        ) {
             bytes in applied.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
         }
         files.remove()
@@ -74,7 +78,7 @@ struct BadRules: Error, CustomStringConvertible {
 
     @Test func theRulesReloaderWaitsForAFileThatIsNotThereYet() {
         let files = MemoryFile()
-        var reloader = RulesReloader(path: "/rules.json", files: files, initial: nil) { _ in }
+        var reloader = FileReloader(path: "/rules.json", kind: .rules, files: files, initial: nil) { _ in }
         #expect(reloader.check() == .unchanged)
         files.write("good-1", version: 1)
         #expect(reloader.check() == .applied)

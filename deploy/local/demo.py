@@ -24,6 +24,7 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
+import demo_ingress
 import demo_report
 from demo_traffic import (APPS, FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
                           UNREGISTERED_SINCE_MS, Traffic, short)
@@ -253,6 +254,7 @@ def main() -> int:
         outputs = demo.collect(servers, traffic, worker)
         requests = demo.control("GET", "/requests")["requests"]
         metrics = demo.metrics()
+        ingress_problems = demo_ingress.run(demo, servers)
         worker_status = demo.stop()["push-worker run"]
     except Interrupted as interruption:
         demo.stop()
@@ -267,6 +269,7 @@ def main() -> int:
 
     say(f"worker stopped with SIGTERM: exit status {worker_status}; simulator and broker stopped")
     problems = demo_report.print_report(traffic, outputs, requests, metrics, directory / "worker.log")
+    problems += ingress_problems
     if worker_status != 0:
         problems.append(f"push-worker exited with status {worker_status} after SIGTERM, not 0")
     for problem in problems:

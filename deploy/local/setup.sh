@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-apt_packages=(pkg-config librdkafka-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libjemalloc-dev libnghttp2-dev kcat prometheus chromium "$@")
+apt_packages=(pkg-config librdkafka-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libjemalloc-dev libnghttp2-dev kcat prometheus chromium openssl curl "$@")
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

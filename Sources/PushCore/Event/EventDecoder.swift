@@ -87,7 +87,7 @@ public struct EventDecoder: Sendable {
         return date
     }
 
-    private func decodeRecipient(
+    func decodeRecipient(
         _ value: JSONValue, index: Int, invalidDevices: inout [DeviceAddress: EventError]
     ) throws(EventError) -> ChatMessageEvent.Recipient {
         let recipient = try Fields(value, path: "recipients[\(index)]")

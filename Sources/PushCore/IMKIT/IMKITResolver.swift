@@ -32,8 +32,8 @@ public struct IMKITResolution: Sendable {
 
 /// Resolves an IMKIT message's clients through the device registry and the client settings.
 ///
-/// Per client: its devices in the message's app; none → one `no_devices`; `notificationEnabled: false` → every device
-/// `notifications_off`; a `web` device → `platform` (no Web Push provider yet). The rest become recipients with the
+/// Per client: its devices in the message's app (`ClientDevices`: `no_devices`, `notifications_off` and `platform`
+/// for those that get no send). The rest become recipients with the
 /// client's mute of the room (the planner skips them `muted`, silent pushes still go), the badge of IMKIT v1's
 /// message, else the client's, and the language of the device, else the client's, else the default. Pure.
 public struct IMKITResolver: Sendable {
@@ -50,30 +50,13 @@ public struct IMKITResolver: Sendable {
         var unsent: [UnsentDevice] = []
         var deviceCount = 0
         for clientID in message.clients {
-            let client = ClientKey(appID: message.appID, clientID: clientID)
-            let subscriptions = directory.subscriptions(of: client).prefix(maximumDevicesPerClient)
-            let settings = directory.settings(of: client)
-            guard !subscriptions.isEmpty else {
-                unsent.append(UnsentDevice(clientID: clientID, platform: "none", token: nil, reason: .noDevices))
-                continue
-            }
+            let lookup = ClientDevices(
+                of: ClientKey(appID: message.appID, clientID: clientID), in: directory,
+                maximumDevices: maximumDevicesPerClient)
+            unsent += lookup.unsent
+            let settings = lookup.settings
             var byLanguage: [(locale: LanguageTag?, devices: [Device])] = []
-            for subscription in subscriptions {
-                let platform = subscription.type.platform?.rawValue ?? subscription.type.rawValue
-                if settings?.notificationEnabled == false {
-                    unsent.append(
-                        UnsentDevice(
-                            clientID: clientID, platform: platform, token: subscription.token,
-                            reason: .notificationsOff))
-                    continue
-                }
-                guard let device = subscription.device else {
-                    unsent.append(
-                        UnsentDevice(
-                            clientID: clientID, platform: platform, token: subscription.token, reason: .platform))
-                    continue
-                }
-                let locale = subscription.locale ?? settings?.locale
+            for (device, locale) in lookup.reachable {
                 if let index = byLanguage.firstIndex(where: { $0.locale == locale }) {
                     byLanguage[index].devices.append(device)
                 } else {

@@ -49,13 +49,7 @@ public struct IMKITPlanner<Request: Sendable>: EventPlanner {
         return events.plan(JSONWriter.encode(resolution.event), nowMillis: nowMillis).map { planned in
             var planned = planned
             let sent = planned.devices.count
-            planned.devices += resolution.unsent.map { unsent in
-                PlannedDevice(
-                    target: DeviceTarget(
-                        userId: unsent.clientID, platform: unsent.platform, token: unsent.token ?? "",
-                        tokenHash: unsent.token.map(SHA256.tokenHash) ?? ""),
-                    decision: .skipped(reason: unsent.reason))
-            }
+            planned.devices += resolution.unsent.map(PlannedDevice.init(unsent:))
             let narrowed = planned.narrowed
             planned.narrowed = { indices in narrowed(indices.filter { $0 < sent }) }
             return planned
@@ -65,20 +59,13 @@ public struct IMKITPlanner<Request: Sendable>: EventPlanner {
     /// The decoding of `value` when it is an IMKIT message; `nil` when it is not (no `"messageType"` at its top
     /// level). The bytes are searched first, so chat-message events are parsed only by `events`.
     private func imkitMessage(_ value: [UInt8]) -> ((Date) -> Result<IMKITMessage, EventError>)? {
-        guard Self.mentionsMessageType(value), let root = try? JSONParser.parse(value),
+        guard messageTypeMarker.occurs(in: value), let root = try? JSONParser.parse(value),
             IMKITMessageDecoder.isIMKITMessage(root)
         else { return nil }
         return { now in Result { () throws(EventError) in try decoder.decode(root, now: now) } }
     }
 
-    private static func mentionsMessageType(_ value: [UInt8]) -> Bool {
-        let marker = messageTypeMarker
-        guard value.count >= marker.count else { return false }
-        return value.indices.dropLast(marker.count - 1).contains { start in
-            value[start] == marker[0] && value[start..<(start + marker.count)].elementsEqual(marker)
-        }
-    }
 }
 
-/// `"messageType"` as bytes: the member that makes a record an IMKIT message.
-private let messageTypeMarker = Array(#""messageType""#.utf8)
+/// `"messageType"`: the member that makes a record an IMKIT message.
+private let messageTypeMarker = MemberMarker("messageType")

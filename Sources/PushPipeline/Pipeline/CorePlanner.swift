@@ -66,11 +66,9 @@ public final class CorePlanner: EventPlanner {
             return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
         var planner = planner.withLock { $0 }
-        var refusal: AppRefusal?
-        switch apps.standing(ofApp: event.appID) {
-        case .ready(let context): planner.context = context
-        case .refused(let why): refusal = why
-        }
+        let standing = apps.standing(ofApp: event.appID)
+        let refusal = standing.refusal
+        if let context = standing.context { planner.context = context }
         let decisions = planner.plan(event, now: now)
         let devices = decisions.map { decision in
             // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names
@@ -82,8 +80,7 @@ public final class CorePlanner: EventPlanner {
                 userId: decision.userID, platform: platform, token: token, tokenHash: SHA256.tokenHash(token),
                 app: refusal == nil ? Self.app(of: decision.outcome) : nil)
             let action = Self.action(for: decision.outcome, token: token, appID: event.appID)
-            guard let refusal, case .send = action else { return PlannedDevice(target: target, decision: action) }
-            return PlannedDevice(target: target, decision: .rejected(reason: refusal.rawValue))
+            return PlannedDevice(target: target, decision: refusal.map { action.refused($0) } ?? action)
         }
         let addresses = decisions.map(\.address)
         return .success(
@@ -95,7 +92,7 @@ public final class CorePlanner: EventPlanner {
     }
 
     /// The APNs topic or FCM project a send goes to (`nil` when nothing is sent).
-    private static func app(of outcome: DeviceDecision.Outcome) -> String? {
+    static func app(of outcome: DeviceDecision.Outcome) -> String? {
         guard case .send(let request) = outcome else { return nil }
         if request.platform == .fcm {
             // `/v1/projects/<project>/messages:send`: the third segment, read in place.
@@ -116,7 +113,8 @@ public final class CorePlanner: EventPlanner {
         return devices[address.device]
     }
 
-    private static func action(for outcome: DeviceDecision.Outcome, token: String, appID: String)
+    /// The device action of a core decision; a send carries `appID`, whose credentials send it.
+    static func action(for outcome: DeviceDecision.Outcome, token: String, appID: String)
         -> DeviceAction<ProviderSend>
     {
         switch outcome {

@@ -12,6 +12,27 @@ public enum AppRefusal: String, Error, Sendable, Equatable {
 public enum AppStanding: Sendable, Equatable {
     case ready(ProviderContext)
     case refused(AppRefusal)
+
+    /// The context when ready.
+    public var context: ProviderContext? {
+        guard case .ready(let context) = self else { return nil }
+        return context
+    }
+
+    /// Why not, when refused.
+    public var refusal: AppRefusal? {
+        guard case .refused(let refusal) = self else { return nil }
+        return refusal
+    }
+}
+
+extension DeviceAction {
+    /// This action for a message of an app that cannot send: a send becomes `rejected` with the refusal's code,
+    /// anything else stays.
+    public func refused(_ refusal: AppRefusal) -> DeviceAction {
+        guard case .send = self else { return self }
+        return .rejected(reason: refusal.rawValue)
+    }
 }
 
 /// The apps a message's `appID` selects (its APNs topic and FCM project). The empty `appID` is the default app.

@@ -10,12 +10,16 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
     /// `LOG_LEVEL` (default `info`).
     public var logLevel: LogLevel
     /// `PUSH_INGRESS_PORT` (default 8080), `PUSH_INGRESS_HOST`, `PUSH_INGRESS_MAX_CONNECTIONS`,
-    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_THREADS`.
+    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_THREADS`, `PUSH_INGRESS_TLS_CERT_FILE` with
+    /// `PUSH_INGRESS_TLS_KEY_FILE`.
     public var server: HTTPServerConfiguration
     /// `PUSH_HTTP_PORT`, `PUSH_HTTP_HOST`: `/metrics`, `/healthz`, `/readyz`, as for the worker.
     public var status: HTTPServerConfiguration
     /// `PUSH_INGRESS_KEYS` or `PUSH_INGRESS_KEYS_FILE`, `PUSH_INGRESS_ALLOW`, `PUSH_INGRESS_MAX_BODY_BYTES`.
     public var admission: IngressAdmission
+    /// `PUSH_INGRESS_KEYS_FILE`, when the keys come from a file: checked every `PUSH_INGRESS_KEYS_CHECK_MS` (default
+    /// 5000) and its new keys put in force, so a Secret update rotates them without a restart.
+    public var keysFile: KeysFile?
     /// `PUSH_INGRESS_TOPIC` (default: the first of `PUSH_TOPICS`, else `chat.messages`).
     public var topic: String
     /// `PUSH_INGRESS_KAFKA_TIMEOUT_MS` (default 5000): how long Kafka may take to acknowledge a record before the
@@ -24,6 +28,14 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
     /// The producer's properties: the `KAFKA_*` variables over `acks=all`, idempotence, `linger.ms=5` and the
     /// timeout above.
     public var kafka: KafkaConfiguration
+
+    /// The keys file and the version of it the keys in force came from.
+    public struct KeysFile: Sendable {
+        public var path: String
+        /// The file's stamp before it was read at start.
+        public var stamp: FileStamp?
+        public var checkInterval: Duration
+    }
 
     /// The largest body that may be configured: the largest record the input topic takes.
     public static let bodyLimitRange = 1_024...EventLimits().maximumRecordBytes
@@ -46,6 +58,7 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         server.connectionLimit = try reader.integer("PUSH_INGRESS_MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
         server.connectionTimeout = .seconds(try reader.integer("PUSH_INGRESS_IDLE_SECONDS", default: 10, in: 1...600))
         server.threadPoolSize = try reader.integer("PUSH_INGRESS_THREADS", default: 2, in: 1...64)
+        server.tls = try Self.tls(reader, files: files)
 
         let maximumBody = try reader.integer("PUSH_INGRESS_MAX_BODY_BYTES", default: 262_144, in: bodyLimitRange)
         let allowlist: ClientAllowlist?
@@ -58,7 +71,8 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         } else {
             allowlist = nil
         }
-        let keys = try Self.keys(reader, files: files)
+        let (keys, keysPath, keysStamp) = try Self.keys(reader, files: files)
+        let keysCheck = try reader.integer("PUSH_INGRESS_KEYS_CHECK_MS", default: 5_000, in: 100...3_600_000)
         let topics = try reader.topicList("PUSH_TOPICS", default: ["chat.messages"])
         let topic = try reader.topic("PUSH_INGRESS_TOPIC", default: topics.first ?? "chat.messages")
         let timeout = try reader.integer("PUSH_INGRESS_KAFKA_TIMEOUT_MS", default: 5_000, in: 100...300_000)
@@ -68,39 +82,77 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         return IngressConfiguration(
             logLevel: try reader.logLevel(), server: server, status: try reader.statusServer(),
             admission: IngressAdmission(keys: keys, allowlist: allowlist, maximumBodyBytes: maximumBody),
+            keysFile: keysPath.map { .init(path: $0, stamp: keysStamp, checkInterval: .milliseconds(keysCheck)) },
             topic: topic, kafkaTimeout: .milliseconds(timeout), kafka: kafka)
     }
 
-    /// `PUSH_INGRESS_KEYS`, or the file `PUSH_INGRESS_KEYS_FILE` names; exactly one of them.
-    private static func keys(_ reader: SettingReader, files: some FileReading) throws(InvalidSetting) -> IngressKeys {
+    /// `PUSH_INGRESS_KEYS`, or the file `PUSH_INGRESS_KEYS_FILE` names (with its path and its stamp taken before it
+    /// was read); exactly one of them.
+    private static func keys(_ reader: SettingReader, files: some FileReading) throws(InvalidSetting)
+        -> (IngressKeys, path: String?, stamp: FileStamp?)
+    {
         let inline = reader.optional("PUSH_INGRESS_KEYS")
         let path = reader.optional("PUSH_INGRESS_KEYS_FILE")
         let variable: String
         let text: String
+        var stamp: FileStamp?
         switch (inline, path) {
         case (let inline?, nil):
             (variable, text) = ("PUSH_INGRESS_KEYS", inline)
         case (nil, let path?):
             variable = "PUSH_INGRESS_KEYS_FILE"
-            do {
-                text = String(decoding: try files.contents(of: path, kind: .secret), as: UTF8.self)
-            } catch {
-                throw InvalidSetting(variable: variable, reason: "cannot read \(path): \(error)")
-            }
+            stamp = files.stamp(of: path)
+            text = try secretText(path, variable: variable, files: files)
         case (nil, nil):
             throw InvalidSetting(variable: "PUSH_INGRESS_KEYS", reason: "is required (or PUSH_INGRESS_KEYS_FILE)")
         case (.some, .some):
             throw InvalidSetting(variable: "PUSH_INGRESS_KEYS_FILE", reason: "cannot be set with PUSH_INGRESS_KEYS")
         }
         do throws(IngressKeys.InvalidEntry) {
-            return try IngressKeys(parsing: text)
+            return (try IngressKeys(parsing: text), path, stamp)
         } catch {
             throw InvalidSetting(variable: variable, reason: error.description)
         }
     }
 
+    /// `PUSH_INGRESS_TLS_CERT_FILE` and `PUSH_INGRESS_TLS_KEY_FILE` (PEM): both, or neither for plain HTTP.
+    private static func tls(_ reader: SettingReader, files: some FileReading) throws(InvalidSetting) -> ServerTLS? {
+        let certificateVariable = "PUSH_INGRESS_TLS_CERT_FILE"
+        let keyVariable = "PUSH_INGRESS_TLS_KEY_FILE"
+        switch (reader.optional(certificateVariable), reader.optional(keyVariable)) {
+        case (nil, nil):
+            return nil
+        case (nil, .some):
+            throw InvalidSetting(variable: certificateVariable, reason: "is required with \(keyVariable)")
+        case (.some, nil):
+            throw InvalidSetting(variable: keyVariable, reason: "is required with \(certificateVariable)")
+        case (let certificatePath?, let keyPath?):
+            let certificate = try secretText(certificatePath, variable: certificateVariable, files: files)
+            guard certificate.contains("-----BEGIN CERTIFICATE-----") else {
+                throw InvalidSetting(
+                    variable: certificateVariable, reason: "\(certificatePath) holds no PEM certificate")
+            }
+            let key = try secretText(keyPath, variable: keyVariable, files: files)
+            guard key.contains("PRIVATE KEY-----") else {
+                throw InvalidSetting(variable: keyVariable, reason: "\(keyPath) holds no PEM private key")
+            }
+            return ServerTLS(certificatePEM: certificate, keyPEM: Secret(key))
+        }
+    }
+
+    /// The text of the secret file at `path`, which `variable` names.
+    private static func secretText(_ path: String, variable: String, files: some FileReading) throws(InvalidSetting)
+        -> String
+    {
+        do {
+            return String(decoding: try files.contents(of: path, kind: .secret), as: UTF8.self)
+        } catch {
+            throw InvalidSetting(variable: variable, reason: "cannot read \(path): \(error)")
+        }
+    }
+
     public var description: String {
-        "ingress \(server.host):\(server.port), topic \(topic), apps \(admission.keys.description), "
+        "ingress \(server.host):\(server.port)\(server.tls == nil ? "" : " (TLS)"), topic \(topic), apps \(admission.keys.description), "
             + "allowlist \(admission.allowlist == nil ? "off" : "on"), body limit \(admission.maximumBodyBytes) B, "
             + "kafka timeout \(kafkaTimeout), kafka \(kafka.description)"
     }

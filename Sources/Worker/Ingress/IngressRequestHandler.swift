@@ -8,7 +8,7 @@ import StatusServer
 /// input topic, the answer going out from its delivery report — 200 once Kafka acknowledged it, 503 with
 /// `Retry-After` when it did not within the producer's `message.timeout.ms` (the record is then not written).
 struct IngressRequestHandler: HTTPRequestHandler {
-    let admission: IngressAdmission
+    let admission: AdmissionInForce
     let producer: KafkaProducer
     let topic: String
     let metrics: IngressMetrics
@@ -16,10 +16,10 @@ struct IngressRequestHandler: HTTPRequestHandler {
     /// `Retry-After` of a 503, in seconds.
     let retryAfterSeconds: Int
 
-    var maximumBodyBytes: Int { admission.maximumBodyBytes }
+    var maximumBodyBytes: Int { admission.current.maximumBodyBytes }
 
     func handle(_ request: HTTPServerRequest, respond: @escaping @Sendable (HTTPServerResponse) -> Void) {
-        let decision = admission.decide(
+        let decision = admission.current.decide(
             method: request.method, path: request.path, headers: request.headers, query: request.query,
             body: request.body, bodyTooLarge: request.bodyTooLarge, clientAddress: request.clientAddress,
             now: Date(), makeID: { UUID().uuidString.lowercased() })

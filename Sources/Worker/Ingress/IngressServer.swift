@@ -11,6 +11,7 @@ public final class IngressServer: Sendable {
     /// The producer of the ingress's records.
     public let producer: KafkaProducer
     private let server: MicroHTTPServer
+    private let admission: AdmissionInForce
 
     /// Creates the producer and starts listening.
     public static func start(
@@ -20,8 +21,9 @@ public final class IngressServer: Sendable {
         let producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
             logHandler: kafkaLogger.kafkaLogHandler())
+        let admission = AdmissionInForce(configuration.admission)
         let handler = IngressRequestHandler(
-            admission: configuration.admission, producer: producer, topic: configuration.topic,
+            admission: admission, producer: producer, topic: configuration.topic,
             metrics: IngressMetrics(registry: registry), logger: logger, retryAfterSeconds: 1)
         let server = try MicroHTTPServer.start(configuration: configuration.server, handler: handler)
         logger.info(
@@ -30,12 +32,18 @@ public final class IngressServer: Sendable {
                 "http.host": .string(configuration.server.host), "http.port": LogMetadataValue(server.port),
                 "kafka.topic": .string(configuration.topic),
             ])
-        return IngressServer(server: server, producer: producer)
+        return IngressServer(server: server, producer: producer, admission: admission)
     }
 
-    private init(server: MicroHTTPServer, producer: KafkaProducer) {
+    private init(server: MicroHTTPServer, producer: KafkaProducer, admission: AdmissionInForce) {
         self.server = server
         self.producer = producer
+        self.admission = admission
+    }
+
+    /// Puts `keys` in force for every request decided from now on (a keys file reload).
+    public func replaceKeys(with keys: IngressKeys) {
+        admission.replaceKeys(with: keys)
     }
 
     /// Stops listening once every awaited answer went out (within the Kafka timeout), then flushes and closes the

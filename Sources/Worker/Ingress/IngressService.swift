@@ -1,4 +1,5 @@
 import CLI
+import Essentials
 import Kafka
 import Lifecycle
 import Observability
@@ -44,15 +45,23 @@ public enum IngressService {
         // Shut down in reverse: Kafka's readiness check, then the ingress (its last answers, then the producer's
         // flush), then the status endpoints.
         let budget = configuration.kafkaTimeout + .seconds(1)
-        let group = ServiceGroup(
-            services: [
-                .init("status server", ResourceService { status.stop() }),
-                .init("ingress", ResourceService { await ingress.stop(answerBudget: budget) }),
+        var services: [ServiceGroup.Entry] = [
+            .init("status server", ResourceService { status.stop() }),
+            .init("ingress", ResourceService { await ingress.stop(answerBudget: budget) }),
+            .init(
+                "kafka readiness",
+                IngressReadinessService(producer: ingress.producer, topic: configuration.topic, readiness: readiness)),
+        ]
+        if let keysFile = configuration.keysFile {
+            services.append(
                 .init(
-                    "kafka readiness",
-                    IngressReadinessService(
-                        producer: ingress.producer, topic: configuration.topic, readiness: readiness)),
-            ],
+                    "keys reload",
+                    IngressKeysReloadService(
+                        file: keysFile, ingress: ingress, files: SystemFileReading(), logger: logger,
+                        clock: SystemWallClock())))
+        }
+        let group = ServiceGroup(
+            services: services,
             shutdownBudget: budget + .seconds(15), exitCodes: WorkerExitCode.serviceGroup,
             report: logger.serviceGroupReport)
         return await group.run(signals: SignalSource())

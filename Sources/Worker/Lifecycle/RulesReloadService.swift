@@ -4,7 +4,7 @@ import Observability
 import PushCore
 import PushPipeline
 
-/// Checks the rules file every `interval` and applies a valid new table (`RulesReloader`), counting and logging
+/// Checks the rules file every `interval` and applies a valid new table (`FileReloadService`), counting and logging
 /// each reload or refusal. Its shutdown stops the checks.
 struct RulesReloadService: Service {
     let path: String
@@ -17,17 +17,13 @@ struct RulesReloadService: Service {
     let clock: any WallClock
 
     func run(shutdown: GracefulShutdown) async throws {
-        try await shutdown.cancelOnRequest { await check() }
-    }
-
-    /// Checks every `interval` until cancelled.
-    private func check() async {
         let planner = planner
-        var reloader = RulesReloader(path: path, files: files, initial: initial) { bytes in
+        let reloader = FileReloader(path: path, kind: .rules, files: files, initial: initial) { bytes in
             planner.replaceRules(with: try RulesTable.load(json: bytes))
         }
-        while (try? await clock.sleep(for: interval)) != nil {
-            switch reloader.check() {
+        let (path, metrics, logger) = (path, metrics, logger)
+        try await FileReloadService(reloader: reloader, interval: interval, clock: clock) { result in
+            switch result {
             case .unchanged:
                 break
             case .applied:
@@ -39,6 +35,6 @@ struct RulesReloadService: Service {
                     "rules reload refused, previous table kept",
                     metadata: ["push.rules_file": .string(path), "error": .string(reason)])
             }
-        }
+        }.run(shutdown: shutdown)
     }
 }

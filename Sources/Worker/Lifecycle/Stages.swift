@@ -11,6 +11,11 @@ import PushPipeline
 struct Stages {
     let files: SystemFileReading
     let planner: CorePlanner
+    /// The APNs topic and FCM project of each app (the default's, and with `PUSH_APPS_DIR` each folder's), for the
+    /// requests built without a rule too (custom pushes).
+    let appContexts: any AppContexts
+    /// The input records' limits, the same for every record kind.
+    let eventLimits: EventLimits
     let rulesStamp: FileStamp?
     let sender: ProviderSender
     let producer: KafkaProducer
@@ -62,12 +67,13 @@ struct Stages {
         }
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
-        let defaultContext = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        let context = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        eventLimits = decoder.limits
         if let settings = configuration.apps {
             let metrics = AppMetrics(registry: registry, labelLimit: settings.maximumLabelledApps)
             let catalog = AppCatalog(
                 configuration: settings, allowsInsecureHTTP: configuration.allowsInsecureHTTP,
-                defaultContext: defaultContext, files: files, metrics: metrics, logger: logger)
+                defaultContext: context, files: files, metrics: metrics, logger: logger)
             let changes = catalog.refresh()
             AppsReloadService.log(changes, logger: logger)
             metrics.count(changes)
@@ -81,8 +87,9 @@ struct Stages {
         } else {
             apps = nil
         }
+        appContexts = apps?.catalog ?? SingleApp(context)
         planner = CorePlanner(
-            rules: rules.table, apps: apps?.catalog ?? SingleApp(defaultContext),
+            rules: rules.table, apps: appContexts,
             defaultLocale: configuration.defaultLocale, decoder: decoder)
         sender = ProviderSender(apns: apnsClient, fcm: fcmClient, apps: apps?.senders)
         let kafkaLogger = logger.with(["component": "kafka"])

@@ -107,11 +107,13 @@ public enum WorkerService {
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
-        let events: any EventPlanner<ProviderSend> =
-            skipsInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: stages.planner, table: invalidTokens) : stages.planner
         let registryTables = RegistryTables(store: MemoryDeviceStore())
         RegistryMetrics.register(registryTables, in: registry)
+        let custom = CustomPushPlanner(
+            events: stages.planner, directory: registryTables.store, apps: stages.appContexts,
+            decoder: CustomPushDecoder(limits: stages.eventLimits))
+        let events: any EventPlanner<ProviderSend> =
+            skipsInvalidTokens ? SkippingKnownInvalidTokens(inner: custom, table: invalidTokens) : custom
         let planner = IMKITPlanner(events: events, directory: registryTables.store)
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,

@@ -1,8 +1,8 @@
 import PushPipeline
 
-/// Notices when the rules file changed and applies the new table; a file that does not load is
-/// refused and the table in force stays.
-public struct RulesReloader: Sendable {
+/// Notices when a file the process follows changed (the rules file, the ingress keys) and applies its new version;
+/// a version that does not load is refused and what is in force stays.
+public struct FileReloader: Sendable {
     /// What one check found.
     public enum Check: Sendable, Equatable {
         case unchanged
@@ -12,16 +12,19 @@ public struct RulesReloader: Sendable {
     }
 
     public let path: String
+    private let kind: InputFileKind
     private let files: any FileReading
     private let apply: @Sendable ([UInt8]) throws -> Void
     private var seen: FileStamp?
 
-    /// `apply` loads and puts a table in force, or throws without changing anything.
-    /// `initial` is the stamp of the file the running table came from.
+    /// `apply` loads and puts the file's content in force, or throws without changing anything.
+    /// `initial` is the stamp of the file what is in force came from.
     public init(
-        path: String, files: any FileReading, initial: FileStamp?, apply: @escaping @Sendable ([UInt8]) throws -> Void
+        path: String, kind: InputFileKind, files: any FileReading, initial: FileStamp?,
+        apply: @escaping @Sendable ([UInt8]) throws -> Void
     ) {
         self.path = path
+        self.kind = kind
         self.files = files
         self.apply = apply
         self.seen = initial
@@ -32,7 +35,7 @@ public struct RulesReloader: Sendable {
         guard let stamp = files.stamp(of: path), stamp != seen else { return .unchanged }
         seen = stamp
         do {
-            try apply(try files.contents(of: path, kind: .rules))
+            try apply(try files.contents(of: path, kind: kind))
             return .applied
         } catch {
             return .refused(reason: String(describing: error))
