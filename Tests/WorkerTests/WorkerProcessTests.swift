@@ -1,7 +1,5 @@
 import Foundation
 import IntegrationSupport
-import Kafka
-import KafkaTypes
 import PushCore
 import TestSupport
 import Testing
@@ -15,22 +13,6 @@ func workerProcess(environment: [String: String]) throws -> ChildProcess {
 func startDevBroker(partitions: Int = 2) async throws -> (DevBrokerProcess, String) {
     let broker = try DevBrokerProcess(arguments: ["--brokers", "1", "--partitions", String(partitions)])
     return (broker, try await broker.bootstrapServers(within: .seconds(30)))
-}
-
-/// Records of `topic` (both partitions, from the start, outside any group's offsets) until `count` arrived or
-/// `limit` passed.
-func readRecords(_ kafka: KafkaConfiguration, topic: String, count: Int, within limit: Duration) async throws
-    -> [KafkaRecord]
-{
-    let reader = try KafkaConsumer(configuration: kafka.merging(KafkaConfiguration(["group.id": "records-reader"])))
-    try await reader.assign([TopicPartition(topic, 0): .beginning, TopicPartition(topic, 1): .beginning])
-    var records: [KafkaRecord] = []
-    let deadline = ContinuousClock.now + limit
-    while records.count < count, ContinuousClock.now < deadline {
-        records += try await reader.poll(maxRecords: 500, timeout: .milliseconds(200))
-    }
-    _ = await reader.close(timeout: .seconds(5))
-    return records
 }
 
 /// `push-worker run` as a process: configuration refusal, and a clean SIGTERM shutdown against the dev broker.
