@@ -109,22 +109,26 @@ class Demo:
         return settings
 
     def prepare_apps(self) -> dict[str, str]:
-        """The folders of PUSH_APPS_DIR, one per app with its own APNs key and FCM service account; returns the
-        worker's setting."""
+        """The folders of PUSH_APPS_DIR, one per app (the ingress scene's too) with its own APNs key and FCM service
+        account; returns the worker's setting."""
         apps = self.directory / "apps"
-        for app in APPS:
-            apns = self.control("POST", "/control/apns-credentials", {"app": app})
-            fcm = self.control("POST", "/control/oauth-credentials",
-                               {"token_uri": f"{self.simulator.base_url}/token", "project": f"{app}-project"})
-            folder = apps / app
-            folder.mkdir(parents=True)
-            settings = {"apns": {"keyId": apns["key_id"], "teamId": apns["team_id"], "topic": apns["topic"]}}
-            (folder / "app.json").write_text(json.dumps(settings))
-            shutil.copyfile(apns["key_file"], folder / "apns-key.p8")
-            shutil.copyfile(fcm["service_account_file"], folder / "fcm-service-account.json")
-            say(f"app {app}: APNs key {apns['key_id']} (team {apns['team_id']}, topic {apns['topic']}) and FCM "
-                f"project {fcm['project_id']} in {folder}")
+        token_uri = f"{self.simulator.base_url}/token"
+        # Each app a key of its own: two signers of one key would refresh its provider token too often for APNs.
+        for app in [*APPS, demo_ingress.APP]:
+            self.write_app(apps / app, self.control("POST", "/control/apns-credentials", {"app": app}),
+                           self.control("POST", "/control/oauth-credentials",
+                                        {"token_uri": token_uri, "project": f"{app.lower()}-project"}))
         return {"PUSH_APPS_DIR": str(apps)}
+
+    @staticmethod
+    def write_app(folder: Path, apns: dict, fcm: dict) -> None:
+        folder.mkdir(parents=True)
+        settings = {"apns": {"keyId": apns["key_id"], "teamId": apns["team_id"], "topic": apns["topic"]}}
+        (folder / "app.json").write_text(json.dumps(settings))
+        shutil.copyfile(apns["key_file"], folder / "apns-key.p8")
+        shutil.copyfile(fcm["service_account_file"], folder / "fcm-service-account.json")
+        say(f"app {folder.name}: APNs key {apns['key_id']} (team {apns['team_id']}, topic {apns['topic']}) and FCM "
+            f"project {fcm['project_id']} in {folder}")
 
     def start_worker(self, servers: str, settings: dict[str, str]) -> Child:
         worker, self.metrics_port = start_worker(self.worker_binary, self.directory, {
