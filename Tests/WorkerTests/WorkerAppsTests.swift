@@ -59,6 +59,8 @@ import Testing
         try Self.writeApp("beta", in: directory, apns: betaKey, fcm: betaAccount)
         try Self.writeApp(
             "broken", in: directory, apns: betaKey, fcm: betaAccount, settings: #"{"apns": {"keyId": 1}}"#)
+        // The default app's key in a folder too: one provider token for both (a second one would be refused).
+        try Self.writeApp("same", in: directory, apns: apns, fcm: fcm)
 
         let (broker, bootstrap) = try await startDevBroker()
         let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
@@ -70,6 +72,7 @@ import Testing
             Self.event("m-default", app: nil, apnsToken: token("d1"), fcmToken: "fcm-default"),
             Self.event("m-broken", app: "broken", apnsToken: token("c1")),
             Self.event("m-unknown", app: "gamma", apnsToken: token("e1")),
+            Self.event("m-same", app: "same", apnsToken: token("f1")),
         ]
         for value in events {
             _ = try await producer.send(
@@ -80,7 +83,7 @@ import Testing
                 .merging([
                     "PUSH_WORKER_ID": "worker-apps", "PUSH_APPS_DIR": directory.path, "PUSH_APPS_CHECK_MS": "200",
                 ]) { $1 })
-        let first = try await readRecords(kafka, topic: "push.receipts", count: 8, within: .seconds(90))
+        let first = try await readRecords(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
 
         // The alpha folder breaks (a Secret update with a bad key): alpha is refused, beta goes on.
         try Data("not a key".utf8).write(to: directory.appendingPathComponent("alpha/apns-key.p8"))
@@ -92,7 +95,7 @@ import Testing
             _ = try await producer.send(
                 KafkaProducerRecord(topic: "chat.messages", key: Array("r".utf8), value: Array(value.utf8)))
         }
-        let all = try await readRecords(kafka, topic: "push.receipts", count: 10, within: .seconds(90))
+        let all = try await readRecords(kafka, topic: "push.receipts", count: 11, within: .seconds(90))
         let port = try #require(WorkerScrapeTests.statusPort(in: worker.stderr.text))
         let scrape = try WorkerScrapeTests.get(port: port, "/metrics").body
         let apnsStats = try await simulator.control("POST", "/control/apns-stats", body: "{}", as: APNsStats.self)
@@ -103,7 +106,7 @@ import Testing
         _ = try? await broker.terminate()
         await simulator.stop()
         #expect(status == 0)
-        #expect(first.count == 8)
+        #expect(first.count == 9)
         #expect(refused)
 
         let outline = all.compactMap { try? JSONParser.parse($0.value) }.map { receipt in
@@ -115,10 +118,10 @@ import Testing
                 "m-alpha apns delivered -", "m-alpha fcm delivered -", "m-alpha-2 apns rejected app_misconfigured",
                 "m-beta apns delivered -", "m-beta fcm delivered -", "m-beta-2 apns delivered -",
                 "m-broken apns rejected app_misconfigured", "m-default apns delivered -", "m-default fcm delivered -",
-                "m-unknown apns rejected unknown_app",
+                "m-same apns delivered -", "m-unknown apns rejected unknown_app",
             ])
         // Each app's sends were signed with its own key and went to its own project.
-        #expect(apnsStats.acceptedByKey == [apns.keyId: 1, alphaKey.keyId: 1, betaKey.keyId: 2])
+        #expect(apnsStats.acceptedByKey == [apns.keyId: 2, alphaKey.keyId: 1, betaKey.keyId: 2])
         #expect(apnsStats.rejections.isEmpty)
         #expect(
             fcmStats.acceptedByProject == [fcm.projectId: 1, alphaAccount.projectId: 1, betaAccount.projectId: 1])
@@ -131,7 +134,7 @@ import Testing
             #"push_app_sends_total{app="(default)",provider="apns",status="delivered"} 1"#,
             #"push_app_refusals_total{app="gamma",reason="unknown_app"} 1"#,
             #"push_app_refusals_total{app="alpha",reason="app_misconfigured"} 1"#,
-            #"push_apps_reloads_total{result="added"} 2"#, #"push_apps_reloads_total{result="broken"} 2"#,
+            #"push_apps_reloads_total{result="added"} 3"#, #"push_apps_reloads_total{result="broken"} 2"#,
             #"push_apps_reloads_total{result="removed"} 0"#,
         ] {
             #expect(scrape.contains(sample), "\(sample)")

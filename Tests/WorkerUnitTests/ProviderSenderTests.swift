@@ -1,6 +1,7 @@
 import Essentials
 import HTTPTypes
 import Observability
+import Providers
 import PushCore
 import TestSupport
 import Testing
@@ -45,7 +46,8 @@ import Testing
         let transport = ScriptedTransport { _ in HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "x")]) }
         let metrics = AppMetrics(registry: registry, labelLimit: 10)
         let apps = AppSenders(
-            catalog: catalog, transport: transport, requestDeadline: .seconds(1), maximumLiveApps: 4,
+            catalog: catalog, transport: transport, signers: APNsTokenSigners(), requestDeadline: .seconds(1),
+            maximumLiveApps: 4,
             idleTimeout: .seconds(60), metrics: metrics, clock: ManualClock())
         let sender = ProviderSender(apns: nil, fcm: nil, apps: apps)
         #expect(sender.configuredProviders == PushProvider.allCases)

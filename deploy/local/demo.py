@@ -113,7 +113,6 @@ class Demo:
         account; returns the worker's setting."""
         apps = self.directory / "apps"
         token_uri = f"{self.simulator.base_url}/token"
-        # Each app a key of its own: two signers of one key would refresh its provider token too often for APNs.
         for app in [*APPS, demo_ingress.APP]:
             self.write_app(apps / app, self.control("POST", "/control/apns-credentials", {"app": app}),
                            self.control("POST", "/control/oauth-credentials",

@@ -12,22 +12,26 @@ struct AppClients: Sendable {
 
 /// The clients of the apps of `PUSH_APPS_DIR`, made from the catalog on an app's first send and dropped when idle
 /// or when its files change (`LiveApps`). Every app sends over one shared HTTP/2 transport, which keeps a
-/// connection per origin, so apps with other base URLs get their own connections and apps with the same share them.
+/// connection per origin, so apps with other base URLs get their own connections and apps with the same share them;
+/// clients of one APNs key share its provider token (`APNsTokenSigners`).
 final class AppSenders: Sendable {
     private let catalog: AppCatalog
     private let transport: any HTTPTransport
+    private let signers: APNsTokenSigners
     private let requestDeadline: Duration
     private let clock: any WallClock
     private let metrics: AppMetrics
     private let live: Mutex<LiveApps<AppClients>>
 
     init(
-        catalog: AppCatalog, transport: any HTTPTransport, requestDeadline: Duration, maximumLiveApps: Int,
+        catalog: AppCatalog, transport: any HTTPTransport, signers: APNsTokenSigners, requestDeadline: Duration,
+        maximumLiveApps: Int,
         idleTimeout: Duration, metrics: AppMetrics, clock: any WallClock = SystemWallClock()
     ) {
         self.metrics = metrics
         self.catalog = catalog
         self.transport = transport
+        self.signers = signers
         self.requestDeadline = requestDeadline
         self.clock = clock
         live = Mutex(LiveApps(maximum: maximumLiveApps, idleMillis: idleTimeout.wholeMilliseconds))
@@ -68,7 +72,7 @@ final class AppSenders: Sendable {
                     configuration: APNsConfiguration(
                         authentication: .token(apns.signingKey.revealed), productionURL: apns.url,
                         sandboxURL: apns.sandboxURL, requestDeadline: requestDeadline),
-                    transport: transport, clock: clock)
+                    transport: transport, clock: clock, signers: signers)
             },
             fcm: credentials.fcm.map { fcm in
                 FCMClient(

@@ -46,6 +46,8 @@ struct Stages {
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
         let transport = try configuration.httpTransport.make(transportConfiguration)
         var transports = [transport]
+        // The default app and the app folders share one provider token per APNs key.
+        let signers = APNsTokenSigners()
         var apnsClient: APNsClient?
         if let apns = configuration.apns {
             let apnsTransport = try APNsClient.transport(
@@ -54,7 +56,7 @@ struct Stages {
             if apnsTransport !== transport { transports.append(apnsTransport) }
             apnsClient = APNsClient(
                 apns, signingKey: credentials.apnsSigningKey, requestDeadline: configuration.requestTimeout,
-                transport: apnsTransport)
+                transport: apnsTransport, signers: signers)
         }
         self.transports = transports
         var fcmClient: FCMClient?
@@ -80,7 +82,8 @@ struct Stages {
             apps = (
                 catalog,
                 AppSenders(
-                    catalog: catalog, transport: transport, requestDeadline: configuration.requestTimeout,
+                    catalog: catalog, transport: transport, signers: signers,
+                    requestDeadline: configuration.requestTimeout,
                     maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
                 metrics
             )
@@ -104,13 +107,13 @@ extension APNsClient {
     /// `signingKey`, else certificate auth.
     fileprivate convenience init(
         _ settings: WorkerConfiguration.APNs, signingKey: Secret<APNsSigningKey>?, requestDeadline: Duration,
-        transport: any HTTP2Transport
+        transport: any HTTP2Transport, signers: APNsTokenSigners
     ) {
         self.init(
             configuration: APNsConfiguration(
                 authentication: signingKey.map { .token($0.revealed) } ?? .certificate, productionURL: settings.url,
                 sandboxURL: settings.sandboxURL, requestDeadline: requestDeadline),
-            transport: transport)
+            transport: transport, signers: signers)
     }
 
     /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
