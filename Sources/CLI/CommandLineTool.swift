@@ -61,7 +61,8 @@ public struct CommandLineTool: Sendable {
         let rest = Array(arguments.dropFirst(command.words.count))
         if rest.contains("--help") || rest.contains("-h") { return .printHelp(command.usage(toolName: name)) }
         do {
-            return .run(command, try ParsedArguments.parse(rest, options: command.options))
+            return .run(
+                command, try ParsedArguments.parse(rest, options: command.options, positionals: command.arguments))
         } catch {
             return .usageError(message: error.message, usage: command.usage(toolName: name))
         }

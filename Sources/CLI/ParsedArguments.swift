@@ -1,25 +1,35 @@
-/// The flags of one subcommand invocation, parsed against its `OptionSpec`s.
+/// The flags and positional arguments of one subcommand invocation, parsed against its `OptionSpec`s and
+/// `ArgumentSpec`s.
 public struct ParsedArguments: Sendable, Equatable {
     private var values: [String: String]
     private var switches: Set<String>
+    private var positionals: [String: String]
 
     /// Parsed arguments built directly, for defaults and tests.
-    public init(values: [String: String] = [:], switches: Set<String> = []) {
+    public init(values: [String: String] = [:], switches: Set<String> = [], positionals: [String: String] = [:]) {
         self.values = values
         self.switches = switches
+        self.positionals = positionals
     }
 
-    /// Parses `arguments` (without the subcommand name) against `options`.
-    /// Accepts `--flag value` and `--flag=value`; a flag given twice keeps the last value.
-    public static func parse(_ arguments: [String], options: [OptionSpec]) throws(UsageError) -> ParsedArguments {
+    /// Parses `arguments` (without the subcommand name) against `options` and the positional `expected` ones.
+    /// Accepts `--flag value` and `--flag=value`; a flag given twice keeps the last value. Every argument that is not
+    /// a flag or its value is the next of `expected`; one too many, or one missing, is a usage error.
+    public static func parse(
+        _ arguments: [String], options: [OptionSpec], positionals expected: [ArgumentSpec] = []
+    ) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
+        var given = 0
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let argument = arguments[index]
             index += 1
             let (flag, inlineValue) = split(argument)
             guard flag.hasPrefix("-") else {
-                throw UsageError("unexpected argument '\(argument)'")
+                guard given < expected.count else { throw UsageError("unexpected argument '\(argument)'") }
+                parsed.positionals[expected[given].name] = argument
+                given += 1
+                continue
             }
             guard let spec = options.first(where: { $0.flag == flag }) else {
                 throw UsageError("unknown option '\(flag)'")
@@ -38,6 +48,7 @@ public struct ParsedArguments: Sendable, Equatable {
                 throw UsageError("option '\(flag)' needs a value")
             }
         }
+        if given < expected.count { throw UsageError("missing argument \(expected[given].name)") }
         return parsed
     }
 
@@ -49,6 +60,11 @@ public struct ParsedArguments: Sendable, Equatable {
     /// The value given for `flag`, if any.
     public func value(_ flag: String) -> String? {
         values[flag]
+    }
+
+    /// The positional argument `name` (an `ArgumentSpec`'s), if it was given.
+    public func argument(_ name: String) -> String? {
+        positionals[name]
     }
 
     /// Whether the switch `flag` was given.

@@ -8,6 +8,8 @@ public struct Subcommand: Sendable {
     /// Longer help text shown under the synopsis, may be empty.
     public let discussion: String
     public let options: [OptionSpec]
+    /// The positional arguments, all required, in order.
+    public let arguments: [ArgumentSpec]
     /// Runs the command with its parsed flags and returns the process exit code.
     public let run: @Sendable (ParsedArguments) async -> Int32
 
@@ -17,6 +19,7 @@ public struct Subcommand: Sendable {
         synopsis: String,
         discussion: String = "",
         options: [OptionSpec],
+        arguments: [ArgumentSpec] = [],
         run: @escaping @Sendable (ParsedArguments) async -> Int32
     ) {
         self.name = name
@@ -24,6 +27,7 @@ public struct Subcommand: Sendable {
         self.synopsis = synopsis
         self.discussion = discussion
         self.options = options
+        self.arguments = arguments
         self.run = run
     }
 
@@ -34,12 +38,16 @@ public struct Subcommand: Sendable {
     public func usage(toolName: String) -> String {
         var lines = ["USAGE: \(toolName) \(name) \(synopsis)".trimmingTrailingSpaces(), "", summary]
         if !discussion.isEmpty { lines += ["", discussion] }
-        lines += ["", "OPTIONS:"]
         let helpFlag = OptionSpec.switch("--help", "Show this help and exit.")
         let rows = (options + [helpFlag]).map { option in
             (option.valueName.map { "\(option.flag) \($0)" } ?? option.flag, option.help)
         }
-        let width = rows.map(\.0.count).max() ?? 0
+        let positionalRows = arguments.map { ($0.name, $0.help) }
+        let width = (rows + positionalRows).map(\.0.count).max() ?? 0
+        if !positionalRows.isEmpty {
+            lines += ["", "ARGUMENTS:"] + positionalRows.map { "  " + $0.0.padding(to: width) + "  " + $0.1 }
+        }
+        lines += ["", "OPTIONS:"]
         lines += rows.map { "  " + $0.0.padding(to: width) + "  " + $0.1 }
         return lines.joined(separator: "\n")
     }

@@ -52,16 +52,15 @@ enum DevicesCommand {
             run: { await list($0, environment: ProcessInfo.processInfo.environment) }),
         Subcommand(
             name: "devices import", summary: "Imports devices from a CSV or JSON-lines file into the registry.",
-            synopsis: "--format csv|jsonl --file FILE",
+            synopsis: "--format csv|jsonl FILE",
             discussion: """
                 csv: a header naming appID, clientId, type, token, deviceId (and optionally sandbox, topic, locale),
                 then one device per line. jsonl: one subscription record per line. A bad line is reported on stderr
                 with its line number and skipped; progress goes to stderr, the summary to stdout. Exit codes: 0 done
                 (bad lines included), 2 usage, 3 configuration, 1 Kafka or file failure.
                 """,
-            options: [
-                .value("--format", "FORMAT", "csv or jsonl."), .value("--file", "FILE", "The file to import."), config,
-            ],
+            options: [.value("--format", "FORMAT", "csv or jsonl."), config],
+            arguments: [ArgumentSpec("FILE", "The file to import.")],
             run: { await importDevices($0, environment: ProcessInfo.processInfo.environment) }),
         Subcommand(
             name: "devices stats", summary: "Counts the registry's devices per app and type.",
@@ -203,7 +202,8 @@ enum DevicesCommand {
                 throw UsageError("option '--format' takes csv or jsonl")
             }
             format = chosen
-            path = try arguments.required("--file")
+            guard let file = arguments.argument("FILE") else { throw UsageError("missing argument FILE") }
+            path = file
         } catch {
             return ToolFailure.usage(error)
         }

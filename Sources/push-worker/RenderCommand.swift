@@ -1,4 +1,5 @@
 import CLI
+import DeviceRegistry
 import Essentials
 import Foundation
 import PushCore
@@ -12,7 +13,7 @@ enum RenderCommand {
     static let subcommand = Subcommand(
         name: "render",
         summary: "Prints the exact APNs / FCM requests an event would produce, per device.",
-        synopsis: "--event FILE [--rules FILE] [--apns-topic TOPIC] [--fcm-project ID] [--now TIME]",
+        synopsis: "--event FILE [--devices FILE] [--rules FILE] [--apns-topic TOPIC] [--fcm-project ID] [--now TIME]",
         discussion: """
             The rules table is --rules, else PUSH_RULES_FILE, else the built-in table. The APNs topic is \
             --apns-topic, else APNS_TOPIC, else \(defaultAPNsTopic); the FCM project is --fcm-project, else the \
@@ -20,10 +21,14 @@ enum RenderCommand {
             milliseconds) decides expiry; by default the event's own createdAt, as if it were sent at once. The \
             event's createdAt must lie within 100 years of TIME, else of the clock. Each device shows the locale \
             its fallback texts were chosen in: its recipient's locale, else PUSH_DEFAULT_LOCALE, else the \
-            table's defaultLocale.
+            table's defaultLocale. An IMKIT message (a JSON object with messageType) needs --devices: its \
+            clients' subscription records, one JSON object a line as on PUSH_DEVICES_TOPIC, optionally with \
+            client-settings records (those without type); the report ends with the clients and devices not sent \
+            to, and why.
             """,
         options: [
-            .value("--event", "FILE", "The chat-message event (JSON)."),
+            .value("--event", "FILE", "The chat-message event or IMKIT message (JSON)."),
+            .value("--devices", "FILE", "The registry records (JSONL) an IMKIT message's clients are looked up in."),
             .value("--rules", "FILE", "A rules table (JSON) instead of the built-in one."),
             .value("--apns-topic", "TOPIC", "The app's bundle id for apns-topic."),
             .value("--fcm-project", "ID", "The Firebase project id for the FCM path."),
@@ -47,8 +52,13 @@ enum RenderCommand {
         } catch {
             throw CommandFailure(message: error.message)
         }
-        let bytes = try CommandInput.read(eventPath, kind: .event)
+        var bytes = try CommandInput.read(eventPath, kind: .event)
         let givenTime = try time(arguments.value("--now"))
+        var unsent: [UnsentDevice] = []
+        if let root = try? JSONParser.parse(bytes), IMKITMessageDecoder.isIMKITMessage(root) {
+            let resolution = try resolve(root, path: eventPath, devices: arguments.value("--devices"), now: givenTime)
+            (bytes, unsent) = (JSONWriter.encode(resolution.event), resolution.unsent)
+        }
         let event: ChatMessageEvent
         do {
             event = try EventDecoder().decode(bytes, now: givenTime ?? Date())
@@ -70,7 +80,33 @@ enum RenderCommand {
         let now = givenTime ?? event.createdAt ?? Date()
         let decisions = PushPlanner(rules: rules, context: context, defaultLocale: settings.defaultLocale).plan(
             event, now: now)
-        return DecisionReport.json(event: event, decisions: decisions, now: now)
+        return DecisionReport.json(event: event, decisions: decisions, now: now, unsent: unsent)
+    }
+
+    /// The IMKIT message `root` (of the file at `path`) resolved through the registry records of `devices`, as the
+    /// worker resolves it.
+    static func resolve(_ root: JSONValue, path: String, devices: String?, now: Date?) throws(CommandFailure)
+        -> IMKITResolution
+    {
+        guard let devices else {
+            throw CommandFailure(
+                message: "\(path): an IMKIT message (it has messageType) needs --devices FILE, the registry records "
+                    + "its clients are looked up in")
+        }
+        let message: IMKITMessage
+        do {
+            message = try IMKITMessageDecoder().decode(root, now: now ?? Date())
+        } catch {
+            throw CommandFailure(message: "\(path): \(error.reason): \(error)")
+        }
+        let records = try CommandInput.read(devices, kind: .registry)
+        let store = MemoryDeviceStore()
+        do {
+            try RegistryFile.load(records, into: store)
+        } catch {
+            throw CommandFailure(message: "\(devices): \(error)")
+        }
+        return IMKITResolver().resolve(message, in: store)
     }
 
     static func projectID(inServiceAccount path: String) throws(CommandFailure) -> String {

@@ -17,7 +17,15 @@ import Testing
                     .switch("--loud", "Shout."),
                 ],
                 run: { _ in 7 }
-            )
+            ),
+            Subcommand(
+                name: "copy",
+                summary: "Copies a file.",
+                synopsis: "[--force] FROM TO",
+                options: [.switch("--force", "Overwrite.")],
+                arguments: [ArgumentSpec("FROM", "The file to read."), ArgumentSpec("TO", "The file to write.")],
+                run: { _ in 0 }
+            ),
         ]
     )
 
@@ -55,6 +63,9 @@ import Testing
         (["greet", "--name"], "option '--name' needs a value"),
         (["greet", "stray"], "unexpected argument 'stray'"),
         (["greet", "--loud=yes"], "option '--loud' takes no value"),
+        (["copy", "a"], "missing argument TO"),
+        (["copy", "--force"], "missing argument FROM"),
+        (["copy", "a", "b", "c"], "unexpected argument 'c'"),
     ])
     func badCommandLinesAreUsageErrorsNamingTheCulprit(arguments: [String], message: String) {
         guard case .usageError(let actual, let usage) = tool.resolve(arguments) else {
@@ -79,6 +90,27 @@ import Testing
         #expect(try parsed.integer("--times", default: 1, in: 1...5) == 3)
         #expect(parsed.isSet("--loud"))
         #expect(try parsed.required("--name") == "Ann")
+    }
+
+    @Test func positionalArgumentsAreTakenInOrderAnywhereAmongTheFlags() throws {
+        guard case .run(let command, let parsed) = tool.resolve(["copy", "a.txt", "--force", "b.txt"]) else {
+            Issue.record("expected a run")
+            return
+        }
+        #expect(command.name == "copy")
+        #expect(parsed.argument("FROM") == "a.txt")
+        #expect(parsed.argument("TO") == "b.txt")
+        #expect(parsed.isSet("--force"))
+        #expect(parsed.argument("OTHER") == nil)
+    }
+
+    @Test func subcommandHelpListsItsArgumentsBeforeItsOptions() {
+        guard case .printHelp(let text) = tool.resolve(["copy", "--help"]) else {
+            Issue.record("expected help")
+            return
+        }
+        #expect(text.contains("USAGE: tool copy [--force] FROM TO"))
+        #expect(text.contains("ARGUMENTS:\n  FROM     The file to read.\n  TO       The file to write.\n\nOPTIONS:"))
     }
 
     @Test func integerOutOfRangeNamesTheFlagAndTheValue() throws {

@@ -86,6 +86,7 @@ import Testing
         #expect(event.messageId == "p-1")
         #expect(event.roomId == "p-1")
         #expect(event.type == "promo")
+        #expect(event.appID == "SampleApp")
         #expect(event.devices[1].target.app == "com.example.chat")
         #expect(event.devices[0].target.app == "demo-project")
         #expect(planner.deviceBound(Array(Self.push(["aaa", "ccc"]).utf8)) == 3)

@@ -69,6 +69,12 @@ import Testing
         #expect(send.appID == "SampleApp")
     }
 
+    @Test func thePlannedEventCarriesTheMessagesAppForTheInvalidationGuard() throws {
+        #expect(try plan(Self.message(["aaa"])).appID == "SampleApp")
+        let event = #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "recipients": []}"#
+        #expect(try plan(event).appID == "")
+    }
+
     @Test func theWholeMessageGoesToFCMDataPayload() throws {
         subscribe(Registry.subscription(client: "aaa", type: .android, device: "P1", token: Registry.fcmToken(1)))
         let json = Self.message(["aaa"])

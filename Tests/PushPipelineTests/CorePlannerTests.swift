@@ -143,6 +143,7 @@ import Testing
             return
         }
         #expect(apns.appID == "beta")
+        #expect(beta.appID == "beta")
         #expect(apns.request.header("apns-topic") == "com.example.beta")
         #expect(fcm.request.path == "/v1/projects/beta-project/messages:send")
         let absent = try planner.plan(Array(Self.event.utf8), nowMillis: 1_795_953_600_000).get()

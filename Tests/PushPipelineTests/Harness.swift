@@ -17,6 +17,8 @@ struct Harness {
         inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts", deadLetterTopic: "dlq",
         group: "group-1",
         worker: "worker-1")
+    /// The token-invalidation guard the pipeline counts answers in; `nil`: none.
+    var invalidations: TokenInvalidationWatch?
 
     init() {
         source = FakeSource(clock: clock)
@@ -28,7 +30,7 @@ struct Harness {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender, retryPolicy: LinearDelays(),
             clock: clock,
-            observer: observer, settings: settings)
+            observer: observer, settings: settings, invalidations: invalidations)
         return (pipeline, Task { await pipeline.run() })
     }
 

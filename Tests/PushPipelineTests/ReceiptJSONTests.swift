@@ -24,6 +24,18 @@ import Testing
                 + #""sentAt":"2027-01-15T08:00:01.999Z","latencyMs":12.5,"replayRunId":null,"worker":"w-1"}"#)
     }
 
+    @Test func aSuspectInvalidTokenReceiptSaysSoAfterItsReasonAndOtherReceiptsDoNot() {
+        var receipt = Receipt(
+            messageId: "m-3", room: "r", type: "text", device: Self.device, status: .invalidToken,
+            reason: "UNREGISTERED", providerMessageId: nil, attempts: 1, source: Self.source, eventTimeMillis: nil,
+            sentAtMicros: nil, latencyMillis: nil, replayRunId: nil, worker: "w")
+        #expect(!String(decoding: receipt.json(), as: UTF8.self).contains("suspect"))
+        receipt.suspect = true
+        #expect(
+            String(decoding: receipt.json(), as: UTF8.self).contains(
+                #""status":"invalid_token","reason":"UNREGISTERED","suspect":true,"providerMessageId":null"#))
+    }
+
     @Test func timesBeforeTheEpochNegativeLatenciesAndMissingValuesKeepTheirShape() {
         let receipt = Receipt(
             messageId: "m-2", room: "r", type: "image", device: Self.device, status: .skipped, reason: "muted",

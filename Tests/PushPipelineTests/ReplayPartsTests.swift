@@ -38,6 +38,13 @@ import Testing
         #expect(sends.count == 2)
     }
 
+    @Test func aSuspectInvalidTokenReceiptDoesNotKeepTheSendFromBeingReplayed() {
+        var sends = DeliveredSends()
+        sends.add(messageId: "m-1", tokenHash: "sha256:b", status: "invalid_token", suspect: true)
+        #expect(sends.outcome(messageId: "m-1", tokenHash: "sha256:b") == nil)
+        #expect(sends.count == 0)
+    }
+
     @Test func theReplayPlannerSkipsDeliveredSendsAndExpiresStaleEvents() throws {
         var delivered = DeliveredSends()
         delivered.add(messageId: "m-1", tokenHash: "sha256:a1", status: "delivered")

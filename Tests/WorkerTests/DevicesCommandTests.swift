@@ -41,11 +41,24 @@ import Testing
 
                 """.utf8), suffix: ".csv")
         defer { try? FileManager.default.removeItem(at: csv) }
-        let imported = try await devices(["import", "--format", "csv", "--file", csv.path])
+        let imported = try await devices(["import", "--format", "csv", csv.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("imported 2 devices, skipped 2 lines"))
         #expect(imported.stderr.contains("line 3: token: must be"))
         #expect(imported.stderr.contains("line 5: type: must be one of"))
+        #expect(imported.stderr.contains("imported 2/2"))
+        let withoutFile = try await devices(["import", "--format", "csv"])
+        #expect(withoutFile.status == 2)
+        #expect(withoutFile.stderr.contains("missing argument FILE"))
+        let jsonl = try Repository.temporaryFile(
+            Array(
+                (#"{"appID": "SampleApp", "clientId": "c", "type": "fcm", "token": "fcm-token-3", "deviceId": "P4"}"#
+                    + "\nnot json\n").utf8), suffix: ".jsonl")
+        defer { try? FileManager.default.removeItem(at: jsonl) }
+        let importedLines = try await devices(["import", jsonl.path, "--format", "jsonl"])
+        #expect(importedLines.status == 0, "\(importedLines.stderr)")
+        #expect(importedLines.stdout.contains("imported 1 devices, skipped 1 lines"))
+        #expect(importedLines.stderr.contains("line 2: not a JSON object"))
 
         let listed = try await devices(["list", "--app", "SampleApp", "--client", "a/b"])
         #expect(listed.status == 0, "\(listed.stderr)")
@@ -61,9 +74,9 @@ import Testing
         let stats = try await devices(["stats"])
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(stats.stdout.contains("SampleApp\tandroid\t1"))
-        #expect(stats.stdout.contains("SampleApp\tfcm\t1"))
+        #expect(stats.stdout.contains("SampleApp\tfcm\t2"))
         #expect(!stats.stdout.contains("SampleApp\tios"))
-        #expect(stats.stdout.contains("2 devices, 2 clients"))
+        #expect(stats.stdout.contains("3 devices, 2 clients"))
         _ = try? await broker.terminate()
     }
 }

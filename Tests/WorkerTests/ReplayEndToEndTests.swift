@@ -143,6 +143,50 @@ import Testing
         #expect(await run.stop() == 0)
     }
 
+    @Test func aReplayResolvesIMKITMessagesThroughTheRegistryReadToItsEnd() async throws {
+        let run = try await EndToEnd()
+        let token = String(repeating: "a1", count: 32)
+        let registry = [
+            (
+                "push.devices", "SampleApp/aaa/ios/D1",
+                #"{"appID": "SampleApp", "clientId": "aaa", "type": "ios", "token": "\#(token)", "deviceId": "D1"}"#
+            ),
+            (
+                "push.devices", "SampleApp/bbb/ios/D2",
+                #"{"appID": "SampleApp", "clientId": "bbb", "type": "ios", "token": "\#(String(repeating: "b2", count: 32))", "deviceId": "D2"}"#
+            ),
+            ("push.clients", "SampleApp/bbb", #"{"appID": "SampleApp", "clientId": "bbb", "mute": ["demo-room"]}"#),
+        ]
+        for (topic, key, value) in registry {
+            _ = try await run.producer.send(
+                KafkaProducerRecord(topic: topic, key: Array(key.utf8), value: Array(value.utf8)))
+        }
+        try await run.produce(
+            #"{"_id": "imkit-1", "message": "lala", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["aaa", "bbb", "ccc"]}"#,
+            key: "demo-room")
+        // The live worker's receipts: the message was consumed (what it resolved depends on when it read the registry).
+        _ = try await run.read(["push.receipts"], count: 3)
+        let before = try await Self.pushes(run).count
+
+        let (result, summary) = try await Self.replay(run, ["--topic", "chat.messages", "--run-id", "imkit"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.number(summary?["sends"]) == 1, "\(result.stdout)")
+        let replayed = Self.receipts(
+            try await run.read(["push.receipts"], within: .seconds(30)) { Self.receipts($0, run: "imkit").count >= 3 },
+            run: "imkit")
+        let outline = replayed.map { receipt in
+            [receipt["userId"], receipt["platform"], receipt["status"], receipt["reason"]].compactMap {
+                $0?.stringValue
+            }
+            .joined(separator: " ")
+        }
+        #expect(
+            outline.sorted() == ["aaa apns delivered", "bbb apns skipped muted", "ccc none skipped no_devices"])
+        let sent = try await Self.pushes(run).dropFirst(before)
+        #expect(sent.map(\.path) == ["/3/device/\(token)"])
+        #expect(await run.stop() == 0)
+    }
+
     @Test func theRateSpacesSendsAndMaxAgeExpiresStaleEvents() async throws {
         let run = try await EndToEnd()
         for index in 0..<20 {

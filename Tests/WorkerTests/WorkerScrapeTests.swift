@@ -31,10 +31,13 @@ import Testing
         #expect(liveness.status == 200, "\(liveness.body)")
         #expect(liveness.body.contains("\"poll_loop\"") && liveness.body.contains("\"event_loop\""))
 
-        // Lag comes with librdkafka's statistics (every 5 s) once the partitions' positions are known.
+        // Lag comes with librdkafka's statistics (every 5 s) once the partitions' positions are known; the first
+        // successful commit with the next commit interval after the records were stored.
         var scrape = try Self.get(port: port, "/metrics").body
         let deadline = ContinuousClock.now + .seconds(20)
-        while !scrape.contains("\nkafka_consumer_lag{"), ContinuousClock.now < deadline {
+        while !scrape.contains("\nkafka_consumer_lag{") || Self.successfulCommits(in: scrape) == 0,
+            ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(500))
             scrape = try Self.get(port: port, "/metrics").body
         }
@@ -65,8 +68,13 @@ import Testing
         #expect(scrape.contains("# TYPE process_cpu_seconds_total counter"))
         #expect(scrape.contains(#"push_worker_build_info{libcurl="#))
         #expect(scrape.contains("push_end_to_end_latency_seconds_count 10"))
-        let commits = scrape.split(separator: "\n").first { $0.hasPrefix(#"kafka_commits_total{result="success"} "#) }
-        #expect((commits?.split(separator: " ").last).flatMap { Double($0) } ?? 0 > 0, "\(scrape)")
+        #expect(Self.successfulCommits(in: scrape) > 0, "\(scrape)")
+    }
+
+    /// The value of `kafka_commits_total{result="success"}` in `scrape`, 0 without it.
+    static func successfulCommits(in scrape: String) -> Double {
+        let line = scrape.split(separator: "\n").first { $0.hasPrefix(#"kafka_commits_total{result="success"} "#) }
+        return (line?.split(separator: " ").last).flatMap { Double($0) } ?? 0
     }
 
     @Test func theFirstScrapeOfAWorkerHoldsEveryClosedLabelCounterAtZero() async throws {

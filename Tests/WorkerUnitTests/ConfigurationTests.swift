@@ -86,6 +86,11 @@ import Testing
         (["APNS_KEY_FILE": "/k.p8"], "APNS_KEY_ID"),
         (["KAFKA_GROUP_ID": "two words"], "KAFKA_GROUP_ID"),
         (["PUSH_DEFAULT_LOCALE": "korean!"], "PUSH_DEFAULT_LOCALE"),
+        (["PUSH_INVALIDATION_MAX_RATIO": "0"], "PUSH_INVALIDATION_MAX_RATIO"),
+        (["PUSH_INVALIDATION_MAX_RATIO": "1.5"], "PUSH_INVALIDATION_MAX_RATIO"),
+        (["PUSH_INVALIDATION_MAX_RATIO": "nan"], "PUSH_INVALIDATION_MAX_RATIO"),
+        (["PUSH_INVALIDATION_MAX_RATIO": "a fifth"], "PUSH_INVALIDATION_MAX_RATIO"),
+        (["PUSH_INVALIDATION_MIN_SENDS": "0"], "PUSH_INVALIDATION_MIN_SENDS"),
         // Hostile numbers (librdkafka's own check for KAFKA_*) and cleartext provider URLs.
         (["KAFKA_LINGER_MS": "soon"], "KAFKA_LINGER_MS"),
         (["KAFKA_MESSAGE_MAX_BYTES": "99999999999999999999"], "KAFKA_MESSAGE_MAX_BYTES"),
@@ -129,6 +134,15 @@ import Testing
     ])
     func wellFormedProviderURLsAreTaken(url: String) throws {
         #expect(try Self.fcmWith(["FCM_URL": url]).fcm?.url.hasPrefix(String(url.prefix(12))) == true)
+    }
+
+    @Test func theTokenInvalidationGuardDefaultsToAFifthOf200SendsAndTakesAnyFractionUpToOne() throws {
+        #expect(try Self.fcmWith([:]).pipeline.invalidationMaxRatio == 0.2)
+        #expect(try Self.fcmWith([:]).pipeline.invalidationMinSends == 200)
+        let set = try Self.fcmWith(["PUSH_INVALIDATION_MAX_RATIO": "1", "PUSH_INVALIDATION_MIN_SENDS": "20"])
+        #expect(set.pipeline.invalidationMaxRatio == 1)
+        #expect(set.pipeline.invalidationMinSends == 20)
+        #expect(try Self.fcmWith(["PUSH_INVALIDATION_MAX_RATIO": "0.05"]).pipeline.invalidationMaxRatio == 0.05)
     }
 
     @Test func aWorkerNameOfAPodsLengthIsTaken() throws {

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
+import demo_imkit
 import demo_ingress
 import demo_report
 from demo_traffic import (APPS, FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
@@ -258,6 +259,8 @@ def main() -> int:
         requests = demo.control("GET", "/requests")["requests"]
         metrics = demo.metrics()
         ingress_problems = demo_ingress.run(demo, servers)
+        # After the snapshot of requests and metrics: the main report's checks count only the chat events.
+        imkit_problems = demo_imkit.run(demo.worker_binary, servers, demo.metrics, say)
         worker_status = demo.stop()["push-worker run"]
     except Interrupted as interruption:
         demo.stop()
@@ -272,7 +275,7 @@ def main() -> int:
 
     say(f"worker stopped with SIGTERM: exit status {worker_status}; simulator and broker stopped")
     problems = demo_report.print_report(traffic, outputs, requests, metrics, directory / "worker.log")
-    problems += ingress_problems
+    problems += ingress_problems + imkit_problems
     if worker_status != 0:
         problems.append(f"push-worker exited with status {worker_status} after SIGTERM, not 0")
     for problem in problems:

@@ -4,16 +4,29 @@ import Foundation
 /// A JSON report of an event's decisions, one entry per device with the full request when sent: what
 /// `push-worker render` prints and what the golden files hold.
 public enum DecisionReport {
-    /// The report as indented JSON.
-    public static func json(event: ChatMessageEvent, decisions: [DeviceDecision], now: Date) -> String {
+    /// The report as indented JSON. `unsent` (an IMKIT message's clients and devices its resolution left out) follow
+    /// the event's devices, each `skipped` with its reason, as their receipts do.
+    public static func json(
+        event: ChatMessageEvent, decisions: [DeviceDecision], now: Date, unsent: [UnsentDevice] = []
+    ) -> String {
         // Built as a value and indented once: writing it as text first would parse every body a second time.
         JSONPrettyPrinter.format(
             .object([
                 JSONMember("messageId", .string(event.id)),
                 JSONMember("type", .string(event.type)),
                 JSONMember("plannedAt", .string(plannedAt(now))),
-                JSONMember("devices", .array(decisions.map(entry))),
+                JSONMember("devices", .array(decisions.map(entry) + unsent.map(entry))),
             ]))
+    }
+
+    private static func entry(_ unsent: UnsentDevice) -> JSONValue {
+        var members = [
+            JSONMember("userId", .string(unsent.clientID)), JSONMember("platform", .string(unsent.platform)),
+        ]
+        if let token = unsent.token { members.append(JSONMember("tokenHash", .string(SHA256.tokenHash(token)))) }
+        members.append(JSONMember("decision", .string("skipped")))
+        members.append(JSONMember("reason", .string(unsent.reason.code)))
+        return .object(members)
     }
 
     /// `now` in RFC 3339 whole seconds, as the golden files hold it.

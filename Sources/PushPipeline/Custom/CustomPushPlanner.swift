@@ -75,11 +75,12 @@ public struct CustomPushPlanner: EventPlanner {
                     decision: refusal.map { action.refused($0) } ?? action)
             }
         }
-        return .success(
-            PlannedEvent(
-                messageId: push.id, roomId: push.id, type: push.payload.type ?? Self.defaultType,
-                eventTimeMillis: nil, devices: devices,
-                narrowed: { indices in Self.narrowed(push, to: indices.map { targets[$0] }) }))
+        var planned = PlannedEvent(
+            messageId: push.id, roomId: push.id, type: push.payload.type ?? Self.defaultType,
+            eventTimeMillis: nil, devices: devices,
+            narrowed: { indices in Self.narrowed(push, to: indices.map { targets[$0] }) })
+        planned.appID = push.appID
+        return .success(planned)
     }
 
     /// One planned device of a custom push, with what a narrowed record lists for it.

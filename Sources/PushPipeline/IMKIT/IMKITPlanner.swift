@@ -48,6 +48,7 @@ public struct IMKITPlanner<Request: Sendable>: EventPlanner {
         let resolution = resolver.resolve(decoded, in: directory)
         return events.plan(JSONWriter.encode(resolution.event), nowMillis: nowMillis).map { planned in
             var planned = planned
+            planned.appID = decoded.appID
             let sent = planned.devices.count
             planned.devices += resolution.unsent.map(PlannedDevice.init(unsent:))
             let narrowed = planned.narrowed

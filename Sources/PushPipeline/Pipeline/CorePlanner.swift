@@ -83,12 +83,14 @@ public final class CorePlanner: EventPlanner {
             return PlannedDevice(target: target, decision: refusal.map { action.refused($0) } ?? action)
         }
         let addresses = decisions.map(\.address)
-        return .success(
-            PlannedEvent(
-                messageId: event.id, roomId: event.room.id, type: event.type,
-                eventTimeMillis: event.createdAtEpochMillis,
-                devices: devices,
-                narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) }))
+        var planned = PlannedEvent(
+            messageId: event.id, roomId: event.room.id, type: event.type,
+            eventTimeMillis: event.createdAtEpochMillis,
+            devices: devices,
+            narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) })
+        // A resolved IMKIT message's retry record carries its appID too: the guard's scope stays the app's.
+        planned.appID = event.appID
+        return .success(planned)
     }
 
     /// The APNs topic or FCM project a send goes to (`nil` when nothing is sent).

@@ -50,10 +50,12 @@ public actor Pipeline<Request: Sendable> {
     private var roomWaiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
     private var nextRoomWait = 0
 
+    /// `invalidations` is the token-invalidation guard every provider answer is counted in (`nil`: every "invalid
+    /// token" answer is acted on).
     public init(
         source: any RecordSource, sink: any RecordSink, planner: any EventPlanner<Request>,
         sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WallClock,
-        observer: any PipelineObserver, settings: PipelineSettings
+        observer: any PipelineObserver, settings: PipelineSettings, invalidations: TokenInvalidationWatch? = nil
     ) {
         let breakers = ProviderBreakers(
             threshold: settings.providerFailureThreshold, probeInterval: settings.probeInterval)
@@ -73,7 +75,7 @@ public actor Pipeline<Request: Sendable> {
             planner: planner, delivery: delivery, sink: sink, clock: clock, observer: observer,
             outputs: RecordOutputs(settings: settings),
             produceBackoff: Backoff(base: settings.produceRetryBase, cap: settings.produceRetryCap),
-            deviceBudget: AsyncBudget(limit: settings.maxInFlightDevices))
+            deviceBudget: AsyncBudget(limit: settings.maxInFlightDevices), invalidations: invalidations)
         self.breakers = breakers
         self.clock = clock
         self.observer = observer

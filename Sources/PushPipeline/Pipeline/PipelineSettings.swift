@@ -10,6 +10,11 @@ public struct PipelineSettings: Sendable, Equatable {
     public var invalidTokensTopic: String = "push.invalid-tokens"
     /// Whether sends to tokens on the invalid-token topic are skipped (`skipped`, reason `invalid_token`).
     public var skipKnownInvalidTokens = true
+    /// Above this share of "invalid token" answers of one app's sends to one provider (`PUSH_INVALIDATION_MAX_RATIO`)
+    /// those answers are suspect (`TokenInvalidationGuard`).
+    public var invalidationMaxRatio = 0.2
+    /// The sends of one app to one provider in the window before the ratio counts (`PUSH_INVALIDATION_MIN_SENDS`).
+    public var invalidationMinSends = 200
     /// The consumer group, written to `x-source-group`.
     public var group: String
     /// This worker's name (the pod), written to receipts and `x-worker`.
@@ -75,6 +80,11 @@ public struct PipelineSettings: Sendable, Equatable {
         self.deadLetterTopic = deadLetterTopic
         self.group = group
         self.worker = worker
+    }
+
+    /// A fresh token-invalidation guard with `invalidationMaxRatio` and `invalidationMinSends`, over 5 minutes.
+    public var invalidationGuard: TokenInvalidationGuard {
+        TokenInvalidationGuard(maximumRatio: invalidationMaxRatio, minimumSends: invalidationMinSends)
     }
 
     /// Whether records of `topic` were written by the worker itself for a later pass (one of the retry tiers):

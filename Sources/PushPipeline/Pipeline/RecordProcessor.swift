@@ -37,6 +37,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let produceBackoff: any RetryDelayPolicy
     /// Planned devices of records not yet finished (`maxInFlightDevices`).
     let deviceBudget: AsyncBudget
+    /// Counts every provider answer and tells which "invalid token" answers are suspect; `nil`: none is.
+    let invalidations: TokenInvalidationWatch?
 
     /// Plans `record`, makes the first attempt of each send concurrently (a single send in the calling task, without a
     /// task group), and runs `body` on the result while the record holds its devices in the device budget. At most
@@ -183,9 +185,26 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                 record: record, source: started.source, messageId: event.messageId, room: event.roomId,
                 type: event.type, eventTimeMillis: event.eventTimeMillis,
                 results: Array(zip(event.devices.map { $0.target }, results)),
-                narrow: event.narrowed, nowMillis: clock.nowMillis())
+                narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results))
         }
         return produced
+    }
+
+    /// Counts each provider answer among `results` (a final one, after a send) in `invalidations`, and returns the
+    /// indices of the "invalid token" answers that are suspect.
+    private func suspectAnswers(_ event: PlannedEvent<Request>, _ results: [DeviceResult]) -> Set<Int> {
+        guard let invalidations else { return [] }
+        let nowMillis = clock.nowMillis()
+        var suspect: Set<Int> = []
+        for (index, result) in results.enumerated() {
+            guard case .finished(let status, _, .some, _, _) = result, event.devices.indices.contains(index),
+                case .send(let provider, _) = event.devices[index].decision
+            else { continue }
+            let scope = TokenInvalidationGuard.Scope(app: event.appID, provider: provider)
+            let invalid = status == .invalidToken
+            if invalidations.answer(scope, invalid: invalid, nowMillis: nowMillis), invalid { suspect.insert(index) }
+        }
+        return suspect
     }
 
     /// `work` for every item, concurrently, with at most `maxConcurrentSends` child tasks at once (no more sends can be

@@ -61,6 +61,9 @@ public struct PlannedEvent<Request: Sendable>: Sendable {
     /// When the message was created, in epoch milliseconds, if the event says.
     public var eventTimeMillis: Int64?
     public var devices: [PlannedDevice<Request>]
+    /// The IMKIT app the message belongs to (`appID`; the empty string is the default app): the scope of the
+    /// token-invalidation guard.
+    public var appID = ""
     /// The event narrowed to some of its devices (indices into `devices`): a valid event that,
     /// replayed, sends only to them. Retry and dead-letter records carry it.
     public var narrowed: @Sendable ([Int]) -> [UInt8]

@@ -62,6 +62,9 @@ public struct Receipt: Sendable, Equatable {
     public var replayRunId: String?
     /// The input record's W3C trace context, when it had a well-formed one.
     public var traceParent: TraceParent?
+    /// An `invalid_token` answer not acted on: its app's sends to the provider were mostly called dead, which is a
+    /// misconfiguration rather than dead tokens (`TokenInvalidationGuard`). Written only when true.
+    public var suspect = false
     public var worker: String
 
     /// The id every copy of this receipt shares (see `ReceiptID`).
@@ -83,6 +86,10 @@ public struct Receipt: Sendable, Equatable {
         writer.optional("tokenHash", device.tokenHash.isEmpty ? nil : device.tokenHash)
         writer.field("status", status.rawValue)
         writer.optional("reason", reason)
+        if suspect {
+            writer.key("suspect")
+            writer.bool(true)
+        }
         writer.optional("providerMessageId", providerMessageId)
         writer.field("attempts", attempts)
         writer.key("source")

@@ -8,11 +8,12 @@ struct RecordOutputs {
 
     /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
     /// `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to
-    /// the tier that covers its wait from `nowMillis` (see `RetryTiers`).
+    /// the tier that covers its wait from `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the indices
+    /// in `suspect` write no invalid-token record: their receipts say `"suspect": true` (`TokenInvalidationGuard`).
     func forEvent(
         record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
         eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
-        narrow: ([Int]) -> [UInt8], nowMillis: Int64
+        narrow: ([Int]) -> [UInt8], nowMillis: Int64, suspect: Set<Int> = []
     ) -> [OutputRecord] {
         let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
@@ -36,7 +37,9 @@ struct RecordOutputs {
                 if case .delivered(let id) = attempt?.outcome {
                     receipt.providerMessageId = id.map { OutputLimits.bounded($0) }
                 }
-                if status == .invalidToken {
+                if status == .invalidToken, suspect.contains(index) {
+                    receipt.suspect = true
+                } else if status == .invalidToken {
                     outputs.append(
                         invalidTokenRecord(
                             device, reason: reason, sinceMillis: invalidSince ?? nowMillis, messageId: messageId))

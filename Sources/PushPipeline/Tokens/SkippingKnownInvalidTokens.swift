@@ -1,15 +1,19 @@
 /// The planner's decisions, with every send to a token known dead (`InvalidTokenTable`) turned into a skip
 /// (reason `invalid_token`): a token a provider declared unregistered stays dead, and Apple treats repeated
-/// pushes to dead tokens as a reason to throttle a sender. Pure apart from reading the table.
+/// pushes to dead tokens as a reason to throttle a sender. While an app's answers from a provider are suspect
+/// (`invalidations`), its sends to that provider are not skipped: the table may hold tokens a misconfiguration called
+/// dead. Pure apart from reading the table and the guard.
 public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
     public typealias Request = Inner.Request
 
     let inner: Inner
     let table: InvalidTokenTable
+    let invalidations: TokenInvalidationWatch?
 
-    public init(inner: Inner, table: InvalidTokenTable) {
+    public init(inner: Inner, table: InvalidTokenTable, invalidations: TokenInvalidationWatch? = nil) {
         self.inner = inner
         self.table = table
+        self.invalidations = invalidations
     }
 
     public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
@@ -18,9 +22,11 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
         inner.plan(value, nowMillis: nowMillis).map { event in
             var event = event
             for index in event.devices.indices {
-                guard case .send = event.devices[index].decision, table.contains(event.devices[index].target) else {
-                    continue
-                }
+                guard case .send(let provider, _) = event.devices[index].decision,
+                    table.contains(event.devices[index].target),
+                    invalidations?.isSuspended(.init(app: event.appID, provider: provider), nowMillis: nowMillis)
+                        != true
+                else { continue }
                 event.devices[index].decision = .skipped(reason: .invalidToken)
             }
             return event

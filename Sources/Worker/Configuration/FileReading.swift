@@ -29,6 +29,8 @@ public struct InputFileKind: Sendable, Equatable, CustomStringConvertible {
     public static let rules = InputFileKind("rules file", maximumBytes: 4 << 20)
     /// `render --event`: one event, as large as a record may be.
     public static let event = InputFileKind("event file", maximumBytes: 1 << 20)
+    /// `render --devices`: registry records for the lookup of an IMKIT message's clients.
+    public static let registry = InputFileKind("devices file", maximumBytes: 64 << 20)
     /// `APNS_KEY_FILE` (a `.p8` key) and `FCM_SERVICE_ACCOUNT_FILE` (a service-account JSON).
     public static let credentials = InputFileKind("credentials file", maximumBytes: 256 << 10)
     /// A `*_FILE` secret such as `KAFKA_SASL_PASSWORD_FILE`.

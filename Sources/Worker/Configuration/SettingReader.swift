@@ -116,6 +116,15 @@ struct SettingReader {
         return number
     }
 
+    /// A decimal fraction above 0, at most 1.
+    func ratio(_ name: String, default defaultValue: Double) throws(InvalidSetting) -> Double {
+        guard let text = optional(name) else { return defaultValue }
+        guard let number = Double(text), number.isFinite, number > 0, number <= 1 else {
+            throw InvalidSetting(variable: name, reason: "'\(text)' is not a fraction above 0 and at most 1")
+        }
+        return number
+    }
+
     func milliseconds(_ name: String, default defaultValue: Duration, in range: ClosedRange<Int>) throws(InvalidSetting)
         -> Duration
     {

@@ -171,6 +171,9 @@ extension SettingReader {
             group: group, worker: worker)
         pipeline.invalidTokensTopic = invalidTokens
         pipeline.skipKnownInvalidTokens = try flag("PUSH_SKIP_INVALID_TOKENS", default: true)
+        pipeline.invalidationMaxRatio = try ratio("PUSH_INVALIDATION_MAX_RATIO", default: pipeline.invalidationMaxRatio)
+        pipeline.invalidationMinSends = try integer(
+            "PUSH_INVALIDATION_MIN_SENDS", default: pipeline.invalidationMinSends, in: 1...1_000_000_000)
         pipeline.batchSize = try integer("PUSH_BATCH_SIZE", default: pipeline.batchSize, in: 1...100_000)
         pipeline.maxInFlightRecords = try integer(
             "PUSH_MAX_IN_FLIGHT", default: pipeline.maxInFlightRecords, in: 1...1_000_000)

@@ -107,14 +107,19 @@ public enum WorkerService {
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
+        let invalidations = tokenInvalidationWatch(
+            configuration.pipeline, metrics: metrics, providers: stages.sender.configuredProviders, clock: clock)
         let registryTables = RegistryTables(store: MemoryDeviceStore())
         RegistryMetrics.register(registryTables, in: registry)
         let custom = CustomPushPlanner(
             events: stages.planner, directory: registryTables.store, apps: stages.appContexts,
             decoder: CustomPushDecoder(limits: stages.eventLimits))
-        let events: any EventPlanner<ProviderSend> =
-            skipsInvalidTokens ? SkippingKnownInvalidTokens(inner: custom, table: invalidTokens) : custom
-        let planner = IMKITPlanner(events: events, directory: registryTables.store)
+        // The skip outside the resolutions: it reads the message's app, which they set.
+        let resolving = IMKITPlanner(events: custom, directory: registryTables.store)
+        let planner: any EventPlanner<ProviderSend> =
+            skipsInvalidTokens
+            ? SkippingKnownInvalidTokens(inner: resolving, table: invalidTokens, invalidations: invalidations)
+            : resolving
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
@@ -122,7 +127,7 @@ public enum WorkerService {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner,
             sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
-            settings: configuration.pipeline)
+            settings: configuration.pipeline, invalidations: invalidations)
 
         registerChecks(
             liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
@@ -195,6 +200,15 @@ public enum WorkerService {
             services: services, shutdownBudget: configuration.shutdownBudget, exitCodes: WorkerExitCode.serviceGroup,
             report: logger.serviceGroupReport)
         return await group.run(signals: SignalSource())
+    }
+
+    /// The misconfiguration guard of `settings`' limits over a 5-minute window, with its gauge for `providers`.
+    static func tokenInvalidationWatch(
+        _ settings: PipelineSettings, metrics: PushMetrics, providers: [PushProvider], clock: some WallClock
+    ) -> TokenInvalidationWatch {
+        let watch = TokenInvalidationWatch(settings.invalidationGuard)
+        metrics.followTokenInvalidations(watch, clock: clock, providers: providers)
+        return watch
     }
 
     /// Registers the probes' checks (`WorkerHealth`) over the running stages.

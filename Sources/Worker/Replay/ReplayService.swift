@@ -1,4 +1,5 @@
 import CLI
+import DeviceRegistry
 import Essentials
 import Glibc
 import Kafka
@@ -66,10 +67,17 @@ public enum ReplayService {
                 + (options.dryRun ? " (dry run)" : ""))
 
         let source = ReplayRecordSource(reader: reader, windows: windows)
+        let invalidations = TokenInvalidationWatch(configuration.pipeline.invalidationGuard)
+        let directory = try await registry(configuration)
+        let custom = CustomPushPlanner(
+            events: stages.planner, directory: directory, apps: stages.appContexts,
+            decoder: CustomPushDecoder(limits: stages.eventLimits))
+        let resolving = IMKITPlanner(events: custom, directory: directory)
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: stages.planner, table: try await invalidTokens(configuration))
-            : stages.planner
+            ? SkippingKnownInvalidTokens(
+                inner: resolving, table: try await invalidTokens(configuration), invalidations: invalidations)
+            : resolving
         let planner = ReplayPlanner(
             inner: live, maxAgeMillis: options.maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
         let clock = SystemWallClock()
@@ -91,7 +99,7 @@ public enum ReplayService {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender,
             retryPolicy: configuration.retryDelays,
-            clock: clock, observer: tally, settings: settings)
+            clock: clock, observer: tally, settings: settings, invalidations: invalidations)
         let started = ContinuousClock.now
         // Started in this order, shut down in the reverse one: the pipeline drains, then the producer flushes and
         // closes, then the HTTP/2 clients stop. The progress service ends the group when the window is read.
@@ -162,6 +170,20 @@ public enum ReplayService {
         return table
     }
 
+    /// The device registry and the client settings, each topic read to its end (`PUSH_DEVICE_STORE=none`: empty), that
+    /// IMKIT messages are resolved through as the live worker resolves them; records it ignores are ignored here too.
+    private static func registry(_ configuration: WorkerConfiguration) async throws -> any DeviceDirectory {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        guard configuration.registry.store != .none else { return tables.store }
+        try await TopicWindowReader.read(configuration.registry.devicesTopic, configuration: configuration.kafka) {
+            for record in $0 { _ = tables.applyDevice(key: record.key, value: record.value) }
+        }
+        try await TopicWindowReader.read(configuration.registry.clientsTopic, configuration: configuration.kafka) {
+            for record in $0 { _ = tables.applyClient(key: record.key, value: record.value) }
+        }
+        return tables.store
+    }
+
     /// `--skip-delivered`: the receipts topic from the window's start time less `receiptsMargin` (from its
     /// beginning when the window starts at an offset), read to its end.
     private static func deliveredSends(_ options: ReplayOptions, configuration: WorkerConfiguration) async throws
@@ -181,7 +203,9 @@ public enum ReplayService {
                     let messageId = receipt["messageId"]?.stringValue,
                     let tokenHash = receipt["tokenHash"]?.stringValue, let status = receipt["status"]?.stringValue
                 else { continue }
-                delivered.add(messageId: messageId, tokenHash: tokenHash, status: status)
+                delivered.add(
+                    messageId: messageId, tokenHash: tokenHash, status: status,
+                    suspect: receipt["suspect"] == .bool(true))
             }
         }
         return delivered

@@ -1,0 +1,101 @@
+"""The demo's IMKIT scene: one IMKIT v2 message (`pushToClients`) to clients subscribed through `push-worker
+devices`, resolved through the device registry the worker follows. One client is muted in the room, one has two
+devices, one has none; the report shows each client's resolution and the scene checks it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+
+APP = "SampleApp"
+ROOM = "demo-room"
+MESSAGE_ID = "imkit-scene-1"
+PARTITIONS = 3
+WAIT_SECONDS = 30
+# (client, type, device id, token): mina's iPhone, jun's iPhone and Android phone; sora subscribed nothing.
+DEVICES = [
+    ("mina", "ios", "mina-iphone", "1c" * 32),
+    ("jun", "ios", "jun-iphone", "2d" * 32),
+    ("jun", "fcm", "jun-android", "jun-android-registration-token"),
+]
+# (client, platform) → (status, reason) of its receipt.
+EXPECTED = {
+    ("mina", "apns"): ("skipped", "muted"),
+    ("jun", "apns"): ("delivered", None),
+    ("jun", "fcm"): ("delivered", None),
+    ("sora", "none"): ("skipped", "no_devices"),
+}
+
+
+def run(worker_binary: Path, servers: str, metrics: Callable[[], str], say: Callable[[str], None]) -> list[str]:
+    """Subscribes the devices, mutes mina in the room, waits until the worker's registry holds them, sends the
+    message and prints its resolution; returns what did not come out as expected."""
+    environment = {"KAFKA_BOOTSTRAP_SERVERS": servers, "LOG_LEVEL": "warning"}
+    devices_before, settings_before = registry_counts(metrics())
+    for client, kind, device, token in DEVICES:
+        subprocess.run([str(worker_binary), "devices", "subscribe", "--app", APP, "--client", client, "--type", kind,
+                        "--device", device, "--token", token], env=environment, check=True, capture_output=True)
+    producer = Producer({"bootstrap.servers": servers})
+    producer.produce("push.clients", key=f"{APP}/mina".encode(),
+                     value=json.dumps({"appID": APP, "clientId": "mina", "mute": [ROOM]}).encode())
+    producer.flush(10)
+    say(f"IMKIT: subscribed {len(DEVICES)} devices with `push-worker devices subscribe` (mina's iPhone, jun's iPhone "
+        f"and Android phone; sora none) and muted {ROOM} for mina on push.clients")
+    if not registry_holds(metrics, devices=devices_before + len(DEVICES), settings=settings_before + 1):
+        return [f"the worker's registry did not show {len(DEVICES)} devices within {WAIT_SECONDS} s"]
+    message = {"_id": MESSAGE_ID, "message": "See you at 7", "room": ROOM, "roomName": "Demo Room",
+               "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": APP,
+               "messageTimeMS": int(time.time() * 1000), "pushToClients": ["mina", "jun", "sora"]}
+    producer.produce("chat.messages", key=ROOM.encode(), value=json.dumps(message).encode())
+    producer.flush(10)
+    receipts = read_receipts(servers)
+    print(f"\n== IMKIT message {MESSAGE_ID} to pushToClients [mina, jun, sora], resolved through push.devices "
+          f"and push.clients")
+    for receipt in sorted(receipts, key=lambda r: (r["userId"], r["platform"])):
+        print(f"   {receipt['userId']:<6}{receipt['platform']:<6}{receipt['status']:<11}{receipt['reason'] or ''}")
+    seen = {(r["userId"], r["platform"]): (r["status"], r["reason"]) for r in receipts}
+    return [f"IMKIT: {client} {platform} should be {status} {reason or ''}, not {seen.get((client, platform))}"
+            for (client, platform), (status, reason) in EXPECTED.items() if seen.get((client, platform)) !=
+            (status, reason)]
+
+
+def registry_counts(scrape: str) -> tuple[float, float]:
+    """The worker's `push_registry_devices` and `push_registry_settings` in a scrape (other scenes add theirs)."""
+    values = dict(line.split(" ", 1) for line in scrape.splitlines()
+                  if line.startswith(("push_registry_devices ", "push_registry_settings ")))
+    return float(values.get("push_registry_devices", 0)), float(values.get("push_registry_settings", 0))
+
+
+def registry_holds(metrics: Callable[[], str], devices: float, settings: float) -> bool:
+    """Whether the worker's registry reaches `devices` and `settings` in time."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        held_devices, held_settings = registry_counts(metrics())
+        if held_devices >= devices and held_settings >= settings:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def read_receipts(servers: str) -> list[dict]:
+    """The message's receipts, read until one per expected device arrived (at most `WAIT_SECONDS`)."""
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "demo-imkit-reader", "enable.auto.commit": False})
+    consumer.assign([TopicPartition("push.receipts", partition, OFFSET_BEGINNING) for partition in range(PARTITIONS)])
+    receipts: list[dict] = []
+    deadline = time.monotonic() + WAIT_SECONDS
+    try:
+        while len(receipts) < len(EXPECTED) and time.monotonic() < deadline:
+            for record in consumer.consume(500, 0.2):
+                if not record.error() and record.value():
+                    receipt = json.loads(record.value())
+                    if receipt.get("messageId") == MESSAGE_ID:
+                        receipts.append(receipt)
+    finally:
+        consumer.close()
+    return receipts
