@@ -80,7 +80,8 @@ let package = Package(
         // The support of both layers: fakes of the pipeline's ports, the test clock, fixtures, test keys, the
         // repository's files and a seeded random generator. Nothing here starts a process or opens a socket.
         .target(
-            name: "TestSupport", dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "COpenSSL"],
+            name: "TestSupport",
+            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "COpenSSL", "HTTPTypes"],
             path: "Tests/TestSupport", swiftSettings: strict),
     ] + unitTests + (integration ? integrationTests : [])
 )

@@ -43,15 +43,17 @@ public final class APNsClient: Sendable {
     private let clock: any WallClock
     private let tokens: APNsProviderTokens?
 
-    /// A client over `transport`; `clock` decides provider-token ages and Retry-After dates.
+    /// A client over `transport`; `clock` decides provider-token ages and Retry-After dates. With `signers`, the
+    /// provider token is the one every client of the same key shares.
     public init(
-        configuration: APNsConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemWallClock()
+        configuration: APNsConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemWallClock(),
+        signers: APNsTokenSigners? = nil
     ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
         if case .token(let key) = configuration.authentication {
-            tokens = APNsProviderTokens(key: key, clock: clock)
+            tokens = signers?.tokens(for: key, clock: clock) ?? APNsProviderTokens(key: key, clock: clock)
         } else {
             tokens = nil
         }

@@ -1,3 +1,4 @@
+import Essentials
 import Signing
 
 /// An APNs token-auth signing key (`.p8`) with its key id and team id.
@@ -7,6 +8,8 @@ public struct APNsSigningKey: Sendable {
     public let keyId: String
     /// The 10-character team id (`iss`).
     public let teamId: String
+    /// The team, the key id and a digest of the key's PEM: one signer per identity (`APNsTokenSigners`).
+    let identity: String
 
     /// A key from the `.p8` file's PEM text.
     public init(pem: String, keyId: String, teamId: String) throws(ProviderConfigurationError) {
@@ -19,5 +22,6 @@ public struct APNsSigningKey: Sendable {
         }
         self.keyId = keyId
         self.teamId = teamId
+        identity = "\(teamId)/\(keyId)/\(SHA256.hexDigest(pem))"
     }
 }

@@ -13,7 +13,8 @@ import Testing
 
     var planner: CustomPushPlanner {
         CustomPushPlanner(
-            events: CorePlanner(rules: .standard, context: Self.context), directory: store, context: Self.context)
+            events: CorePlanner(rules: .standard, context: Self.context), directory: store,
+            apps: SingleApp(Self.context))
     }
 
     static let context = ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project")
@@ -31,6 +32,38 @@ import Testing
     static func push(_ clients: [String], payload: String = #"{"alert": "Hi", "type": "promo"}"#) -> String {
         let list = clients.map { "\"\($0)\"" }.joined(separator: ", ")
         return #"{"id": "p-1", "appID": "SampleApp", "clients": [\#(list)], "payload": \#(payload)}"#
+    }
+
+    /// `SampleApp` with a folder of its own, usable or not.
+    struct SampleApp: AppContexts {
+        var usable: Bool
+
+        func standing(ofApp appID: String) -> AppStanding {
+            usable
+                ? .ready(ProviderContext(apnsTopic: "com.example.sample", fcmProjectID: "sample-project"))
+                : .refused(.misconfigured)
+        }
+    }
+
+    @Test func aCustomPushGoesWithItsAppsTopicAndProjectAndOneOfAnAppThatCannotSendIsRejected() throws {
+        subscribe(Registry.sampleClients)
+        func plan(usable: Bool) throws -> PlannedEvent<ProviderSend> {
+            let planner = CustomPushPlanner(
+                events: CorePlanner(rules: .standard, context: Self.context), directory: store,
+                apps: SampleApp(usable: usable))
+            return try planner.plan(Array(Self.push(["aaa"]).utf8), nowMillis: Self.nowMillis).get()
+        }
+        let event = try plan(usable: true)
+        #expect(event.devices.map(\.target.app) == ["sample-project", "com.example.sample"])
+        guard case .send(.apns, let apns) = event.devices[1].decision else {
+            Issue.record("the APNs device was not sent")
+            return
+        }
+        #expect(apns.appID == "SampleApp")
+        #expect(apns.request.header("apns-topic") == "com.example.sample")
+        let refused = try plan(usable: false)
+        #expect(refused.outline == ["aaa fcm rejected app_misconfigured", "aaa apns rejected app_misconfigured"])
+        #expect(refused.devices.map(\.target.app) == [nil, nil])
     }
 
     @Test func eachClientGetsItsDevicesOrASkipThatSaysWhyAndMutesDoNotApply() throws {

@@ -59,6 +59,16 @@ import Testing
         #expect(event.devices[1].target.tokenHash == SHA256.tokenHash(Registry.apnsToken(1)))
     }
 
+    @Test func theSendsOfAMessageCarryItsAppID() throws {
+        subscribe(Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1)))
+        let event = try plan(Self.message(["aaa"]))
+        guard case .send(_, let send) = event.devices.first?.decision else {
+            Issue.record("nothing sent")
+            return
+        }
+        #expect(send.appID == "SampleApp")
+    }
+
     @Test func thePlannedEventCarriesTheMessagesAppForTheInvalidationGuard() throws {
         #expect(try plan(Self.message(["aaa"])).appID == "SampleApp")
         let event = #"{"id": "m", "type": "text", "room": {"id": "r"}, "sender": {"id": "s"}, "recipients": []}"#

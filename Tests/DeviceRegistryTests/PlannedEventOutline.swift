@@ -9,6 +9,7 @@ extension PlannedEvent {
             case .send(let provider, _): decision = "send \(provider.rawValue)"
             case .skipped(let reason): decision = "skipped \(reason)"
             case .expired: decision = "expired"
+            case .rejected(let reason): decision = "rejected \(reason)"
             case .deadLetter(let reason, _): decision = "dead \(reason)"
             }
             return "\(device.target.userId) \(device.target.platform) \(decision)"

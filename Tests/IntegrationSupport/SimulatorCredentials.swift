@@ -17,15 +17,19 @@ public struct ServiceAccountFile: Decodable, Sendable {
 }
 
 extension PushSimulator {
-    /// Makes the simulator generate an APNs signing key and returns where it is and what it signs for.
-    public func apnsCredentials() async throws -> APNsCredentials {
-        try await control("POST", "/control/apns-credentials", body: "{}", as: APNsCredentials.self)
+    /// Makes the simulator generate an APNs signing key and returns where it is and what it signs for; with `app`
+    /// (letters and digits), that app's own key, team and topic `com.example.<app>`.
+    public func apnsCredentials(app: String? = nil) async throws -> APNsCredentials {
+        let body = app.map { #"{"app":"\#($0)"}"# } ?? "{}"
+        return try await control("POST", "/control/apns-credentials", body: body, as: APNsCredentials.self)
     }
 
-    /// Makes the simulator write a service-account file whose `token_uri` is its own OAuth endpoint.
-    public func serviceAccountFile() async throws -> ServiceAccountFile {
-        try await control(
-            "POST", "/control/oauth-credentials", body: #"{"token_uri":"\#(baseURL)/token"}"#,
+    /// Makes the simulator write a service-account file whose `token_uri` is its own OAuth endpoint; with
+    /// `project`, another account of that project, whose tokens FCM accepts for that project only.
+    public func serviceAccountFile(project: String? = nil) async throws -> ServiceAccountFile {
+        let projectMember = project.map { #","project":"\#($0)""# } ?? ""
+        return try await control(
+            "POST", "/control/oauth-credentials", body: #"{"token_uri":"\#(baseURL)/token"\#(projectMember)}"#,
             as: ServiceAccountFile.self)
     }
 }

@@ -40,6 +40,31 @@ import Testing
         #expect(requests[0].header("authorization")?.hasPrefix("bearer ey") == true)
     }
 
+    @Test func clientsOfOneKeyWithSharedSignersSendOneProviderTokenAndOthersEachTheirOwn() async throws {
+        let transport = ScriptedTransport(Self.accepted)
+        let clock = ManualClock()
+        let pem = try TestKeys.p256.get()
+        let key = try APNsSigningKey(pem: pem, keyId: "KEYID12345", teamId: "TEAMID1234")
+        let other = try APNsSigningKey(pem: pem, keyId: "KEYID67890", teamId: "TEAMID1234")
+        let signers = APNsTokenSigners()
+        func client(_ key: APNsSigningKey, signers: APNsTokenSigners?) -> APNsClient {
+            APNsClient(
+                configuration: APNsConfiguration(authentication: .token(key), productionURL: "https://prod.test"),
+                transport: transport, clock: clock, signers: signers)
+        }
+        let clients = [client(key, signers: signers), client(key, signers: signers), client(other, signers: signers)]
+        for apns in clients { _ = await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: []) }
+        #expect(clients.map(\.providerTokensIssued) == [1, 1, 1])
+        let tokens = transport.requests.compactMap { $0.header("authorization") }
+        #expect(tokens[0] == tokens[1])
+        #expect(tokens[2] != tokens[0])
+        // A renewal through one client is the other's token too.
+        clock.advance(by: .seconds(51 * 60))
+        _ = await clients[0].send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
+        #expect(clients.map(\.providerTokensIssued) == [2, 2, 1])
+        #expect(client(key, signers: nil).providerTokensIssued == 0)
+    }
+
     @Test func oneTokenServesManyRequestsAndIsRenewedAfterFiftyMinutes() async throws {
         let transport = ScriptedTransport(Self.accepted)
         let clock = ManualClock()

@@ -5,25 +5,6 @@ import HTTPTypes
 import Providers
 import Synchronization
 
-/// A transport that answers from a closure and records every request.
-final class ScriptedTransport: HTTPTransport {
-    typealias Answer = @Sendable (HTTPRequest) async throws(HTTPError) -> HTTPResponse
-
-    private let answer: Answer
-    private let recorded = Mutex<[HTTPRequest]>([])
-
-    init(_ answer: @escaping Answer) {
-        self.answer = answer
-    }
-
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
-
-    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        recorded.withLock { $0.append(request) }
-        return try await answer(request)
-    }
-}
-
 extension HTTPResponse {
     /// A response with a JSON body.
     static func json(_ status: Int, _ body: String, headers: [HTTPHeader] = []) -> HTTPResponse {

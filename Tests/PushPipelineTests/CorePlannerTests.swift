@@ -113,4 +113,57 @@ import Testing
         #expect(problem.reason == .decodeError)
         #expect(!problem.message.isEmpty)
     }
+
+    /// Two apps of a folder and the refusals: the message's `appID` picks the topic and project.
+    struct TwoApps: AppContexts {
+        func standing(ofApp appID: String) -> AppStanding {
+            switch appID {
+            case "": .ready(ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project"))
+            case "beta": .ready(ProviderContext(apnsTopic: "com.example.beta", fcmProjectID: "beta-project"))
+            case "broken": .refused(.misconfigured)
+            default: .refused(.unknownApp)
+            }
+        }
+    }
+
+    static func event(app: String) -> [UInt8] {
+        Array(
+            Self.event.replacingOccurrences(of: #""type": "text","#, with: #""type": "text", "appID": "\#(app)","#).utf8
+        )
+    }
+
+    @Test func theMessagesAppIDPicksTheAPNsTopicAndFCMProjectItIsSentWith() throws {
+        let planner = CorePlanner(rules: .standard, apps: TwoApps())
+        let beta = try planner.plan(Self.event(app: "beta"), nowMillis: 1_795_953_600_000).get()
+        #expect(beta.devices.map(\.target.app) == ["com.example.beta", "beta-project", nil])
+        guard case .send(.apns, let apns) = beta.devices[0].decision,
+            case .send(.fcm, let fcm) = beta.devices[1].decision
+        else {
+            Issue.record("the beta app's devices were not sent")
+            return
+        }
+        #expect(apns.appID == "beta")
+        #expect(beta.appID == "beta")
+        #expect(apns.request.header("apns-topic") == "com.example.beta")
+        #expect(fcm.request.path == "/v1/projects/beta-project/messages:send")
+        let absent = try planner.plan(Array(Self.event.utf8), nowMillis: 1_795_953_600_000).get()
+        #expect(absent.devices.map(\.target.app) == ["com.example.chat", "demo-project", nil])
+        let empty = try planner.plan(Self.event(app: ""), nowMillis: 1_795_953_600_000).get()
+        #expect(empty.devices.map(\.target.app) == ["com.example.chat", "demo-project", nil])
+    }
+
+    @Test(arguments: [("broken", "app_misconfigured"), ("nobody", "unknown_app")])
+    func theSendsOfAnAppThatCannotSendAreRejectedAndItsSkipsStay(app: String, reason: String) throws {
+        let planner = CorePlanner(rules: .standard, apps: TwoApps())
+        let event = try planner.plan(Self.event(app: app), nowMillis: 1_795_953_600_000).get()
+        let decisions = event.devices.map { device -> String in
+            switch device.decision {
+            case .rejected(let why): "rejected \(why)"
+            case .skipped(let why): "skipped \(why)"
+            default: "other"
+            }
+        }
+        #expect(decisions == ["rejected \(reason)", "rejected \(reason)", "skipped muted"])
+        #expect(event.devices.map(\.target.app) == [nil, nil, nil])
+    }
 }

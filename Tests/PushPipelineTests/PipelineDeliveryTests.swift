@@ -40,6 +40,18 @@ import Testing
         #expect(harness.retryRecords().isEmpty)
     }
 
+    @Test func aDeviceRejectedBeforeSendingGetsARejectedReceiptWithItsReasonAndNoSend() async throws {
+        let harness = Harness()
+        harness.source.add([record("m1;noapp1,a", offset: 0)])
+        #expect(await harness.run(untilStored: 1))
+        #expect(harness.sender.sent == ["m1/a"])
+        #expect(harness.receiptStatuses() == ["u-noapp1": "rejected", "u-a": "delivered"])
+        let rejected = try #require(harness.receipts().first { $0["userId"] == .string("u-noapp1") })
+        #expect(rejected["reason"] == .string("unknown_app"))
+        #expect(rejected["attempts"] == .number("0"))
+        #expect(harness.retryRecords().isEmpty)
+    }
+
     @Test func receiptsHaveTheContractShape() async throws {
         let harness = Harness()
         harness.sender.script("m1/a", [.delivered(providerMessageId: "apns-1")])

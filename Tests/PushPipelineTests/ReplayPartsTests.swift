@@ -92,6 +92,7 @@ extension DeviceAction {
         case .send: "send"
         case .skipped(let reason): "skipped \(reason)"
         case .expired: "expired"
+        case .rejected(let reason): "rejected \(reason)"
         case .deadLetter(let reason, _): "dead letter \(reason)"
         }
     }

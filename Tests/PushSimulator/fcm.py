@@ -1,8 +1,8 @@
 """FCM HTTP v1 semantics for the push simulator: `POST /v1/projects/<project>/messages:send`.
 
 Requires `authorization: Bearer <token>` with an access token issued by oauth.py and still valid on the
-simulated clock (else 401 UNAUTHENTICATED); the project must be the service account's (else 403
-SENDER_ID_MISMATCH). The body must pass PushCore's FCM validator (Tests/PushCoreTests/Validators/
+simulated clock (else 401 UNAUTHENTICATED); the project must be that of the service account the token was
+issued to (else 403 SENDER_ID_MISMATCH). The body must pass PushCore's FCM validator (Tests/PushCoreTests/Validators/
 validate_requests.py: `{"message": {...}}` against Google's FCM v1 discovery document `fcm.v1.json` from the
 google-api-python-client wheel, one of token / topic / condition, at most 4000 bytes, no reserved data keys);
 the first violation is answered 400 INVALID_ARGUMENT with a `google.rpc.BadRequest` field violation. Unregistered tokens answer 404 UNREGISTERED. Success: `{"name": "projects/<p>/messages/<id>"}`.
@@ -11,7 +11,8 @@ Errors use Google's format with a `google.firebase.fcm.v1.FcmError` detail carry
 Control commands:
   fcm-unregister {"tokens": [...]}  → those registration tokens answer 404 UNREGISTERED
   fcm-reset {}                      → forgets unregistered tokens and counters
-  fcm-stats {}                      → {"accepted", "rejections": {errorCode or status: count}}
+  fcm-stats {}                      → {"accepted", "accepted_by_project": {project: count},
+                                       "rejections": {errorCode or status: count}}
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import oauth as oauth_module
 import simclock
 from server import Request, Response, Simulator
 
@@ -57,6 +57,7 @@ class FCM:
     def reset(self) -> None:
         self.unregistered: set[str] = set()
         self.accepted = 0
+        self.accepted_by_project: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
         self.next_id = 1
 
@@ -67,13 +68,14 @@ class FCM:
     async def send(self, request: Request) -> Response:
         oauth = self.simulator.state["oauth"]
         scheme, _, token = (request.header("authorization") or "").partition(" ")
-        if scheme != "Bearer" or not oauth.access_token_valid(token):
+        token_project = oauth.access_token_project(token) if scheme == "Bearer" else None
+        if token_project is None:
             return self.reject(
                 google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."),
                 "UNAUTHENTICATED",
             )
         project = request.match["project"]
-        if project != oauth_module.PROJECT_ID:
+        if project != token_project:
             return self.reject(
                 google_error(403, "PERMISSION_DENIED", "SenderId mismatch", "SENDER_ID_MISMATCH"), "SENDER_ID_MISMATCH"
             )
@@ -92,6 +94,7 @@ class FCM:
                 google_error(404, "NOT_FOUND", "Requested entity was not found.", "UNREGISTERED"), "UNREGISTERED"
             )
         self.accepted += 1
+        self.accepted_by_project[project] += 1
         message_id = f"0:{int(simclock.now(self.simulator) * 1000)}%{self.next_id:016x}"
         self.next_id += 1
         return Response.json(200, {"name": f"projects/{project}/messages/{message_id}"})
@@ -112,7 +115,11 @@ class FCM:
         return {"unregistered": len(self.unregistered)}
 
     def stats(self, arguments: dict) -> dict:
-        return {"accepted": self.accepted, "rejections": dict(self.rejections)}
+        return {
+            "accepted": self.accepted,
+            "accepted_by_project": dict(self.accepted_by_project),
+            "rejections": dict(self.rejections),
+        }
 
     def reset_command(self, arguments: dict) -> dict:
         self.reset()

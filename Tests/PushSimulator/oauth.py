@@ -1,13 +1,16 @@
 """Google's OAuth2 token endpoint for the push simulator: `POST /token` with the JWT-bearer grant (RFC 7523).
 
-The assertion must be RS256, signed by the simulator's test service account (its public key verifies it), with
-`iss` the account's e-mail, `aud` this endpoint's URL (the `token_uri` of the written service-account file), the firebase.messaging scope, and `iat` / `exp` valid on
+The assertion must be RS256, signed by one of the simulator's test service accounts (its public key verifies it),
+with `iss` that account's e-mail, `aud` this endpoint's URL (the `token_uri` of the written service-account file), the firebase.messaging scope, and `iat` / `exp` valid on
 the simulated clock (at most one hour apart). Answers `{"access_token", "expires_in", "token_type": "Bearer"}`;
 errors are `{"error": "invalid_grant" | "unsupported_grant_type" | "invalid_request", "error_description"}`.
+An access token belongs to its account's project: FCM accepts it for that project only.
 
 Control commands:
-  oauth-credentials {"token_uri": url}  → {"service_account_file", "project_id", "client_email"}: writes the
-                                          service-account JSON (fresh RSA key, temporary directory) for that URL
+  oauth-credentials {"token_uri": url, "project": id?}
+                                        → {"service_account_file", "project_id", "client_email"}: writes the
+                                          service-account JSON (fresh RSA key, temporary directory) for that URL;
+                                          with `project`, another account of that project (made at its first call)
   oauth-config {"expires_in": seconds}  → lifetime of tokens issued from now on (default 3599)
   oauth-revoke {}                       → every access token issued so far stops working (FCM answers 401)
   oauth-stats {}                        → {"token_requests", "tokens_issued", "rejections": {error: count}}
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import tempfile
 from collections import Counter
@@ -43,40 +47,53 @@ class Rejection(Exception):
         self.status = status
 
 
+class Account:
+    """One service account: its project, e-mail and RSA key."""
+
+    def __init__(self, project_id: str):
+        self.project_id = project_id
+        self.client_email = f"push-worker@{project_id}.iam.gserviceaccount.com"
+        self.private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.public_key = self.private_key.public_key()
+        self.key_id = secrets.token_hex(20)
+
+
 class OAuth:
     def __init__(self, simulator: Simulator, key_directory: str):
         self.simulator = simulator
         self.key_directory = key_directory
-        self.private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.public_key = self.private_key.public_key()
-        self.key_id = secrets.token_hex(20)
+        self.accounts: dict[str, Account] = {PROJECT_ID: Account(PROJECT_ID)}
         self.expires_in = 3599
         self.token_uri: str | None = None
-        self.tokens: dict[str, float] = {}
+        # access token → (expiry on the simulated clock, the project of the account it was issued to)
+        self.tokens: dict[str, tuple[float, str]] = {}
         self.token_requests = 0
         self.tokens_issued = 0
         self.rejections: Counter[str] = Counter()
 
-    def access_token_valid(self, token: str) -> bool:
-        """Whether `token` was issued here, is not revoked and not expired on the simulated clock."""
-        expires_at = self.tokens.get(token)
-        return expires_at is not None and simclock.now(self.simulator) < expires_at
+    def access_token_project(self, token: str) -> str | None:
+        """The project of `token` when it was issued here, is not revoked and not expired on the simulated clock."""
+        issued = self.tokens.get(token)
+        if issued is None or simclock.now(self.simulator) >= issued[0]:
+            return None
+        return issued[1]
 
     async def token(self, request: Request) -> Response:
         self.token_requests += 1
         try:
-            self.check(request)
+            account = self.check(request)
         except Rejection as rejection:
             self.rejections[rejection.error] += 1
             return Response.json(
                 rejection.status, {"error": rejection.error, "error_description": rejection.description}
             )
         access_token = "ya29.sim-" + secrets.token_urlsafe(32)
-        self.tokens[access_token] = simclock.now(self.simulator) + self.expires_in
+        self.tokens[access_token] = (simclock.now(self.simulator) + self.expires_in, account.project_id)
         self.tokens_issued += 1
         return Response.json(200, {"access_token": access_token, "expires_in": self.expires_in, "token_type": "Bearer"})
 
-    def check(self, request: Request) -> None:
+    def check(self, request: Request) -> Account:
+        """Checks the token request; the account whose assertion it carries."""
         content_type = (request.header("content-type") or "").split(";")[0].strip()
         if content_type != "application/x-www-form-urlencoded":
             raise Rejection("invalid_request", "content-type must be application/x-www-form-urlencoded")
@@ -91,13 +108,18 @@ class OAuth:
             raise Rejection("invalid_request", "exactly one assertion is required")
         try:
             header, claims, signing_input, signature = jwt_check.parse(assertions[0])
-            if header.get("alg") != "RS256":
-                raise jwt_check.InvalidToken("alg must be RS256")
-            jwt_check.verify(self.public_key, signing_input, signature)
         except jwt_check.InvalidToken as error:
             raise Rejection("invalid_grant", f"Invalid JWT Signature: {error}")
-        if claims.get("iss") != CLIENT_EMAIL:
-            raise Rejection("invalid_grant", "iss is not the service account")
+        issuer = claims.get("iss")
+        account = next((account for account in self.accounts.values() if account.client_email == issuer), None)
+        if account is None:
+            raise Rejection("invalid_grant", "iss is not a service account")
+        try:
+            if header.get("alg") != "RS256":
+                raise jwt_check.InvalidToken("alg must be RS256")
+            jwt_check.verify(account.public_key, signing_input, signature)
+        except jwt_check.InvalidToken as error:
+            raise Rejection("invalid_grant", f"Invalid JWT Signature: {error}")
         audience = claims.get("aud")
         if not isinstance(audience, str) or audience != (self.token_uri or audience) or not audience.endswith("/token"):
             raise Rejection("invalid_grant", "aud is not this token endpoint")
@@ -109,6 +131,7 @@ class OAuth:
         now = simclock.now(self.simulator)
         if expires_at - issued_at > 3600 or expires_at <= now or issued_at > now + 60:
             raise Rejection("invalid_grant", "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe")
+        return account
 
     # Control commands
 
@@ -116,19 +139,26 @@ class OAuth:
         token_uri = arguments.get("token_uri")
         if not isinstance(token_uri, str) or not token_uri.startswith("https://"):
             raise ValueError("token_uri must be an https URL")
+        project = arguments.get("project", PROJECT_ID)
+        if not isinstance(project, str) or not re.fullmatch(r"[a-z][a-z0-9-]{1,28}[a-z0-9]", project):
+            raise ValueError("project must be a Firebase project id")
         self.token_uri = token_uri
-        pem = self.private_key.private_bytes(
+        if project not in self.accounts:
+            self.accounts[project] = Account(project)
+        account = self.accounts[project]
+        pem = account.private_key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         ).decode()
-        account = {
-            "type": "service_account", "project_id": PROJECT_ID, "private_key_id": self.key_id,
-            "private_key": pem, "client_email": CLIENT_EMAIL, "client_id": "100000000000000000001",
+        document = {
+            "type": "service_account", "project_id": project, "private_key_id": account.key_id,
+            "private_key": pem, "client_email": account.client_email, "client_id": "100000000000000000001",
             "token_uri": token_uri,
         }
-        path = os.path.join(self.key_directory, "service-account.json")
+        name = "service-account.json" if project == PROJECT_ID else f"service-account-{project}.json"
+        path = os.path.join(self.key_directory, name)
         with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
-            json.dump(account, file)
-        return {"service_account_file": path, "project_id": PROJECT_ID, "client_email": CLIENT_EMAIL}
+            json.dump(document, file)
+        return {"service_account_file": path, "project_id": project, "client_email": account.client_email}
 
     def config(self, arguments: dict) -> dict:
         expires_in = arguments.get("expires_in", self.expires_in)

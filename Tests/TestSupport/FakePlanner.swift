@@ -3,7 +3,8 @@ import PushCore
 import PushPipeline
 
 /// Events as text: `messageId;device,device,…`. A device named `skip…` is skipped, `old…` expired,
-/// `big…` dead-lettered as too large, `unknown…` dead-lettered quoting its name, `f…` goes to FCM and any other to APNs; the request is the name.
+/// `big…` dead-lettered as too large, `unknown…` dead-lettered quoting its name, `noapp…`
+/// rejected as `unknown_app`, `f…` goes to FCM and any other to APNs; the request is the name.
 /// A value without `;` is undecodable. Narrowing keeps the chosen devices.
 public struct FakePlanner: EventPlanner {
     public init() {}
@@ -30,6 +31,8 @@ public struct FakePlanner: EventPlanner {
                     .expired
                 } else if name.hasPrefix("big") {
                     .deadLetter(reason: .payloadTooLarge, message: "does not fit")
+                } else if name.hasPrefix("noapp") {
+                    .rejected(reason: "unknown_app")
                 } else if name.hasPrefix("unknown") {
                     .deadLetter(reason: .unknownType, message: "no rule for type '\(name)'")
                 } else {

@@ -77,4 +77,31 @@ import Testing
                 && (error as? InvalidSetting)?.reason.hasPrefix("/dev/zero: is not a regular file") == true
         }
     }
+
+    /// A projected Secret volume as the kubelet writes it: `..<timestamp>/` holds the files, `..data` points at it,
+    /// and each top-level name points into `..data`; an update writes a new timestamped folder and swaps `..data`.
+    @Test func theAppFoldersOfASecretVolumeAreListedWithoutItsHiddenOnesAndFollowItsSymlinkSwap() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("apps-volume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        func writeVersion(_ name: String, settings: String) throws {
+            let folder = root.appendingPathComponent(name).appendingPathComponent("beta")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(settings.utf8).write(to: folder.appendingPathComponent("app.json"))
+            try Data("{}".utf8).write(to: folder.appendingPathComponent("fcm-service-account.json"))
+        }
+        try writeVersion("..2026_12_01_10_00_00.1", settings: "{}")
+        #expect(symlink("..2026_12_01_10_00_00.1", root.appendingPathComponent("..data").path) == 0)
+        #expect(symlink("..data/beta", root.appendingPathComponent("beta").path) == 0)
+        try Data().write(to: root.appendingPathComponent("not-a-folder"))
+        #expect(try files.folders(in: root.path) == ["beta"])
+        let before = AppFolderContents.read(root.appendingPathComponent("beta").path, files: files)
+
+        try writeVersion("..2026_12_01_10_05_00.2", settings: #"{"fcm": {}}"#)
+        #expect(symlink("..2026_12_01_10_05_00.2", root.appendingPathComponent("..data_tmp").path) == 0)
+        #expect(rename(root.appendingPathComponent("..data_tmp").path, root.appendingPathComponent("..data").path) == 0)
+        let after = AppFolderContents.read(root.appendingPathComponent("beta").path, files: files)
+        #expect(after != before)
+        #expect(after.files["app.json"] == .bytes(Array(#"{"fcm": {}}"#.utf8)))
+        #expect(throws: FileReadError.self) { try files.folders(in: root.appendingPathComponent("absent").path) }
+    }
 }

@@ -76,6 +76,7 @@ struct ExpectedOutcomes {
                     requests.append(Self.requestKey(path: send.request.path, body: send.request.body))
                 case .skipped: statuses[key] = ReceiptStatus.skipped.rawValue
                 case .expired: statuses[key] = ReceiptStatus.expired.rawValue
+                case .rejected: statuses[key] = ReceiptStatus.rejected.rawValue
                 case .deadLetter: statuses[key] = ReceiptStatus.deadLettered.rawValue
                 }
             }

@@ -16,6 +16,16 @@ struct MountedFiles: FileReading {
         guard let bytes = files[path] else { throw FileReadError(path: path, reason: "No such file or directory") }
         return bytes
     }
+
+    /// The folders the paths under `directory` name; a directory no path is under does not exist.
+    func folders(in directory: String) throws -> [String] {
+        let prefix = directory + "/"
+        let names = files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path in
+            path.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
+        }
+        guard !names.isEmpty else { throw FileReadError(path: directory, reason: "No such file or directory") }
+        return Set(names).sorted()
+    }
 }
 
 /// A credentials file variable: unset, set to a path that does not exist, or to a file holding a usable or a

@@ -159,6 +159,27 @@ import Testing
         }
     }
 
+    @Test func anAppsFolderAloneIsEnoughAndItsSettingsAreRead() throws {
+        let configuration = try WorkerConfiguration.load(environment: [
+            "PUSH_APPS_DIR": "/etc/push-apps", "PUSH_APPS_CHECK_MS": "1000", "PUSH_APPS_MAX_LIVE": "8",
+            "PUSH_APPS_IDLE_MS": "60000", "PUSH_APPS_METRICS_LABELS": "3", "APNS_URL": "https://apns.example/",
+        ])
+        #expect(configuration.apns == nil && configuration.fcm == nil)
+        let apps = try #require(configuration.apps)
+        #expect(apps.directory == "/etc/push-apps")
+        #expect(apps.checkInterval == .seconds(1))
+        #expect(apps.maximumLiveApps == 8)
+        #expect(apps.idleTimeout == .seconds(60))
+        #expect(apps.maximumLabelledApps == 3)
+        #expect(apps.defaultURLs == AppURLs(apns: "https://apns.example"))
+        #expect(try WorkerConfiguration.load(environment: Self.apnsOnly).apps == nil)
+        #expect {
+            try WorkerConfiguration.load(environment: ["PUSH_APPS_DIR": "/a", "PUSH_APPS_MAX_LIVE": "0"])
+        } throws: { error in
+            (error as? InvalidSetting)?.variable == "PUSH_APPS_MAX_LIVE"
+        }
+    }
+
     @Test func theEnvironmentWinsOverTheConfigFile() throws {
         let file = try EnvironmentFile.parse(
             """

@@ -75,4 +75,15 @@ import Testing
                 == "invalid FCM_SERVICE_ACCOUNT_FILE: cannot read /dev/zero: is not a regular file (a directory, FIFO, "
                 + "socket or device)")
     }
+
+    @Test func anAppsFolderThatCannotBeListedStopsTheStartNamingIt() throws {
+        let configuration = try WorkerConfiguration.load(environment: ["PUSH_APPS_DIR": "/apps"])
+        #expect {
+            try ProviderCredentials.load(for: configuration, files: MountedFiles(files: [:]))
+        } throws: { error in
+            (error as? InvalidSetting)?.variable == "PUSH_APPS_DIR"
+        }
+        let mounted = MountedFiles(files: ["/apps/alpha/app.json": Array("{".utf8)])
+        #expect(try ProviderCredentials.load(for: configuration, files: mounted).apnsSigningKey == nil)
+    }
 }

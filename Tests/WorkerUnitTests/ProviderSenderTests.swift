@@ -1,4 +1,9 @@
+import Essentials
+import HTTPTypes
+import Observability
+import Providers
 import PushCore
+import TestSupport
 import Testing
 
 @testable import PushPipeline
@@ -15,5 +20,61 @@ import Testing
         let sender = ProviderSender(apns: nil, fcm: nil)
         #expect(sender.configuredProviders.isEmpty)
         #expect(await sender.send(Self.send, to: provider) == .rejected(status: nil, reason: reason))
+    }
+}
+
+/// With `PUSH_APPS_DIR`, a send goes with its app's clients: its key signs, its hosts answer; a send of an app that
+/// cannot send is rejected with the refusal's code.
+@Suite struct AppSenderTests {
+    static let settings = #"""
+        {"apns": {"keyId": "KEY1234567", "teamId": "TEAM123456", "topic": "com.example.alpha",
+                  "url": "https://alpha.example"}}
+        """#
+
+    static func send(app: String) -> ProviderSend {
+        var send = ProviderSenderTests.send
+        send.appID = app
+        return send
+    }
+
+    @Test func eachAppsSendIsSignedWithItsKeyAndGoesToItsHostTheDefaultAppsWithTheDefaultClient() async throws {
+        let files = try AppFolderTests.folder("alpha", settings: Self.settings)
+        try AppFolderTests.add("broken", to: files, settings: "{")
+        let registry = MetricsRegistry()
+        let catalog = AppFolderTests.catalog(files, registry: registry)
+        catalog.refresh()
+        let transport = ScriptedTransport { _ in HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "x")]) }
+        let metrics = AppMetrics(registry: registry, labelLimit: 10)
+        let apps = AppSenders(
+            catalog: catalog, transport: transport, signers: APNsTokenSigners(), requestDeadline: .seconds(1),
+            maximumLiveApps: 4,
+            idleTimeout: .seconds(60), metrics: metrics, clock: ManualClock())
+        let sender = ProviderSender(apns: nil, fcm: nil, apps: apps)
+        #expect(sender.configuredProviders == PushProvider.allCases)
+
+        #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))
+        #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))
+        #expect(apps.liveApps == 1)
+        #expect(
+            await sender.send(Self.send(app: "alpha"), to: .fcm)
+                == .rejected(status: nil, reason: "FCM is not configured"))
+        #expect(
+            await sender.send(Self.send(app: "broken"), to: .apns)
+                == .rejected(status: nil, reason: "app_misconfigured"))
+        #expect(await sender.send(Self.send(app: "gamma"), to: .apns) == .rejected(status: nil, reason: "unknown_app"))
+        #expect(
+            await sender.send(Self.send(app: ""), to: .apns) == .rejected(status: nil, reason: "APNs is not configured")
+        )
+
+        let requests = transport.requests
+        #expect(requests.count == 2)
+        #expect(requests.allSatisfy { $0.url.hasPrefix("https://alpha.example/3/device/") })
+        let authorization = try #require(requests.first?.headers.first { $0.hasName("authorization") }?.value)
+        let header = try #require(authorization.split(separator: " ").last?.split(separator: ".").first)
+        #expect(JWTSegment.text(String(header))?.contains(#""kid":"KEY1234567""#) == true)
+        let text = registry.prometheusText()
+        #expect(text.contains(#"push_app_sends_total{app="alpha",provider="apns",status="delivered"} 2"#))
+        #expect(text.contains(#"push_app_sends_total{app="broken",provider="apns",status="app_misconfigured"} 1"#))
+        #expect(text.contains(#"push_app_sends_total{app="(default)",provider="apns",status="rejected"} 1"#))
     }
 }

@@ -22,6 +22,8 @@ final class MemoryFile: FileReading {
         guard let bytes = file.withLock({ $0?.bytes }) else { throw FileReadError(path: path, reason: "missing") }
         return bytes
     }
+
+    func folders(in directory: String) throws -> [String] { [] }
 }
 
 struct BadRules: Error, CustomStringConvertible {

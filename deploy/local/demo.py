@@ -27,7 +27,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 import demo_imkit
 import demo_ingress
 import demo_report
-from demo_traffic import (FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
+from demo_traffic import (APPS, FAULTS, RETRY_BUDGET_MS, TOPIC, UNREGISTERED_APNS, UNREGISTERED_FCM,
                           UNREGISTERED_SINCE_MS, Traffic, short)
 from processes import ROOT, Child, ProcessFailed, Simulator, start_dev_broker, start_worker
 
@@ -108,6 +108,27 @@ class Demo:
             self.control("POST", "/faults/rules", fault.rule)
             say(f"fault armed: {fault.description}")
         return settings
+
+    def prepare_apps(self) -> dict[str, str]:
+        """The folders of PUSH_APPS_DIR, one per app (the ingress scene's too) with its own APNs key and FCM service
+        account; returns the worker's setting."""
+        apps = self.directory / "apps"
+        token_uri = f"{self.simulator.base_url}/token"
+        for app in [*APPS, demo_ingress.APP]:
+            self.write_app(apps / app, self.control("POST", "/control/apns-credentials", {"app": app}),
+                           self.control("POST", "/control/oauth-credentials",
+                                        {"token_uri": token_uri, "project": f"{app.lower()}-project"}))
+        return {"PUSH_APPS_DIR": str(apps)}
+
+    @staticmethod
+    def write_app(folder: Path, apns: dict, fcm: dict) -> None:
+        folder.mkdir(parents=True)
+        settings = {"apns": {"keyId": apns["key_id"], "teamId": apns["team_id"], "topic": apns["topic"]}}
+        (folder / "app.json").write_text(json.dumps(settings))
+        shutil.copyfile(apns["key_file"], folder / "apns-key.p8")
+        shutil.copyfile(fcm["service_account_file"], folder / "fcm-service-account.json")
+        say(f"app {folder.name}: APNs key {apns['key_id']} (team {apns['team_id']}, topic {apns['topic']}) and FCM "
+            f"project {fcm['project_id']} in {folder}")
 
     def start_worker(self, servers: str, settings: dict[str, str]) -> Child:
         worker, self.metrics_port = start_worker(self.worker_binary, self.directory, {
@@ -190,7 +211,7 @@ class Demo:
         finally:
             self.children.clear()
             # The test keys and certificates go; the logs stay.
-            for secrets in [self.directory / "certs", *self.directory.glob("push-simulator-*")]:
+            for secrets in [self.directory / "certs", self.directory / "apps", *self.directory.glob("push-simulator-*")]:
                 shutil.rmtree(secrets, ignore_errors=True)
         return statuses
 
@@ -231,7 +252,7 @@ def main() -> int:
     try:
         servers = demo.start_broker()
         demo.start_simulator()
-        settings = demo.prepare_simulator()
+        settings = demo.prepare_simulator() | demo.prepare_apps()
         worker = demo.start_worker(servers, settings)
         demo.produce(servers, traffic)
         outputs = demo.collect(servers, traffic, worker)

@@ -64,8 +64,10 @@ def run(demo, servers: str) -> list[str]:
     for receipt in receipts:
         say(f"  receipt {receipt['type']:>9} {receipt['messageId'][:13]:<13} {receipt['userId']} "
             f"{receipt['platform']:<4} {receipt['status']}{' ' + receipt['reason'] if receipt['reason'] else ''}")
+    # The pushes only: an app's first FCM message also fetches its OAuth token (/token).
     for request in requests:
-        say(f"  simulator got {request['method']} {shorten(request['path'])}: {summary(request)}")
+        if request["path"].startswith("/3/device/") or request["path"].endswith("messages:send"):
+            say(f"  simulator got {request['method']} {shorten(request['path'])}: {summary(request)}")
     say(f"push-worker ingress stopped with SIGTERM: exit status {status}")
     problems = []
     if [answer for answer, _ in answers] != [200, 200, 401]:

@@ -4,13 +4,14 @@ and the worker's log, followed by the checks that make the demo pass or fail. De
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from demo_traffic import FALLBACK_BODIES, LANGUAGES_MESSAGE, POISON, Traffic, short
+from demo_traffic import APPS, FALLBACK_BODIES, LANGUAGES_MESSAGE, POISON, Traffic, short
 
 PLATFORMS = ("apns", "apns-voip", "fcm")
 STATUSES = ("delivered", "skipped", "invalid_token", "dead_lettered", "expired", "rejected")
@@ -31,13 +32,14 @@ def print_report(traffic: Traffic, outputs, requests: list[dict], metrics: str, 
     receipts = outputs.receipts()
     print_devices(traffic, receipts, requests)
     languages = print_languages(traffic, requests)
+    apps = print_apps(requests)
     dead_tokens = print_receipts(receipts, outputs.invalid_tokens())
     print_failure_records("Retry records on the retry tiers push.retry-<delay ms>", outputs.retries())
     print_failure_records("Dead letters on push.dlq", outputs.records["push.dlq"])
     print_metrics(metrics)
     print_log(log)
     print()
-    return check(traffic, receipts, outputs.records["push.dlq"], requests) + languages + dead_tokens + room_order_problems(
+    return check(traffic, receipts, outputs.records["push.dlq"], requests) + languages + apps + dead_tokens + room_order_problems(
         traffic, requests, outputs.retries())
 
 
@@ -177,6 +179,36 @@ def print_languages(traffic: Traffic, requests: list[dict]) -> list[str]:
 
 
 # Receipts
+
+def signing_key(request: dict) -> str | None:
+    """The `kid` of an APNs request's provider token."""
+    token = request["headers"].get("authorization", "").partition(" ")[2]
+    try:
+        segment = token.split(".")[0]
+        return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))).get("kid")
+    except (ValueError, AttributeError):
+        return None
+
+
+def print_apps(requests: list[dict]) -> list[str]:
+    """Which key signed each app's APNs pushes and which project its FCM messages went to; returns the apps
+    whose accepted pushes went with another app's credentials."""
+    heading("Apps of PUSH_APPS_DIR: which key signed, which project")
+    problems = []
+    keys = {request["headers"].get("apns-topic"): signing_key(request) for request in requests
+            if request["path"].startswith("/3/device/") and request["status"] == 200}
+    for app in APPS:
+        key = keys.get(f"com.example.{app}")
+        project = f"{app}-project"
+        sent = [request for request in requests if request["path"] == f"/v1/projects/{project}/messages:send"
+                and request["status"] == 200]
+        print(f"   {app:<8} APNs topic com.example.{app} signed by key {key or '—'};  FCM project "
+              f"{project if sent else '—'}")
+        if key is None or key == keys.get("com.example.chat") or not sent:
+            problems.append(f"app {app}: no APNs push signed with its own key or no FCM message to {project}")
+    print(f"   default  APNs topic com.example.chat signed by key {keys.get('com.example.chat') or '—'}")
+    return problems
+
 
 def print_receipts(receipts: list[dict], invalid_tokens: dict[str, dict]) -> list[str]:
     """Prints the receipts; returns the problems with dead tokens (a raw token in a receipt, a dead token missing

@@ -7,6 +7,8 @@ On top of that: u-4, whose two tokens the simulator calls unregistered, gets the
 is not a device token at all, gets the file message; and one record that is not JSON goes in between.
 One more image message (image-four-languages.json) goes to u-11 to u-14, whose apps run in Korean, Japanese,
 Traditional Chinese and English: each must get the fallback body in their own language.
+Two text messages of the apps alpha and beta (`appID`, folders of PUSH_APPS_DIR with their own APNs key and FCM
+project) go to u-21 and u-22: each must be signed with its app's key and sent to its app's project.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ FALLBACK_BODIES = {
     "zh-TW": "Alice 傳送了一張圖片",
     "en-US": "Alice sent a photo",
 }
+# The apps of PUSH_APPS_DIR (demo.py writes their folders): the simulator gives each its own APNs key and FCM
+# project `<app>-project`.
+APPS = ["alpha", "beta"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,16 @@ class Traffic:
         ]})
         by_type["file"]["recipients"].append(
             {"userId": "u-5", "badge": 1, "devices": [{"platform": "apns", "token": MALFORMED_TOKEN}]})
+        for number, app in enumerate(APPS, start=1):
+            self.events.append({
+                "id": f"m-20{number:02d}", "type": "text", "appID": app, "room": {"id": f"r-{app}"},
+                "sender": {"id": "u-1", "nickname": "Alice"}, "content": f"Hello from {app}",
+                "createdAt": rfc3339_now(),
+                "recipients": [{"userId": f"u-2{number}", "devices": [
+                    {"platform": "apns", "token": f"2{number}" * 32},
+                    {"platform": "fcm", "token": f"fcm-token-of-{app}"},
+                ]}],
+            })
 
     def records(self) -> list[tuple[str, bytes]]:
         """(key, value) of every record to produce, in order: the events, and the poison record among them."""

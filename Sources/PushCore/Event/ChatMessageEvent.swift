@@ -15,6 +15,9 @@ public struct ChatMessageEvent: Sendable {
     public var createdAt: Date?
     /// A body text the sender assembled itself (IMKIT v1's `alert`), used as given instead of the rule's body.
     public var alert: String? = nil
+    /// The app the message belongs to (`appID`): it selects the APNs key and FCM project. Empty when absent: the
+    /// default app.
+    public var appID: String = ""
     public var recipients: [Recipient]
     /// The forwarded message object (FCM `data.payload`, VoIP call data).
     public var payload: JSONValue?

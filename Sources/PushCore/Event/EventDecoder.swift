@@ -44,6 +44,7 @@ public struct EventDecoder: Sendable {
             target: try event.optionalObject("target").map { (target) throws(EventError) in try person(target) },
             createdAt: try createdAt(event, now: now),
             alert: try event.optionalString("alert", maxLength: nil),
+            appID: try event.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
             recipients: recipients,
             payload: event.value("payload").flatMap { $0 == .null ? nil : $0 },
             invalidDevices: invalidDevices,

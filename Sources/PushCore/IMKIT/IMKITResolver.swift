@@ -89,6 +89,7 @@ public struct IMKITResolver: Sendable {
             members.append(JSONMember("createdAt", .number(String(milliseconds))))
         }
         if let alert = message.assembled?.alert { members.append(JSONMember("alert", .string(alert))) }
+        if !message.appID.isEmpty { members.append(JSONMember("appID", .string(message.appID))) }
         members.append(JSONMember("recipients", .array(recipients)))
         members.append(JSONMember("payload", message.original))
         return .object(members)

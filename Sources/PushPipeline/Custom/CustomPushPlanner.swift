@@ -7,13 +7,16 @@ import PushCore
 /// (`ClientDevices`) and each device's request built from the payload (`CustomPushRequestBuilder`); every other
 /// record goes to `events` untouched.
 ///
+/// The push's `appID` picks the APNs topic and FCM project (`AppContexts`); the sends of an app that cannot send are
+/// `rejected` with the refusal's code.
+///
 /// A client's room mutes do not apply (a custom push belongs to no room); `notificationEnabled: false` does. The
 /// retry and dead-letter records of a custom push are the push with `recipients`: the devices resolved the first
 /// time, narrowed to those still to send, which are sent to as listed.
 public struct CustomPushPlanner: EventPlanner {
     let events: any EventPlanner<ProviderSend>
     let directory: any DeviceDirectory
-    let builder: CustomPushRequestBuilder
+    let apps: any AppContexts
     let decoder: CustomPushDecoder
     /// The most devices of one client that are pushed to (the event contract's limit per recipient).
     let maximumDevicesPerClient: Int
@@ -22,12 +25,12 @@ public struct CustomPushPlanner: EventPlanner {
     public static let defaultType = "custom"
 
     public init(
-        events: any EventPlanner<ProviderSend>, directory: any DeviceDirectory, context: ProviderContext,
+        events: any EventPlanner<ProviderSend>, directory: any DeviceDirectory, apps: any AppContexts,
         decoder: CustomPushDecoder = CustomPushDecoder()
     ) {
         self.events = events
         self.directory = directory
-        self.builder = CustomPushRequestBuilder(context: context)
+        self.apps = apps
         self.decoder = decoder
         self.maximumDevicesPerClient = decoder.limits.maximumDevicesPerRecipient
     }
@@ -48,6 +51,9 @@ public struct CustomPushPlanner: EventPlanner {
         }
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
         let targets = targets(of: push)
+        let standing = apps.standing(ofApp: push.appID)
+        let builder = CustomPushRequestBuilder(
+            context: standing.context ?? ProviderContext(apnsTopic: "", fcmProjectID: ""))
         let devices = targets.map { target in
             switch target.kind {
             case .unsent(let unsent):
@@ -59,11 +65,14 @@ public struct CustomPushPlanner: EventPlanner {
                     decision: .deadLetter(reason: error.reason, message: error.description))
             case .device(let device):
                 let outcome = builder.outcome(for: push, device: device, now: now)
+                let action = CorePlanner.action(for: outcome, token: device.token, appID: push.appID)
+                let refusal = standing.refusal
                 return PlannedDevice(
                     target: DeviceTarget(
                         userId: target.clientID, platform: device.platform.rawValue, token: device.token,
-                        tokenHash: SHA256.tokenHash(device.token), app: CorePlanner.app(of: outcome)),
-                    decision: CorePlanner.action(for: outcome, token: device.token))
+                        tokenHash: SHA256.tokenHash(device.token),
+                        app: refusal == nil ? CorePlanner.app(of: outcome) : nil),
+                    decision: refusal.map { action.refused($0) } ?? action)
             }
         }
         var planned = PlannedEvent(

@@ -96,7 +96,7 @@ public final class ObservabilityObserver: PipelineObserver {
                 state.withLock { $0.lastFailures[provider] = failure }
             }
             metrics.sendsInFlight.decrement()
-            sendCounter(provider, status: Self.status(of: outcome)).increment()
+            sendCounter(provider, status: outcome.metricStatus).increment()
             (sendLatencies[provider] ?? metrics.sendLatency(provider: provider.rawValue)).observe(latencyMillis / 1000)
             if case .retry = outcome { metrics.retries(provider: provider.rawValue).increment() }
         case .receipt(let status):
@@ -241,11 +241,11 @@ public final class ObservabilityObserver: PipelineObserver {
         }
         var metadata = context.metadata
         metadata["push.reason"] = .string(reason)
-        metadata["push.outcome"] = .string(Self.status(of: outcome))
+        metadata["push.outcome"] = .string(outcome.metricStatus)
         if let status { metadata["http.status"] = .init(status) }
         if case .retry(_, _, let after?) = outcome { metadata["push.retry_after_ms"] = .init(after.wholeMilliseconds) }
         limited(
-            level, message, key: "send:\(Self.status(of: outcome)):\(context.provider?.rawValue ?? ""):\(reason)",
+            level, message, key: "send:\(outcome.metricStatus):\(context.provider?.rawValue ?? ""):\(reason)",
             metadata: metadata)
     }
 
@@ -294,16 +294,6 @@ public final class ObservabilityObserver: PipelineObserver {
         let counter = metrics.receipts(status: status.rawValue)
         counters.withLock { $0.receipts[status] = counter }
         return counter
-    }
-
-    private static func status(of outcome: DeliveryOutcome) -> String {
-        switch outcome {
-        case .delivered: ReceiptStatus.delivered.rawValue
-        case .invalidToken: ReceiptStatus.invalidToken.rawValue
-        case .rejected: ReceiptStatus.rejected.rawValue
-        case .retry: "retry"
-        case .credentials: "credentials"
-        }
     }
 
     private static func list(_ partitions: [TopicPartition]) -> String {

@@ -248,3 +248,16 @@ public struct PushMetrics: Sendable {
             labels: ["topic": topic, "reason": reason])
     }
 }
+
+extension DeliveryOutcome {
+    /// The `status` label of `push_sends_total` for this outcome (one of `PushMetrics.sendStatuses`).
+    public var metricStatus: String {
+        switch self {
+        case .delivered: ReceiptStatus.delivered.rawValue
+        case .invalidToken: ReceiptStatus.invalidToken.rawValue
+        case .rejected: ReceiptStatus.rejected.rawValue
+        case .retry: "retry"
+        case .credentials: "credentials"
+        }
+    }
+}

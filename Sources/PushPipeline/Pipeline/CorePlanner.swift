@@ -3,25 +3,48 @@ import Foundation
 import PushCore
 import Synchronization
 
-/// One provider request together with the device token it is for (APNs puts it in the URL).
+/// One provider request together with the device token it is for (APNs puts it in the URL) and the app whose
+/// credentials send it.
 public struct ProviderSend: Sendable {
     public var request: ProviderRequest
     public var deviceToken: String
+    /// The message's `appID`; empty for the default app.
+    public var appID: String = ""
+
+    public init(request: ProviderRequest, deviceToken: String, appID: String = "") {
+        self.request = request
+        self.deviceToken = deviceToken
+        self.appID = appID
+    }
 }
 
-/// The planner port over PushCore: decode, plan with the current rules table, narrow.
+/// The planner port over PushCore: decode, plan with the current rules table and the message's app, narrow.
 /// The rules table can be replaced while running (rules reload).
+///
+/// A message whose app cannot send (`AppStanding.refused`) is still planned, so skip rules and mutes keep their
+/// receipts; each of its sends becomes `rejected` with the refusal's code.
 public final class CorePlanner: EventPlanner {
     private let decoder: EventDecoder
+    private let apps: any AppContexts
     private let planner: Mutex<PushPlanner>
 
     /// `defaultLocale` is `PUSH_DEFAULT_LOCALE`: it stays in force when the rules table is replaced.
     public init(
-        rules: RulesTable, context: ProviderContext, defaultLocale: LanguageTag? = nil,
+        rules: RulesTable, apps: any AppContexts, defaultLocale: LanguageTag? = nil,
         decoder: EventDecoder = EventDecoder()
     ) {
         self.decoder = decoder
-        self.planner = Mutex(PushPlanner(rules: rules, context: context, defaultLocale: defaultLocale))
+        self.apps = apps
+        let unused = ProviderContext(apnsTopic: "", fcmProjectID: "")
+        self.planner = Mutex(PushPlanner(rules: rules, context: unused, defaultLocale: defaultLocale))
+    }
+
+    /// A planner of one app, `context`, for every message.
+    public convenience init(
+        rules: RulesTable, context: ProviderContext, defaultLocale: LanguageTag? = nil,
+        decoder: EventDecoder = EventDecoder()
+    ) {
+        self.init(rules: rules, apps: SingleApp(context), defaultLocale: defaultLocale, decoder: decoder)
     }
 
     /// Puts `rules` in force for every event planned from now on.
@@ -42,7 +65,11 @@ public final class CorePlanner: EventPlanner {
         } catch {
             return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
-        let decisions = planner.withLock { $0 }.plan(event, now: now)
+        var planner = planner.withLock { $0 }
+        let standing = apps.standing(ofApp: event.appID)
+        let refusal = standing.refusal
+        if let context = standing.context { planner.context = context }
+        let decisions = planner.plan(event, now: now)
         let devices = decisions.map { decision in
             // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names
             // what the event said.
@@ -51,16 +78,19 @@ public final class CorePlanner: EventPlanner {
             let platform = decision.device?.platform.rawValue ?? entry?["platform"]?.stringValue ?? "unknown"
             let target = DeviceTarget(
                 userId: decision.userID, platform: platform, token: token, tokenHash: SHA256.tokenHash(token),
-                app: Self.app(of: decision.outcome))
-            return PlannedDevice(target: target, decision: Self.action(for: decision.outcome, token: token))
+                app: refusal == nil ? Self.app(of: decision.outcome) : nil)
+            let action = Self.action(for: decision.outcome, token: token, appID: event.appID)
+            return PlannedDevice(target: target, decision: refusal.map { action.refused($0) } ?? action)
         }
         let addresses = decisions.map(\.address)
-        return .success(
-            PlannedEvent(
-                messageId: event.id, roomId: event.room.id, type: event.type,
-                eventTimeMillis: event.createdAtEpochMillis,
-                devices: devices,
-                narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) }))
+        var planned = PlannedEvent(
+            messageId: event.id, roomId: event.room.id, type: event.type,
+            eventTimeMillis: event.createdAtEpochMillis,
+            devices: devices,
+            narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) })
+        // A resolved IMKIT message's retry record carries its appID too: the guard's scope stays the app's.
+        planned.appID = event.appID
+        return .success(planned)
     }
 
     /// The APNs topic or FCM project a send goes to (`nil` when nothing is sent).
@@ -85,11 +115,14 @@ public final class CorePlanner: EventPlanner {
         return devices[address.device]
     }
 
-    static func action(for outcome: DeviceDecision.Outcome, token: String) -> DeviceAction<ProviderSend> {
+    /// The device action of a core decision; a send carries `appID`, whose credentials send it.
+    static func action(for outcome: DeviceDecision.Outcome, token: String, appID: String)
+        -> DeviceAction<ProviderSend>
+    {
         switch outcome {
         case .send(let request):
             let provider: PushProvider = request.platform == .fcm ? .fcm : .apns
-            return .send(provider, ProviderSend(request: request, deviceToken: token))
+            return .send(provider, ProviderSend(request: request, deviceToken: token, appID: appID))
         case .skipped(let reason):
             return .skipped(reason: reason)
         case .expired:

@@ -85,6 +85,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
                     .finished(
                         .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
                         tokenInvalidSinceMillis: nil))
+            case .rejected(let reason):
+                devices[index] = .done(
+                    .finished(.rejected, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
             case .deadLetter(let reason, let message):
                 let failure = DeliveryFailure(
                     reason: reason, message: message, firstFailureMillis: clock.nowMillis())

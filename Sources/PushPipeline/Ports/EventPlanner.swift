@@ -35,6 +35,9 @@ public enum DeviceAction<Request: Sendable>: Sendable {
     case skipped(reason: SkipReason)
     /// Older than its rule's time to live: not sent.
     case expired
+    /// Refused before sending, for good: the message's app cannot send (`AppRefusal`); `reason` goes into the
+    /// `rejected` receipt.
+    case rejected(reason: String)
     /// Cannot be sent (e.g. `payload_too_large`, `unknown_type`): dead-lettered with this reason code.
     case deadLetter(reason: DeadLetterReason, message: String)
 }

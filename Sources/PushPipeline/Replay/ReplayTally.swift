@@ -24,7 +24,7 @@ public final class ReplayTally: PipelineObserver {
                 switch device.decision {
                 case .send: summary.sends += 1
                 case .skipped(let reason): summary.skipped[reason.code, default: 0] += 1
-                case .expired, .deadLetter: break
+                case .expired, .rejected, .deadLetter: break
                 }
             }
         }

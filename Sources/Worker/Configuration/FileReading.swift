@@ -43,9 +43,12 @@ public protocol FileReading: Sendable {
     func stamp(of path: String) -> FileStamp?
     /// The bytes of the regular file at `path`, at most `kind.maximumBytes` of them; throws `FileReadError`.
     func contents(of path: String, kind: InputFileKind) throws -> [UInt8]
+    /// The names of the folders in `directory` (symlinks to folders included), without hidden ones such as a
+    /// Kubernetes volume's `..data`; throws `FileReadError` when `directory` cannot be listed.
+    func folders(in directory: String) throws -> [String]
 }
 
-/// Why a file could not be read, naming it.
+/// Why a file could not be read, or holds what cannot be used, naming it.
 public struct FileReadError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String

@@ -15,7 +15,7 @@ public struct ProviderCredentials: Sendable {
     /// FCM: the service account of `FCM_SERVICE_ACCOUNT_FILE`, its private key included.
     public var googleServiceAccount: Secret<GoogleServiceAccount>?
 
-    /// Reads and checks the credentials `configuration` names.
+    /// Reads and checks the credentials `configuration` names, and that `PUSH_APPS_DIR` can be listed.
     static func load(for configuration: WorkerConfiguration, files: some FileReading) throws(InvalidSetting) -> Self {
         var credentials = ProviderCredentials()
         switch configuration.apns?.credentials {
@@ -62,6 +62,14 @@ public struct ProviderCredentials: Sendable {
                 throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(error.reason)")
             }
             credentials.googleServiceAccount = Secret(account)
+        }
+        if let apps = configuration.apps {
+            // The app folders themselves are read by `AppCatalog`: a broken one refuses its app only.
+            do {
+                _ = try files.folders(in: apps.directory)
+            } catch {
+                throw InvalidSetting(variable: "PUSH_APPS_DIR", reason: "cannot list \(error)")
+            }
         }
         return credentials
     }

@@ -45,4 +45,22 @@ public struct SystemFileReading: FileReading {
         guard count <= kind.maximumBytes else { throw tooLarge }
         return Array(bytes[..<count])
     }
+
+    public func folders(in directory: String) throws -> [String] {
+        guard let stream = opendir(directory) else {
+            throw FileReadError(path: directory, reason: String(cString: strerror(errno)))
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard !name.hasPrefix(".") else { continue }
+            var info = stat()
+            guard stat("\(directory)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
 }

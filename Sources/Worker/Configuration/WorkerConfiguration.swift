@@ -50,6 +50,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var rulesCheckInterval: Duration
     public var apns: APNs?
     public var fcm: FCM?
+    /// The apps of `PUSH_APPS_DIR`, each with its own credentials; `nil` for one app per deployment.
+    public var apps: AppsConfiguration?
     /// Extra CA bundle to trust for provider connections.
     public var caFile: String?
     /// Which HTTP/2 transport carries the provider requests (`PUSH_HTTP_TRANSPORT`).
@@ -101,6 +103,11 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
             lines.append("apns: url=\(apns.url) sandbox=\(apns.sandboxURL) \(credentials) topic=\(apns.topic)")
         }
         if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
+        if let apps {
+            lines.append(
+                "apps: dir=\(apps.directory) checkMs=\(apps.checkInterval.wholeMilliseconds) maxLive=\(apps.maximumLiveApps) "
+                    + "idleMs=\(apps.idleTimeout.wholeMilliseconds)")
+        }
         if allowsInsecureHTTP { lines.append("insecure http: allowed (PUSH_ALLOW_INSECURE_HTTP)") }
         return lines.joined(separator: "\n")
     }
@@ -207,7 +214,8 @@ extension SettingReader {
         let allowsInsecureHTTP = try flag("PUSH_ALLOW_INSECURE_HTTP", default: false)
         let apns = try apnsSettings(allowsInsecureHTTP: allowsInsecureHTTP)
         let fcm = try fcmSettings(allowsInsecureHTTP: allowsInsecureHTTP)
-        guard apns != nil || fcm != nil else {
+        let apps = try appsConfiguration(allowsInsecureHTTP: allowsInsecureHTTP)
+        guard apns != nil || fcm != nil || apps != nil else {
             if let first = absentProviders.first {
                 throw InvalidSetting(
                     variable: first.variable,
@@ -216,7 +224,7 @@ extension SettingReader {
             throw InvalidSetting(
                 variable: "APNS_KEY_FILE",
                 reason: "no provider configured: set APNS_TOPIC with APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID "
-                    + "(or APNS_CERT_FILE and APNS_CERT_KEY_FILE), or FCM_SERVICE_ACCOUNT_FILE")
+                    + "(or APNS_CERT_FILE and APNS_CERT_KEY_FILE), or FCM_SERVICE_ACCOUNT_FILE, or PUSH_APPS_DIR")
         }
         var configuration = WorkerConfiguration(
             kafka: kafka, pipeline: pipeline, rulesFile: optional("PUSH_RULES_FILE"),
@@ -227,6 +235,7 @@ extension SettingReader {
             requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
             retryBase: retryBase, retryCap: retryCap)
         configuration.ignoredKafkaVariables = environmentKafka.ignored
+        configuration.apps = apps
         configuration.allowsInsecureHTTP = allowsInsecureHTTP
         configuration.invalidTokensLoadTimeout = try milliseconds(
             "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)

@@ -11,13 +11,16 @@ import PushPipeline
 struct Stages {
     let files: SystemFileReading
     let planner: CorePlanner
-    /// The default APNs topic and FCM project, for the requests built without a rule (custom pushes).
-    let context: ProviderContext
+    /// The APNs topic and FCM project of each app (the default's, and with `PUSH_APPS_DIR` each folder's), for the
+    /// requests built without a rule too (custom pushes).
+    let appContexts: any AppContexts
     /// The input records' limits, the same for every record kind.
     let eventLimits: EventLimits
     let rulesStamp: FileStamp?
     let sender: ProviderSender
     let producer: KafkaProducer
+    /// The apps of `PUSH_APPS_DIR` and their clients, when it is set.
+    let apps: (catalog: AppCatalog, senders: AppSenders, metrics: AppMetrics)?
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     let transports: [any HTTP2Transport]
 
@@ -34,7 +37,7 @@ struct Stages {
 
     init(
         configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
-        files: SystemFileReading, logger: Logger
+        files: SystemFileReading, logger: Logger, registry: MetricsRegistry = MetricsRegistry()
     ) async throws {
         self.files = files
         rulesStamp = rules.stamp
@@ -43,6 +46,8 @@ struct Stages {
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
         let transport = try configuration.httpTransport.make(transportConfiguration)
         var transports = [transport]
+        // The default app and the app folders share one provider token per APNs key.
+        let signers = APNsTokenSigners()
         var apnsClient: APNsClient?
         if let apns = configuration.apns {
             let apnsTransport = try APNsClient.transport(
@@ -51,7 +56,7 @@ struct Stages {
             if apnsTransport !== transport { transports.append(apnsTransport) }
             apnsClient = APNsClient(
                 apns, signingKey: credentials.apnsSigningKey, requestDeadline: configuration.requestTimeout,
-                transport: apnsTransport)
+                transport: apnsTransport, signers: signers)
         }
         self.transports = transports
         var fcmClient: FCMClient?
@@ -64,12 +69,32 @@ struct Stages {
         }
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
-        context = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        let context = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
         eventLimits = decoder.limits
+        if let settings = configuration.apps {
+            let metrics = AppMetrics(registry: registry, labelLimit: settings.maximumLabelledApps)
+            let catalog = AppCatalog(
+                configuration: settings, allowsInsecureHTTP: configuration.allowsInsecureHTTP,
+                defaultContext: context, files: files, metrics: metrics, logger: logger)
+            let changes = catalog.refresh()
+            AppsReloadService.log(changes, logger: logger)
+            metrics.count(changes)
+            apps = (
+                catalog,
+                AppSenders(
+                    catalog: catalog, transport: transport, signers: signers,
+                    requestDeadline: configuration.requestTimeout,
+                    maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
+                metrics
+            )
+        } else {
+            apps = nil
+        }
+        appContexts = apps?.catalog ?? SingleApp(context)
         planner = CorePlanner(
-            rules: rules.table, context: context,
+            rules: rules.table, apps: appContexts,
             defaultLocale: configuration.defaultLocale, decoder: decoder)
-        sender = ProviderSender(apns: apnsClient, fcm: fcmClient)
+        sender = ProviderSender(apns: apnsClient, fcm: fcmClient, apps: apps?.senders)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
@@ -82,13 +107,13 @@ extension APNsClient {
     /// `signingKey`, else certificate auth.
     fileprivate convenience init(
         _ settings: WorkerConfiguration.APNs, signingKey: Secret<APNsSigningKey>?, requestDeadline: Duration,
-        transport: any HTTP2Transport
+        transport: any HTTP2Transport, signers: APNsTokenSigners
     ) {
         self.init(
             configuration: APNsConfiguration(
                 authentication: signingKey.map { .token($0.revealed) } ?? .certificate, productionURL: settings.url,
                 sandboxURL: settings.sandboxURL, requestDeadline: requestDeadline),
-            transport: transport)
+            transport: transport, signers: signers)
     }
 
     /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client

@@ -32,12 +32,13 @@ public enum WorkerService {
                 metadata: ["kafka.ignored": .string(configuration.ignoredKafkaVariables.joined(separator: ","))])
         }
 
+        let registry = MetricsRegistry()
         let stages: Stages
         let source: KafkaRecordSource
         do {
             stages = try await Stages(
                 configuration: configuration, rules: settings.rules, credentials: settings.credentials,
-                files: SystemFileReading(), logger: logger)
+                files: SystemFileReading(), logger: logger, registry: registry)
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
             return WorkerExitCode.failure
@@ -54,7 +55,7 @@ public enum WorkerService {
             return WorkerExitCode.failure
         }
         return await serve(
-            stages, source: source, configuration: configuration, status: settings.status,
+            stages, source: source, configuration: configuration, status: settings.status, registry: registry,
             absentProviders: settings.absentProviders, logger: logger)
     }
 
@@ -77,9 +78,9 @@ public enum WorkerService {
     /// end of one of them.
     private static func serve(
         _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
-        status: HTTPServerConfiguration, absentProviders: [AbsentProvider], logger: Logger
+        status: HTTPServerConfiguration, registry: MetricsRegistry, absentProviders: [AbsentProvider],
+        logger: Logger
     ) async -> Int32 {
-        let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
         BuildInfo.register(
             in: registry, librdkafka: KafkaLibrary.version, libcurl: CurlLibrary.version,
@@ -132,7 +133,7 @@ public enum WorkerService {
         let invalidations = tokenInvalidationWatch(
             configuration.pipeline, metrics: metrics, providers: stages.sender.configuredProviders, clock: clock)
         let custom = CustomPushPlanner(
-            events: stages.planner, directory: registryTables.store, context: stages.context,
+            events: stages.planner, directory: registryTables.store, apps: stages.appContexts,
             decoder: CustomPushDecoder(limits: stages.eventLimits))
         // The skip outside the resolutions: it reads the message's app, which they set.
         let resolving = IMKITPlanner(events: custom, directory: registryTables.store)
@@ -186,6 +187,14 @@ public enum WorkerService {
                         path: path, interval: configuration.rulesCheckInterval, planner: stages.planner,
                         files: stages.files, initial: stages.rulesStamp, metrics: metrics, logger: logger, clock: clock)
                 ))
+        }
+        if let apps = stages.apps, let settings = configuration.apps {
+            services.append(
+                .init(
+                    "apps reloader",
+                    AppsReloadService(
+                        catalog: apps.catalog, senders: apps.senders, interval: settings.checkInterval,
+                        metrics: apps.metrics, logger: logger, clock: clock)))
         }
         if skipsInvalidTokens {
             let follower = InvalidTokenFollower(

@@ -70,7 +70,7 @@ public enum ReplayService {
         let invalidations = TokenInvalidationWatch(configuration.pipeline.invalidationGuard)
         let directory = try await registry(configuration)
         let custom = CustomPushPlanner(
-            events: stages.planner, directory: directory, context: stages.context,
+            events: stages.planner, directory: directory, apps: stages.appContexts,
             decoder: CustomPushDecoder(limits: stages.eventLimits))
         let resolving = IMKITPlanner(events: custom, directory: directory)
         let live: any EventPlanner<ProviderSend> =

@@ -1,0 +1,83 @@
+import Essentials
+import HTTPTypes
+import Providers
+import PushPipeline
+import Synchronization
+
+/// The APNs and FCM clients of one app: its provider tokens and OAuth tokens.
+struct AppClients: Sendable {
+    var apns: APNsClient?
+    var fcm: FCMClient?
+}
+
+/// The clients of the apps of `PUSH_APPS_DIR`, made from the catalog on an app's first send and dropped when idle
+/// or when its files change (`LiveApps`). Every app sends over one shared HTTP/2 transport, which keeps a
+/// connection per origin, so apps with other base URLs get their own connections and apps with the same share them;
+/// clients of one APNs key share its provider token (`APNsTokenSigners`).
+final class AppSenders: Sendable {
+    private let catalog: AppCatalog
+    private let transport: any HTTPTransport
+    private let signers: APNsTokenSigners
+    private let requestDeadline: Duration
+    private let clock: any WallClock
+    private let metrics: AppMetrics
+    private let live: Mutex<LiveApps<AppClients>>
+
+    init(
+        catalog: AppCatalog, transport: any HTTPTransport, signers: APNsTokenSigners, requestDeadline: Duration,
+        maximumLiveApps: Int,
+        idleTimeout: Duration, metrics: AppMetrics, clock: any WallClock = SystemWallClock()
+    ) {
+        self.metrics = metrics
+        self.catalog = catalog
+        self.transport = transport
+        self.signers = signers
+        self.requestDeadline = requestDeadline
+        self.clock = clock
+        live = Mutex(LiveApps(maximum: maximumLiveApps, idleMillis: idleTimeout.wholeMilliseconds))
+    }
+
+    /// The clients of `appID`, or why it cannot send.
+    func clients(ofApp appID: String) -> Result<AppClients, AppRefusal> {
+        switch catalog.entry(ofApp: appID) {
+        case nil: return .failure(.unknownApp)
+        case .broken?: return .failure(.misconfigured)
+        case .ready(let credentials, let generation)?:
+            let now = clock.nowMillis()
+            return .success(
+                live.withLock { live in
+                    live.value(for: appID, generation: generation, nowMillis: now) { make(credentials) }
+                })
+        }
+    }
+
+    /// Counts one send of `appID` (the default app's too) in `push_app_sends_total`.
+    func count(app appID: String, provider: PushProvider, status: String) {
+        metrics.sends(app: appID, provider: provider, status: status).increment()
+    }
+
+    /// How many apps have live clients.
+    var liveApps: Int { live.withLock { $0.count } }
+
+    /// Drops the clients of apps idle past the timeout.
+    func dropIdle() {
+        let now = clock.nowMillis()
+        _ = live.withLock { $0.dropIdle(nowMillis: now) }
+    }
+
+    private func make(_ credentials: AppCredentials) -> AppClients {
+        AppClients(
+            apns: credentials.apns.map { apns in
+                APNsClient(
+                    configuration: APNsConfiguration(
+                        authentication: .token(apns.signingKey.revealed), productionURL: apns.url,
+                        sandboxURL: apns.sandboxURL, requestDeadline: requestDeadline),
+                    transport: transport, clock: clock, signers: signers)
+            },
+            fcm: credentials.fcm.map { fcm in
+                FCMClient(
+                    configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: requestDeadline),
+                    serviceAccount: fcm.serviceAccount.revealed, transport: transport, clock: clock)
+            })
+    }
+}
