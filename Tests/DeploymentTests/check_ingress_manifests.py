@@ -6,7 +6,7 @@ Usage: python check_ingress_manifests.py DIRECTORY   (exit 0 when every check ho
 
 import sys
 
-from check_manifests import check_probes, load, run
+from check_manifests import check_probes, load, resources_by_kind, run
 
 KINDS = ["Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "HorizontalPodAutoscaler", "PodMonitor"]
 # Seconds after the Kafka timeout: a second of answer budget, the producer's 10 s flush, and margin.
@@ -21,17 +21,7 @@ def check(directory):
     failures = []
     documents = load(directory)
     kustomization = [doc for _, doc in documents if doc.get("kind") == "Kustomization"]
-    resources = [(name, doc) for name, doc in documents if doc.get("kind") != "Kustomization"]
-    by_kind = {}
-    for name, doc in resources:
-        by_kind.setdefault(doc.get("kind"), []).append(doc)
-        if "namespace" in doc.get("metadata", {}):
-            failures.append(f"{name}: sets metadata.namespace (the manifests are namespace-agnostic)")
-        if doc.get("kind") == "Secret":
-            failures.append(f"{name}: commits a Secret; the keys are created out of band")
-    for kind in KINDS:
-        if len(by_kind.get(kind, [])) != 1:
-            failures.append(f"expected one {kind}, found {len(by_kind.get(kind, []))}")
+    resources, by_kind = resources_by_kind(documents, KINDS, failures)
     listed = set(kustomization[0].get("resources", [])) if kustomization else set()
     for name, _ in resources:
         if name not in listed:

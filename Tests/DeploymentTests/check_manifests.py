@@ -79,9 +79,9 @@ def check_probes(container, ports, port):
     return failures
 
 
-def check(directory):
-    failures = []
-    documents = load(directory)
+def resources_by_kind(documents, kinds, failures):
+    """The documents but the Kustomization, as (name, document) pairs, and grouped by kind; appends to `failures`
+    what no folder of manifests may hold (a namespace, a Secret) and each of `kinds` not there exactly once."""
     resources = [(name, doc) for name, doc in documents if doc.get("kind") != "Kustomization"]
     by_kind = {}
     for name, doc in resources:
@@ -90,10 +90,17 @@ def check(directory):
             failures.append(f"{name}: sets metadata.namespace (the manifests are namespace-agnostic)")
         if doc.get("kind") == "Secret":
             failures.append(f"{name}: commits a Secret; secrets are created out of band")
-    for kind in ["ConfigMap", "Deployment", "PodDisruptionBudget", "ScaledObject", "NetworkPolicy", "PodMonitor",
-                 "PrometheusRule"]:
+    for kind in kinds:
         if len(by_kind.get(kind, [])) != 1:
             failures.append(f"expected one {kind}, found {len(by_kind.get(kind, []))}")
+    return resources, by_kind
+
+def check(directory):
+    failures = []
+    documents = load(directory)
+    resources, by_kind = resources_by_kind(
+        documents, ["ConfigMap", "Deployment", "PodDisruptionBudget", "ScaledObject", "NetworkPolicy", "PodMonitor",
+                    "PrometheusRule"], failures)
     if failures:
         return failures
 
