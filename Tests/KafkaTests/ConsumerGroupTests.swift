@@ -1,3 +1,4 @@
+import IntegrationSupport
 import Kafka
 import KafkaTypes
 import TestSupport
@@ -133,7 +134,7 @@ struct ConsumerGroupTests {
         #expect(state.revocations > 0)
         #expect(!state.storedOnRevoke.isEmpty)
         let committed = try await members[2].consumer.committedOffsets(of: partitions)
-        withKnownIssue(Self.refusedCommit, isIntermittent: true) {
+        withKnownIssue(MockClusterRefusedCommit.comment, isIntermittent: true) {
             for (partition, offset) in state.storedOnRevoke {
                 #expect(committed[partition] ?? -1 >= offset, "\(partition): committed \(committed[partition] ?? -1)")
             }
@@ -173,7 +174,7 @@ struct ConsumerGroupTests {
         let committed = try await second.consumer.committedOffsets(of: partitions)
         // The new owner started where the revoke handler stored: nothing of those partitions came again.
         let redelivered = await eventually(within: .seconds(2)) { !second.processed.value.isEmpty }
-        withKnownIssue(Self.refusedCommit, isIntermittent: true) {
+        withKnownIssue(MockClusterRefusedCommit.comment, isIntermittent: true) {
             for (partition, offset) in state.storedOnRevoke {
                 #expect(committed[partition] == offset, "\(partition); errors: \(state.errors)")
             }
@@ -185,15 +186,8 @@ struct ConsumerGroupTests {
         await second.stop()
     }
 
-    static let refusedCommit: Comment = """
-        the mock cluster refused the revoke-time commit: a member's late SyncGroup made it rebalance again \
-        while the revoking member still owned its partitions (docs/kafka.md, "librdkafka 2.0.2")
-        """
-
-    /// Whether the mock cluster answered a revoke-time commit `REBALANCE_IN_PROGRESS`, as a real broker does not:
-    /// its group completes a generation at the leader's SyncGroup and answers a later one `INVALID_REQUEST`, so the
-    /// slower member rejoins and the group is joining again while the revoke commits.
+    /// Whether a member was told that the mock cluster refused a revoke-time commit (`MockClusterRefusedCommit`).
     static func mockRefusedARevokeCommit(_ state: Ownership) -> Bool {
-        state.errors.contains { $0.contains("REBALANCE_IN_PROGRESS") && $0.contains("revoked partitions") }
+        state.errors.contains(where: MockClusterRefusedCommit.isReported)
     }
 }

@@ -76,15 +76,13 @@ import Testing
                 + "lost \(produced - receipts.distinct), duplicates \(receipts.duplicates) (bound \(bound))")
         #expect(exits == [0, 0], "the leaving workers' exit statuses")
         #expect(receipts.distinct == produced)
-        // The mock cluster's own rebalance race (docs/kafka.md): a revoke-time commit it refused leaves a partition to
-        // be read again from its previous commit, which a plain consumer would repeat as well.
+        // A revoke-time commit the mock cluster refused leaves partitions to be read again from their previous commit,
+        // which a plain consumer would repeat as well.
         let refusedRevokeCommit = ([run.worker] + joined).contains {
-            $0.stderr.text.contains("REBALANCE_IN_PROGRESS") && $0.stderr.text.contains("revoked partitions")
+            MockClusterRefusedCommit.isReported(in: $0.stderr.text)
         }
         print("revoke-time commit refused by the mock cluster: \(refusedRevokeCommit)")
-        withKnownIssue(
-            "the mock cluster refused a revoke-time commit (docs/kafka.md, \"librdkafka 2.0.2\")", isIntermittent: true
-        ) {
+        withKnownIssue(MockClusterRefusedCommit.comment, isIntermittent: true) {
             #expect(receipts.duplicates <= bound)
         } when: {
             refusedRevokeCommit
