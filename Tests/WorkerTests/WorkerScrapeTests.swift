@@ -81,11 +81,7 @@ import Testing
         // A broker nobody listens on: the worker starts (librdkafka connects lazily) and nothing can move a counter
         // (no assignment, no commit, no record) before the scrape, however slow the machine.
         let run = try await EndToEnd(workerEnvironment: ["KAFKA_BOOTSTRAP_SERVERS": "127.0.0.1:1"])
-        let started = await eventually(within: .seconds(30), every: .milliseconds(50)) {
-            Self.statusPort(in: run.worker.stderr.text) != nil
-        }
-        let port = try #require(
-            started ? Self.statusPort(in: run.worker.stderr.text) : nil, "\(run.worker.stderr.text)")
+        let port = try await Self.statusPort(of: run)
         let scrape = try Self.get(port: port, "/metrics").body
         _ = await run.stop()
 
@@ -117,11 +113,7 @@ import Testing
             ]
             .map { ($0, "") })
         let run = try await EndToEnd(workerEnvironment: withoutAPNs)
-        let started = await eventually(within: .seconds(30), every: .milliseconds(200)) {
-            Self.statusPort(in: run.worker.stderr.text) != nil
-        }
-        let port = try #require(
-            started ? Self.statusPort(in: run.worker.stderr.text) : nil, "\(run.worker.stderr.text)")
+        let port = try await Self.statusPort(of: run)
         let readiness = try await Self.readiness(port: port)
         #expect(readiness.status == 200, "\(readiness.body)")
         let scrape = try Self.get(port: port, "/metrics").body
@@ -180,6 +172,14 @@ import Testing
     }
 
     /// The port from the worker's `status endpoints listening` log line.
+    /// The status port `run`'s worker logs once it has started, waiting up to 30 s for the line.
+    static func statusPort(of run: EndToEnd) async throws -> Int {
+        _ = await eventually(within: .seconds(30), every: .milliseconds(50)) {
+            statusPort(in: run.worker.stderr.text) != nil
+        }
+        return try #require(statusPort(in: run.worker.stderr.text), "\(run.worker.stderr.text.suffix(2000))")
+    }
+
     static func statusPort(in log: String) -> Int? {
         guard let range = log.range(of: #""http.port":\d+"#, options: .regularExpression) else { return nil }
         return Int(log[range].split(separator: ":").last ?? "")
