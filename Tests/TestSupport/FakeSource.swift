@@ -24,7 +24,12 @@ public final class FakeSource: RecordSource {
         public var revoking: Set<TopicPartition> = []
         /// Every `finishRevoke`, in order.
         public var finishedRevokes: [[TopicPartition]] = []
+        /// Commits that passed.
         public var commits = 0
+        /// How many commits from now on the group refuses for a rebalance in progress (`Int.max`: every one).
+        public var commitRefusals = 0
+        /// Commits refused so far.
+        public var refusedCommits = 0
         public var closed = false
         /// Calls of `poll`.
         public var polls = 0
@@ -127,7 +132,18 @@ public final class FakeSource: RecordSource {
         }
     }
 
-    public func commit() async throws { state.withLock { $0.commits += 1 } }
+    public func commit() async throws {
+        let refused = state.withLock { state in
+            guard state.commitRefusals > 0 else {
+                state.commits += 1
+                return false
+            }
+            state.commitRefusals -= 1
+            state.refusedCommits += 1
+            return true
+        }
+        if refused { throw CommitRefusedDuringRebalance("REBALANCE_IN_PROGRESS") }
+    }
 
     public func close() async { state.withLock { $0.closed = true } }
 }

@@ -87,19 +87,23 @@ import Testing
     /// Whether the workers together own every partition any worker was ever assigned (input and retry topics), with
     /// at least the input topic's two, by their logs so far.
     static func allPartitionsOwned(by workers: [ChildProcess]) -> Bool {
+        let timelines = workers.map { partitions(of: $0) }
+        let owned = timelines.reduce(into: Set<String>()) { $0.formUnion($1.owned) }
+        let seen = timelines.reduce(into: Set<String>()) { $0.formUnion($1.seen) }
+        return owned.count >= 2 && owned == seen
+    }
+
+    /// The partitions `worker` owns by its log so far, and every partition it was ever assigned.
+    static func partitions(of worker: ChildProcess) -> (owned: Set<String>, seen: Set<String>) {
+        var timeline: [(Date, Bool, [String])] = []
+        timeline += events("partitions assigned", in: worker.stderr.text).map { ($0.time, true, $0.partitions) }
+        timeline += events("partitions revoked", in: worker.stderr.text).map { ($0.time, false, $0.partitions) }
         var owned: Set<String> = []
         var seen: Set<String> = []
-        for worker in workers {
-            var timeline: [(Date, Bool, [String])] = []
-            timeline += events("partitions assigned", in: worker.stderr.text).map { ($0.time, true, $0.partitions) }
-            timeline += events("partitions revoked", in: worker.stderr.text).map { ($0.time, false, $0.partitions) }
-            var mine: Set<String> = []
-            for (_, assigned, partitions) in timeline.sorted(by: { $0.0 < $1.0 }) {
-                if assigned { mine.formUnion(partitions) } else { mine.subtract(partitions) }
-                seen.formUnion(partitions)
-            }
-            owned.formUnion(mine)
+        for (_, assigned, partitions) in timeline.sorted(by: { $0.0 < $1.0 }) {
+            if assigned { owned.formUnion(partitions) } else { owned.subtract(partitions) }
+            seen.formUnion(partitions)
         }
-        return owned.count >= 2 && owned == seen
+        return (owned, seen)
     }
 }

@@ -105,8 +105,10 @@ import Testing
             }
             return .joining(deadline: now + .seconds(60))
         case .joining(let deadline):
+            // Settled once each joining worker owns partitions: a cooperative rebalance first hands a joining
+            // member an empty assignment, and the partitions others give up only in the round after.
             let settled =
-                joined.allSatisfy { !RollingRestartTests.events("partitions assigned", in: $0.stderr.text).isEmpty }
+                joined.allSatisfy { !RollingRestartTests.partitions(of: $0).owned.isEmpty }
                 && RollingRestartTests.allPartitionsOwned(by: [run.worker] + joined)
             guard settled || now >= deadline else { return phase }
             if !settled { Issue.record("the two workers did not join within 60 s") }

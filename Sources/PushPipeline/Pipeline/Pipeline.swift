@@ -270,13 +270,30 @@ public actor Pipeline<Request: Sendable> {
         let unfinished = core.inFlight
         for task in tasks.values { task.cancel() }
         await sink.flush(timeout: .seconds(10))
-        do {
-            try await source.commit()
-        } catch {
-            observer.observe(.commitFailed(String(describing: error)))
-        }
+        await commitStoredOffsets()
         await source.close()
         observer.observe(.shutdownFinished(unfinished: unfinished))
         return .shutDown(unfinished: unfinished)
+    }
+
+    /// Commits the stored offsets. While the group refuses the commit for a rebalance (workers scaled in together:
+    /// one leaving starts a rebalance the others' final commits run into), it is tried again after each poll, which
+    /// lets the consumer take part in the rebalance (records polled now are not admitted), for up to
+    /// `finalCommitRetryWindow`: a commit given up makes the next owner send the finished records again.
+    private func commitStoredOffsets() async {
+        let deadline = clock.nowMicros() + settings.finalCommitRetryWindow.wholeMilliseconds * 1000
+        while true {
+            do {
+                try await source.commit()
+                return
+            } catch let refusal as CommitRefusedDuringRebalance where clock.nowMicros() < deadline {
+                observer.observe(.commitRefusedDuringRebalance(refusal.description))
+                await pollOnce()
+                try? await clock.sleep(for: settings.pollTimeout)
+            } catch {
+                observer.observe(.commitFailed(String(describing: error)))
+                return
+            }
+        }
     }
 }

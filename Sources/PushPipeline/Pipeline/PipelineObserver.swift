@@ -44,6 +44,8 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A failure header of a retry-topic record was not believed (not a number, out of range).
     case headerIgnored(TopicPartition, offset: Int64, header: String, String)
     case storeFailed(TopicPartition, String)
+    /// The final commit was refused for a rebalance in progress; it is tried again after polls serve the rebalance.
+    case commitRefusedDuringRebalance(String)
     case commitFailed(String)
     case stalled(sinceMillis: Int64)
     case shutdownStarted(inFlight: Int)

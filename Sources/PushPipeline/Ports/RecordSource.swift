@@ -24,6 +24,16 @@ public struct SourcePoll: Sendable {
     }
 }
 
+/// A commit the group refused because it is rebalancing (another member joining or leaving): once the consumer has
+/// taken part in the rebalance, which polling serves, the same commit can pass.
+public struct CommitRefusedDuringRebalance: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
 /// Where records come from: a Kafka consumer in a group, with manual offset storing.
 public protocol RecordSource: Sendable {
     /// Up to `maxRecords` records and the assignment changes since the last poll, waiting at most `timeout` for
@@ -40,7 +50,8 @@ public protocol RecordSource: Sendable {
     /// Commits the stored offsets of `partitions` (revoking, see `SourceEvent.revoking`) and waits for the
     /// broker's answer, then gives the partitions up. Called once per revoking partition.
     func finishRevoke(_ partitions: [TopicPartition]) async throws
-    /// Commits the stored offsets now and waits for the broker's answer.
+    /// Commits the stored offsets now and waits for the broker's answer; throws `CommitRefusedDuringRebalance` when
+    /// the group refused it for a rebalance in progress, keeping the offsets for the next commit.
     func commit() async throws
     /// Leaves the group and releases the consumer.
     func close() async

@@ -71,7 +71,11 @@ public final class KafkaRecordSource: RecordSource {
     }
 
     public func commit() async throws {
-        try await consumer.commit()
+        do {
+            try await consumer.commit()
+        } catch let error where [.rebalanceInProgress, .illegalGeneration].contains(error.code) {
+            throw CommitRefusedDuringRebalance(String(describing: error))
+        }
     }
 
     public func close() async {
