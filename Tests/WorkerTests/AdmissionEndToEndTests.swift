@@ -41,7 +41,7 @@ import Testing
         }
         // The fresh messages come once the worker holds waiting records.
         let port = try await WorkerScrapeTests.statusPort(of: run)
-        let holding = try await eventually(within: .seconds(20), every: .milliseconds(200)) {
+        let holding = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
             (Self.sample("push_records_waiting_due", in: try WorkerScrapeTests.get(port: port, "/metrics").body) ?? 0)
                 >= 1
         }
@@ -51,11 +51,11 @@ import Testing
         for index in 0..<20 {
             try await run.produce(EndToEnd.event(index, device: 0, rooms: 5), key: "r-\(index % 5)")
         }
-        let receipts = try await run.read(["push.receipts"], within: .seconds(30)) { ReceiptCount($0).distinct >= 20 }
+        let receipts = try await run.read(["push.receipts"], within: .seconds(120)) { ReceiptCount($0).distinct >= 20 }
         let elapsed = ContinuousClock.now - started
         // Lag comes with librdkafka's statistics (every 5 s).
         var scrape = ""
-        _ = try await eventually(within: .seconds(20), every: .milliseconds(500)) {
+        _ = try await eventually(within: .seconds(60), every: .milliseconds(500)) {
             scrape = try WorkerScrapeTests.get(port: port, "/metrics").body
             return Self.lag(of: "push.retry-600000", in: scrape) >= 1_990
                 && Self.lag(of: "push.retry-3600000", in: scrape) >= 1_990
@@ -64,7 +64,8 @@ import Testing
         #expect(await run.stop() == 0)
 
         #expect(ReceiptCount(receipts).distinct == 20)
-        #expect(elapsed < .seconds(15), "\(elapsed)")
+        // Held back, they would wait for the first due time, 9 minutes away.
+        #expect(elapsed < .seconds(60), "\(elapsed)")
         #expect(requests.filter(\.isPush).allSatisfy { $0.messageId?.hasPrefix("m-") ?? false })
         let held = Self.sample("push_records_waiting_due", in: scrape)
         #expect(held.map { $0 >= 1 && $0 <= Double(2 * run.partitions) } == true, "\(held as Double?)")
@@ -86,7 +87,7 @@ import Testing
             try await run.produce(braces, key: "r-braces")
         }
         #expect(ReceiptCount(receipts).distinct == 51)
-        #expect(elapsed < .seconds(8), "\(elapsed)")
+        #expect(elapsed < .seconds(25), "\(elapsed)")
     }
 
     /// A message with more devices than the whole device budget does not wait for the units others hold: while
@@ -98,18 +99,18 @@ import Testing
             try await run.produce(ChatEvents.text(2, room: "r-big", devices: crowd), key: "r-big")
         }
         #expect(ReceiptCount(receipts).distinct == 80)
-        #expect(elapsed < .seconds(8), "\(elapsed)")
+        #expect(elapsed < .seconds(25), "\(elapsed)")
     }
 
     /// Starts a worker with a device budget of `budget`, writes a message in room r-slow to `devices` APNs devices
-    /// the simulator answers 503 (retried in process for 12 s), and once the first refusal came, `produce`s and
+    /// the simulator answers 503 (retried in process for 30 s), and once the first refusal came, `produce`s and
     /// writes 50 one-device messages in rooms of their own. Returns the receipts of `expected` sends, read as they
     /// came, and how long they took from `produce`; checks that the slow message had none by then.
     static func besideASlowRoom(
         devices: Int, budget: Int, expected: Int, produce: (EndToEnd) async throws -> Void
     ) async throws -> (receipts: [KafkaRecord], elapsed: Duration) {
         let run = try await EndToEnd(workerEnvironment: [
-            "PUSH_MAX_IN_FLIGHT_DEVICES": String(budget), "PUSH_RETRY_BUDGET_MS": "12000",
+            "PUSH_MAX_IN_FLIGHT_DEVICES": String(budget), "PUSH_RETRY_BUDGET_MS": "30000",
             "PUSH_RETRY_BASE_MS": "400", "PUSH_RETRY_CAP_MS": "400",
         ]) { simulator in
             try await simulator.addFaultRule(#"{"path": "^/3/device/dead", "times": 100000, "status": 503}"#)
@@ -124,7 +125,7 @@ import Testing
         let started = ContinuousClock.now
         try await produce(run)
         try await run.produce((3..<53).map { (key: "r-\($0)", value: EndToEnd.event($0, device: 0, rooms: 1_000)) })
-        let receipts = try await run.read(["push.receipts"], within: .seconds(30)) {
+        let receipts = try await run.read(["push.receipts"], within: .seconds(60)) {
             ReceiptCount($0).distinct >= expected
         }
         let elapsed = ContinuousClock.now - started
