@@ -2,13 +2,16 @@ import TestSupport
 import Testing
 
 /// The virtual clock the pipeline tests drive: it never moves by itself, and no cancellation strands a sleeper.
-@Suite struct TestClockTests {
+@Suite(.timeLimit(.minutes(1))) struct TestClockTests {
     @Test func aSleepEndsOnlyOnceTheClockIsAdvancedPastItsDeadline() async throws {
         let clock = TestClock()
+        let executor = TestExecutor()
         let before = clock.nowMillis()
-        let sleeping = Task { try await clock.sleep(for: .seconds(5)) }
-        #expect(await eventually { clock.sleeperCount == 1 })
+        let sleeping = Task(executorPreference: executor) { try await clock.sleep(for: .seconds(5)) }
+        await executor.settle()
+        #expect(clock.sleeperCount == 1)
         clock.advance(by: .seconds(4))
+        await executor.settle()
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .seconds(1))
         try await sleeping.value
@@ -25,5 +28,45 @@ import Testing
             await #expect(throws: CancellationError.self) { try await sleeping.value }
         }
         #expect(clock.sleeperCount == 0)
+    }
+
+    /// Many sleeps cancelled from other tasks while they start and register: every one ends with
+    /// `CancellationError` though the clock never moves (a cancellation lost in a gap would leave its sleep waiting
+    /// until the time limit).
+    @Test func sleepsCancelledConcurrentlyAllEndWithoutTheClockMoving() async {
+        let clock = TestClock()
+        let before = clock.nowMicros()
+        let sleeps = (0..<2_000).map { _ in Task { try await clock.sleep(for: .seconds(3_600)) } }
+        await withTaskGroup(of: Void.self) { group in
+            for sleep in sleeps { group.addTask { sleep.cancel() } }
+        }
+        var cancelled = 0
+        for sleep in sleeps {
+            do {
+                try await sleep.value
+            } catch is CancellationError {
+                cancelled += 1
+            } catch {}
+        }
+        #expect(cancelled == sleeps.count)
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.nowMicros() == before)
+    }
+
+    /// A sleep whose alarm is woken ends without the clock moving, woken before or after it registered.
+    @Test func aWokenAlarmEndsItsSleepAtOnce() async throws {
+        let clock = TestClock()
+        let executor = TestExecutor()
+        let early = clock.reserveAlarm()
+        clock.wake(early)
+        try await clock.sleep(for: .seconds(60), alarm: early)
+        let late = clock.reserveAlarm()
+        let sleeping = Task(executorPreference: executor) { try await clock.sleep(for: .seconds(60), alarm: late) }
+        await executor.settle()
+        #expect(clock.sleeperCount == 1)
+        clock.wake(late)
+        try await sleeping.value
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.untilNextDeadline == nil)
     }
 }
