@@ -39,7 +39,8 @@ import Testing
         await yielding { readiness.evaluate().passing }
         shutdown.request()
         #expect(!readiness.evaluate().passing)
-        await running.value
+        // An idle poll of the fake source ends at its timeout on the clock.
+        await clock.advance(by: .milliseconds(100), until: running)
         #expect(source.state.withLock { $0.closed && $0.commits == 1 })
     }
 
@@ -53,7 +54,7 @@ import Testing
             await Task.yield()
         }
         shutdown.request()
-        await running.value
+        await clock.advance(by: .milliseconds(100), until: running)
         #expect(!readiness.evaluate().passing)
         #expect(source.state.withLock { $0.closed })
     }
