@@ -65,17 +65,11 @@ struct Harness {
     }
 
     /// Settles (`settled`) and checks `condition`; while it does not hold, moves the clock to the earliest sleeper's
-    /// deadline and settles again: the pipeline's sleeps, retries, timers and polls run on the clock, and each move
-    /// happens only once everything that could happen before it did. False when nobody sleeps (nothing can happen
-    /// any more) or after `limit` of virtual time.
+    /// deadline and settles again (`TestExecutor.advancing`): the pipeline's sleeps, retries, timers and polls run on
+    /// the clock, and each move happens only once everything that could happen before it did. False when nobody
+    /// sleeps (nothing can happen any more) or after `limit` of virtual time.
     func advancing(within limit: Duration = .seconds(7_200), until condition: () -> Bool) async -> Bool {
-        let started = clock.nowMicros()
-        while true {
-            if await settled(condition) { return true }
-            guard let next = clock.untilNextDeadline, clock.nowMicros() - started < limit.wholeMilliseconds * 1000
-            else { return false }
-            clock.advance(by: max(next, .milliseconds(1)))
-        }
+        await executor.advancing(clock, within: limit, until: condition)
     }
 
     /// Runs the pipeline until the stored offset of `chat` partition 0 is `offset`, moving the clock on (see
