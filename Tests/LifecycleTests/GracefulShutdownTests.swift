@@ -57,7 +57,10 @@ import Testing
         let shutdown = GracefulShutdown()
         let cancelled = Mutex(false)
         async let working: Void = shutdown.cancelOnRequest {
-            while (try? await Task.sleep(for: .seconds(60))) != nil {}
+            // Waits, on no clock, until the work is cancelled: a stream nobody writes to ends then.
+            let (stream, continuation) = AsyncStream<Never>.makeStream()
+            for await _ in stream {}
+            withExtendedLifetime(continuation) {}
             cancelled.withLock { $0 = Task.isCancelled }
         }
         shutdown.request()

@@ -5,7 +5,7 @@ import Testing
 @testable import PushPipeline
 
 /// Which input headers reach a record's outputs, and how large those outputs can get.
-@Suite struct CarriedHeadersTests {
+@Suite(.timeLimit(.minutes(1))) struct CarriedHeadersTests {
     static let traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
     /// 350 KB of `x-replay-run-id` on an input record with 2,000 muted devices: every receipt copied the header,

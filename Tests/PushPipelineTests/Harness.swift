@@ -6,13 +6,20 @@ import Testing
 
 @testable import PushPipeline
 
-/// A pipeline over fakes, with helpers to feed records and read what came out.
+/// A pipeline over fakes, with helpers to feed records, drive the clock and read what came out.
+///
+/// The pipeline's tasks run on `executor`, which knows when every one of them waits for the test: `settled` waits
+/// for that point, and `advancing` moves the clock only there, to the next sleeper's deadline. No helper waits in
+/// real time.
 struct Harness {
     let clock = TestClock()
+    let executor = TestExecutor()
     let source: FakeSource
     let sink = FakeSink()
     let sender = FakeSender()
     let observer = RecordingObserver()
+    /// Whether the pipeline's `run` returned.
+    let finished = Shared(false)
     var settings = PipelineSettings(
         inputTopics: ["chat"], retryTiers: RetryTiers(base: "retry"), receiptsTopic: "receipts", deadLetterTopic: "dlq",
         group: "group-1",
@@ -30,55 +37,63 @@ struct Harness {
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner, sender: sender, retryPolicy: LinearDelays(),
             clock: clock,
-            observer: observer, settings: settings, invalidations: invalidations)
-        return (pipeline, Task { await pipeline.run() })
+            observer: observer, settings: settings, invalidations: invalidations, taskExecutor: executor)
+        let finished = finished
+        return (
+            pipeline,
+            Task(executorPreference: executor) {
+                let stop = await pipeline.run()
+                finished.update { $0 = true }
+                return stop
+            }
+        )
+    }
+
+    /// Lets the pipeline run until every one of its tasks waits for the test (the clock, a held send, records) or
+    /// ended, then whether `condition` holds. The clock does not move.
+    func settled(_ condition: () -> Bool = { true }) async -> Bool {
+        await executor.settle()
+        return condition()
     }
 
     /// Shuts the pipeline down and returns how it stopped, moving the clock on while it drains (its grace
     /// period runs on the clock).
     func stop(_ running: (Pipeline<String>, Task<PipelineStop, Never>)) async -> PipelineStop {
         running.0.shutdown()
-        let stopped = Shared(false)
-        let waiter = Task {
-            let stop = await running.1.value
-            stopped.update { $0 = true }
-            return stop
-        }
-        _ = await eventuallyAdvancing { stopped.value }
-        return await waiter.value
+        _ = await advancing { finished.value }
+        return await running.1.value
     }
 
-    /// Waits until `condition` holds (see `eventually`), moving the test clock forward after each check that failed:
-    /// the pipeline's sleeps, retries and timers run on it. Each move goes to the earliest sleeper's deadline, at least
-    /// `step` and at most ten of them, so the virtual time a test needs takes few checks, however slowly a loaded
-    /// machine runs them. False if it never held.
-    func eventuallyAdvancing(by step: Duration = .milliseconds(100), _ condition: () async -> Bool) async -> Bool {
-        await eventually {
-            if await condition() { return true }
-            clock.advance(by: min(max(clock.untilNextDeadline ?? step, step), step * 10))
-            return false
-        }
+    /// Settles (`settled`) and checks `condition`; while it does not hold, moves the clock to the earliest sleeper's
+    /// deadline and settles again (`TestExecutor.advancing`): the pipeline's sleeps, retries, timers and polls run on
+    /// the clock, and each move happens only once everything that could happen before it did. False when nobody
+    /// sleeps (nothing can happen any more) or after `limit` of virtual time.
+    func advancing(within limit: Duration = .seconds(7_200), until condition: () -> Bool) async -> Bool {
+        await executor.advancing(clock, within: limit, until: condition)
     }
 
     /// Runs the pipeline until the stored offset of `chat` partition 0 is `offset`, moving the clock on (see
-    /// `eventuallyAdvancing`), then shuts it down; whether the offset was reached.
+    /// `advancing`), then shuts it down; whether the offset was reached.
     func run(untilStored offset: Int64) async -> Bool {
         let running = start()
-        let reached = await eventuallyAdvancing { stored() == offset }
+        let reached = await advancing { stored() == offset }
         _ = await stop(running)
         return reached
     }
 
     /// Starts the pipeline on the one record `m0;a` and asks it to shut down while that send is held in
-    /// flight, then lets the send finish; how the pipeline stopped.
+    /// flight (the pipeline has begun its shutdown when the send is let go), then lets the send finish; how the
+    /// pipeline stopped.
     func shutDownDuringTheOnlySend() async -> PipelineStop {
         sender.hold("m0/a")
         source.add([record("m0;a", offset: 0)])
         let running = start()
-        #expect(await eventually { sender.sent.contains("m0/a") })
+        #expect(await settled { sender.sent.contains("m0/a") })
         running.0.shutdown()
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await advancing { observer.all.contains(.shutdownStarted(inFlight: 1)) })
+        #expect(!finished.value)
         sender.release("m0/a")
+        #expect(await advancing { finished.value })
         return await running.1.value
     }
 

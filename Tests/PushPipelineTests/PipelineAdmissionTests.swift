@@ -6,7 +6,7 @@ import Testing
 
 /// Admission nobody can hold hostage: retry records waiting for their due time and records bigger than the device
 /// budget never hold fresh events of other rooms. The test clock never moves here unless the test says so.
-@Suite struct PipelineAdmissionTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineAdmissionTests {
     /// The first stall: retry records due in 9 and 50 minutes filled the in-flight limit and paused every
     /// partition, and fresh chat events got no receipt.
     @Test func retryRecordsWaitingForAFarDueTimeHoldNoFreshEventBack() async {
@@ -25,10 +25,10 @@ import Testing
                 })
         }
         let running = harness.start()
-        #expect(await eventually { harness.source.snapshot.paused.count == 2 })
+        #expect(await harness.settled { harness.source.snapshot.paused.count == 2 })
         // Fresh events arrive once the retry records were consumed, as after a restart.
         harness.source.add((0..<3).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
-        #expect(await eventually { harness.stored() == 3 })
+        #expect(await harness.settled { harness.stored() == 3 })
         #expect(harness.receipts().count == 3)
         #expect(running.0.recordsWaitingForDueTime == 2)
         #expect(harness.observer.all.contains(.waitingForDueTime(2)))
@@ -52,11 +52,11 @@ import Testing
                     headers: [RecordHeader("x-retry-due", text: String(due)), RecordHeader("x-attempts", text: "1")])
             })
         let running = harness.start()
-        #expect(await eventually { running.0.recordsWaitingForDueTime == 1 })
+        #expect(await harness.settled { running.0.recordsWaitingForDueTime == 1 })
         #expect(harness.source.snapshot.seeks.contains { $0.0 == TopicPartition("retry-60000", 0) && $0.1 == 1 })
         #expect(harness.sender.sent.isEmpty)
         harness.clock.advance(by: .seconds(30))
-        #expect(await eventually { harness.stored("retry-60000", 0) == 5 })
+        #expect(await harness.settled { harness.stored("retry-60000", 0) == 5 })
         _ = await harness.stop(running)
         #expect(harness.sender.sent.sorted() == (0..<5).map { "r\($0)/a" })
     }
@@ -75,12 +75,12 @@ import Testing
         ])
         let running = harness.start()
         // m0 sleeps in its in-process retry (the clock does not move) holding one unit.
-        #expect(await eventually { harness.sender.sent.contains("m2/a") })
+        #expect(await harness.settled { harness.sender.sent.contains("m2/a") })
         #expect(harness.sender.sent.filter { $0.hasPrefix("m1/") }.count == 5)
         #expect(harness.sender.sent.filter { $0 == "m0/a" }.count == 1)
-        #expect(await eventually { harness.clock.sleeperCount > 0 })
+        #expect(await harness.settled { harness.clock.sleeperCount > 0 })
         harness.clock.advance(by: .seconds(5))
-        #expect(await eventually { harness.stored() == 3 })
+        #expect(await harness.settled { harness.stored() == 3 })
         _ = await harness.stop(running)
         #expect(harness.receipts().count == 7)
     }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PushPipeline
 
-@Suite struct PipelineDeliveryTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineDeliveryTests {
     @Test func writesOneReceiptPerDeviceThenStoresTheOffset() async {
         let harness = Harness()
         harness.source.add([record("m1;a,b", offset: 0), record("m2;fc", offset: 1, key: "room-b")])

@@ -6,7 +6,7 @@ import Testing
 /// The device budget (`maxInFlightDevices`): records are planned only once their devices fit beside those of
 /// unfinished records; one bigger than the whole budget takes it at once, and nothing else starts until it is done;
 /// room order and progress are kept.
-@Suite struct PipelineDeviceBudgetTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineDeviceBudgetTests {
     @Test func plansARecordOnlyOnceItsDevicesFitBesideTheUnfinishedOnes() async {
         var harness = Harness()
         harness.settings.maxInFlightDevices = 4
@@ -14,10 +14,10 @@ import Testing
         let running = await startHoldingM0(
             harness, planner, (0..<10).map { record("m\($0);a,b,c", offset: Int64($0), key: "room-\($0)") })
         // m0 holds 3 of the 4 units while its send is held: m1's 3 devices do not fit, so it waits unplanned.
-        #expect(await eventually { running.0.recordsWaitingForDevices > 0 })
+        #expect(await harness.settled { running.0.recordsWaitingForDevices > 0 })
         #expect(planner.planned == 3)
         harness.sender.release("m0/a")
-        #expect(await eventually { harness.stored() == 10 })
+        #expect(await harness.settled { harness.stored() == 10 })
         _ = await harness.stop(running)
         #expect(harness.receipts().count == 30)
         #expect(planner.mostUnfinished <= 4)
@@ -27,17 +27,13 @@ import Testing
         var harness = Harness()
         harness.settings.maxInFlightDevices = 2
         let planner = countingPlanner(harness)
-        let running = await startHoldingM0(
-            harness, planner,
-            [
-                record("m0;a", offset: 0, key: "room-a"),
-                record("m1;a,b,c,d,e", offset: 1, key: "room-b"),
-                record("m2;a", offset: 2, key: "room-b"),
-            ])
+        let running = await startHoldingM0(harness, planner, [record("m0;a", offset: 0, key: "room-a")])
+        // m0 is planned and holds its unit when the big record and the one behind it in its room arrive.
+        harness.source.add([record("m1;a,b,c,d,e", offset: 1, key: "room-b"), record("m2;a", offset: 2, key: "room-b")])
         // m1 does not wait for m0's unit: it is planned beside it and done; m2, behind it in its room, follows.
-        #expect(await eventually { planner.planned == 7 && harness.sender.sent.last == "m2/a" })
+        #expect(await harness.settled { planner.planned == 7 && harness.sender.sent.last == "m2/a" })
         harness.sender.release("m0/a")
-        #expect(await eventually { harness.stored() == 3 })
+        #expect(await harness.settled { harness.stored() == 3 })
         _ = await harness.stop(running)
         #expect(harness.sender.sent.last == "m2/a")
         #expect(harness.sender.sent.count == 7)
@@ -63,7 +59,7 @@ import Testing
         harness.sender.hold("m0/a")
         harness.source.add(records)
         let running = harness.start(planner: planner)
-        #expect(await eventually { harness.sender.sent.contains("m0/a") })
+        #expect(await harness.settled { harness.sender.sent.contains("m0/a") })
         return running
     }
 

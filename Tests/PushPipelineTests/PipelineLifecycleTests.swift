@@ -4,20 +4,25 @@ import Testing
 
 @testable import PushPipeline
 
-@Suite struct PipelineLifecycleTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineLifecycleTests {
     @Test func aRevokedPartitionIsDrainedAndStoredBeforeItIsLetGo() async {
         let harness = Harness()
         harness.sender.hold("m1/a")
         harness.source.add([record("m0;a", offset: 0, key: "room-0"), record("m1;a", offset: 1, key: "room-1")])
         let running = harness.start()
-        #expect(await eventually { harness.sender.sent.contains("m1/a") && harness.stored() == 1 })
+        #expect(await harness.settled { harness.sender.sent.contains("m1/a") && harness.stored() == 1 })
         harness.source.revokeOnNextPoll([TopicPartition("chat", 0)])
-        // The pipeline goes on polling while the revoke waits for the held send.
+        // The pipeline goes on polling while the revoke waits for the held send: each poll ends at its timeout.
+        #expect(await harness.settled { harness.source.snapshot.pendingEvents.isEmpty })
         let polls = harness.source.snapshot.polls
-        #expect(await eventually { harness.source.snapshot.polls > polls + 10 })
+        for _ in 0..<10 {
+            harness.clock.advance(by: harness.settings.pollTimeout)
+            _ = await harness.settled()
+        }
+        #expect(harness.source.snapshot.polls >= polls + 10)
         #expect(!harness.source.snapshot.revokeDone)
         harness.sender.release("m1/a")
-        #expect(await eventually { harness.source.snapshot.revokeDone })
+        #expect(await harness.settled { harness.source.snapshot.revokeDone })
         #expect(harness.stored() == 2)
         #expect(harness.observer.all.contains(.revoked([TopicPartition("chat", 0)], unfinished: 0)))
         _ = await harness.stop(running)
@@ -43,12 +48,17 @@ import Testing
         harness.source.state.withLock { $0.handsOutRevokingRecords = true }
         harness.source.add([record("m0;a", offset: 0)])
         let running = harness.start()
-        #expect(await eventually { harness.stored() == 1 })
+        #expect(await harness.settled { harness.stored() == 1 })
         harness.source.revokeOnNextPoll([TopicPartition("chat", 0)])
         harness.source.add([record("m1;a", offset: 1), record("m2;b", offset: 2, key: "room-b")])
-        #expect(await eventually { harness.source.snapshot.revokeDone })
+        #expect(await harness.settled { harness.source.snapshot.revokeDone })
+        // Polls after the revoke hand out nothing more.
         let polls = harness.source.snapshot.polls
-        #expect(await eventually { harness.source.snapshot.polls > polls + 10 })
+        for _ in 0..<10 {
+            harness.clock.advance(by: harness.settings.pollTimeout)
+            _ = await harness.settled()
+        }
+        #expect(harness.source.snapshot.polls >= polls + 10)
         _ = await harness.stop(running)
         #expect(harness.sender.sent == ["m0/a"])
         #expect(harness.stored() == 1)
@@ -61,10 +71,11 @@ import Testing
         // The partition comes back: offset 0 was never stored, so it comes again, after the abandoned send of its
         // room (room order holds across assignments).
         harness.source.assignAgain(TopicPartition("chat", 0), from: 0)
-        #expect(await eventually { harness.observer.all.filter { $0 == .polled(topic: "chat", count: 1) }.count == 2 })
+        #expect(
+            await harness.settled { harness.observer.all.filter { $0 == .polled(topic: "chat", count: 1) }.count == 2 })
         #expect(harness.sender.sent == ["m0/a"])
         harness.sender.release("m0/a")
-        #expect(await eventually { harness.sender.sent.count == 2 && harness.stored() == 1 })
+        #expect(await harness.settled { harness.sender.sent.count == 2 && harness.stored() == 1 })
         _ = await harness.stop(running)
         #expect(harness.stored() == 1)
         #expect(harness.receipts().count == 2)
@@ -86,7 +97,7 @@ import Testing
         harness.sender.hold("m1/a")
         harness.source.add([record("m0;a", offset: 0, key: "x"), record("m1;a", offset: 1, key: "y")])
         let running = harness.start()
-        #expect(await eventually { harness.sender.sent.contains("m1/a") && harness.stored() == 1 })
+        #expect(await harness.settled { harness.sender.sent.contains("m1/a") && harness.stored() == 1 })
         let started = harness.clock.nowMillis()
         let stop = await harness.stop(running)
         #expect(harness.clock.nowMillis() - started >= 2_000)
@@ -107,9 +118,11 @@ import Testing
     @Test func recordsArrivingAfterShutdownAreNotStored() async {
         let harness = Harness()
         let running = harness.start()
+        #expect(await harness.settled { harness.source.snapshot.isPollWaiting })
         running.0.shutdown()
         harness.source.add([record("m0;a", offset: 0)])
-        _ = await running.1.value
+        #expect(await harness.advancing { harness.finished.value })
+        #expect(await running.1.value == .shutDown(unfinished: 0))
         #expect(harness.stored() == nil)
     }
 }
@@ -121,9 +134,9 @@ extension Harness {
         sender.hold("m0/a")
         source.add([record("m0;a", offset: 0)])
         let running = start()
-        #expect(await eventually { sender.sent.contains("m0/a") })
+        #expect(await settled { sender.sent.contains("m0/a") })
         source.revokeOnNextPoll([TopicPartition("chat", 0)])
-        #expect(await eventuallyAdvancing { source.snapshot.revokeDone })
+        #expect(await advancing { source.snapshot.revokeDone })
         return running
     }
 }

@@ -3,14 +3,14 @@ import Testing
 
 @testable import PushPipeline
 
-@Suite struct PipelineOrderingTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineOrderingTests {
     @Test func aRoomsNextRecordWaitsForThePreviousFirstAttemptWhileOtherRoomsGoOn() async {
         let harness = Harness()
         let running = harness.startHoldingTheFirstOfThree(rooms: ["room-a", "room-a", "room-b"])
-        #expect(await eventually { harness.sender.sent.contains("m3/c") })
+        #expect(await harness.settled { harness.sender.sent.contains("m3/c") })
         #expect(!harness.sender.sent.contains("m2/b"))
         harness.sender.release("m1/a")
-        #expect(await eventually { harness.stored() == 3 })
+        #expect(await harness.settled { harness.stored() == 3 })
         _ = await harness.stop(running)
         let sent = harness.sender.sent
         #expect(sent.firstIndex(of: "m1/a")! < sent.firstIndex(of: "m2/b")!)
@@ -71,10 +71,10 @@ import Testing
     @Test func theWatermarkWaitsForAnUnfinishedEarlierRecord() async {
         let harness = Harness()
         let running = harness.startHoldingTheFirstOfThree(rooms: ["room-a", "room-b", "room-c"])
-        #expect(await eventually { harness.receipts().count == 2 })
+        #expect(await harness.settled { harness.receipts().count == 2 })
         #expect(harness.stored() == nil)
         harness.sender.release("m1/a")
-        #expect(await eventually { harness.stored() == 3 })
+        #expect(await harness.settled { harness.stored() == 3 })
         _ = await harness.stop(running)
     }
 
@@ -89,19 +89,24 @@ import Testing
         harness.source.add((0..<5).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
         harness.source.add([record("n0;a", offset: 0, partition: 1)])
         let running = harness.start()
-        #expect(await eventually { harness.sender.sent.count == 2 })
+        #expect(await harness.settled { harness.sender.sent.count == 2 })
         // The loop now waits for room, on the clock (its timer) or for a record to end: neither comes by itself.
-        #expect(await eventually { harness.observer.all.contains(.waitedForRoom) })
+        #expect(await harness.settled { harness.observer.all.contains(.waitedForRoom) })
+        #expect(harness.clock.sleeperCount > 0)
         let pollsAtTheLimit = harness.source.snapshot.polls
-        #expect(await eventually { harness.clock.sleeperCount > 0 })
+        // Short of `inFlightPauseDelay`, its timer ends wait after wait: no poll, no pause.
+        let short = harness.settings.inFlightPauseDelay - harness.settings.pollTimeout
+        #expect(await harness.advancing(within: short) { false } == false)
         #expect(harness.source.snapshot.paused.isEmpty)
         #expect(harness.source.snapshot.polls == pollsAtTheLimit)
-        harness.clock.advance(by: harness.settings.inFlightPauseDelay)
-        #expect(await eventually { harness.source.snapshot.paused.count == 2 })
+        #expect(harness.observer.all.filter { $0 == .waitedForRoom }.count > 1)
+        harness.clock.advance(by: harness.settings.pollTimeout)
+        #expect(await harness.settled { harness.source.snapshot.paused.count == 2 })
         #expect(harness.sender.sent.count == 2)
         harness.sender.release("m0/a")
         harness.sender.release("m1/a")
-        #expect(await eventually { harness.stored() == 5 && harness.stored("chat", 1) == 1 })
+        // Below the limit, the loop resumes the partitions at its next turn.
+        #expect(await harness.advancing { harness.stored() == 5 && harness.stored("chat", 1) == 1 })
         _ = await harness.stop(running)
         #expect(!harness.source.snapshot.resumeCalls.isEmpty)
     }

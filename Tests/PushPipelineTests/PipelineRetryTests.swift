@@ -4,7 +4,7 @@ import Testing
 
 @testable import PushPipeline
 
-@Suite struct PipelineRetryTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineRetryTests {
     @Test func retriesInProcessHonouringRetryAfterWithinTheBudget() async {
         let harness = Harness()
         harness.sender.script(
@@ -56,10 +56,10 @@ import Testing
         harness.source.add([record("m1;a", offset: 0, topic: "retry-60000", headers: headers)])
         harness.source.add([record("m2;b", offset: 0)])
         let running = harness.start()
-        #expect(await eventually { harness.source.snapshot.paused == [TopicPartition("retry-60000", 0)] })
-        #expect(await eventually { harness.stored() == 1 })
+        #expect(await harness.settled { harness.source.snapshot.paused == [TopicPartition("retry-60000", 0)] })
+        #expect(await harness.settled { harness.stored() == 1 })
         #expect(!harness.sender.sent.contains("m1/a"))
-        #expect(await harness.eventuallyAdvancing { harness.stored("retry-60000", 0) == 1 })
+        #expect(await harness.advancing { harness.stored("retry-60000", 0) == 1 })
         _ = await harness.stop(running)
         #expect(harness.clock.nowMillis() >= due)
         let receipt = harness.receipts().first { $0["messageId"] == .string("m1") }
@@ -79,7 +79,7 @@ import Testing
         harness.source.add([record("m1;a", offset: 0, key: "room-a"), record("m2;b", offset: 1, key: "room-b")])
         let started = harness.clock.nowMillis()
         let running = harness.start()
-        #expect(await eventually { harness.stored() == 2 })
+        #expect(await harness.settled { harness.stored() == 2 })
         let retries = harness.retryRecords()
         #expect(Set(retries.map(\.topic)) == ["retry-600000", "retry-1000"])
         // Consumed back as a group consumer would: each retry record from its own tier's partition 0.
@@ -89,11 +89,11 @@ import Testing
                     retry.text, offset: 0, key: String(decoding: retry.key ?? [], as: UTF8.self), topic: retry.topic,
                     headers: retry.headers)
             })
-        #expect(await harness.eventuallyAdvancing { harness.sender.sent.filter { $0 == "m2/b" }.count == 2 })
+        #expect(await harness.advancing { harness.sender.sent.filter { $0 == "m2/b" }.count == 2 })
         #expect(harness.clock.nowMillis() - started < 600_000)
         #expect(harness.sender.sent.filter { $0 == "m1/a" }.count == 1)
         #expect(harness.source.snapshot.paused.contains(TopicPartition("retry-600000", 0)))
-        #expect(await harness.eventuallyAdvancing(by: .seconds(1)) { harness.stored("retry-600000", 0) == 1 })
+        #expect(await harness.advancing { harness.stored("retry-600000", 0) == 1 })
         _ = await harness.stop(running)
         #expect(harness.clock.nowMillis() - started >= 600_000)
         #expect(harness.receiptStatuses() == ["u-a": "delivered", "u-b": "delivered"])
@@ -108,7 +108,7 @@ import Testing
         ]
         harness.source.add([record("m1;a", offset: 0, topic: "retry-3600000", headers: headers)])
         let running = harness.start()
-        #expect(await eventually { harness.stored("retry-3600000", 0) == 1 })
+        #expect(await harness.settled { harness.stored("retry-3600000", 0) == 1 })
         _ = await harness.stop(running)
         #expect(harness.sender.sent.isEmpty)
         let moved = harness.retryRecords()
@@ -134,7 +134,7 @@ import Testing
         harness.source.add([record("m1;a", offset: 0, topic: "retry-3600000", headers: headers)])
         harness.source.add([record("m2;b", offset: 0, headers: headers)])
         let running = harness.start()
-        #expect(await eventually { harness.stored("retry-3600000", 0) == 1 && harness.stored() == 1 })
+        #expect(await harness.settled { harness.stored("retry-3600000", 0) == 1 && harness.stored() == 1 })
         _ = await harness.stop(running)
         #expect(harness.sender.sent == ["m2/b"])
         let moved = harness.retryRecords()
@@ -169,7 +169,7 @@ import Testing
         ]
         harness.source.add([record("m1;a", offset: 0, key: "room-q", topic: "retry-1000", headers: headers)])
         let running = harness.start()
-        #expect(await eventually { harness.stored("retry-1000", 0) == 1 })
+        #expect(await harness.settled { harness.stored("retry-1000", 0) == 1 })
         _ = await harness.stop(running)
         #expect(harness.sender.sent == ["m1/a"])
         let deadLetter = harness.sink.records(on: "dlq")
@@ -193,14 +193,15 @@ import Testing
         harness.sender.answerEverything(with: .retry(status: 503, reason: "ServiceUnavailable", after: nil))
         harness.source.add((0..<6).map { record("m\($0);a", offset: Int64($0), key: "room-\($0)") })
         let running = harness.start()
-        #expect(await eventually { harness.observer.all.contains(.breakerOpened(.apns)) })
-        #expect(await eventually { !harness.source.snapshot.paused.isEmpty })
+        #expect(await harness.settled { harness.observer.all.contains(.breakerOpened(.apns)) })
+        // The run loop pauses at its next turn, when its poll ends.
+        #expect(await harness.advancing { !harness.source.snapshot.paused.isEmpty })
         let probesBefore = harness.sender.sent.count
-        #expect(await harness.eventuallyAdvancing { harness.sender.sent.count > probesBefore + 2 })
+        #expect(await harness.advancing { harness.sender.sent.count > probesBefore + 2 })
         #expect(harness.retryRecords().isEmpty)
         #expect(harness.sink.records(on: "dlq").isEmpty)
         harness.sender.answerEverything(with: .delivered(providerMessageId: "ok"))
-        #expect(await harness.eventuallyAdvancing { harness.stored() == 6 })
+        #expect(await harness.advancing { harness.stored() == 6 })
         #expect(harness.observer.all.contains(.breakerClosed(.apns)))
         _ = await harness.stop(running)
         #expect(harness.receipts().count == 6)
@@ -214,7 +215,7 @@ import Testing
         harness.sender.answerEverything(with: .retry(status: 429, reason: "TooManyProviderTokenUpdates", after: nil))
         harness.source.add((0..<6).map { record("m\($0);a", offset: Int64($0), key: "room-\($0 % 2)") })
         let running = harness.start()
-        #expect(await eventually { harness.observer.all.contains(.breakerOpened(.apns)) })
+        #expect(await harness.settled { harness.observer.all.contains(.breakerOpened(.apns)) })
         let sentBefore = harness.sender.sent.count
         #expect(await harness.stop(running) == .shutDown(unfinished: 0))
         #expect(harness.stored() == 6)

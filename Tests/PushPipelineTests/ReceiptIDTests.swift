@@ -5,7 +5,7 @@ import Testing
 
 /// `receiptId`: the same on every copy of one attempt's receipt, another one for a new attempt, a replay run or
 /// another device send.
-@Suite struct ReceiptIDTests {
+@Suite(.timeLimit(.minutes(1))) struct ReceiptIDTests {
     static let device = DeviceTarget(userId: "u-1", platform: "apns", token: "raw", tokenHash: "sha256:aa")
 
     static func receipt(

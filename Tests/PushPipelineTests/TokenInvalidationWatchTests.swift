@@ -7,7 +7,7 @@ import Testing
 
 /// The guard wired into the pipeline: suspect "invalid token" answers write no invalid-token record (so no tombstone
 /// follows), their receipts say `"suspect": true`, and known dead tokens are sent to again while suspect.
-@Suite struct TokenInvalidationWatchTests {
+@Suite(.timeLimit(.minutes(1))) struct TokenInvalidationWatchTests {
     /// A pipeline whose guard trips at 4 sends of one app to one provider, half of them "invalid token".
     static func harness() -> Harness {
         var harness = Harness()

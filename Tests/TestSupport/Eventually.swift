@@ -2,6 +2,9 @@
 /// real time for at most `limit`; false if it never did. Callers `#expect` the answer, so a condition that never
 /// holds fails the test.
 ///
+/// For the integration layer, where processes and sockets run in real time: a unit test waits for nothing in real
+/// time, it settles a `TestExecutor` and drives a `TestClock` (`TestExecutor.advancing`).
+///
 /// The default limit is long: the whole suite runs on two cores, where CPU-heavy suites of other targets can hold
 /// both threads of the cooperative pool for many seconds, and a liveness wait must not turn that into a failure (a
 /// condition that never holds still fails, only later).

@@ -7,6 +7,10 @@ import Synchronization
 /// A consumer over in-memory partitions: a partition is assigned by the poll before its first records, paused
 /// partitions deliver nothing, a seek rewinds a partition, stored offsets and pause/resume calls are recorded, and
 /// rebalances are played when the test asks. It never moves the clock: the test drives time.
+///
+/// A poll with nothing to hand out waits, like a consumer's, up to its timeout on the test clock: until the test
+/// adds records, plays a rebalance, the pipeline resumes or seeks a partition, the clock reaches the timeout or the
+/// task is cancelled; then it returns empty. It neither spins nor sleeps in real time.
 public final class FakeSource: RecordSource {
     public struct State {
         /// Every record added, per partition, and the index of the next one to hand out.
@@ -36,6 +40,10 @@ public final class FakeSource: RecordSource {
         /// Whether polls hand out records of partitions that are revoking (as a source must not: the pipeline
         /// drops them).
         public var handsOutRevokingRecords = false
+        /// The alarm of the poll waiting with nothing to hand out, if one waits.
+        fileprivate var idlePoll: TestClock.Alarm?
+        /// Whether a poll waits with nothing to hand out.
+        public var isPollWaiting: Bool { idlePoll != nil }
 
         /// Whether every revoke asked for was finished.
         public var revokeDone: Bool { revoking.isEmpty && !finishedRevokes.isEmpty }
@@ -47,14 +55,24 @@ public final class FakeSource: RecordSource {
     public init(clock: TestClock) { self.clock = clock }
 
     public func add(_ records: [InputRecord]) {
-        state.withLock { state in
+        changed { state in
             for record in records { state.logs[record.topicPartition, default: []].append(record) }
         }
     }
 
+    /// Changes the state in a way that may give a poll something to hand out: a waiting poll returns.
+    private func changed(_ change: (inout State) -> Void) {
+        let idle = state.withLock { state in
+            change(&state)
+            defer { state.idlePoll = nil }
+            return state.idlePoll
+        }
+        if let idle { clock.wake(idle) }
+    }
+
     /// The next poll hands out `revoking` for `partitions` (before its records).
     public func revokeOnNextPoll(_ partitions: [TopicPartition]) {
-        state.withLock { state in
+        changed { state in
             state.pendingEvents.append(.revoking(partitions))
             state.revoking.formUnion(partitions)
         }
@@ -62,7 +80,7 @@ public final class FakeSource: RecordSource {
 
     /// The next poll hands out `assigned` for `partition` again, from `offset` on (what the group committed).
     public func assignAgain(_ partition: TopicPartition, from offset: Int64) {
-        state.withLock { state in
+        changed { state in
             state.assigned.insert(partition)
             state.pendingEvents.append(.assigned([partition]))
             state.positions[partition] = state.logs[partition]?.firstIndex { $0.offset >= offset } ?? 0
@@ -72,7 +90,7 @@ public final class FakeSource: RecordSource {
     public var snapshot: State { state.withLock { $0 } }
 
     public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
-        let polled = state.withLock { state -> SourcePoll in
+        let (polled, idle) = state.withLock { state -> (SourcePoll, TestClock.Alarm?) in
             state.polls += 1
             // Like a group consumer: a partition is assigned before any of its records arrive.
             let new = Set(state.logs.keys).subtracting(state.assigned).subtracting(state.finishedRevokes.joined())
@@ -90,10 +108,19 @@ public final class FakeSource: RecordSource {
                 batch += log[from..<(from + take)]
                 state.positions[partition] = from + take
             }
-            return SourcePoll(events: events, records: batch)
+            guard events.isEmpty, batch.isEmpty else { return (SourcePoll(events: events, records: batch), nil) }
+            // Reserved under this lock: a change after this point wakes the wait (`changed`).
+            let idle = clock.reserveAlarm()
+            state.idlePoll = idle
+            return (SourcePoll(events: [], records: []), idle)
         }
-        // Real time, only to keep an idle pipeline from spinning: the test clock does not move.
-        if polled.records.isEmpty && polled.events.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        if let idle {
+            // Cancelled, it returns empty too, as a consumer's poll does not throw for that.
+            try? await clock.sleep(for: timeout, alarm: idle)
+            state.withLock { state in
+                if state.idlePoll == idle { state.idlePoll = nil }
+            }
+        }
         return polled
     }
 
@@ -109,14 +136,14 @@ public final class FakeSource: RecordSource {
     }
 
     public func resume(_ partitions: [TopicPartition]) throws {
-        state.withLock { state in
+        changed { state in
             state.paused.subtract(partitions)
             state.resumeCalls.append(partitions)
         }
     }
 
     public func seek(_ partition: TopicPartition, to offset: Int64) throws {
-        state.withLock { state in
+        changed { state in
             state.seeks.append((partition, offset))
             let log = state.logs[partition] ?? []
             state.positions[partition] = log.firstIndex { $0.offset >= offset } ?? log.count

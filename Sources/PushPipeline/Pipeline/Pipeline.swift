@@ -31,6 +31,8 @@ public actor Pipeline<Request: Sendable> {
     private let settings: PipelineSettings
     private let stopFlag = StopFlag()
     private let lastPoll: Atomic<Int64>
+    /// The executor the tasks the pipeline starts prefer; `nil`: the global one.
+    private let taskExecutor: (any TaskExecutor)?
 
     /// Every decision: partitions, lanes, admission, waiting retry records, pauses, revokes.
     private var core: PipelineCore {
@@ -51,11 +53,13 @@ public actor Pipeline<Request: Sendable> {
     private var nextRoomWait = 0
 
     /// `invalidations` is the token-invalidation guard every provider answer is counted in (`nil`: every "invalid
-    /// token" answer is acted on).
+    /// token" answer is acted on). `taskExecutor` is the executor the record tasks and timers the pipeline starts
+    /// prefer (`nil`: the global one); a test passes one it watches, to know when every task is suspended.
     public init(
         source: any RecordSource, sink: any RecordSink, planner: any EventPlanner<Request>,
         sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WallClock,
-        observer: any PipelineObserver, settings: PipelineSettings, invalidations: TokenInvalidationWatch? = nil
+        observer: any PipelineObserver, settings: PipelineSettings, invalidations: TokenInvalidationWatch? = nil,
+        taskExecutor: (any TaskExecutor)? = nil
     ) {
         let breakers = ProviderBreakers(
             threshold: settings.providerFailureThreshold, probeInterval: settings.probeInterval)
@@ -82,6 +86,7 @@ public actor Pipeline<Request: Sendable> {
         self.settings = settings
         self.core = PipelineCore(settings: settings)
         self.lastPoll = Atomic(clock.nowMicros())
+        self.taskExecutor = taskExecutor
     }
 
     /// Asks the pipeline to stop: no new records, in-flight work finishes within the grace period.
@@ -187,36 +192,41 @@ public actor Pipeline<Request: Sendable> {
     /// its room may start: after its devices are settled (`RoomOrdering.strict`) or after its first attempts
     /// (`.firstAttempt`).
     private func spawn(_ record: InputRecord, _ ticket: RecordTicket, inLane: Bool) {
-        let processor = processor
-        let order = settings.roomOrder
         let id = nextTaskId
         nextTaskId += 1
-        tasks[id] = Task {
-            let done: Bool
-            do {
-                if inLane {
-                    try await processor.withStarted(record) { started in
-                        switch order {
-                        case .strict:
-                            let outputs = try await processor.settle(started)
-                            await self.roomFreed(ticket)
-                            try await processor.produceUntilAcknowledged(
-                                outputs, eventTimeMillis: started.eventTimeMillis)
-                        case .firstAttempt:
-                            await self.roomFreed(ticket)
-                            try await processor.produceUntilAcknowledged(
-                                try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
-                        }
-                    }
-                } else {
-                    try await processor.process(record)
-                }
-                done = true
-            } catch {
-                done = false
-            }
-            await self.ended(taskId: id, ticket, done: done)
+        tasks[id] = Task(executorPreference: taskExecutor) {
+            await self.work(on: record, ticket, inLane: inLane, taskId: id)
         }
+    }
+
+    /// The body of a record's task (`spawn`).
+    private func work(on record: InputRecord, _ ticket: RecordTicket, inLane: Bool, taskId id: Int) async {
+        let processor = processor
+        let order = settings.roomOrder
+        let done: Bool
+        do {
+            if inLane {
+                try await processor.withStarted(record) { started in
+                    switch order {
+                    case .strict:
+                        let outputs = try await processor.settle(started)
+                        await self.roomFreed(ticket)
+                        try await processor.produceUntilAcknowledged(
+                            outputs, eventTimeMillis: started.eventTimeMillis)
+                    case .firstAttempt:
+                        await self.roomFreed(ticket)
+                        try await processor.produceUntilAcknowledged(
+                            try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
+                    }
+                }
+            } else {
+                try await processor.process(record)
+            }
+            done = true
+        } catch {
+            done = false
+        }
+        await ended(taskId: id, ticket, done: done)
     }
 
     private func roomFreed(_ ticket: RecordTicket) async {
@@ -238,9 +248,9 @@ public actor Pipeline<Request: Sendable> {
         nextRoomWait += 1
         let id = nextRoomWait
         let clock = clock
-        let timer = Task {
+        let timer = Task(executorPreference: taskExecutor) {
             try? await clock.sleep(for: timeout)
-            self.wakeRoomWaiter(id)
+            await self.wakeRoomWaiter(id)
         }
         await withCheckedContinuation { roomWaiter = (id, $0) }
         timer.cancel()
