@@ -4,13 +4,13 @@ import Testing
 @testable import PushPipeline
 
 /// The commit at the end of a shutdown, when the group is rebalancing because other workers leave at the same time.
-@Suite struct PipelineFinalCommitTests {
+@Suite(.timeLimit(.minutes(1))) struct PipelineFinalCommitTests {
     @Test func aFinalCommitRefusedDuringARebalanceIsTriedAgainAfterPollsUntilItPasses() async {
         let harness = Harness()
         harness.source.state.withLock { $0.commitRefusals = 3 }
         harness.source.add([record("m0;a", offset: 0)])
         let running = harness.start()
-        #expect(await eventually { harness.stored() == 1 })
+        #expect(await harness.settled { harness.stored() == 1 })
         let polls = harness.source.snapshot.polls
         #expect(await harness.stop(running) == .shutDown(unfinished: 0))
         let snapshot = harness.source.snapshot
