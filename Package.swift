@@ -45,16 +45,19 @@ let package = Package(
         .target(
             name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
         // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
-        // invalid-token table, replay's pure parts and the push metrics. Imports no module that wraps C.
+        // invalid-token table and replay's pure parts. Imports no module that wraps C.
+        .target(name: "PushPipeline", dependencies: ["PushCore", "KafkaTypes", "Essentials"], swiftSettings: strict),
+        // Pure: the push metrics and the observer that turns the pipeline's events into metrics and log lines.
         .target(
-            name: "PushPipeline", dependencies: ["PushCore", "Observability", "KafkaTypes", "Essentials"],
+            name: "PipelineMetrics",
+            dependencies: ["PushPipeline", "PushCore", "Observability", "KafkaTypes", "Essentials"],
             swiftSettings: strict),
         .target(
             name: "Worker",
             dependencies: [
-                "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle", "DeviceRegistry",
-                "Ingress",
+                "CLI", "PushCore", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes",
+                "Providers", "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
+                "DeviceRegistry", "Ingress",
             ],
             swiftSettings: strict
         ),
@@ -109,6 +112,13 @@ var unitTests: [Target] {
             dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "PipelineMetricsTests",
+            dependencies: [
+                "PipelineMetrics", "PushPipeline", "PushCore", "Observability", "TestSupport", "Essentials",
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
@@ -128,8 +138,8 @@ var unitTests: [Target] {
         .testTarget(
             name: "WorkerUnitTests",
             dependencies: [
-                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
-                "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
+                "Worker", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore", "Providers",
+                "Observability", "HTTP2", "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),
@@ -177,8 +187,8 @@ var integrationTests: [Target] {
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
-                "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials", "Lifecycle",
+                "Worker", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore", "Providers",
+                "Observability", "HTTP2", "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),

@@ -2,6 +2,7 @@ import HTTP2
 import Kafka
 import KafkaTypes
 import Observability
+import PipelineMetrics
 import PushPipeline
 import Testing
 

@@ -2,6 +2,7 @@ import HTTP2
 import Kafka
 import KafkaTypes
 import Observability
+import PipelineMetrics
 import PushPipeline
 
 /// Copies what the consumer and the pipeline count themselves into the metrics, once a second: lag per owned

@@ -3,6 +3,7 @@ import HTTP2
 import Kafka
 import Lifecycle
 import Observability
+import PipelineMetrics
 import PushPipeline
 
 /// Once a second: copies lag, commit answers, records in flight and the HTTP/2 transports' counts into the metrics (`MetricsSampler`), and

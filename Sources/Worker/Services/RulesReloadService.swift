@@ -1,6 +1,7 @@
 import Essentials
 import Lifecycle
 import Observability
+import PipelineMetrics
 import PushCore
 import PushPipeline
 

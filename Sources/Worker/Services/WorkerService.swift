@@ -5,6 +5,7 @@ import HTTP2
 import Kafka
 import Lifecycle
 import Observability
+import PipelineMetrics
 import Providers
 import PushCore
 import PushPipeline

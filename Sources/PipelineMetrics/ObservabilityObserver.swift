@@ -2,6 +2,7 @@ import Essentials
 import KafkaTypes
 import Observability
 import PushCore
+import PushPipeline
 import Synchronization
 
 /// The observer port over the logger and the metrics registry; it also keeps the state that gauges and the

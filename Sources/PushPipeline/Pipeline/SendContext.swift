@@ -1,4 +1,3 @@
-import Observability
 import PushCore
 
 /// Which provider, message, room and device a send was for: what a log line about its failure names, so that one
@@ -20,16 +19,5 @@ public struct SendContext: Sendable, Equatable {
         self.room = room
         self.tokenHash = tokenHash
         self.traceParent = traceParent
-    }
-
-    /// `push.provider` (when sent), `push.message_id`, `push.room`, `push.token` (the fingerprint) and `trace.parent`
-    /// (when the record had one).
-    var metadata: [String: LogMetadataValue] {
-        var metadata: [String: LogMetadataValue] = [
-            "push.message_id": .string(messageId), "push.room": .string(room), "push.token": .token(hash: tokenHash),
-        ]
-        if let provider { metadata["push.provider"] = .string(provider.rawValue) }
-        if let traceParent { metadata["trace.parent"] = .string(traceParent) }
-        return metadata
     }
 }

@@ -1,5 +1,6 @@
 import Observability
 import PushCore
+import PushPipeline
 
 /// The metrics push-worker exports, named in one place so that code, dashboards and the README agree.
 ///

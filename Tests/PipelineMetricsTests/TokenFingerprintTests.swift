@@ -1,7 +1,7 @@
 import Observability
 import Testing
 
-@testable import PushPipeline
+@testable import PipelineMetrics
 
 @Suite("Device tokens reach logs only as fingerprints")
 struct TokenFingerprintTests {

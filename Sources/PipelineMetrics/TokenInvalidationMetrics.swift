@@ -1,5 +1,6 @@
 import Essentials
 import Observability
+import PushPipeline
 import Synchronization
 
 extension PushMetrics {

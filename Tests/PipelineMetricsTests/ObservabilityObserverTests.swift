@@ -1,7 +1,9 @@
 import Observability
+import PushCore
+import PushPipeline
 import Testing
 
-@testable import PushPipeline
+@testable import PipelineMetrics
 
 @Suite struct ObservabilityObserverTests {
     @Test func pipelineEventsBecomeTheDocumentedMetrics() {

@@ -1,10 +1,11 @@
 import Observability
 import PushCore
+import PushPipeline
 import Synchronization
 import TestSupport
 import Testing
 
-@testable import PushPipeline
+@testable import PipelineMetrics
 
 /// Keeps every record a logger writes.
 private final class RecordingSink: LogSink {
