@@ -29,9 +29,9 @@ public enum ReplayService {
         let configuration = settings.worker
         let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
         WorkerService.logAbsent(settings.absentProviders, logger: logger)
-        let stages: Stages
+        let adapters: PipelineAdapters
         do {
-            stages = try await Stages(
+            adapters = try await PipelineAdapters(
                 configuration: configuration, rules: settings.rules, credentials: settings.credentials,
                 files: SystemFileReading(), logger: logger)
         } catch {
@@ -39,17 +39,17 @@ public enum ReplayService {
             return WorkerExitCode.failure
         }
         do {
-            return try await replay(options, stages: stages, configuration: configuration, logger: logger)
+            return try await replay(options, adapters: adapters, configuration: configuration, logger: logger)
         } catch {
             StandardStreams.writeError("push-worker: error: replay failed: \(error)")
             // Before `main` exits: shutting a client down also removes its combined CA file.
-            await stages.shutDownTransports()
+            await adapters.shutDownTransports()
             return WorkerExitCode.failure
         }
     }
 
     private static func replay(
-        _ options: ReplayOptions, stages: Stages, configuration: WorkerConfiguration, logger: Logger
+        _ options: ReplayOptions, adapters: PipelineAdapters, configuration: WorkerConfiguration, logger: Logger
     ) async throws -> Int32 {
         let delivered = options.skipDelivered ? try await deliveredSends(options, configuration: configuration) : nil
         let reader = try TopicWindowReader(configuration: configuration.kafka, topic: options.topic)
@@ -70,8 +70,8 @@ public enum ReplayService {
         let invalidations = TokenInvalidationWatch(configuration.pipeline.invalidationGuard)
         let directory = try await registry(configuration)
         let custom = CustomPushPlanner(
-            events: stages.planner, directory: directory, apps: stages.appContexts,
-            decoder: CustomPushDecoder(limits: stages.eventLimits))
+            events: adapters.planner, directory: directory, apps: adapters.appContexts,
+            decoder: CustomPushDecoder(limits: adapters.eventLimits))
         let resolving = IMKITPlanner(events: custom, directory: directory)
         let live: any EventPlanner<ProviderSend> =
             configuration.pipeline.skipKnownInvalidTokens
@@ -85,12 +85,12 @@ public enum ReplayService {
             if options.dryRun {
                 DryRunSender<ProviderSend>()
             } else if let rate = options.sendsPerSecond {
-                PacedSender(stages.sender, sendsPerSecond: rate, clock: clock)
+                PacedSender(adapters.sender, sendsPerSecond: rate, clock: clock)
             } else {
-                stages.sender
+                adapters.sender
             }
         let sink = ReplaySink(
-            inner: KafkaRecordSink(producer: stages.producer), runId: options.runId,
+            inner: KafkaRecordSink(producer: adapters.producer), runId: options.runId,
             deadLetterTopic: configuration.pipeline.deadLetterTopic, dryRun: options.dryRun,
             onUndecodable: { tally.update { $0.undecodable += 1 } })
         var settings = configuration.pipeline
@@ -105,12 +105,12 @@ public enum ReplayService {
         // closes, then the HTTP/2 clients stop. The progress service ends the group when the window is read.
         let group = ServiceGroup(
             services: [
-                stages.transportsService,
+                adapters.transportsService,
                 .init(
                     "producer",
                     ResourceService {
-                        if !options.dryRun { try? await stages.producer.flush(timeout: .seconds(30)) }
-                        _ = await stages.producer.close(timeout: .seconds(10))
+                        if !options.dryRun { try? await adapters.producer.flush(timeout: .seconds(30)) }
+                        _ = await adapters.producer.close(timeout: .seconds(10))
                     }),
                 .init("progress") { shutdown in
                     try await shutdown.cancelOnRequest { await reportProgress(tally, source: source, started: started) }

@@ -34,10 +34,10 @@ public enum WorkerService {
         }
 
         let registry = MetricsRegistry()
-        let stages: Stages
+        let adapters: PipelineAdapters
         let source: KafkaRecordSource
         do {
-            stages = try await Stages(
+            adapters = try await PipelineAdapters(
                 configuration: configuration, rules: settings.rules, credentials: settings.credentials,
                 files: SystemFileReading(), logger: logger, registry: registry)
         } catch {
@@ -52,11 +52,11 @@ public enum WorkerService {
                 errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
-            await stages.shutDownTransports()
+            await adapters.shutDownTransports()
             return WorkerExitCode.failure
         }
         return await serve(
-            stages, source: source, configuration: configuration, status: settings.status, registry: registry,
+            adapters, source: source, configuration: configuration, status: settings.status, registry: registry,
             absentProviders: settings.absentProviders, logger: logger)
     }
 
@@ -78,7 +78,7 @@ public enum WorkerService {
     /// Runs the pipeline with its status server, clients and helpers as one `ServiceGroup` until a signal or the
     /// end of one of them.
     private static func serve(
-        _ stages: Stages, source: KafkaRecordSource, configuration: WorkerConfiguration,
+        _ adapters: PipelineAdapters, source: KafkaRecordSource, configuration: WorkerConfiguration,
         status: HTTPServerConfiguration, registry: MetricsRegistry, absentProviders: [AbsentProvider],
         logger: Logger
     ) async -> Int32 {
@@ -91,11 +91,11 @@ public enum WorkerService {
         let readiness = HealthChecks()
         readiness.set("pipeline", passing: false, detail: "starting")
         readiness.register("providers.configured") {
-            WorkerHealth.providers(configured: stages.sender.configuredProviders, absent: absentProviders)
+            WorkerHealth.providers(configured: adapters.sender.configuredProviders, absent: absentProviders)
         }
         // Before the status server: its first scrape holds every series the observer exports at 0.
         let observer = ObservabilityObserver(
-            logger: logger, metrics: metrics, readiness: readiness, providers: stages.sender.configuredProviders)
+            logger: logger, metrics: metrics, readiness: readiness, providers: adapters.sender.configuredProviders)
         let registryTables: RegistryTables
         let closeRegistryStore: @Sendable () -> Void
         let registryLoaded: @Sendable () -> Void
@@ -114,7 +114,7 @@ public enum WorkerService {
                 registryLoaded = { store.releaseResidentPages() }
             } catch {
                 logger.critical("cannot open the device store", metadata: ["error": .string(error.description)])
-                await stages.shutDownTransports()
+                await adapters.shutDownTransports()
                 return WorkerExitCode.failure
             }
         }
@@ -125,17 +125,17 @@ public enum WorkerService {
                 configuration: status, registry: registry, liveness: liveness, readiness: readiness, logger: logger)
         } catch {
             logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
-            await stages.shutDownTransports()
+            await adapters.shutDownTransports()
             return WorkerExitCode.failure
         }
         let clock = SystemWallClock()
         let invalidTokens = InvalidTokenTable()
         let skipsInvalidTokens = configuration.pipeline.skipKnownInvalidTokens
         let invalidations = tokenInvalidationWatch(
-            configuration.pipeline, metrics: metrics, providers: stages.sender.configuredProviders, clock: clock)
+            configuration.pipeline, metrics: metrics, providers: adapters.sender.configuredProviders, clock: clock)
         let custom = CustomPushPlanner(
-            events: stages.planner, directory: registryTables.store, apps: stages.appContexts,
-            decoder: CustomPushDecoder(limits: stages.eventLimits))
+            events: adapters.planner, directory: registryTables.store, apps: adapters.appContexts,
+            decoder: CustomPushDecoder(limits: adapters.eventLimits))
         // The skip outside the resolutions: it reads the message's app, which they set.
         let resolving = IMKITPlanner(events: custom, directory: registryTables.store)
         let planner: any EventPlanner<ProviderSend> =
@@ -143,16 +143,17 @@ public enum WorkerService {
             ? SkippingKnownInvalidTokens(inner: resolving, table: invalidTokens, invalidations: invalidations)
             : resolving
         let sink = UnsubscribingDeadTokens(
-            inner: KafkaRecordSink(producer: stages.producer), store: registryTables.store,
+            inner: KafkaRecordSink(producer: adapters.producer), store: registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
             devicesTopic: configuration.registry.devicesTopic)
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner,
-            sender: stages.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
+            sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
             settings: configuration.pipeline, invalidations: invalidations)
 
         registerChecks(
-            liveness: liveness, readiness: readiness, stages: stages, source: source, observer: observer, clock: clock,
+            liveness: liveness, readiness: readiness, adapters: adapters, source: source, observer: observer,
+            clock: clock,
             lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
         if skipsInvalidTokens {
             metrics.followTable(
@@ -167,8 +168,8 @@ public enum WorkerService {
         var services: [ServiceGroup.Entry] = [
             .init("device store", ResourceService { closeRegistryStore() }),
             .init("status server", ResourceService { server.stop() }),
-            stages.transportsService,
-            .init("producer", ResourceService { _ = await stages.producer.close(timeout: .seconds(10)) }),
+            adapters.transportsService,
+            .init("producer", ResourceService { _ = await adapters.producer.close(timeout: .seconds(10)) }),
             .init(
                 "watchdog",
                 WatchdogService(
@@ -177,19 +178,20 @@ public enum WorkerService {
             .init(
                 "metrics sampler",
                 MetricsSamplingService(
-                    metrics: metrics, source: source, producer: stages.producer, pipeline: pipeline,
-                    transports: stages.transports, readiness: readiness, logger: logger, clock: clock)),
+                    metrics: metrics, source: source, producer: adapters.producer, pipeline: pipeline,
+                    transports: adapters.transports, readiness: readiness, logger: logger, clock: clock)),
         ]
         if let path = configuration.rulesFile {
             services.append(
                 .init(
                     "rules reloader",
                     RulesReloadService(
-                        path: path, interval: configuration.rulesCheckInterval, planner: stages.planner,
-                        files: stages.files, initial: stages.rulesStamp, metrics: metrics, logger: logger, clock: clock)
+                        path: path, interval: configuration.rulesCheckInterval, planner: adapters.planner,
+                        files: adapters.files, initial: adapters.rulesStamp, metrics: metrics, logger: logger,
+                        clock: clock)
                 ))
         }
-        if let apps = stages.apps, let settings = configuration.apps {
+        if let apps = adapters.apps, let settings = configuration.apps {
             services.append(
                 .init(
                     "apps reloader",
@@ -234,16 +236,16 @@ public enum WorkerService {
         return watch
     }
 
-    /// Registers the probes' checks (`WorkerHealth`) over the running stages.
+    /// Registers the probes' checks (`WorkerHealth`) over the running adapters.
     private static func registerChecks(
-        liveness: HealthChecks, readiness: HealthChecks, stages: Stages, source: KafkaRecordSource,
+        liveness: HealthChecks, readiness: HealthChecks, adapters: PipelineAdapters, source: KafkaRecordSource,
         observer: ObservabilityObserver,
         clock: some WallClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
     ) {
         let pollLoop: @Sendable () -> HealthCheckResult = {
             WorkerHealth.pollLoop(lastPollMicros: lastPollMicros(), nowMicros: clock.nowMicros(), limit: pollLimit)
         }
-        let transports = stages.transports
+        let transports = adapters.transports
         let eventLoop: @Sendable () -> HealthCheckResult = {
             WorkerHealth.eventLoop(sinceLastTurn: transports.map(\.timeSinceLastTurn).max() ?? .zero)
         }

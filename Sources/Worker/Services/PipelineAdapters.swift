@@ -6,9 +6,10 @@ import Providers
 import PushCore
 import PushPipeline
 
-/// Every stage that talks to the outside but the record source, built from the configuration before anything
-/// runs: `run` adds the group consumer, `replay` a topic window.
-struct Stages {
+/// The adapters behind the pipeline's planner, sender and sink ports (the rules' planner with the apps' contexts,
+/// the provider sender over its HTTP/2 transports, the Kafka producer), built from the configuration before
+/// anything runs. What a command adds is its record source: `run` the group consumer, `replay` a topic window.
+struct PipelineAdapters {
     let files: SystemFileReading
     let planner: CorePlanner
     /// The APNs topic and FCM project of each app (the default's, and with `PUSH_APPS_DIR` each folder's), for the
