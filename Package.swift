@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
         // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
-        // invalid-token table and replay's pure parts. Imports no module that wraps C.
+        // invalid-token table. Imports no module that wraps C.
         .target(name: "PushPipeline", dependencies: ["PushCore", "KafkaTypes", "Essentials"], swiftSettings: strict),
         // Pure: the push metrics and the observer that turns the pipeline's events into metrics and log lines.
         .target(
@@ -61,6 +61,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `push-worker replay`: a window of a topic sent again through the pipeline beside the live group (its
+        // planner, sink, pacing, record source, summary and service).
+        .target(
+            name: "Replay",
+            dependencies: [
+                "Worker", "PushPipeline", "PushCore", "Kafka", "KafkaTypes", "TopicWindow", "Providers",
+                "DeviceRegistry", "Observability", "Lifecycle", "CLI", "Essentials",
+            ],
+            swiftSettings: strict),
         .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
         // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
         .target(name: "StatusServer", dependencies: ["Observability", "CMicroHTTPD"], swiftSettings: strict),
@@ -74,8 +83,8 @@ let package = Package(
         .executableTarget(
             name: "push-worker",
             dependencies: [
-                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
-                "Lifecycle", "MallocConfiguration", "DeviceRegistry",
+                "CLI", "PushCore", "Kafka", "Worker", "Replay", "Observability", "ReceiptAnalytics", "TopicWindow",
+                "Essentials", "Lifecycle", "MallocConfiguration", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),
@@ -119,6 +128,9 @@ var unitTests: [Target] {
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "ReplayTests", dependencies: ["Replay", "PushPipeline", "PushCore", "KafkaTypes", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),

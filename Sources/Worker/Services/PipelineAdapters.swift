@@ -9,34 +9,34 @@ import PushPipeline
 /// The adapters behind the pipeline's planner, sender and sink ports (the rules' planner with the apps' contexts,
 /// the provider sender over its HTTP/2 transports, the Kafka producer), built from the configuration before
 /// anything runs. What a command adds is its record source: `run` the group consumer, `replay` a topic window.
-struct PipelineAdapters {
-    let files: SystemFileReading
-    let planner: CorePlanner
+public struct PipelineAdapters: Sendable {
+    public let files: SystemFileReading
+    public let planner: CorePlanner
     /// The APNs topic and FCM project of each app (the default's, and with `PUSH_APPS_DIR` each folder's), for the
     /// requests built without a rule too (custom pushes).
-    let appContexts: any AppContexts
+    public let appContexts: any AppContexts
     /// The input records' limits, the same for every record kind.
-    let eventLimits: EventLimits
-    let rulesStamp: FileStamp?
-    let sender: ProviderSender
-    let producer: KafkaProducer
+    public let eventLimits: EventLimits
+    public let rulesStamp: FileStamp?
+    public let sender: ProviderSender
+    public let producer: KafkaProducer
     /// The apps of `PUSH_APPS_DIR` and their clients, when it is set.
     let apps: (catalog: AppCatalog, senders: AppSenders, metrics: AppMetrics)?
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
-    let transports: [any HTTP2Transport]
+    public let transports: [any HTTP2Transport]
 
     /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
     /// CA file), not left to `deinit`.
-    var transportsService: ServiceGroup.Entry {
+    public var transportsService: ServiceGroup.Entry {
         .init("http/2 clients", ResourceService { [self] in await shutDownTransports() })
     }
 
     /// Shuts every HTTP/2 client down (also when the start fails after they were made).
-    func shutDownTransports() async {
+    public func shutDownTransports() async {
         for transport in transports { await transport.shutdown() }
     }
 
-    init(
+    public init(
         configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
         files: SystemFileReading, logger: Logger, registry: MetricsRegistry = MetricsRegistry()
     ) async throws {

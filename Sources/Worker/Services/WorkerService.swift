@@ -61,7 +61,7 @@ public enum WorkerService {
     }
 
     /// One line per provider started without (`AbsentProviders`), naming why.
-    static func logAbsent(_ providers: [AbsentProvider], logger: Logger) {
+    public static func logAbsent(_ providers: [AbsentProvider], logger: Logger) {
         for absent in providers {
             logger.notice(
                 "provider left out, its credentials are not mounted",
@@ -70,7 +70,7 @@ public enum WorkerService {
     }
 
     /// Prints the one line that names the bad setting.
-    static func refuse(_ error: any Error) -> Int32 {
+    public static func refuse(_ error: any Error) -> Int32 {
         StandardStreams.writeError("push-worker: \(error)")
         return WorkerExitCode.configuration
     }

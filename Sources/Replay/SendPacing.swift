@@ -1,3 +1,5 @@
+import PushPipeline
+
 /// `--rate N`: when each send may start so that at most N start per second, evenly spaced (no bursts). Pure.
 ///
 /// Each send gets the next free slot, `1/N` s after the previous one; a slot in the past (the replay was

@@ -1,3 +1,4 @@
+import PushPipeline
 import Synchronization
 
 /// Counts what a replay does, for its progress line and summary: plan-time decisions (told by the planner)

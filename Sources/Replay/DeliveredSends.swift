@@ -1,3 +1,5 @@
+import PushPipeline
+
 /// `--skip-delivered`: the device sends the receipts topic already has an outcome for that must not be
 /// repeated: `delivered` ones, and `invalid_token` ones (the token is dead) but the suspect ones, which a
 /// misconfiguration caused (`TokenInvalidationGuard`): re-driving those is what a replay after the fix is for. Pure.

@@ -9,6 +9,7 @@ import Providers
 import PushCore
 import PushPipeline
 import TopicWindow
+import Worker
 
 /// `push-worker replay`: sends a window of a topic again with the live worker's configuration and pipeline,
 /// by explicit assignment (never the live group, nothing committed), then prints what it did.

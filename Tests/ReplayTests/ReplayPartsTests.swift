@@ -1,9 +1,10 @@
 import KafkaTypes
 import PushCore
+import PushPipeline
 import TestSupport
 import Testing
 
-@testable import PushPipeline
+@testable import Replay
 
 @Suite struct ReplayPartsTests {
     @Test(arguments: [("90s", 90), ("30m", 1800), ("6h", 21_600), ("2d", 172_800), ("36500d", 3_153_600_000)])

@@ -1,4 +1,5 @@
 import PushCore
+import PushPipeline
 
 /// The record sink of a replay: every retry and dead-letter record it writes carries the run's
 /// `x-replay-run-id`; what is dead-lettered as `decode_error` (a record that is not an event, a device whose

@@ -1,3 +1,5 @@
+import PushPipeline
+
 /// The planner of a replay: the live planner's decisions, then `--max-age` (sends of events created before
 /// the cut-off become `expired`) and `--skip-delivered` (sends the receipts already show delivered are
 /// `skipped`, reason `already_delivered`; those to tokens found dead, reason `invalid_token`). Pure.

@@ -1,5 +1,6 @@
 import Essentials
 import PushCore
+import PushPipeline
 
 /// What a replay did, for its progress line and its closing summary (text, or one JSON object). Pure.
 public struct ReplaySummary: Sendable, Equatable {
