@@ -24,7 +24,11 @@ let package = Package(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl", "CNGHTTP2", "HTTPTypes", "Essentials"], swiftSettings: strict),
+        .target(
+            name: "HTTP2", dependencies: ["CCurl", "CNGHTTP2", "HTTPTypes", "Sockets", "Essentials"],
+            swiftSettings: strict),
+        // TCP addresses resolved with `getaddrinfo`, to connect to (HTTP2) or listen on (StatusServer).
+        .target(name: "Sockets", swiftSettings: strict),
         // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
@@ -72,7 +76,8 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
         // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
-        .target(name: "StatusServer", dependencies: ["Observability", "CMicroHTTPD"], swiftSettings: strict),
+        .target(
+            name: "StatusServer", dependencies: ["Observability", "Sockets", "CMicroHTTPD"], swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
         .target(name: "ReceiptAnalytics", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
@@ -133,6 +138,7 @@ var unitTests: [Target] {
             swiftSettings: strict),
         .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
+        .testTarget(name: "SocketsTests", dependencies: ["Sockets"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsTests", dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Essentials"],
