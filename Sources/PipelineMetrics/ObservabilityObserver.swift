@@ -5,8 +5,8 @@ import PushCore
 import PushPipeline
 import Synchronization
 
-/// The observer port over the logger and the metrics registry; it also keeps the state that gauges and the
-/// readiness check need (partitions owned and paused, breakers open).
+/// The observer port over the logger and the metrics registry. It keeps no copy of the pipeline's state: the gauges
+/// of that state are read from the pipeline's `PipelineSnapshot` at each scrape (`PushMetrics.followPipeline`).
 ///
 /// Failures are logged with why: every failed send, retry hand-off, dead letter and breaker change names its
 /// reason, the provider's HTTP status, and the message, room and token fingerprint (`SendContext`). Each kind of
@@ -16,7 +16,8 @@ public final class ObservabilityObserver: PipelineObserver {
     private let logger: Logger
     private let metrics: PushMetrics
     private let producerHealth: ProducerHealth?
-    private let state = Mutex(ObservedState())
+    /// The last failure each provider answered: the reason a breaker opened.
+    private let lastFailures = Mutex<[PushProvider: (reason: String, status: Int?)]>([:])
     private let limiter: Mutex<LogRateLimiter>
     private let clock: any WallClock
     /// The latency histogram of every configured provider, looked up once (it exists from the start).
@@ -33,15 +34,6 @@ public final class ObservabilityObserver: PipelineObserver {
     private struct SendSeries: Hashable {
         var provider: PushProvider
         var status: String
-    }
-
-    /// What the events so far add up to.
-    private struct ObservedState {
-        var assigned: Set<TopicPartition> = []
-        var paused: Set<TopicPartition> = []
-        var openBreakers: Set<PushProvider> = []
-        /// The last failure each provider answered: the reason a breaker opened.
-        var lastFailures: [PushProvider: (reason: String, status: Int?)] = [:]
     }
 
     /// An observer writing to `logger` and `metrics`; with `readiness`, it also keeps the producer's condition
@@ -74,12 +66,6 @@ public final class ObservabilityObserver: PipelineObserver {
         _ = (metrics.httpConnections, metrics.httpResends, metrics.httpOversizedResponses)
     }
 
-    /// The providers whose breaker is open now, in `PushProvider` order.
-    public var openBreakers: [PushProvider] {
-        let open = state.withLock { $0.openBreakers }
-        return PushProvider.allCases.filter(open.contains)
-    }
-
     public func observe(_ event: PipelineEvent) {
         count(event)
         log(event)
@@ -94,7 +80,7 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.sendsInFlight.increment()
         case .sent(let provider, let outcome, let latencyMillis):
             if let failure = Self.failure(of: outcome) {
-                state.withLock { $0.lastFailures[provider] = failure }
+                lastFailures.withLock { $0[provider] = failure }
             }
             metrics.sendsInFlight.decrement()
             sendCounter(provider, status: outcome.metricStatus).increment()
@@ -108,41 +94,18 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.retryHandoffs.increment()
         case .waitedForRoom:
             metrics.inFlightLimitWaits.increment()
-        case .waitingForDueTime(let count):
-            metrics.recordsWaitingDue.set(count)
         case .retryMovedOn(let from, let to):
             metrics.retryTierMoves(from: from, to: to).increment()
         case .deadLettered(let reason):
             metrics.deadLetters(reason: reason.code).increment()
-        case .breakerOpened(let provider), .breakerClosed(let provider):
-            let open = event == .breakerOpened(provider)
-            state.withLock { state in
-                if open { state.openBreakers.insert(provider) } else { state.openBreakers.remove(provider) }
-            }
-            metrics.breakerOpen(provider: provider.rawValue).set(open ? 1 : 0)
-        case .paused(let partitions), .resumed(let partitions):
-            let paused = event == .paused(partitions)
-            let count = state.withLock { state in
-                if paused { state.paused.formUnion(partitions) } else { state.paused.subtract(partitions) }
-                return state.paused.count
-            }
-            metrics.partitionsPaused.set(count)
-        case .assigned(let partitions):
+        case .breakerOpened(let provider):
+            metrics.breakerOpen(provider: provider.rawValue).set(1)
+        case .breakerClosed(let provider):
+            metrics.breakerOpen(provider: provider.rawValue).set(0)
+        case .assigned:
             metrics.rebalances(event: "assigned").increment()
-            let count = state.withLock { state in
-                state.assigned.formUnion(partitions)
-                return state.assigned.count
-            }
-            metrics.partitionsAssigned.set(count)
-        case .revoked(let partitions, _):
+        case .revoked:
             metrics.rebalances(event: "revoked").increment()
-            let (assigned, paused) = state.withLock { state in
-                state.assigned.subtract(partitions)
-                state.paused.subtract(partitions)
-                return (state.assigned.count, state.paused.count)
-            }
-            metrics.partitionsAssigned.set(assigned)
-            metrics.partitionsPaused.set(paused)
         case .produceRetrying(let topics, let reason):
             for topic in topics { metrics.produceRetries(topic: topic, reason: reason).increment() }
             producerHealth?.failed()
@@ -157,7 +120,7 @@ public final class ObservabilityObserver: PipelineObserver {
     private func log(_ event: PipelineEvent) {
         switch event {
         case .offsetStored, .polled, .sendStarted, .sent, .receipt, .endToEnd, .deadLettered, .retryScheduled,
-            .produceRecovered, .waitedForRoom, .waitingForDueTime:
+            .produceRecovered, .waitedForRoom:
             break
         case .sendFailed(let outcome, let context):
             logSendFailure(outcome, context)
@@ -180,7 +143,7 @@ public final class ObservabilityObserver: PipelineObserver {
                 metadata: ["kafka.topic": .string(from), "push.retry_topic": .string(to)])
         case .breakerOpened(let provider):
             var metadata: Logger.Metadata = ["push.provider": .string(provider.rawValue)]
-            if let last = state.withLock({ $0.lastFailures[provider] }) {
+            if let last = lastFailures.withLock({ $0[provider] }) {
                 metadata["push.reason"] = .string(last.reason)
                 if let status = last.status { metadata["http.status"] = .init(status) }
             }

@@ -113,6 +113,10 @@ struct PipelineCore {
     /// Retry records held until their due time (at most one per retry-tier partition).
     var waitingForDueTime: Int { partitions.values.count { $0.waiting != nil } }
 
+    /// The partitions assigned now (revoking ones included), and how many of them are paused.
+    var assignedCount: Int { partitions.count }
+    var pausedCount: Int { partitions.values.count { $0.paused } }
+
     /// Whether nothing runs and no revoke waits to be finished.
     var isIdle: Bool { inFlight == 0 && revocations.isEmpty }
 

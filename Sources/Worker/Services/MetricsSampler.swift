@@ -5,9 +5,10 @@ import Observability
 import PipelineMetrics
 import PushPipeline
 
-/// Copies what the consumer and the pipeline count themselves into the metrics, once a second: lag per owned
+/// Copies what the consumer and the HTTP/2 transports count themselves into the metrics, once a second: lag per owned
 /// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
-/// answers, records and planned devices in flight, and the HTTP/2 transports' counts.
+/// answers, and the transports' counts. The pipeline's own gauges are read from its snapshot at each scrape
+/// (`PushMetrics.followPipeline`).
 struct MetricsSampler {
     let metrics: PushMetrics
     /// The partitions whose lag series exist, to remove those that were revoked.
@@ -18,8 +19,7 @@ struct MetricsSampler {
     }
 
     mutating func sample(
-        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, recordsInFlight: Int,
-        devicesInFlight: Int, http: HTTP2TransportCounts
+        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, http: HTTP2TransportCounts
     ) {
         var owned: Set<TopicPartition> = []
         for entry in lag {
@@ -32,8 +32,6 @@ struct MetricsSampler {
         lagSeries = owned
         metrics.commits(result: "success").advance(to: Double(commits.succeeded))
         metrics.commits(result: "failure").advance(to: Double(commits.failed))
-        metrics.recordsInFlight.set(recordsInFlight)
-        metrics.devicesInFlight.set(devicesInFlight)
         metrics.httpConnections.advance(to: Double(http.connectionsOpened))
         metrics.httpResends.advance(to: Double(http.resends))
         metrics.httpOversizedResponses.advance(to: Double(http.oversizedResponses))

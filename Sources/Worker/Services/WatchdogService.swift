@@ -6,7 +6,7 @@ import PushPipeline
 /// watch.
 struct WatchdogService: Service {
     let watchdog: Watchdog
-    /// When the pipeline's last poll returned, in epoch microseconds (`Pipeline.lastPollMicros`).
+    /// When the pipeline's last poll returned, in epoch microseconds (`PipelineSnapshot.lastPollMicros`).
     let lastPollMicros: @Sendable () -> Int64
     let observer: any PipelineObserver
 

@@ -151,10 +151,10 @@ public enum WorkerService {
             sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
             settings: configuration.pipeline, invalidations: invalidations)
 
+        metrics.followPipeline { pipeline.snapshot }
         registerChecks(
-            liveness: liveness, readiness: readiness, adapters: adapters, source: source, observer: observer,
-            clock: clock,
-            lastPollMicros: { pipeline.lastPollMicros }, pollLimit: configuration.pipeline.maxPollInterval)
+            liveness: liveness, readiness: readiness, adapters: adapters, source: source, clock: clock,
+            snapshot: { pipeline.snapshot }, pollLimit: configuration.pipeline.maxPollInterval)
         if skipsInvalidTokens {
             metrics.followTable(
                 "invalid_tokens", entries: { invalidTokens.count }, bytes: { invalidTokens.storageBytes })
@@ -171,15 +171,18 @@ public enum WorkerService {
             adapters.transportsService,
             .init("producer", ResourceService { _ = await adapters.producer.close(timeout: .seconds(10)) }),
             .init(
+                "kafka fatal errors",
+                KafkaFatalErrorService(
+                    source: source, producer: adapters.producer, readiness: readiness, logger: logger, clock: clock)),
+            .init(
                 "watchdog",
                 WatchdogService(
                     watchdog: Watchdog(limit: configuration.pipeline.maxPollInterval, clock: clock),
-                    lastPollMicros: { pipeline.lastPollMicros }, observer: observer)),
+                    lastPollMicros: { pipeline.snapshot.lastPollMicros }, observer: observer)),
             .init(
                 "metrics sampler",
                 MetricsSamplingService(
-                    metrics: metrics, source: source, producer: adapters.producer, pipeline: pipeline,
-                    transports: adapters.transports, readiness: readiness, logger: logger, clock: clock)),
+                    metrics: metrics, source: source, transports: adapters.transports, clock: clock)),
         ]
         if let path = configuration.rulesFile {
             services.append(
@@ -239,11 +242,11 @@ public enum WorkerService {
     /// Registers the probes' checks (`WorkerHealth`) over the running adapters.
     private static func registerChecks(
         liveness: HealthChecks, readiness: HealthChecks, adapters: PipelineAdapters, source: KafkaRecordSource,
-        observer: ObservabilityObserver,
-        clock: some WallClock, lastPollMicros: @escaping @Sendable () -> Int64, pollLimit: Duration
+        clock: some WallClock, snapshot: @escaping @Sendable () -> PipelineSnapshot, pollLimit: Duration
     ) {
         let pollLoop: @Sendable () -> HealthCheckResult = {
-            WorkerHealth.pollLoop(lastPollMicros: lastPollMicros(), nowMicros: clock.nowMicros(), limit: pollLimit)
+            WorkerHealth.pollLoop(
+                lastPollMicros: snapshot().lastPollMicros, nowMicros: clock.nowMicros(), limit: pollLimit)
         }
         let transports = adapters.transports
         let eventLoop: @Sendable () -> HealthCheckResult = {
@@ -256,7 +259,7 @@ public enum WorkerService {
         }
         readiness.register("kafka.group") { WorkerHealth.group(source.health) }
         readiness.register("kafka.brokers") { WorkerHealth.brokers(source.health) }
-        readiness.register("providers.breakers") { WorkerHealth.breakers(open: observer.openBreakers) }
+        readiness.register("providers.breakers") { WorkerHealth.breakers(open: snapshot().openBreakers) }
     }
 
     /// Registers the readiness check `name` of a table loaded from a compacted topic, started now.
