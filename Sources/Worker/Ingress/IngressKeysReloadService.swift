@@ -4,7 +4,7 @@ import Lifecycle
 import Observability
 
 /// Checks `PUSH_INGRESS_KEYS_FILE` every `checkInterval` and puts a valid new key list in force
-/// (`FileReloadService`), so a Kubernetes Secret update rotates the keys without a restart. A file that does not
+/// (`FileReloader`), so a Kubernetes Secret update rotates the keys without a restart. A file that does not
 /// parse keeps the keys in force; the log says why (the entry's position and the reason, never a key). Its shutdown
 /// stops the checks.
 struct IngressKeysReloadService: Service {
@@ -20,7 +20,7 @@ struct IngressKeysReloadService: Service {
             ingress.replaceKeys(with: try IngressKeys(parsing: String(decoding: bytes, as: UTF8.self)))
         }
         let (metadata, logger): (Logger.Metadata, Logger) = (["push.keys_file": .string(file.path)], logger)
-        try await FileReloadService(reloader: reloader, interval: file.checkInterval, clock: clock) { result in
+        try await PeriodicService(reloading: reloader, every: file.checkInterval, clock: clock) { result in
             switch result {
             case .unchanged:
                 break

@@ -1,3 +1,4 @@
+import Essentials
 import HTTP2
 import Kafka
 import KafkaTypes
@@ -5,7 +6,8 @@ import Observability
 import PipelineMetrics
 import PushPipeline
 
-/// Copies what the consumer and the HTTP/2 transports count themselves into the metrics, once a second: lag per owned
+/// Copies what the consumer and the HTTP/2 transports count themselves into the metrics, once a second as a service
+/// (`service(source:transports:clock:)`): lag per owned
 /// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
 /// answers, and the transports' counts. The pipeline's own gauges are read from its snapshot at each scrape
 /// (`PushMetrics.followPipeline`).
@@ -16,6 +18,17 @@ struct MetricsSampler {
 
     init(metrics: PushMetrics) {
         self.metrics = metrics
+    }
+
+    /// Samples `source`'s lag and commit answers and `transports`' counts once a second.
+    func service(source: KafkaRecordSource, transports: [any HTTP2Transport], clock: any WallClock)
+        -> PeriodicService<MetricsSampler>
+    {
+        PeriodicService(interval: .seconds(1), clock: clock, initial: self) { sampler in
+            sampler.sample(
+                lag: source.lag, commits: source.commits,
+                http: transports.map(\.counts).reduce(HTTP2TransportCounts(), +))
+        }
     }
 
     mutating func sample(

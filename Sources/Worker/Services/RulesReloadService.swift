@@ -5,7 +5,7 @@ import PipelineMetrics
 import PushCore
 import PushPipeline
 
-/// Checks the rules file every `interval` and applies a valid new table (`FileReloadService`), counting and logging
+/// Checks the rules file every `interval` and applies a valid new table (`FileReloader`), counting and logging
 /// each reload or refusal. Its shutdown stops the checks.
 struct RulesReloadService: Service {
     let path: String
@@ -23,7 +23,7 @@ struct RulesReloadService: Service {
             planner.replaceRules(with: try RulesTable.load(json: bytes))
         }
         let (path, metrics, logger) = (path, metrics, logger)
-        try await FileReloadService(reloader: reloader, interval: interval, clock: clock) { result in
+        try await PeriodicService(reloading: reloader, every: interval, clock: clock) { result in
             switch result {
             case .unchanged:
                 break

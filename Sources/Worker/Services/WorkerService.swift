@@ -172,8 +172,8 @@ public enum WorkerService {
             .init("producer", ResourceService { _ = await adapters.producer.close(timeout: .seconds(10)) }),
             .init(
                 "kafka fatal errors",
-                KafkaFatalErrorService(
-                    source: source, producer: adapters.producer, readiness: readiness, logger: logger, clock: clock)),
+                KafkaFatalErrorWatch(source: source, producer: adapters.producer, readiness: readiness, logger: logger)
+                    .service(clock: clock)),
             .init(
                 "watchdog",
                 WatchdogService(
@@ -181,8 +181,7 @@ public enum WorkerService {
                     lastPollMicros: { pipeline.snapshot.lastPollMicros }, observer: observer)),
             .init(
                 "metrics sampler",
-                MetricsSamplingService(
-                    metrics: metrics, source: source, transports: adapters.transports, clock: clock)),
+                MetricsSampler(metrics: metrics).service(source: source, transports: adapters.transports, clock: clock)),
         ]
         if let path = configuration.rulesFile {
             services.append(
