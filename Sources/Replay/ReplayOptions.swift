@@ -1,3 +1,4 @@
+import Essentials
 import PushPipeline
 import TopicWindow
 import Worker
@@ -20,6 +21,13 @@ public struct ReplayOptions: Sendable {
     public init(topic: String, runId: String) {
         self.topic = topic
         self.runId = runId
+    }
+
+    /// The run id of a run started at `nowMillis` without `--run-id`: `replay-20261130T100000Z-3f9a`, when it
+    /// started and four random hex digits.
+    public static func generatedRunId(nowMillis: Int64) -> String {
+        let time = RFC3339.format(epochMillis: nowMillis).prefix(19).filter { $0 != "-" && $0 != ":" }
+        return "replay-\(time)Z-" + String(UInt16.random(in: 0...UInt16.max), radix: 16)
     }
 
     /// How far before `--from TIME` the receipts are read for `--skip-delivered`: a receipt is written after its

@@ -98,3 +98,11 @@ extension DeviceAction {
         }
     }
 }
+
+@Suite struct ReplayRunIdTests {
+    @Test func aGeneratedRunIdSaysWhenTheRunStartedAndIsAValidRunId() {
+        let runId = ReplayOptions.generatedRunId(nowMillis: 1_764_496_800_000)
+        #expect(runId.hasPrefix("replay-20251130T100000Z-"))
+        #expect(ReplayRunID.isValid(runId))
+    }
+}
