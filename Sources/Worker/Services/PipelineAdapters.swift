@@ -21,7 +21,7 @@ public struct PipelineAdapters: Sendable {
     public let sender: ProviderSender
     public let producer: KafkaProducer
     /// The apps of `PUSH_APPS_DIR` and their clients, when it is set.
-    let apps: (catalog: AppCatalog, senders: AppSenders, metrics: AppMetrics)?
+    let apps: AppFolders?
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     public let transports: [any HTTP2Transport]
 
@@ -80,14 +80,13 @@ public struct PipelineAdapters: Sendable {
             let changes = catalog.refresh()
             AppsReloadService.log(changes, logger: logger)
             metrics.count(changes)
-            apps = (
-                catalog,
-                AppSenders(
+            apps = AppFolders(
+                catalog: catalog,
+                senders: AppSenders(
                     catalog: catalog, transport: transport, signers: signers,
                     requestDeadline: configuration.requestTimeout,
                     maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
-                metrics
-            )
+                metrics: metrics)
         } else {
             apps = nil
         }
@@ -101,6 +100,13 @@ public struct PipelineAdapters: Sendable {
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
             logHandler: kafkaLogger.kafkaLogHandler())
     }
+}
+
+/// The apps of `PUSH_APPS_DIR`: their catalog, the provider clients of those in use, and their metrics.
+struct AppFolders: Sendable {
+    let catalog: AppCatalog
+    let senders: AppSenders
+    let metrics: AppMetrics
 }
 
 extension APNsClient {
