@@ -24,7 +24,11 @@ let package = Package(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
 
-        .target(name: "HTTP2", dependencies: ["CCurl", "CNGHTTP2", "HTTPTypes", "Essentials"], swiftSettings: strict),
+        .target(
+            name: "HTTP2", dependencies: ["CCurl", "CNGHTTP2", "HTTPTypes", "Sockets", "Essentials"],
+            swiftSettings: strict),
+        // TCP addresses resolved with `getaddrinfo`, to connect to (HTTP2) or listen on (StatusServer).
+        .target(name: "Sockets", swiftSettings: strict),
         // Pure: HTTP requests, responses, errors and the `HTTPTransport` protocol the provider clients send through.
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
@@ -45,22 +49,35 @@ let package = Package(
         .target(
             name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
         // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the
-        // invalid-token table, replay's pure parts and the push metrics. Imports no module that wraps C.
+        // invalid-token table. Imports no module that wraps C.
+        .target(name: "PushPipeline", dependencies: ["PushCore", "KafkaTypes", "Essentials"], swiftSettings: strict),
+        // Pure: the push metrics and the observer that turns the pipeline's events into metrics and log lines.
         .target(
-            name: "PushPipeline", dependencies: ["PushCore", "Observability", "KafkaTypes", "Essentials"],
+            name: "PipelineMetrics",
+            dependencies: ["PushPipeline", "PushCore", "Observability", "KafkaTypes", "Essentials"],
             swiftSettings: strict),
         .target(
             name: "Worker",
             dependencies: [
-                "CLI", "PushCore", "PushPipeline", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes", "Providers",
-                "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle", "DeviceRegistry",
-                "Ingress",
+                "CLI", "PushCore", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes",
+                "Providers", "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
+                "DeviceRegistry", "Ingress",
             ],
             swiftSettings: strict
         ),
+        // `push-worker replay`: a window of a topic sent again through the pipeline beside the live group (its
+        // planner, sink, pacing, record source, summary and service).
+        .target(
+            name: "Replay",
+            dependencies: [
+                "Worker", "PushPipeline", "PushCore", "Kafka", "KafkaTypes", "TopicWindow", "Providers",
+                "DeviceRegistry", "Observability", "Lifecycle", "CLI", "Essentials",
+            ],
+            swiftSettings: strict),
         .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
         // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
-        .target(name: "StatusServer", dependencies: ["Observability", "CMicroHTTPD"], swiftSettings: strict),
+        .target(
+            name: "StatusServer", dependencies: ["Observability", "Sockets", "CMicroHTTPD"], swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
         .target(name: "ReceiptAnalytics", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
@@ -71,8 +88,8 @@ let package = Package(
         .executableTarget(
             name: "push-worker",
             dependencies: [
-                "CLI", "PushCore", "Kafka", "Worker", "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials",
-                "Lifecycle", "MallocConfiguration", "DeviceRegistry",
+                "CLI", "PushCore", "Kafka", "Worker", "Replay", "Observability", "ReceiptAnalytics", "TopicWindow",
+                "Essentials", "Lifecycle", "MallocConfiguration", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),
@@ -109,8 +126,19 @@ var unitTests: [Target] {
             dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Observability", "TestSupport", "Essentials"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "PipelineMetricsTests",
+            dependencies: [
+                "PipelineMetrics", "PushPipeline", "PushCore", "Observability", "TestSupport", "Essentials",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ReplayTests", dependencies: ["Replay", "PushPipeline", "PushCore", "KafkaTypes", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
+        .testTarget(name: "SocketsTests", dependencies: ["Sockets"], swiftSettings: strict),
         .testTarget(name: "KafkaTypesTests", dependencies: ["KafkaTypes"], swiftSettings: strict),
         .testTarget(
             name: "ReceiptAnalyticsTests", dependencies: ["ReceiptAnalytics", "PushCore", "TestSupport", "Essentials"],
@@ -128,8 +156,8 @@ var unitTests: [Target] {
         .testTarget(
             name: "WorkerUnitTests",
             dependencies: [
-                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
-                "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
+                "Worker", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore", "Providers",
+                "Observability", "HTTP2", "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),
@@ -177,8 +205,8 @@ var integrationTests: [Target] {
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "PushPipeline", "Kafka", "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2",
-                "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials", "Lifecycle",
+                "Worker", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore", "Providers",
+                "Observability", "HTTP2", "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),

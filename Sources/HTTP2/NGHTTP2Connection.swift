@@ -1,6 +1,7 @@
 internal import CNGHTTP2
 import Glibc
 import HTTPTypes
+import Sockets
 
 /// One TLS connection of the nghttp2 transport: a non-blocking socket, its OpenSSL `SSL` and its nghttp2 client
 /// session, driven by the transport's loop thread (which owns it; every method runs there).

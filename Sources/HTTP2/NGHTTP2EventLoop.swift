@@ -2,6 +2,7 @@ internal import CNGHTTP2
 import Foundation
 import Glibc
 import HTTPTypes
+import Sockets
 import Synchronization
 
 /// The thread of an `NGHTTP2Transport`: it takes submitted streams from a locked inbox, places them on its

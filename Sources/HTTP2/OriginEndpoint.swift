@@ -1,4 +1,4 @@
-import Glibc
+import Sockets
 
 /// Where the nghttp2 transport connects for an origin: its host (an IP literal without brackets), port, and the
 /// `:authority` its requests carry.
@@ -38,12 +38,7 @@ struct OriginEndpoint: Equatable, Sendable {
         }
         self.host = String(host)
         self.authority = authority
-        isIPAddress = Self.isIPAddress(self.host)
-    }
-
-    private static func isIPAddress(_ host: String) -> Bool {
-        var address = in6_addr()
-        return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
+        isIPAddress = SocketAddress.isNumericHost(self.host)
     }
 }
 

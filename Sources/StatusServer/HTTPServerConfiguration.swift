@@ -1,4 +1,5 @@
 import Observability
+import Sockets
 
 /// Where and how strictly an HTTP server (the status endpoints, the ingress) listens.
 public struct HTTPServerConfiguration: Sendable, Equatable {

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Glibc
+import Sockets
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd, shared by the status endpoints and the ingress: it reads each request
@@ -22,12 +23,13 @@ public final class MicroHTTPServer: Sendable {
     public static func start(
         configuration: HTTPServerConfiguration, handler: some HTTPRequestHandler
     ) throws(HTTPServerError) -> MicroHTTPServer {
-        let address = "\(configuration.host):\(configuration.port)"
+        let host = configuration.host
+        let address = host.contains(":") ? "[\(host)]:\(configuration.port)" : "\(host):\(configuration.port)"
         let listener = try SocketAddress.listen(
             host: configuration.host, port: configuration.port, backlog: configuration.backlog
-        ).get()
+        ).mapError { HTTPServerError(address: address, reason: $0.reason) }.get()
         guard let port = SocketAddress.boundPort(of: listener) else {
-            let reason = SocketAddress.errnoText()
+            let reason = SocketError.errno().reason
             close(listener)
             throw HTTPServerError(address: address, reason: reason)
         }

@@ -3,6 +3,7 @@ import Essentials
 import Foundation
 import PushCore
 import PushPipeline
+import Replay
 import Worker
 
 /// `push-worker replay`: backfill a topic range, or re-drive the dead-letter topic, without double pushes.
@@ -63,7 +64,9 @@ enum ReplayCommand {
     static func replayOptions(_ arguments: ParsedArguments) throws(UsageError) -> ReplayOptions {
         let topic = try arguments.required("--topic")
         let window = try WindowRequest(arguments)
-        var options = ReplayOptions(topic: topic, runId: arguments.value("--run-id") ?? generatedRunId())
+        let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
+        let runId = arguments.value("--run-id") ?? ReplayOptions.generatedRunId(nowMillis: nowMillis)
+        var options = ReplayOptions(topic: topic, runId: runId)
         guard ReplayRunID.isValid(options.runId) else {
             throw UsageError(
                 "option '--run-id' needs 1 to \(ReplayRunID.maximumBytes) bytes without control characters")
@@ -88,12 +91,5 @@ enum ReplayCommand {
         default: throw UsageError("option '--format' takes text or json")
         }
         return options
-    }
-
-    /// `replay-20261130T100000Z-3f9a`: when it started, and four random hex digits.
-    static func generatedRunId() -> String {
-        let millis = Int64(Date().timeIntervalSince1970 * 1000)
-        let time = RFC3339.format(epochMillis: millis).prefix(19).filter { $0 != "-" && $0 != ":" }
-        return "replay-\(time)Z-" + String(UInt16.random(in: 0...UInt16.max), radix: 16)
     }
 }

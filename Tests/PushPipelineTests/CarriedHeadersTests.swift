@@ -30,7 +30,7 @@ import Testing
             results: event.devices.map {
                 (
                     $0.target,
-                    .finished(.skipped, reason: "muted", attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil)
+                    .finished(FinishedDevice(.skipped, reason: "muted"))
                 )
             }, narrow: event.narrowed, nowMillis: 1_800_000_000_000)
         let recordBytes = input.value.count + input.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }

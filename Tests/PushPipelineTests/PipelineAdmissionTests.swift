@@ -31,7 +31,6 @@ import Testing
         #expect(await harness.settled { harness.stored() == 3 })
         #expect(harness.receipts().count == 3)
         #expect(running.0.recordsWaitingForDueTime == 2)
-        #expect(harness.observer.all.contains(.waitingForDueTime(2)))
         #expect(running.0.recordsInFlight == 0)
         let snapshot = harness.source.snapshot
         #expect(snapshot.paused == [TopicPartition("retry-600000", 0), TopicPartition("retry-3600000", 0)])

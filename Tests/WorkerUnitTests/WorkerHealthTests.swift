@@ -2,6 +2,7 @@ import HTTP2
 import Kafka
 import KafkaTypes
 import Observability
+import PipelineMetrics
 import PushPipeline
 import Testing
 
@@ -63,25 +64,21 @@ struct WorkerHealthTests {
             WorkerHealth.table(loaded: false, entries: 3, pastStartWait: true) == .warn("loading, 3 entries so far"))
     }
 
-    @Test func observerTracksBreakersAndPartitionsForGaugesAndReadiness() {
+    @Test func observerSetsTheBreakerGaugeAndCountsRebalances() {
         let registry = MetricsRegistry()
         let metrics = PushMetrics(registry: registry)
         let observer = ObservabilityObserver(
             logger: Logger(label: "test", level: .critical), metrics: metrics, providers: [.fcm])
         #expect(registry.prometheusText().contains(#"push_breaker_open{provider="fcm"} 0"#))
         observer.observe(.breakerOpened(.fcm))
-        #expect(observer.openBreakers == [.fcm])
         #expect(metrics.breakerOpen(provider: "fcm").value == 1)
         observer.observe(.breakerClosed(.fcm))
-        #expect(observer.openBreakers.isEmpty)
+        #expect(metrics.breakerOpen(provider: "fcm").value == 0)
 
         let partitions = [TopicPartition("t", 0), TopicPartition("t", 1)]
         observer.observe(.assigned(partitions))
-        observer.observe(.paused(partitions))
-        #expect(metrics.partitionsPaused.value == 2)
         observer.observe(.revoked([partitions[0]], unfinished: 0))
-        #expect(metrics.partitionsAssigned.value == 1)
-        #expect(metrics.partitionsPaused.value == 1)
+        #expect(metrics.rebalances(event: "assigned").value == 1)
         #expect(metrics.rebalances(event: "revoked").value == 1)
         observer.observe(.endToEnd(latencyMillis: 1500))
         #expect(metrics.endToEndLatency.sum == 1.5)
@@ -109,12 +106,12 @@ struct WorkerHealthTests {
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry, retryTopics: ["push.retry-1000"]))
         sampler.sample(
             lag: [("chat.messages", 0, 5), ("push.retry-1000", 0, 9)], commits: CommitCounts(succeeded: 0, failed: 0),
-            recordsInFlight: 0, devicesInFlight: 0, http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
+            http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
         let text = registry.prometheusText()
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="0",topic="chat.messages"} 5"#))
         #expect(text.contains(#"kafka_consumer_lag{kind="retry",partition="0",topic="push.retry-1000"} 9"#))
         sampler.sample(
-            lag: [], commits: CommitCounts(succeeded: 0, failed: 0), recordsInFlight: 0, devicesInFlight: 0,
+            lag: [], commits: CommitCounts(succeeded: 0, failed: 0),
             http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
         #expect(!registry.prometheusText().contains("kafka_consumer_lag{"))
     }
@@ -123,25 +120,21 @@ struct WorkerHealthTests {
         let registry = MetricsRegistry()
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
         sampler.sample(
-            lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1), recordsInFlight: 4,
-            devicesInFlight: 900,
+            lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1),
             http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1, oversizedResponses: 4))
         var text = registry.prometheusText()
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="1",topic="t"} 7"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 3"#))
-        #expect(text.contains("push_records_in_flight 4"))
-        #expect(text.contains("push_devices_in_flight 900"))
         #expect(text.contains("push_http_connections_total 2"))
         #expect(text.contains("push_http_resends_total 1"))
         #expect(text.contains("push_http_oversized_responses_total 4"))
         sampler.sample(
-            lag: [("t", 0, 2)], commits: CommitCounts(succeeded: 5, failed: 1), recordsInFlight: 0, devicesInFlight: 0,
+            lag: [("t", 0, 2)], commits: CommitCounts(succeeded: 5, failed: 1),
             http: HTTP2TransportCounts(connectionsOpened: 3, resends: 1))
         text = registry.prometheusText()
         #expect(!text.contains(#"partition="1""#))
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="0",topic="t"} 2"#))
         #expect(text.contains(#"kafka_commits_total{result="success"} 5"#))
-        #expect(text.contains("push_devices_in_flight 0"))
         #expect(text.contains("push_http_connections_total 3"))
     }
 }

@@ -11,7 +11,7 @@ struct Attempt: Sendable {
 /// What became of one device of a record.
 enum DeviceResult: Sendable, Equatable {
     /// A terminal outcome with a receipt.
-    case finished(ReceiptStatus, reason: String?, attempt: Attempt?, attempts: Int, tokenInvalidSinceMillis: Int64?)
+    case finished(FinishedDevice)
     /// Handed to the retry topic, due at `dueMillis`.
     case retryLater(DeliveryFailure, dueMillis: Int64)
     /// Given up: a dead-letter record and a `dead_lettered` receipt.
@@ -19,6 +19,30 @@ enum DeviceResult: Sendable, Equatable {
 }
 
 extension Attempt: Equatable {}
+
+/// A device's terminal outcome: what its receipt says.
+struct FinishedDevice: Sendable, Equatable {
+    var status: ReceiptStatus
+    /// Why, in the provider's or the plan's words (`BadDeviceToken`, `time_to_live_exceeded`); `nil` when delivered.
+    var reason: String?
+    /// The send that finished it; `nil` when the plan did without a send (skipped, expired, rejected).
+    var attempt: Attempt?
+    /// Sends made for the device, those of earlier retry records included.
+    var attempts: Int
+    /// Since when the provider says the token is invalid (APNs' `timestamp`), for the invalid-token record.
+    var tokenInvalidSinceMillis: Int64?
+
+    init(
+        _ status: ReceiptStatus, reason: String? = nil, attempt: Attempt? = nil, attempts: Int = 0,
+        tokenInvalidSinceMillis: Int64? = nil
+    ) {
+        self.status = status
+        self.reason = reason
+        self.attempt = attempt
+        self.attempts = attempts
+        self.tokenInvalidSinceMillis = tokenInvalidSinceMillis
+    }
+}
 
 /// Sends one device's request: limits, breaker, in-process retries within the budget, then the
 /// hand-off to the retry topic or the dead-letter topic.
@@ -96,16 +120,15 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
     static func verdict(on attempt: Attempt, attempts: Int) -> Verdict {
         switch attempt.outcome {
         case .delivered:
-            .final(
-                .finished(.delivered, reason: nil, attempt: attempt, attempts: attempts, tokenInvalidSinceMillis: nil))
+            .final(.finished(FinishedDevice(.delivered, attempt: attempt, attempts: attempts)))
         case .invalidToken(_, let why, let timestamp):
             .final(
                 .finished(
-                    .invalidToken, reason: why, attempt: attempt, attempts: attempts, tokenInvalidSinceMillis: timestamp
-                ))
+                    FinishedDevice(
+                        .invalidToken, reason: why, attempt: attempt, attempts: attempts,
+                        tokenInvalidSinceMillis: timestamp)))
         case .rejected(_, let why):
-            .final(
-                .finished(.rejected, reason: why, attempt: attempt, attempts: attempts, tokenInvalidSinceMillis: nil))
+            .final(.finished(FinishedDevice(.rejected, reason: why, attempt: attempt, attempts: attempts)))
         case .retry(let code, let why, let after):
             .again(reason: why, status: code, retryAfter: after)
         case .credentials(let code, let why):

@@ -30,22 +30,24 @@ public actor Pipeline<Request: Sendable> {
     private let observer: any PipelineObserver
     private let settings: PipelineSettings
     private let stopFlag = StopFlag()
-    private let lastPoll: Atomic<Int64>
     /// The executor the tasks the pipeline starts prefer; `nil`: the global one.
     private let taskExecutor: (any TaskExecutor)?
+    /// The actor's part of `snapshot`, published whenever it changes.
+    private let published: Mutex<PipelineSnapshot>
 
     /// Every decision: partitions, lanes, admission, waiting retry records, pauses, revokes.
     private var core: PipelineCore {
         didSet {
-            inFlightMirror.store(core.inFlight, ordering: .relaxed)
-            let waiting = core.waitingForDueTime
-            if waitingMirror.exchange(waiting, ordering: .relaxed) != waiting {
-                observer.observe(.waitingForDueTime(waiting))
+            let (inFlight, waiting) = (core.inFlight, core.waitingForDueTime)
+            let (assigned, paused) = (core.assignedCount, core.pausedCount)
+            published.withLock {
+                $0.recordsInFlight = inFlight
+                $0.recordsWaitingForDueTime = waiting
+                $0.partitionsAssigned = assigned
+                $0.partitionsPaused = paused
             }
         }
     }
-    private let inFlightMirror = Atomic<Int>(0)
-    private let waitingMirror = Atomic<Int>(0)
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextTaskId = 0
     /// The run loop waiting for a record to end (`waitForRoom`), and which wait it is.
@@ -85,8 +87,8 @@ public actor Pipeline<Request: Sendable> {
         self.observer = observer
         self.settings = settings
         self.core = PipelineCore(settings: settings)
-        self.lastPoll = Atomic(clock.nowMicros())
         self.taskExecutor = taskExecutor
+        self.published = Mutex(PipelineSnapshot(lastPollMicros: clock.nowMicros()))
     }
 
     /// Asks the pipeline to stop: no new records, in-flight work finishes within the grace period.
@@ -94,21 +96,24 @@ public actor Pipeline<Request: Sendable> {
         stopFlag.set()
     }
 
-    /// Records admitted and not yet done or dropped (read by the metrics).
-    public nonisolated var recordsInFlight: Int { inFlightMirror.load(ordering: .relaxed) }
+    /// The pipeline's state now: what the actor published, with the device budget and the breakers, which its
+    /// record tasks change outside the actor, read at the same time.
+    public nonisolated var snapshot: PipelineSnapshot {
+        var snapshot = published.withLock { $0 }
+        snapshot.devicesInFlight = processor.deviceBudget.held
+        snapshot.openBreakers = PushProvider.allCases.filter(breakers.isOpen)
+        return snapshot
+    }
 
-    /// Retry records held until their due time, at most one per retry-tier partition (read by the metrics).
-    public nonisolated var recordsWaitingForDueTime: Int { waitingMirror.load(ordering: .relaxed) }
+    /// `snapshot`'s records admitted and not yet done or dropped.
+    public nonisolated var recordsInFlight: Int { published.withLock { $0.recordsInFlight } }
 
-    /// Planned devices of unfinished records: the device budget's units held (read by the metrics).
-    public nonisolated var devicesInFlight: Int { processor.deviceBudget.held }
+    /// `snapshot`'s retry records held until their due time.
+    public nonisolated var recordsWaitingForDueTime: Int { published.withLock { $0.recordsWaitingForDueTime } }
 
     /// Records waiting for room in the device budget before they are planned (tests wait for this point instead of
     /// sleeping).
     nonisolated var recordsWaitingForDevices: Int { processor.deviceBudget.waitingCount }
-
-    /// When the last poll returned, in epoch microseconds (read by the watchdog).
-    public nonisolated var lastPollMicros: Int64 { lastPoll.load(ordering: .relaxed) }
 
     /// Consumes until `shutdown()`, then drains within the grace period, commits and closes the source.
     public func run() async -> PipelineStop {
@@ -127,7 +132,8 @@ public actor Pipeline<Request: Sendable> {
     private func pollOnce() async {
         do {
             let polled = try await source.poll(maxRecords: settings.batchSize, timeout: settings.pollTimeout)
-            lastPoll.store(clock.nowMicros(), ordering: .relaxed)
+            let now = clock.nowMicros()
+            published.withLock { $0.lastPollMicros = now }
             observe(polled)
             await perform(core.handle(.polled(polled, nowMicros: clock.nowMicros())))
         } catch {

@@ -57,7 +57,7 @@ struct PipelineCore {
         /// Records started and not ended.
         var running = 0
         /// A retry record not yet due, and when it is due (epoch ms); the partition is paused meanwhile.
-        var waiting: (record: InputRecord, dueMillis: Int64)?
+        var waiting: DueRecord?
         /// Where the partition was sought back to, until a record from there on arrives. librdkafka 2.0.2's pause
         /// moves the fetch position to one past the last record handed out, undoing the seek: every pause in the
         /// meantime seeks again.
@@ -66,10 +66,22 @@ struct PipelineCore {
         var revoking = false
     }
 
+    /// A retry record held until it is due.
+    private struct DueRecord {
+        let record: InputRecord
+        let dueMillis: Int64
+    }
+
     /// A room's record running up to its ordering point, and the room's records waiting for it, oldest first.
     private struct Lane {
         var head: RecordTicket
-        var queue: [(record: InputRecord, ticket: RecordTicket)] = []
+        var queue: [QueuedRecord] = []
+    }
+
+    /// A record waiting in its room's lane, with the ticket it starts with.
+    private struct QueuedRecord {
+        let record: InputRecord
+        let ticket: RecordTicket
     }
 
     private struct Revocation {
@@ -100,6 +112,10 @@ struct PipelineCore {
 
     /// Retry records held until their due time (at most one per retry-tier partition).
     var waitingForDueTime: Int { partitions.values.count { $0.waiting != nil } }
+
+    /// The partitions assigned now (revoking ones included), and how many of them are paused.
+    var assignedCount: Int { partitions.count }
+    var pausedCount: Int { partitions.values.count { $0.paused } }
 
     /// Whether nothing runs and no revoke waits to be finished.
     var isIdle: Bool { inFlight == 0 && revocations.isEmpty }
@@ -267,7 +283,7 @@ struct PipelineCore {
             let due = FailureHistory.retryDueMillis(of: record, settings: settings, nowMillis: nowMillis) ?? 0
             if due > nowMillis {
                 partitions[partition]?.tracker.begin(record.offset)
-                partitions[partition]?.waiting = (record, due)
+                partitions[partition]?.waiting = DueRecord(record: record, dueMillis: due)
                 soughtBack[partition] = record.offset.addingClamped(1)
                 if !state.paused {
                     partitions[partition]?.paused = true
@@ -296,7 +312,7 @@ struct PipelineCore {
             return [.start(record, ticket, inLane: false)]
         }
         if lanes[key] != nil {
-            lanes[key]?.queue.append((record, ticket))
+            lanes[key]?.queue.append(QueuedRecord(record: record, ticket: ticket))
             return []
         }
         lanes[key] = Lane(head: ticket)

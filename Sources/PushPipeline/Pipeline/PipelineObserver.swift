@@ -27,8 +27,6 @@ public enum PipelineEvent: Sendable, Equatable {
     case breakerClosed(PushProvider)
     /// Records were at `maxInFlightRecords`: the run loop waited for one to end instead of polling.
     case waitedForRoom
-    /// Retry records now held until their due time (at most one per retry-tier partition), when the count changed.
-    case waitingForDueTime(Int)
     case paused([TopicPartition])
     case resumed([TopicPartition])
     case assigned([TopicPartition])

@@ -77,17 +77,11 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             case .send(let provider, let request):
                 sends.append((index, provider, request))
             case .skipped(let reason):
-                devices[index] = .done(
-                    .finished(
-                        .skipped, reason: reason.code, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
+                devices[index] = .done(.finished(FinishedDevice(.skipped, reason: reason.code)))
             case .expired:
-                devices[index] = .done(
-                    .finished(
-                        .expired, reason: "time_to_live_exceeded", attempt: nil, attempts: 0,
-                        tokenInvalidSinceMillis: nil))
+                devices[index] = .done(.finished(FinishedDevice(.expired, reason: "time_to_live_exceeded")))
             case .rejected(let reason):
-                devices[index] = .done(
-                    .finished(.rejected, reason: reason, attempt: nil, attempts: 0, tokenInvalidSinceMillis: nil))
+                devices[index] = .done(.finished(FinishedDevice(.rejected, reason: reason)))
             case .deadLetter(let reason, let message):
                 let failure = DeliveryFailure(
                     reason: reason, message: message, firstFailureMillis: clock.nowMillis())
@@ -197,11 +191,11 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         let nowMillis = clock.nowMillis()
         var suspect: Set<Int> = []
         for (index, result) in results.enumerated() {
-            guard case .finished(let status, _, .some, _, _) = result, event.devices.indices.contains(index),
-                case .send(let provider, _) = event.devices[index].decision
+            guard case .finished(let finished) = result, finished.attempt != nil,
+                event.devices.indices.contains(index), case .send(let provider, _) = event.devices[index].decision
             else { continue }
             let scope = TokenInvalidationGuard.Scope(app: event.appID, provider: provider)
-            let invalid = status == .invalidToken
+            let invalid = finished.status == .invalidToken
             if invalidations.answer(scope, invalid: invalid, nowMillis: nowMillis), invalid { suspect.insert(index) }
         }
         return suspect
@@ -231,7 +225,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
 
     private func observe(_ result: DeviceResult, context: SendContext?) {
         switch result {
-        case .finished(let status, _, _, _, _): observer.observe(.receipt(status))
+        case .finished(let finished): observer.observe(.receipt(finished.status))
         case .retryLater(let failure, _):
             observer.observe(.retryScheduled(attempts: failure.attempts))
             if let context { observer.observe(.deviceHandedOff(failure, context)) }

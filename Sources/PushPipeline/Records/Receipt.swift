@@ -1,5 +1,4 @@
 import Essentials
-import Observability
 import PushCore
 
 /// The status of one device send, as receipts name it.

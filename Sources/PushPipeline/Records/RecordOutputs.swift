@@ -6,6 +6,14 @@ import PushCore
 struct RecordOutputs {
     let settings: PipelineSettings
 
+    /// A device that goes to the retry or the dead-letter topic: its index among the event's devices, why, and
+    /// (handed to a retry tier) when it is due.
+    private struct HandedOff {
+        let index: Int
+        let failure: DeliveryFailure
+        let dueMillis: Int64?
+    }
+
     /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
     /// `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to
     /// the tier that covers its wait from `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the indices
@@ -18,8 +26,8 @@ struct RecordOutputs {
         let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
         var outputs: [OutputRecord] = []
-        var retrying: [(Int, DeliveryFailure, Int64)] = []
-        var deadLetters: [(Int, DeliveryFailure)] = []
+        var retrying: [HandedOff] = []
+        var deadLetters: [HandedOff] = []
         for (index, (device, result)) in results.enumerated() {
             var receipt = Receipt(
                 messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
@@ -27,31 +35,32 @@ struct RecordOutputs {
                 sentAtMicros: nil, latencyMillis: nil, replayRunId: carried.replayRunId, worker: settings.worker)
             receipt.traceParent = carried.traceParent
             switch result {
-            case .finished(let status, let reason, let attempt, let attempts, let invalidSince):
-                receipt.status = status
-                receipt.reason = reason.map { OutputLimits.bounded($0) }
-                receipt.attempts = attempts
-                receipt.sentAtMicros = attempt?.sentAtMicros
-                receipt.latencyMillis = attempt?.latencyMillis
+            case .finished(let finished):
+                receipt.status = finished.status
+                receipt.reason = finished.reason.map { OutputLimits.bounded($0) }
+                receipt.attempts = finished.attempts
+                receipt.sentAtMicros = finished.attempt?.sentAtMicros
+                receipt.latencyMillis = finished.attempt?.latencyMillis
                 // The provider's words (an apns-id header, an FCM name): a hostile answer's 70 KB are cut to 1 KB.
-                if case .delivered(let id) = attempt?.outcome {
+                if case .delivered(let id) = finished.attempt?.outcome {
                     receipt.providerMessageId = id.map { OutputLimits.bounded($0) }
                 }
-                if status == .invalidToken, suspect.contains(index) {
+                if finished.status == .invalidToken, suspect.contains(index) {
                     receipt.suspect = true
-                } else if status == .invalidToken {
+                } else if finished.status == .invalidToken {
                     outputs.append(
                         invalidTokenRecord(
-                            device, reason: reason, sinceMillis: invalidSince ?? nowMillis, messageId: messageId))
+                            device, reason: finished.reason,
+                            sinceMillis: finished.tokenInvalidSinceMillis ?? nowMillis, messageId: messageId))
                 }
             case .retryLater(let failure, let due):
-                retrying.append((index, failure, due))
+                retrying.append(HandedOff(index: index, failure: failure, dueMillis: due))
                 continue
             case .deadLettered(let failure):
                 receipt.status = .deadLettered
                 receipt.reason = failure.reason.code
                 receipt.attempts = failure.attempts
-                deadLetters.append((index, failure))
+                deadLetters.append(HandedOff(index: index, failure: failure, dueMillis: nil))
             }
             outputs.append(
                 OutputRecord(
@@ -59,22 +68,25 @@ struct RecordOutputs {
                     headers: [RecordHeader(ReceiptID.header, text: receipt.receiptId)]))
         }
         if !retrying.isEmpty {
-            let failure = retrying.max { $0.1.attempts < $1.1.attempts }?.1 ?? retrying[0].1
-            let route = settings.retryTiers.route(dueMillis: retrying.map(\.2).max() ?? nowMillis, nowMillis: nowMillis)
+            let failure = retrying.max { $0.failure.attempts < $1.failure.attempts }?.failure ?? retrying[0].failure
+            let due = retrying.compactMap(\.dueMillis).max() ?? nowMillis
+            let route = settings.retryTiers.route(dueMillis: due, nowMillis: nowMillis)
             outputs.append(
                 OutputRecord(
-                    topic: route.topic, key: record.key, value: narrow(retrying.map(\.0)),
+                    topic: route.topic, key: record.key, value: narrow(retrying.map(\.index)),
                     headers: headers(failure, source, retryDueMillis: route.takeUpMillis) + carried.headers
                         + Self.notBefore(route.notBeforeMillis)))
         }
         var reasons: [DeadLetterReason] = []
-        for (_, failure) in deadLetters where !reasons.contains(failure.reason) { reasons.append(failure.reason) }
+        for device in deadLetters where !reasons.contains(device.failure.reason) {
+            reasons.append(device.failure.reason)
+        }
         for reason in reasons {
-            let group = deadLetters.filter { $0.1.reason == reason }
-            let failure = group.max { $0.1.attempts < $1.1.attempts }?.1 ?? group[0].1
+            let group = deadLetters.filter { $0.failure.reason == reason }
+            let failure = group.max { $0.failure.attempts < $1.failure.attempts }?.failure ?? group[0].failure
             outputs.append(
                 OutputRecord(
-                    topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.0)),
+                    topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.index)),
                     headers: headers(failure, source) + carried.headers))
         }
         return outputs

@@ -1,5 +1,6 @@
 import Essentials
 import Observability
+import PipelineMetrics
 import PushCore
 import PushPipeline
 import Synchronization

@@ -13,17 +13,14 @@ struct AppsReloadService: Service {
     let clock: any WallClock
 
     func run(shutdown: GracefulShutdown) async throws {
-        try await shutdown.cancelOnRequest { await check() }
-    }
-
-    private func check() async {
-        while (try? await clock.sleep(for: interval)) != nil {
+        let (catalog, senders, metrics, logger) = (catalog, senders, metrics, logger)
+        try await PeriodicService(interval: interval, clock: clock) {
             let changes = catalog.refresh()
             Self.log(changes, logger: logger)
             metrics.count(changes)
             senders.dropIdle()
             metrics.liveApps.set(Double(senders.liveApps))
-        }
+        }.run(shutdown: shutdown)
     }
 
     /// One line per change: a broken folder at error level, naming the file at fault.

@@ -1,0 +1,52 @@
+import PushPipeline
+
+/// The planner of a replay: the live planner's decisions, then `--max-age` (sends of events created before
+/// the cut-off become `expired`) and `--skip-delivered` (sends the receipts already show delivered are
+/// `skipped`, reason `already_delivered`; those to tokens found dead, reason `invalid_token`). Pure.
+public struct ReplayPlanner<Request: Sendable>: EventPlanner {
+    let inner: any EventPlanner<Request>
+    /// Events created more than this many milliseconds before "now" are not sent.
+    let maxAgeMillis: Int64?
+    let delivered: DeliveredSends?
+    /// Told about every planned record, when given.
+    var tally: ReplayTally?
+
+    public init(
+        inner: any EventPlanner<Request>, maxAgeMillis: Int64?, delivered: DeliveredSends?, tally: ReplayTally? = nil
+    ) {
+        self.inner = inner
+        self.maxAgeMillis = maxAgeMillis
+        self.delivered = delivered
+        self.tally = tally
+    }
+
+    public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
+
+    public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        let result = replan(value, nowMillis: nowMillis)
+        tally?.planned(result)
+        return result
+    }
+
+    private func replan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        inner.plan(value, nowMillis: nowMillis).map { event in
+            var event = event
+            let tooOld =
+                if let maxAgeMillis, let created = event.eventTimeMillis {
+                    created < (nowMillis > Int64.min + maxAgeMillis ? nowMillis - maxAgeMillis : Int64.min)
+                } else { false }
+            for index in event.devices.indices {
+                guard case .send = event.devices[index].decision else { continue }
+                if tooOld {
+                    event.devices[index].decision = .expired
+                } else if let outcome = delivered?.outcome(
+                    messageId: event.messageId, tokenHash: event.devices[index].target.tokenHash)
+                {
+                    event.devices[index].decision = .skipped(
+                        reason: outcome == .delivered ? .alreadyDelivered : .invalidToken)
+                }
+            }
+            return event
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Essentials
+import HTTP2
+import Kafka
+import KafkaTypes
+import Observability
+import PipelineMetrics
+import PushPipeline
+
+/// Copies what the consumer and the HTTP/2 transports count themselves into the metrics, once a second as a service
+/// (`service(source:transports:clock:)`): lag per owned
+/// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
+/// answers, and the transports' counts. The pipeline's own gauges are read from its snapshot at each scrape
+/// (`PushMetrics.followPipeline`).
+struct MetricsSampler {
+    let metrics: PushMetrics
+    /// The partitions whose lag series exist, to remove those that were revoked.
+    private var lagSeries: Set<TopicPartition> = []
+
+    init(metrics: PushMetrics) {
+        self.metrics = metrics
+    }
+
+    /// Samples `source`'s lag and commit answers and `transports`' counts once a second.
+    func service(source: KafkaRecordSource, transports: [any HTTP2Transport], clock: any WallClock)
+        -> PeriodicService<MetricsSampler>
+    {
+        PeriodicService(interval: .seconds(1), clock: clock, initial: self) { sampler in
+            sampler.sample(
+                lag: source.lag, commits: source.commits,
+                http: transports.map(\.counts).reduce(HTTP2TransportCounts(), +))
+        }
+    }
+
+    mutating func sample(
+        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, http: HTTP2TransportCounts
+    ) {
+        var owned: Set<TopicPartition> = []
+        for entry in lag {
+            owned.insert(TopicPartition(entry.topic, entry.partition))
+            metrics.consumerLag(topic: entry.topic, partition: entry.partition).set(entry.records)
+        }
+        for gone in lagSeries.subtracting(owned) {
+            metrics.removeConsumerLag(topic: gone.topic, partition: gone.partition)
+        }
+        lagSeries = owned
+        metrics.commits(result: "success").advance(to: Double(commits.succeeded))
+        metrics.commits(result: "failure").advance(to: Double(commits.failed))
+        metrics.httpConnections.advance(to: Double(http.connectionsOpened))
+        metrics.httpResends.advance(to: Double(http.resends))
+        metrics.httpOversizedResponses.advance(to: Double(http.oversizedResponses))
+    }
+}

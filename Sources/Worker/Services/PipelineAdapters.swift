@@ -1,0 +1,138 @@
+import HTTP2
+import Kafka
+import Lifecycle
+import Observability
+import Providers
+import PushCore
+import PushPipeline
+
+/// The adapters behind the pipeline's planner, sender and sink ports (the rules' planner with the apps' contexts,
+/// the provider sender over its HTTP/2 transports, the Kafka producer), built from the configuration before
+/// anything runs. What a command adds is its record source: `run` the group consumer, `replay` a topic window.
+public struct PipelineAdapters: Sendable {
+    public let files: SystemFileReading
+    public let planner: CorePlanner
+    /// The APNs topic and FCM project of each app (the default's, and with `PUSH_APPS_DIR` each folder's), for the
+    /// requests built without a rule too (custom pushes).
+    public let appContexts: any AppContexts
+    /// The input records' limits, the same for every record kind.
+    public let eventLimits: EventLimits
+    public let rulesStamp: FileStamp?
+    public let sender: ProviderSender
+    public let producer: KafkaProducer
+    /// The apps of `PUSH_APPS_DIR` and their clients, when it is set.
+    let apps: AppFolders?
+    /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
+    public let transports: [any HTTP2Transport]
+
+    /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
+    /// CA file), not left to `deinit`.
+    public var transportsService: ServiceGroup.Entry {
+        .init("http/2 clients", ResourceService { [self] in await shutDownTransports() })
+    }
+
+    /// Shuts every HTTP/2 client down (also when the start fails after they were made).
+    public func shutDownTransports() async {
+        for transport in transports { await transport.shutdown() }
+    }
+
+    public init(
+        configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
+        files: SystemFileReading, logger: Logger, registry: MetricsRegistry = MetricsRegistry()
+    ) async throws {
+        self.files = files
+        rulesStamp = rules.stamp
+        let transportConfiguration = HTTP2ClientConfiguration(
+            maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
+            maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
+        let transport = try configuration.httpTransport.make(transportConfiguration)
+        var transports = [transport]
+        // The default app and the app folders share one provider token per APNs key.
+        let signers = APNsTokenSigners()
+        var apnsClient: APNsClient?
+        if let apns = configuration.apns {
+            let apnsTransport = try APNsClient.transport(
+                certificate: credentials.apnsClientCertificate, configuration: transportConfiguration,
+                shared: transport, kind: configuration.httpTransport)
+            if apnsTransport !== transport { transports.append(apnsTransport) }
+            apnsClient = APNsClient(
+                apns, signingKey: credentials.apnsSigningKey, requestDeadline: configuration.requestTimeout,
+                transport: apnsTransport, signers: signers)
+        }
+        self.transports = transports
+        var fcmClient: FCMClient?
+        var projectID = ""
+        if let fcm = configuration.fcm, let account = credentials.googleServiceAccount?.revealed {
+            projectID = account.projectId
+            fcmClient = FCMClient(
+                configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
+                serviceAccount: account, transport: transport)
+        }
+        var decoder = EventDecoder()
+        decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
+        let context = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        eventLimits = decoder.limits
+        if let settings = configuration.apps {
+            let metrics = AppMetrics(registry: registry, labelLimit: settings.maximumLabelledApps)
+            let catalog = AppCatalog(
+                configuration: settings, allowsInsecureHTTP: configuration.allowsInsecureHTTP,
+                defaultContext: context, files: files, metrics: metrics, logger: logger)
+            let changes = catalog.refresh()
+            AppsReloadService.log(changes, logger: logger)
+            metrics.count(changes)
+            apps = AppFolders(
+                catalog: catalog,
+                senders: AppSenders(
+                    catalog: catalog, transport: transport, signers: signers,
+                    requestDeadline: configuration.requestTimeout,
+                    maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
+                metrics: metrics)
+        } else {
+            apps = nil
+        }
+        appContexts = apps?.catalog ?? SingleApp(context)
+        planner = CorePlanner(
+            rules: rules.table, apps: appContexts,
+            defaultLocale: configuration.defaultLocale, decoder: decoder)
+        sender = ProviderSender(apns: apnsClient, fcm: fcmClient, apps: apps?.senders)
+        let kafkaLogger = logger.with(["component": "kafka"])
+        producer = try KafkaProducer(
+            configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
+            logHandler: kafkaLogger.kafkaLogHandler())
+    }
+}
+
+/// The apps of `PUSH_APPS_DIR`: their catalog, the provider clients of those in use, and their metrics.
+struct AppFolders: Sendable {
+    let catalog: AppCatalog
+    let senders: AppSenders
+    let metrics: AppMetrics
+}
+
+extension APNsClient {
+    /// The APNs client for `settings` over `transport` (see `transport(certificate:…)`): token auth with
+    /// `signingKey`, else certificate auth.
+    fileprivate convenience init(
+        _ settings: WorkerConfiguration.APNs, signingKey: Secret<APNsSigningKey>?, requestDeadline: Duration,
+        transport: any HTTP2Transport, signers: APNsTokenSigners
+    ) {
+        self.init(
+            configuration: APNsConfiguration(
+                authentication: signingKey.map { .token($0.revealed) } ?? .certificate, productionURL: settings.url,
+                sandboxURL: settings.sandboxURL, requestDeadline: requestDeadline),
+            transport: transport, signers: signers)
+    }
+
+    /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
+    /// certificate belongs to every connection of its transport).
+    fileprivate static func transport(
+        certificate: Secret<ClientCertificate>?, configuration: HTTP2ClientConfiguration,
+        shared: any HTTP2Transport, kind: HTTP2TransportKind
+    ) throws -> any HTTP2Transport {
+        guard let certificate else { return shared }
+        var certified = configuration
+        certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
+        certified.clientCertificate = certificate.revealed
+        return try kind.make(certified)
+    }
+}
