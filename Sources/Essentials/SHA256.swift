@@ -6,9 +6,21 @@ public enum SHA256 {
         return Array(message).withUnsafeBufferPointer(digest)
     }
 
+    /// The 32-byte digest of `bytes`. Not generic, so that callers in other modules hash in place instead of
+    /// through `hash(_:)`'s unspecialized protocol calls.
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBufferPointer(digest)
+    }
+
+    /// The 32-byte digest of `text`'s UTF-8 bytes, read where they lie (a native string's are contiguous).
+    public static func hash(utf8 text: String) -> [UInt8] {
+        var text = text
+        return text.withUTF8(digest)
+    }
+
     /// The lowercase hex digest of `text`'s UTF-8 bytes.
     public static func hexDigest(_ text: String) -> String {
-        hex(hash(text.utf8))
+        hex(hash(utf8: text))
     }
 
     /// The lowercase hex digest of `bytes`.
@@ -18,7 +30,7 @@ public enum SHA256 {
 
     /// `sha256:<hex>` of a device token, the form receipts and logs carry instead of the token.
     public static func tokenHash(_ token: String) -> String {
-        hex(hash(token.utf8), prefix: "sha256:")
+        hex(hash(utf8: token), prefix: "sha256:")
     }
 
     /// `bytes` as lowercase hex digits, two a byte, after `prefix`; written into the string's own storage.

@@ -36,6 +36,13 @@ import Testing
         #expect(SHA256.hexDigest(Array(lazy)) == digest)
     }
 
+    @Test(arguments: ["", "abc", String(repeating: "é", count: 100)])
+    func bytesAndTextHashAsTheGenericCollectionDoes(text: String) {
+        let expected = SHA256.hash(text.utf8.lazy.map { $0 })
+        #expect(SHA256.hash(Array(text.utf8)) == expected)
+        #expect(SHA256.hash(utf8: text) == expected)
+    }
+
     @Test func aMillionAsMatchTheLongVector() {
         #expect(
             SHA256.hexDigest(repeatElement(UInt8(ascii: "a"), count: 1_000_000))

@@ -61,6 +61,20 @@ import Testing
         #expect(split.receiptId != joined.receiptId)
     }
 
+    /// The name the id is made from is part of the receipts' contract: copies written by workers of different
+    /// versions must share their ids.
+    @Test func theIdIsTheUUIDOfTheLengthPrefixedPartsInUTF8Bytes() {
+        #expect(
+            Self.receipt().receiptId
+                == DeterministicUUID.make(from: "receipt|3:m-1|3:u-1|4:apns|9:sha256:aa|1:1|4:live"))
+        #expect(
+            Self.receipt(attempts: 12, replayRunId: "run-1").receiptId
+                == DeterministicUUID.make(from: "receipt|3:m-1|3:u-1|4:apns|9:sha256:aa|2:12|9:run:run-1"))
+        let accented = Self.receipt(
+            messageId: "mé", device: DeviceTarget(userId: "ü", platform: "fcm", token: "", tokenHash: ""))
+        #expect(accented.receiptId == DeterministicUUID.make(from: "receipt|3:mé|2:ü|3:fcm|0:|1:1|4:live"))
+    }
+
     @Test func theIdIsANameBasedUUIDWrittenFirstInTheReceipt() throws {
         let receipt = Self.receipt()
         #expect(

@@ -4,7 +4,17 @@ import Essentials
 public enum DeterministicUUID {
     /// The canonical lowercase UUID string derived from `name`.
     public static func make(from name: String) -> String {
-        var bytes = SHA256.hash(name.utf8)  // the first 16 of its 32 bytes are the UUID's
+        uuid(SHA256.hash(utf8: name))
+    }
+
+    /// The UUID of the name whose UTF-8 bytes are `name`: `make(from:)` of that text, without making it a string.
+    public static func make(fromUTF8 name: [UInt8]) -> String {
+        uuid(SHA256.hash(name))
+    }
+
+    /// The UUID of a name's SHA-256 `digest`.
+    private static func uuid(_ digest: [UInt8]) -> String {
+        var bytes = digest  // the first 16 of its 32 bytes are the UUID's
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         // Written as ASCII bytes, 8-4-4-4-12 hex digits: it runs for every APNs request.

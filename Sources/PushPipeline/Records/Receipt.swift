@@ -74,9 +74,15 @@ public struct Receipt: Sendable, Equatable {
     /// The receipt as JSON. It never holds the raw token (analysts read receipts): an `invalid_token` send also
     /// writes an `InvalidTokenRecord`, which does.
     public func json() -> [UInt8] {
+        json(receiptId: receiptId)
+    }
+
+    /// `json()` with its `receiptId` already made, by a caller that needs the id too (the record's header): the id
+    /// is a SHA-256 of the receipt's parts, made once per receipt.
+    func json(receiptId id: String) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
-        writer.field("receiptId", receiptId)
+        writer.field("receiptId", id)
         writer.field("messageId", messageId)
         writer.field("room", room)
         writer.field("type", type)

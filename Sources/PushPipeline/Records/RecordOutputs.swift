@@ -62,10 +62,11 @@ struct RecordOutputs {
                 receipt.attempts = failure.attempts
                 deadLetters.append(HandedOff(index: index, failure: failure, dueMillis: nil))
             }
+            let receiptId = receipt.receiptId
             outputs.append(
                 OutputRecord(
-                    topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(),
-                    headers: [RecordHeader(ReceiptID.header, text: receipt.receiptId)]))
+                    topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(receiptId: receiptId),
+                    headers: [RecordHeader(ReceiptID.header, text: receiptId)]))
         }
         if !retrying.isEmpty {
             let failure = retrying.max { $0.failure.attempts < $1.failure.attempts }?.failure ?? retrying[0].failure
