@@ -200,9 +200,18 @@ public actor Pipeline<Request: Sendable> {
     private func spawn(_ record: InputRecord, _ ticket: RecordTicket, inLane: Bool) {
         let id = nextTaskId
         nextTaskId += 1
-        tasks[id] = Task(executorPreference: taskExecutor) {
+        tasks[id] = task {
             await self.work(on: record, ticket, inLane: inLane, taskId: id)
         }
+    }
+
+    /// A task the pipeline starts: preferring `taskExecutor` when there is one, else a plain task. Not
+    /// `Task(executorPreference: nil)`: a task made so carries an executor preference record all the same (and
+    /// hands it to its child tasks), which the runtime then reads under the task's status lock every time the task
+    /// is enqueued or switches executors, several times per send.
+    private func task(_ operation: sending @escaping () async -> Void) -> Task<Void, Never> {
+        guard let taskExecutor else { return Task(operation: operation) }
+        return Task(executorPreference: taskExecutor, operation: operation)
     }
 
     /// The body of a record's task (`spawn`).
@@ -254,7 +263,7 @@ public actor Pipeline<Request: Sendable> {
         nextRoomWait += 1
         let id = nextRoomWait
         let clock = clock
-        let timer = Task(executorPreference: taskExecutor) {
+        let timer = task {
             try? await clock.sleep(for: timeout)
             await self.wakeRoomWaiter(id)
         }
