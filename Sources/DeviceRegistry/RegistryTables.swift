@@ -89,14 +89,24 @@ public final class RegistryTables: Sendable {
     /// How many records were ignored, per topic and reason.
     public var ignored: [IgnoredKey: Int] { state.withLock { $0.ignored } }
 
-    /// Records `topic` as read up to where it ended at the start.
-    public func markLoaded(_ topic: Topic) {
-        state.withLock { state in
+    /// Records `topic` as read up to where it ended at the start; once both are, tells the store (`loaded()`) and
+    /// returns its failure, if any (a disk-backed store that could not flush: it loads again at the next start).
+    @discardableResult
+    public func markLoaded(_ topic: Topic) -> RegistryStoreError? {
+        let both = state.withLock { state in
             switch topic {
             case .devices: state.devicesLoaded = true
             case .clients: state.clientsLoaded = true
             }
             state.lag[topic] = 0
+            return state.devicesLoaded && state.clientsLoaded
+        }
+        guard both else { return nil }
+        do {
+            try store.loaded()
+            return nil
+        } catch {
+            return error
         }
     }
 

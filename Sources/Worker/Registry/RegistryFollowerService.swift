@@ -43,7 +43,10 @@ struct RegistryFollowerService: Service {
         return TopicTableFollower(
             configuration: configuration, topic: name, start: { tables.store.offsets(of: name) },
             caughtUp: {
-                tables.markLoaded(topic)
+                if let error = tables.markLoaded(topic) {
+                    logger.warning(
+                        "cannot finish the device store's load", metadata: ["error": .string(error.description)])
+                }
                 if tables.isLoaded { loaded() }
             }, remaining: { tables.setLag($0, of: topic) },
             apply: { records in
