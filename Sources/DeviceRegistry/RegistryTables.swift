@@ -1,3 +1,4 @@
+import Dispatch
 import PushCore
 import Synchronization
 
@@ -60,15 +61,11 @@ public final class RegistryTables: Sendable {
     {
         var batch = RegistryBatch(topic: name)
         var ignored: [(record: RegistryRecord, error: RegistryRecordError)] = []
-        for record in records {
-            let value = Self.tombstoneAsNil(record.value)
-            do {
-                switch topic {
-                case .devices:
-                    batch.devices.append(try RegistryRecordDecoder.subscription(key: record.key, value: value))
-                case .clients: batch.clients.append(try RegistryRecordDecoder.settings(key: record.key, value: value))
-                }
-            } catch {
+        for (record, decoded) in zip(records, Self.decode(records, of: topic)) {
+            switch decoded {
+            case .device(let change): batch.devices.append(change)
+            case .client(let change): batch.clients.append(change)
+            case .ignored(let error):
                 count(error, in: topic)
                 ignored.append((record, error))
             }
@@ -80,6 +77,43 @@ public final class RegistryTables: Sendable {
         try store.apply(batch)
         state.withLock { $0.read[topic, default: 0] += records.count }
         return ignored
+    }
+
+    /// What one record decodes to.
+    private enum Decoded: Sendable {
+        case device(RegistryChange<DeviceKey, Subscription>)
+        case client(RegistryChange<ClientKey, ClientSettings>)
+        case ignored(RegistryRecordError)
+    }
+
+    /// Batches at least this large are decoded in `decodingSlices` slices at once (a large registry's load is
+    /// bound by the decoding, which is pure).
+    public static let parallelDecodingThreshold = 256
+    static let decodingSlices = 2
+
+    /// Every record of `records` decoded, in order; a large batch in slices on several threads.
+    private static func decode(_ records: [RegistryRecord], of topic: Topic) -> [Decoded] {
+        guard records.count >= parallelDecodingThreshold else { return records.map { decode($0, of: topic) } }
+        let slices = decodingSlices
+        let bounds = (0...slices).map { records.count * $0 / slices }
+        let decoded = Mutex([[Decoded]](repeating: [], count: slices))
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let part = records[bounds[slice]..<bounds[slice + 1]].map { decode($0, of: topic) }
+            decoded.withLock { $0[slice] = part }
+        }
+        return decoded.withLock { $0.flatMap { $0 } }
+    }
+
+    private static func decode(_ record: RegistryRecord, of topic: Topic) -> Decoded {
+        let value = tombstoneAsNil(record.value)
+        do {
+            switch topic {
+            case .devices: return .device(try RegistryRecordDecoder.subscription(key: record.key, value: value))
+            case .clients: return .client(try RegistryRecordDecoder.settings(key: record.key, value: value))
+            }
+        } catch {
+            return .ignored(error)
+        }
     }
 
     /// How many records of `topic` were read since this process started (a store that resumes reads only what is
