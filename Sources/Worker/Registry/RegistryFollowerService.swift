@@ -47,7 +47,11 @@ struct RegistryFollowerService: Service {
                     logger.warning(
                         "cannot finish the device store's load", metadata: ["error": .string(error.description)])
                 }
-                if tables.isLoaded { loaded() }
+                if tables.isLoaded {
+                    loaded()
+                    // The load's decoding freed far more than an idle worker's allocations would ever return.
+                    FreedMemory.release()
+                }
             }, remaining: { tables.setLag($0, of: topic) },
             apply: { records in
                 let ignored = try tables.apply(
