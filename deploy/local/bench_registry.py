@@ -3,22 +3,23 @@
     .venv/bin/python deploy/local/bench_registry.py --bin .build/release/push-worker [--devices 1000000]
     .venv/bin/python deploy/local/bench_registry.py --bin before=/tmp/a/push-worker --bin after=.build/release/push-worker
 
-Starts the dev broker with enough partitions that the mock cluster keeps every record, writes `--devices`
-subscriptions to `push.devices` (half `ios` with 64-hex tokens, half `fcm` with 163-character tokens, two devices per
-client), then times the ceiling: `kcat` reading the whole topic from its beginning to its end (librdkafka with its
-defaults, no processing), before the workers and after them. Then, for each `--bin` (several compare builds in one
-run, against one broker), it starts `push-worker run` once per store of `--stores` and waits each time for its
-"device registry loaded" line: with `PUSH_DEVICE_STORE=memory`, with `lmdb:` on an empty directory, and with the same
-directory again (the resume). For each it prints the seconds from the process's start to the registry loaded, the records read per second over
-that time (startup included, so a lower bound), the worker's CPU seconds until then, the resident memory once loaded
-(VmRSS, with its anonymous and file-backed parts) and the registry's own `push_registry_bytes`. A worker with an
-empty registry is the baseline. With `--lookup-bin .build/release/RegistryBenchmark` (built with
-`PUSH_WORKER_INTEGRATION=1 swift build -c release --product RegistryBenchmark`) it adds what a lookup in each store
-costs against planning one send.
+Starts the dev broker with enough partitions that the mock cluster keeps every record, writes `--devices` subscriptions
+to `push.devices` (half `ios` with 64-hex tokens, half `fcm` with 163-character tokens, two devices per client), then
+times the ceiling: `kcat` reading the whole topic from its beginning to its end (librdkafka with its defaults, no
+processing), before the workers and after each round of them. Then, for each `--bin` (several compare builds in one run,
+against one broker; `--rounds N` repeats them in alternating order and prints the medians), it starts `push-worker run`
+once per store of `--stores` and waits each time for its "device registry loaded" line: with `PUSH_DEVICE_STORE=memory`,
+with `lmdb:` on an empty directory, and with the same directory again (the resume). For each it prints the seconds from
+the process's start to the registry loaded, the records read per second over that time (startup included, so a lower
+bound), the worker's CPU seconds until then, the resident memory once loaded (VmRSS, with its anonymous and file-backed
+parts) and the registry's own `push_registry_bytes`. A worker with an empty registry is the baseline. With `--lookup-bin
+.build/release/RegistryBenchmark` (built with `PUSH_WORKER_INTEGRATION=1 swift build -c release --product
+RegistryBenchmark`) it adds what a lookup in each store costs against planning one send.
 """
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -124,6 +125,8 @@ def main() -> None:
     parser.add_argument("--bin", required=True, action="append",
                         help="the push-worker executable, or LABEL=PATH; repeat to compare builds in one run")
     parser.add_argument("--stores", default="memory,lmdb", help="memory and/or lmdb (lmdb includes the resume)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the builds' loads (in alternating order) and the ceiling; prints the medians")
     parser.add_argument("--devices", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=128)
     parser.add_argument("--lookup-bin", help="the RegistryBenchmark executable (its lookup figures), if built")
@@ -145,31 +148,48 @@ def main() -> None:
             produce_seconds = fill(bootstrap, arguments.devices)
             ceilings.append(ceiling(bootstrap, arguments.devices))
             file_mib = 0.0
-            for label, binary in binaries:
-                prefix = f"{label}:" if label else ""
-                if "memory" in stores:
-                    rows.append(measure(binary, scratch, prefix + "memory", base, arguments.devices + 1))
-                if "lmdb" in stores:
-                    store = scratch / f"lmdb-{label}"
-                    store.mkdir()
-                    lmdb = {**base, "PUSH_DEVICE_STORE": f"lmdb:{store}"}
-                    rows.append(measure(binary, scratch, prefix + "lmdb", lmdb, arguments.devices + 1))
-                    rows.append(measure(binary, scratch, prefix + "lmdb-resume", lmdb, 0))
-                    file_mib = (store / "data.mdb").stat().st_size / 2**20
-            ceilings.append(ceiling(bootstrap, arguments.devices))
+            for round_index in range(arguments.rounds):
+                # Alternate the order (A B, then B A, ...): the machine's load drifts over a run.
+                order = binaries if round_index % 2 == 0 else list(reversed(binaries))
+                for label, binary in order:
+                    prefix = f"{label}:" if label else ""
+                    if "memory" in stores:
+                        rows.append(measure(binary, scratch, prefix + "memory", base, arguments.devices + 1))
+                    if "lmdb" in stores:
+                        store = scratch / f"lmdb-{label}-{round_index}"
+                        store.mkdir()
+                        lmdb = {**base, "PUSH_DEVICE_STORE": f"lmdb:{store}"}
+                        rows.append(measure(binary, scratch, prefix + "lmdb", lmdb, arguments.devices + 1))
+                        rows.append(measure(binary, scratch, prefix + "lmdb-resume", lmdb, 0))
+                        file_mib = (store / "data.mdb").stat().st_size / 2**20
+                ceilings.append(ceiling(bootstrap, arguments.devices))
         finally:
             broker.stop()
     print(f"{arguments.devices} devices written in {produce_seconds:.1f} s; LMDB file {file_mib:.0f} MiB")
-    reference = sum(row["rate"] for row in ceilings) / len(ceilings)
+    reference = statistics.median(row["rate"] for row in ceilings)
     print("ceiling (kcat, whole topic): " + ", ".join(f"{row['rate']:.0f} records/s ({row['seconds']:.1f} s)"
-                                                       for row in ceilings) + f"; mean {reference:.0f}")
+                                                       for row in ceilings) + f"; median {reference:.0f}")
     width = max(12, *(len(row["name"]) for row in rows))
-    print(f"{'store':<{width}} {'devices':>9} {'load s':>8} {'records/s':>10} {'/ ceiling':>9} {'CPU s':>6}"
-          f" {'RSS MiB':>8} {'anon':>6} {'file':>6} {'bytes MiB':>9}")
-    for row in rows:
+    header = (f"{'store':<{width}} {'devices':>9} {'load s':>8} {'records/s':>10} {'/ ceiling':>9} {'CPU s':>6}"
+              f" {'RSS MiB':>8} {'anon':>6} {'file':>6} {'bytes MiB':>9}")
+
+    def line(row):
         ratio = f"{row['rate'] / reference:.2f}" if row["rate"] else "—"
-        print(f"{row['name']:<{width}} {row['devices']:>9} {row['seconds']:>8.1f} {row['rate']:>10.0f} {ratio:>9}"
-              f" {row['cpu']:>6.1f} {row['VmRSS']:>8} {row['RssAnon']:>6} {row['RssFile']:>6} {row['bytes']:>9.1f}")
+        return (f"{row['name']:<{width}} {row['devices']:>9} {row['seconds']:>8.1f} {row['rate']:>10.0f} {ratio:>9}"
+                f" {row['cpu']:>6.1f} {row['VmRSS']:>8.0f} {row['RssAnon']:>6.0f} {row['RssFile']:>6.0f}"
+                f" {row['bytes']:>9.1f}")
+
+    print(header)
+    for row in rows:
+        print(line(row))
+    if arguments.rounds > 1:
+        print(f"medians of {arguments.rounds} rounds:")
+        print(header)
+        for name in dict.fromkeys(row["name"] for row in rows):
+            same = [row for row in rows if row["name"] == name]
+            print(line({key: same[0][key] if key in ("name", "devices") else statistics.median(row[key] for row in same)
+                        for key in ("name", "devices", "seconds", "rate", "cpu", "VmRSS", "RssAnon", "RssFile",
+                                    "bytes")}))
     if arguments.lookup_bin:
         lookups = run([arguments.lookup_bin, str(arguments.devices)], capture_output=True, text=True, check=True)
         figures = dict(line.split()[:2] for line in lookups.stdout.replace("memory ", "memory_").replace(
