@@ -93,22 +93,28 @@ public final class RegistryTables: Sendable {
 
     /// Every record of `records` decoded, in order; a large batch in slices on several threads.
     private static func decode(_ records: [RegistryRecord], of topic: Topic) -> [Decoded] {
-        guard records.count >= parallelDecodingThreshold else { return records.map { decode($0, of: topic) } }
+        guard records.count >= parallelDecodingThreshold else { return decode(records[...], of: topic) }
         let slices = decodingSlices
         let bounds = (0...slices).map { records.count * $0 / slices }
         let decoded = Mutex([[Decoded]](repeating: [], count: slices))
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let part = records[bounds[slice]..<bounds[slice + 1]].map { decode($0, of: topic) }
+            let part = decode(records[bounds[slice]..<bounds[slice + 1]], of: topic)
             decoded.withLock { $0[slice] = part }
         }
         return decoded.withLock { $0.flatMap { $0 } }
     }
 
-    private static func decode(_ record: RegistryRecord, of topic: Topic) -> Decoded {
+    private static func decode(_ records: ArraySlice<RegistryRecord>, of topic: Topic) -> [Decoded] {
+        var locales = LocaleMemo()
+        return records.map { decode($0, of: topic, locales: &locales) }
+    }
+
+    private static func decode(_ record: RegistryRecord, of topic: Topic, locales: inout LocaleMemo) -> Decoded {
         let value = tombstoneAsNil(record.value)
         do {
             switch topic {
-            case .devices: return .device(try RegistryRecordDecoder.subscription(key: record.key, value: value))
+            case .devices:
+                return .device(try RegistryRecordDecoder.subscription(key: record.key, value: value, locales: &locales))
             case .clients: return .client(try RegistryRecordDecoder.settings(key: record.key, value: value))
             }
         } catch {

@@ -62,6 +62,11 @@ public enum RegistryKey {
         var parts: [String] = []
         parts.reserveCapacity(count)
         for part in encoded {
+            // A part without an escape is its own text (the key is a String: valid UTF-8 already).
+            guard part.contains(UInt8(ascii: "%")) else {
+                parts.append(String(Substring(part)))
+                continue
+            }
             guard let decoded = decode(bytes: part) else { return nil }
             parts.append(decoded)
         }
