@@ -16,6 +16,13 @@ public protocol DeviceStore: DeviceDirectory {
     func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey]
     /// What the store holds.
     var statistics: RegistryStatistics { get }
+    /// Called each time both topics have been read up to where they ended at the start: a store may then finish
+    /// what it deferred during the load (a disk-backed one flushes) and give back what the load used.
+    func loaded() throws(RegistryStoreError)
+}
+
+extension DeviceStore {
+    public func loaded() throws(RegistryStoreError) {}
 }
 
 /// Why a store could not apply a batch or open its file (a disk-backed store: full, unwritable, corrupt).

@@ -1,3 +1,4 @@
+import Glibc
 import PushCore
 import Synchronization
 
@@ -10,10 +11,18 @@ import Synchronization
 /// client's devices share the prefix `appID/clientId/`), `clients` maps `appID/clientId` to its settings, `offsets`
 /// maps `topic/partition` to the next offset to read, and `meta` holds the format and the counts the gauges read.
 /// One worker per directory.
+///
+/// A store created empty is filled without flushing each commit to the disk (the first load of a large registry
+/// would spend most of its time waiting for the disk), under a marker file, `loading`, beside the data: `loaded()`
+/// or `close()` flushes everything and removes the marker. A directory found holding the marker is a first load that
+/// stopped without either (a crash, `kill -9`), whose file a machine crash may have left corrupt: it is emptied and
+/// loaded again from the topics.
 public final class LMDBDeviceStore: DeviceStore {
     private let environment: LMDBEnvironment
     /// The counts as the last commit left them, read from `meta` at the start.
     private let counts: Mutex<Counts>
+    /// Whether commits go unflushed: from the creation of an empty store to `loaded()`.
+    private let unflushed: Mutex<Bool>
 
     /// The format written in a new file and required of an existing one.
     static let format = Array("push-worker device store 1".utf8)
@@ -29,8 +38,17 @@ public final class LMDBDeviceStore: DeviceStore {
     /// start with (it doubles when full). A file that is not LMDB, or an LMDB file of something else, is refused.
     public init(path: String, mapBytes: Int) throws(RegistryStoreError) {
         var loaded = Counts()
+        var created = false
+        let marker = path + "/" + Self.loadingMarker
+        if access(marker, F_OK) == 0 {
+            // A first load that never finished: its unflushed file cannot be trusted.
+            for file in ["data.mdb", "lock.mdb"] where unlink(path + "/" + file) != 0 && errno != ENOENT {
+                throw RegistryStoreError("\(path): cannot remove the unfinished load's \(file): \(Self.lastError)")
+            }
+        }
         environment = try LMDBEnvironment(path: path, mapBytes: mapBytes) {
             transaction, isNew throws(RegistryStoreError) in
+            created = isNew
             if isNew {
                 try transaction.put(.meta, Array("format".utf8), Self.format)
                 return
@@ -41,6 +59,60 @@ public final class LMDBDeviceStore: DeviceStore {
             loaded = try Self.counts(in: transaction)
         }
         counts = Mutex(loaded)
+        unflushed = Mutex(created)
+        guard created else { return }
+        try Self.createMarker(marker, in: path)
+        try environment.setFlushes(false)
+    }
+
+    /// The marker of a first load whose commits are not flushed yet.
+    public static let loadingMarker = "loading"
+
+    private static var lastError: String { String(cString: strerror(errno)) }
+
+    /// Creates the marker file and flushes it and its directory, so that it is on the disk before any unflushed commit.
+    private static func createMarker(_ marker: String, in path: String) throws(RegistryStoreError) {
+        let file = Glibc.open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
+        guard file >= 0 else { throw RegistryStoreError("\(path): cannot create \(loadingMarker): \(lastError)") }
+        let flushed = fsync(file) == 0
+        Glibc.close(file)
+        guard flushed, syncDirectory(path) else {
+            throw RegistryStoreError("\(path): cannot flush \(loadingMarker): \(lastError)")
+        }
+    }
+
+    private static func syncDirectory(_ path: String) -> Bool {
+        let directory = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return false }
+        defer { Glibc.close(directory) }
+        return fsync(directory) == 0
+    }
+
+    /// Whether the store was created empty and its first load has not ended yet (its commits are not flushed).
+    public var isFirstLoad: Bool { unflushed.withLock { $0 } }
+
+    /// Both topics have been read up to where they ended at the start. After a first load: flushes the file and
+    /// removes the marker. Then gives back the memory the load's write transactions left in LMDB (by opening the
+    /// file again) and the file's pages the load mapped.
+    public func loaded() throws(RegistryStoreError) {
+        try flushFirstLoad()
+        try environment.reopen()
+        environment.releaseResidentPages()
+    }
+
+    /// Flushes what a first load committed and removes its marker; nothing when the store is not in a first load.
+    private func flushFirstLoad() throws(RegistryStoreError) {
+        try unflushed.withLock { unflushed throws(RegistryStoreError) in
+            guard unflushed else { return }
+            try environment.setFlushes(true)
+            guard unlink(environment.path + "/" + Self.loadingMarker) == 0 || errno == ENOENT,
+                Self.syncDirectory(environment.path)
+            else {
+                throw RegistryStoreError(
+                    "\(environment.path): cannot remove \(Self.loadingMarker): \(Self.lastError)")
+            }
+            unflushed = false
+        }
     }
 
     /// Refuses a file that holds offsets of other topics than `topics`: its devices came from those, and reading
@@ -63,8 +135,10 @@ public final class LMDBDeviceStore: DeviceStore {
         }
     }
 
-    /// Closes the file: later lookups find nothing, later batches fail.
+    /// Closes the file (flushed first, when a first load was under way: the next start resumes it); later lookups
+    /// find nothing, later batches fail.
     public func close() {
+        try? flushFirstLoad()
         environment.close()
     }
 

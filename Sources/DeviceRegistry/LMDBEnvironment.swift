@@ -7,12 +7,14 @@ import Synchronization
 /// Every transaction runs under one lock, so the map can grow in place: LMDB allows `mdb_env_set_mapsize` only while
 /// no transaction of the process is open. A write that finds the map full is undone, the map doubled and the write
 /// run again. Commits flush the data but not the meta page (`MDB_NOMETASYNC`): a machine crash may undo the last
-/// commit, never the file's integrity, and the offsets committed with the data say where to read again.
+/// commit, never the file's integrity, and the offsets committed with the data say where to read again. While
+/// `flushes` is off (`MDB_NOSYNC`) commits flush nothing; the caller must then treat the file as disposable until it
+/// turns them on again, which flushes everything.
 final class LMDBEnvironment: @unchecked Sendable {
     // @unchecked Sendable: `environment` and `databases` are only used under `lock`, and the transactions, opened
     // with MDB_NOTLS, never outlive the closure they are handed to.
-    private let environment: OpaquePointer
-    private let databases: [MDB_dbi]
+    private var environment: OpaquePointer
+    private var databases: [MDB_dbi]
     private let lock = Mutex(false)
     let path: String
 
@@ -25,6 +27,13 @@ final class LMDBEnvironment: @unchecked Sendable {
     init(path: String, mapBytes: Int, check: (Transaction, _ isNew: Bool) throws(RegistryStoreError) -> Void)
         throws(RegistryStoreError)
     {
+        (environment, databases) = try Self.open(path: path, mapBytes: mapBytes, check: check)
+        self.path = path
+    }
+
+    private static func open(
+        path: String, mapBytes: Int, check: (Transaction, _ isNew: Bool) throws(RegistryStoreError) -> Void
+    ) throws(RegistryStoreError) -> (OpaquePointer, [MDB_dbi]) {
         var created: OpaquePointer?
         try Self.check(mdb_env_create(&created), path, "cannot create the environment")
         guard let created else { throw RegistryStoreError("\(path): cannot create the LMDB environment") }
@@ -33,13 +42,40 @@ final class LMDBEnvironment: @unchecked Sendable {
             try Self.check(mdb_env_set_mapsize(created, mapBytes), path, "cannot set the map size")
             let flags = UInt32(MDB_NOTLS | MDB_NOMETASYNC | MDB_NORDAHEAD)
             try Self.check(mdb_env_open(created, path, flags, 0o640), path, "cannot open the store")
-            databases = try Self.openDatabases(created, path: path, check: check)
+            return (created, try Self.openDatabases(created, path: path, check: check))
         } catch {
             mdb_env_close(created)
             throw error
         }
-        environment = created
-        self.path = path
+    }
+
+    /// Turns the flushing of commits off (`MDB_NOSYNC`: a machine crash may then leave the file corrupt) or on again,
+    /// which first flushes everything committed meanwhile.
+    func setFlushes(_ flushes: Bool) throws(RegistryStoreError) {
+        try lock.withLock { closed throws(RegistryStoreError) in
+            guard !closed else { throw RegistryStoreError("\(path): the store is closed") }
+            if flushes { try Self.check(mdb_env_sync(environment, 1), path, "cannot flush the store") }
+            try Self.check(
+                mdb_env_set_flags(environment, UInt32(MDB_NOSYNC), flushes ? 0 : 1), path, "cannot set the flushing")
+        }
+    }
+
+    /// Closes the environment and opens it again on the same file with the map as it is now: LMDB keeps every page a
+    /// write transaction dirtied in a free list of its own for the environment's lifetime (a large load's batches
+    /// leave megabytes of them), which only closing gives back. The flushing is on again after it.
+    func reopen() throws(RegistryStoreError) {
+        try lock.withLock { closed throws(RegistryStoreError) in
+            guard !closed else { return }
+            var info = MDB_envinfo()
+            mdb_env_info(environment, &info)
+            mdb_env_close(environment)
+            do throws(RegistryStoreError) {
+                (environment, databases) = try Self.open(path: path, mapBytes: info.me_mapsize) { _, _ in }
+            } catch {
+                closed = true
+                throw error
+            }
+        }
     }
 
     private static func openDatabases(

@@ -1,3 +1,4 @@
+import Dispatch
 import PushCore
 import Synchronization
 
@@ -60,15 +61,11 @@ public final class RegistryTables: Sendable {
     {
         var batch = RegistryBatch(topic: name)
         var ignored: [(record: RegistryRecord, error: RegistryRecordError)] = []
-        for record in records {
-            let value = Self.tombstoneAsNil(record.value)
-            do {
-                switch topic {
-                case .devices:
-                    batch.devices.append(try RegistryRecordDecoder.subscription(key: record.key, value: value))
-                case .clients: batch.clients.append(try RegistryRecordDecoder.settings(key: record.key, value: value))
-                }
-            } catch {
+        for (record, decoded) in zip(records, Self.decode(records, of: topic)) {
+            switch decoded {
+            case .device(let change): batch.devices.append(change)
+            case .client(let change): batch.clients.append(change)
+            case .ignored(let error):
                 count(error, in: topic)
                 ignored.append((record, error))
             }
@@ -82,6 +79,49 @@ public final class RegistryTables: Sendable {
         return ignored
     }
 
+    /// What one record decodes to.
+    private enum Decoded: Sendable {
+        case device(RegistryChange<DeviceKey, Subscription>)
+        case client(RegistryChange<ClientKey, ClientSettings>)
+        case ignored(RegistryRecordError)
+    }
+
+    /// Batches at least this large are decoded in `decodingSlices` slices at once (a large registry's load is
+    /// bound by the decoding, which is pure).
+    public static let parallelDecodingThreshold = 256
+    static let decodingSlices = 2
+
+    /// Every record of `records` decoded, in order; a large batch in slices on several threads.
+    private static func decode(_ records: [RegistryRecord], of topic: Topic) -> [Decoded] {
+        guard records.count >= parallelDecodingThreshold else { return decode(records[...], of: topic) }
+        let slices = decodingSlices
+        let bounds = (0...slices).map { records.count * $0 / slices }
+        let decoded = Mutex([[Decoded]](repeating: [], count: slices))
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let part = decode(records[bounds[slice]..<bounds[slice + 1]], of: topic)
+            decoded.withLock { $0[slice] = part }
+        }
+        return decoded.withLock { $0.flatMap { $0 } }
+    }
+
+    private static func decode(_ records: ArraySlice<RegistryRecord>, of topic: Topic) -> [Decoded] {
+        var locales = LocaleMemo()
+        return records.map { decode($0, of: topic, locales: &locales) }
+    }
+
+    private static func decode(_ record: RegistryRecord, of topic: Topic, locales: inout LocaleMemo) -> Decoded {
+        let value = tombstoneAsNil(record.value)
+        do {
+            switch topic {
+            case .devices:
+                return .device(try RegistryRecordDecoder.subscription(key: record.key, value: value, locales: &locales))
+            case .clients: return .client(try RegistryRecordDecoder.settings(key: record.key, value: value))
+            }
+        } catch {
+            return .ignored(error)
+        }
+    }
+
     /// How many records of `topic` were read since this process started (a store that resumes reads only what is
     /// newer than what it holds).
     public func recordsRead(of topic: Topic) -> Int { state.withLock { $0.read[topic] ?? 0 } }
@@ -89,14 +129,24 @@ public final class RegistryTables: Sendable {
     /// How many records were ignored, per topic and reason.
     public var ignored: [IgnoredKey: Int] { state.withLock { $0.ignored } }
 
-    /// Records `topic` as read up to where it ended at the start.
-    public func markLoaded(_ topic: Topic) {
-        state.withLock { state in
+    /// Records `topic` as read up to where it ended at the start; once both are, tells the store (`loaded()`) and
+    /// returns its failure, if any (a disk-backed store that could not flush: it loads again at the next start).
+    @discardableResult
+    public func markLoaded(_ topic: Topic) -> RegistryStoreError? {
+        let both = state.withLock { state in
             switch topic {
             case .devices: state.devicesLoaded = true
             case .clients: state.clientsLoaded = true
             }
             state.lag[topic] = 0
+            return state.devicesLoaded && state.clientsLoaded
+        }
+        guard both else { return nil }
+        do {
+            try store.loaded()
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -17,11 +17,13 @@ public struct ReceiptFacts: Sendable, Equatable {
     public var timeMillis: Int64?
     public var replayRunId: String?
     public var worker: String?
+    /// `"suspect": true`: an `invalid_token` answer the worker did not act on (the misconfiguration guard).
+    public var suspect: Bool
 
     public init(
         messageId: String, type: String, platform: String, status: String, reason: String? = nil,
         attempts: Int? = nil, latencyMillis: Double? = nil, timeMillis: Int64? = nil, replayRunId: String? = nil,
-        worker: String? = nil, receiptId: String? = nil
+        worker: String? = nil, receiptId: String? = nil, suspect: Bool = false
     ) {
         self.receiptId = receiptId
         self.messageId = messageId
@@ -34,6 +36,7 @@ public struct ReceiptFacts: Sendable, Equatable {
         self.timeMillis = timeMillis
         self.replayRunId = replayRunId
         self.worker = worker
+        self.suspect = suspect
     }
 
     /// Receipt times are kept within the years 0000...9999, which RFC 3339 can write (epoch milliseconds).
@@ -61,7 +64,7 @@ public struct ReceiptFacts: Sendable, Equatable {
             timeMillis: (sentAt ?? recordTimestampMillis).map { min(max($0, Self.earliestMillis), Self.latestMillis) },
             replayRunId: value["replayRunId"]?.stringValue.map(Self.bounded),
             worker: value["worker"]?.stringValue.map(Self.bounded),
-            receiptId: value["receiptId"]?.stringValue.map(Self.bounded))
+            receiptId: value["receiptId"]?.stringValue.map(Self.bounded), suspect: value["suspect"] == .bool(true))
     }
 
     private static func number(_ value: JSONValue) -> Double? {

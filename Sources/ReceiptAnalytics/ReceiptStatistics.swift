@@ -50,6 +50,10 @@ public struct ReceiptStatistics: Sendable {
     /// Whether every copy is counted (no receipt is dropped as a copy).
     public let countsCopies: Bool
     public private(set) var byStatus: [String: Int] = [:]
+    /// Receipts counted that say `"suspect": true`: "invalid token" answers the worker did not act on, as its
+    /// app's answers from that provider were mostly "invalid token" (a misconfiguration, not dead tokens). They
+    /// count in `byStatus` too, as `invalid_token`.
+    public private(set) var suspect = 0
     public private(set) var byPlatform: [String: [String: Int]] = [:]
     public private(set) var byType: [String: [String: Int]] = [:]
     /// Counts per combination of `dimensions` values.
@@ -106,6 +110,7 @@ public struct ReceiptStatistics: Sendable {
         let type = key("type", receipt.type)
         total += 1
         byStatus[status, default: 0] += 1
+        if receipt.suspect { suspect += 1 }
         byPlatform[platform, default: [:]][status, default: 0] += 1
         byType[type, default: [:]][status, default: 0] += 1
         let row = dimensions.map { dimension in key(dimension.rawValue, dimension.value(of: receipt)) }

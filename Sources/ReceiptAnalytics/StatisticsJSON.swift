@@ -25,6 +25,7 @@ public enum StatisticsJSON {
         writer.endObject()
         writer.key("byStatus")
         writer.counts(statistics.byStatus)
+        writer.field("suspect", statistics.suspect)
         writer.key("byPlatform")
         writer.nestedCounts(statistics.byPlatform)
         writer.key("byType")

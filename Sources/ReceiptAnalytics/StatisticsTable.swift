@@ -20,6 +20,8 @@ public enum StatisticsTable {
         lines.append(
             "delivery rate: \(percent(statistics.deliveryRate)); send latency ms: "
                 + quantiles.joined(separator: ", ") + " (\(latency.count) sends)")
+        lines.append(
+            "suspect invalid_token receipts (not acted on: the misconfiguration guard): \(statistics.suspect)")
         let statuses = StatisticsRows.statuses(statistics)
         lines += section(
             "by status", header: ["status", "receipts"],

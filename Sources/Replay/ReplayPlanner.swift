@@ -23,13 +23,18 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
     public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        let result = replan(value, nowMillis: nowMillis)
-        tally?.planned(result)
-        return result
+        replanned(inner.plan(value, nowMillis: nowMillis), nowMillis: nowMillis)
     }
 
-    private func replan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        inner.plan(value, nowMillis: nowMillis).map { event in
+    /// The inner planner's preparation (an IMKIT message looks its clients up once), replanned.
+    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
+        inner.prepare(value).map { result, nowMillis in replanned(result, nowMillis: nowMillis) }
+    }
+
+    private func replanned(
+        _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
+    ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        let result = result.map { event in
             var event = event
             let tooOld =
                 if let maxAgeMillis, let created = event.eventTimeMillis {
@@ -48,5 +53,7 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
             }
             return event
         }
+        tally?.planned(result)
+        return result
     }
 }

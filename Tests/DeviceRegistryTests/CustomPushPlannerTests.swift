@@ -92,6 +92,22 @@ import Testing
         #expect(planner.deviceBound(Array(Self.push(["aaa", "ccc"]).utf8)) == 3)
     }
 
+    @Test func aPreparedPushLooksItsClientsUpOnceForItsBoundAndItsPlan() throws {
+        subscribe(Registry.sampleClients)
+        let directory = IMKITPlannerTests.CountingDirectory(inner: store)
+        let planner = CustomPushPlanner(
+            events: CorePlanner(rules: .standard, context: Self.context), directory: directory,
+            apps: SingleApp(Self.context))
+        let prepared = planner.prepare(Array(Self.push(["aaa", "ccc"]).utf8))
+        #expect(prepared.deviceBound == 3)
+        let event = try prepared.plan(nowMillis: Self.nowMillis).get()
+        #expect(event.devices.count == 3)
+        #expect(directory.lookups == ["SampleApp/aaa", "SampleApp/ccc"])
+        let undecodable = planner.prepare(Array(#"{"id": "p", "clients": "aaa", "payload": {}}"#.utf8))
+        #expect(undecodable.deviceBound == 1)
+        #expect(throws: UndecodableEvent.self) { try undecodable.plan(nowMillis: Self.nowMillis).get() }
+    }
+
     @Test func aPushWithoutTypeIsCountedAsCustom() throws {
         subscribe(Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1)))
         #expect(try plan(Self.push(["aaa"], payload: #"{"alert": "Hi"}"#)).type == "custom")

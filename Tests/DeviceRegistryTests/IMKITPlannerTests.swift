@@ -136,6 +136,48 @@ import Testing
         #expect(planner.deviceBound(Array(Self.message(["aaa", "bbb"]).utf8)) == 3)
     }
 
+    @Test func aPreparedMessageIsResolvedOnceForItsBoundAndItsPlan() throws {
+        subscribe(
+            Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1)),
+            Registry.subscription(client: "aaa", device: "D2", token: Registry.apnsToken(2)))
+        let directory = CountingDirectory(inner: store)
+        let planner = IMKITPlanner<ProviderSend>(
+            events: CorePlanner(
+                rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project")),
+            directory: directory)
+        let prepared = planner.prepare(Array(Self.message(["aaa", "bbb"]).utf8))
+        #expect(prepared.deviceBound == 3)
+        // A subscription made while the record waits for its devices is not looked up again.
+        subscribe(Registry.subscription(client: "bbb", device: "D3", token: Registry.apnsToken(3)))
+        let event = try prepared.plan(nowMillis: Self.nowMillis).get()
+        #expect(event.outline == ["aaa apns send apns", "aaa apns send apns", "bbb none skipped no_devices"])
+        #expect(directory.lookups == ["SampleApp/aaa", "SampleApp/bbb"])
+        // Through the invalid-token wrapper too.
+        let skipping = SkippingKnownInvalidTokens(inner: planner, table: InvalidTokenTable())
+        let again = skipping.prepare(Array(Self.message(["aaa"]).utf8))
+        #expect(again.deviceBound == 2)
+        #expect(try again.plan(nowMillis: Self.nowMillis).get().devices.count == 2)
+        #expect(directory.lookups.count == 3)
+    }
+
+    /// A directory that records the clients it is asked for.
+    final class CountingDirectory: DeviceDirectory, @unchecked Sendable {
+        let inner: any DeviceDirectory
+        private let lock = NSLock()
+        private var asked: [String] = []
+
+        init(inner: any DeviceDirectory) { self.inner = inner }
+
+        var lookups: [String] { lock.withLock { asked } }
+
+        func subscriptions(of client: ClientKey) -> [Subscription] {
+            lock.withLock { asked.append(client.description) }
+            return inner.subscriptions(of: client)
+        }
+
+        func settings(of client: ClientKey) -> ClientSettings? { inner.settings(of: client) }
+    }
+
     @Test func aBadIMKITMessageIsUndecodableWithItsField() {
         let result = planner.plan(
             Array(#"{"_id": "m", "messageType": "text", "room": "r", "sender": {"_id": "s"}}"#.utf8),

@@ -160,6 +160,72 @@ import Testing
         #expect(reopened.statistics == before)
     }
 
+    static func hasMarker(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path + "/" + LMDBDeviceStore.loadingMarker)
+    }
+
+    @Test func aNewStoreLoadsUnderAMarkerThatTheEndOfTheLoadRemoves() throws {
+        let (store, path) = try Self.store()
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        #expect(store.isFirstLoad)
+        #expect(Self.hasMarker(path))
+        try store.apply(RegistryBatch(topic: "push.devices", devices: [.put(phone.key, phone)], offsets: [0: 1]))
+        try store.loaded()
+        #expect(!store.isFirstLoad)
+        #expect(!Self.hasMarker(path))
+        // Opened again in place: everything is still there, and later batches are written.
+        #expect(store.token(of: phone.key) == Registry.apnsToken(1))
+        var tablet = phone
+        tablet.deviceID = "D2"
+        try store.apply(RegistryBatch(topic: "push.devices", devices: [.put(tablet.key, tablet)], offsets: [0: 2]))
+        #expect(store.statistics.devices == 2)
+        try store.loaded()
+        store.close()
+        let reopened = try LMDBDeviceStore(path: path, mapBytes: 4 * Self.megabyte)
+        #expect(!reopened.isFirstLoad)
+        #expect(reopened.offsets(of: "push.devices") == [0: 2])
+        #expect(reopened.statistics.devices == 2)
+    }
+
+    @Test func aFirstLoadThatStoppedWithoutClosingIsLoadedAgain() throws {
+        let (store, path) = try Self.store()
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        try store.apply(RegistryBatch(topic: "push.devices", devices: [.put(phone.key, phone)], offsets: [0: 1]))
+        // As after `kill -9` or a machine crash: the marker is still there beside the file.
+        let copy = try Repository.temporaryDirectory().path
+        for file in ["data.mdb", LMDBDeviceStore.loadingMarker] {
+            try FileManager.default.copyItem(atPath: path + "/" + file, toPath: copy + "/" + file)
+        }
+        store.close()
+        let reloaded = try LMDBDeviceStore(path: copy, mapBytes: 4 * Self.megabyte)
+        #expect(reloaded.isFirstLoad)
+        #expect(reloaded.offsets(of: "push.devices").isEmpty)
+        #expect(reloaded.statistics.devices == 0)
+        #expect(reloaded.token(of: phone.key) == nil)
+    }
+
+    @Test func closingDuringAFirstLoadFlushesItForTheNextStart() throws {
+        let (store, path) = try Self.store()
+        let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))
+        try store.apply(RegistryBatch(topic: "push.devices", devices: [.put(phone.key, phone)], offsets: [0: 1]))
+        store.close()
+        #expect(!Self.hasMarker(path))
+        let reopened = try LMDBDeviceStore(path: path, mapBytes: 4 * Self.megabyte)
+        #expect(!reopened.isFirstLoad)
+        #expect(reopened.offsets(of: "push.devices") == [0: 1])
+        #expect(reopened.token(of: phone.key) == Registry.apnsToken(1))
+    }
+
+    @Test func theTablesEndTheStoresLoadOnceBothTopicsAreRead() throws {
+        let (store, path) = try Self.store()
+        let tables = RegistryTables(store: store)
+        #expect(tables.markLoaded(.devices) == nil)
+        #expect(store.isFirstLoad)
+        #expect(tables.markLoaded(.clients) == nil)
+        #expect(!store.isFirstLoad)
+        #expect(!Self.hasMarker(path))
+    }
+
     @Test func aFullMapGrowsAndKeepsEveryRecord() throws {
         let (store, _) = try Self.store(mapBytes: 64 * 1024)
         let subscriptions = (0..<2000).map {

@@ -103,6 +103,28 @@ import Testing
             ])
     }
 
+    @Test func aLargeBatchDecodedInSlicesAppliesInRecordOrder() throws {
+        let tables = RegistryTables(store: MemoryDeviceStore())
+        let count = RegistryTables.parallelDecodingThreshold * 3 + 1
+        var records: [RegistryRecord] = []
+        for index in 0..<count {
+            // One key for all: the last good record wins; every seventh record is bad, every eleventh a tombstone.
+            var phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(index))
+            if index % 7 == 0 { phone.token = "bad-\(index)" }
+            let value = index % 11 == 0 ? nil : Registry.value(phone)
+            records.append(RegistryRecord(key: Registry.key(phone), value: value, partition: 0, offset: Int64(index)))
+        }
+        let ignored = try tables.apply(records, of: .devices, named: "push.devices")
+        let bad = (0..<count).filter { $0 % 7 == 0 && $0 % 11 != 0 }
+        #expect(ignored.map(\.record.offset) == bad.map { Int64($0) })
+        #expect(tables.ignored == [.init(topic: .devices, reason: .badToken): bad.count])
+        let last = try #require((0..<count).last { $0 % 7 != 0 || $0 % 11 == 0 })
+        let key = DeviceKey(appID: "SampleApp", clientID: "aaa", type: .ios, deviceID: "D1")
+        #expect(tables.store.token(of: key) == (last % 11 == 0 ? nil : Registry.apnsToken(last)))
+        #expect(tables.store.offsets(of: "push.devices") == [0: Int64(count)])
+        #expect(tables.recordsRead(of: .devices) == count)
+    }
+
     @Test func anEmptyValueIsATombstone() throws {
         let tables = RegistryTables(store: MemoryDeviceStore())
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))

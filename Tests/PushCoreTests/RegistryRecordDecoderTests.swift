@@ -154,4 +154,14 @@ import Testing
             }
         }
     }
+
+    @Test func aLocaleMemoGivesWhatParsingGivesForEveryText() {
+        var memo = LocaleMemo()
+        let texts =
+            ["ko-KR", "ko_kr", "zh-hant-tw", "x", "", "en-US-u-ca-gregory", "12-34"]
+            + (0..<LocaleMemo.capacity).map { "en-\($0)" }
+        for text in texts + texts {
+            #expect(memo.tag(text) == LanguageTag(lenient: text), "\(text)")
+        }
+    }
 }

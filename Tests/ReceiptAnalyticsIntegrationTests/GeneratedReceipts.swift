@@ -23,6 +23,8 @@ struct GeneratedReceipts {
     var latencies: [Double] = []
     var perRun: [String: Int] = [:]
     var attempts: [String: Int] = [:]
+    /// Receipts marked `"suspect": true`: every third `invalid_token` one.
+    var suspect = 0
 
     init(count: Int, seed: UInt64, copyEvery: Int = 20) {
         var random = SeededGenerator(seed: seed)
@@ -59,6 +61,10 @@ struct GeneratedReceipts {
                 writer.field("reason", status == "delivered" ? .null : .string("reason-\(index % 3)"))
                 writer.field("attempts", tries)
                 if status == "invalid_token" && index % 2 == 0 { writer.field("token", "raw-token-\(index)") }
+                if status == "invalid_token" && index % 3 == 0 {
+                    writer.key("suspect")
+                    writer.bool(true)
+                }
                 writer.field("sentAt", RFC3339.format(epochMillis: sentAt))
                 writer.field("latencyMs", latency.map { .number(DecimalText.format($0)) } ?? .null)
                 writer.field("replayRunId", run.map(JSONValue.string) ?? .null)
@@ -71,6 +77,7 @@ struct GeneratedReceipts {
                 later.append((index, receipt(sentAt: sentAt + 300_000, latency: latency.map { $0 * 2 }, worker: "w-2")))
             }
             byStatus[status, default: 0] += 1
+            if status == "invalid_token" && index % 3 == 0 { suspect += 1 }
             byPlatform[platform, default: [:]][status, default: 0] += 1
             byType[type, default: [:]][status, default: 0] += 1
             if let latency { latencies.append(Double(DecimalText.format(latency)) ?? latency) }

@@ -17,6 +17,13 @@ import Testing
                     latencyMillis: 12.5, timeMillis: 1_795_953_601_250, replayRunId: "run-7", worker: "pod-1"))
     }
 
+    @Test func readsTheSuspectMarkOnlyWhenItIsTrue() throws {
+        let receipt = #"{"messageId":"m","type":"text","platform":"apns","status":"invalid_token","suspect":"#
+        #expect(ReceiptFacts(json: Array((receipt + "true}").utf8), recordTimestampMillis: nil)?.suspect == true)
+        #expect(ReceiptFacts(json: Array((receipt + "false}").utf8), recordTimestampMillis: nil)?.suspect == false)
+        #expect(ReceiptFacts(json: Array((receipt + #""yes"}"#).utf8), recordTimestampMillis: nil)?.suspect == false)
+    }
+
     @Test func readsAnOlderInvalidTokenReceiptWithItsRawTokenWithoutKeepingTheToken() throws {
         let json = """
             {"messageId":"m-2","type":"text","platform":"apns","status":"invalid_token","reason":"Unregistered",

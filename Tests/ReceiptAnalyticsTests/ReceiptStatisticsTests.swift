@@ -47,6 +47,22 @@ import Testing
         #expect(statistics.attempts == [0: 1, 1: 5, 5: 1])
     }
 
+    @Test func suspectReceiptsAreCountedApartAndAsInvalidToken() {
+        var suspect = Self.receipt("invalid_token", reason: "BadDeviceToken")
+        suspect.suspect = true
+        suspect.receiptId = "r-1"
+        var later = suspect
+        later.worker = "w9"
+        var other = suspect
+        other.receiptId = "r-2"
+        var statistics = ReceiptStatistics()
+        // `later` is a copy of the first: it counts once, in both.
+        for receipt in Self.sample + [suspect, later, other] { statistics.add(receipt) }
+        #expect(statistics.suspect == 2)
+        #expect(statistics.byStatus["invalid_token"] == 3)
+        #expect(self.statistics().suspect == 0)
+    }
+
     @Test func theDeliveryRateLeavesSkippedSendsOut() {
         #expect(statistics().deliveryRate == 3.0 / 6.0)
         #expect(statistics([Self.receipt("skipped")]).deliveryRate == nil)

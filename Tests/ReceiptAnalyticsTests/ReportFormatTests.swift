@@ -17,6 +17,7 @@ import Testing
         #expect(json["byPlatform"]?["fcm"]?["invalid_token"] == .number("1"))
         #expect(json["byType"]?["image"]?["delivered"] == .number("1"))
         #expect(json["deliveryRate"] == .number("0.5"))
+        #expect(json["suspect"] == .number("0"))
         #expect(json["latencyMs"]?["p50"] == .number(DecimalText.format(statistics().latency.quantile(0.5) ?? 0)))
         #expect(json["window"]?["first"] == .string("2026-11-29T12:00:00.000Z"))
         #expect(json["window"]?["last"] == .string("2026-11-29T12:02:10.000Z"))
@@ -54,6 +55,7 @@ import Testing
             #expect(table.contains("\n\(heading)\n"), "\(heading)")
         }
         #expect(table.contains("delivery rate: 50 %"))
+        #expect(table.contains("\nsuspect invalid_token receipts (not acted on: the misconfiguration guard): 0\n"))
     }
 
     @Test func theHTMLEscapesReceiptTextAndCarriesTheNumbers() {

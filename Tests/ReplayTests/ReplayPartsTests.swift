@@ -1,6 +1,7 @@
 import KafkaTypes
 import PushCore
 import PushPipeline
+import Synchronization
 import TestSupport
 import Testing
 
@@ -60,6 +61,42 @@ import Testing
         let stale = try planner.plan(Array("m-1;a1,a2".utf8), nowMillis: created + 61_000).get()
         #expect(stale.devices.map(\.decision.summary) == ["expired", "expired"])
         #expect(throws: UndecodableEvent.self) { try planner.plan(Array("garbage".utf8), nowMillis: 0).get() }
+    }
+
+    @Test func theReplayPlannerPreparesThroughItsInnerPlannerOnce() throws {
+        var delivered = DeliveredSends()
+        delivered.add(messageId: "m-1", tokenHash: "sha256:a1", status: "delivered")
+        let inner = PreparingPlanner()
+        let planner = ReplayPlanner(inner: inner, maxAgeMillis: nil, delivered: delivered)
+        let prepared = planner.prepare(Array("m-1;a1,a2".utf8))
+        #expect(prepared.deviceBound == 2)
+        let event = try prepared.plan(nowMillis: 1_800_000_000_000).get()
+        #expect(event.devices.map(\.decision.summary) == ["skipped already_delivered", "send"])
+        #expect(inner.calls == ["prepare"])
+    }
+
+    /// `FakePlanner` that records which of its entry points the replay planner used.
+    final class PreparingPlanner: EventPlanner {
+        private let fake = FakePlanner()
+        private let recorded = Mutex<[String]>([])
+
+        var calls: [String] { recorded.withLock { $0 } }
+
+        func deviceBound(_ value: [UInt8]) -> Int {
+            recorded.withLock { $0.append("deviceBound") }
+            return fake.deviceBound(value)
+        }
+
+        func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<String>, UndecodableEvent> {
+            recorded.withLock { $0.append("plan") }
+            return fake.plan(value, nowMillis: nowMillis)
+        }
+
+        func prepare(_ value: [UInt8]) -> PreparedPlan<String> {
+            recorded.withLock { $0.append("prepare") }
+            let fake = fake
+            return PreparedPlan(deviceBound: fake.deviceBound(value)) { fake.plan(value, nowMillis: $0) }
+        }
     }
 
     @Test func theSummarySaysWhereToResumeAndReadsAsJSON() throws {

@@ -30,7 +30,8 @@ public final class FakeSource: RecordSource {
         public var finishedRevokes: [[TopicPartition]] = []
         /// Commits that passed.
         public var commits = 0
-        /// How many commits from now on the group refuses for a rebalance in progress (`Int.max`: every one).
+        /// How many commits from now on the group refuses for a rebalance in progress (`Int.max`: every one); each
+        /// refusal's rebalance ends at the next poll (an empty `assigned`).
         public var commitRefusals = 0
         /// Commits refused so far.
         public var refusedCommits = 0
@@ -167,6 +168,8 @@ public final class FakeSource: RecordSource {
             }
             state.commitRefusals -= 1
             state.refusedCommits += 1
+            // The rebalance that refused it ends at the next poll, as an assignment change with nothing new.
+            state.pendingEvents.append(.assigned([]))
             return true
         }
         if refused { throw CommitRefusedDuringRebalance("REBALANCE_IN_PROGRESS") }

@@ -110,8 +110,10 @@ import Testing
         devices: Int, budget: Int, expected: Int, produce: (EndToEnd) async throws -> Void
     ) async throws -> (receipts: [KafkaRecord], elapsed: Duration) {
         let run = try await EndToEnd(workerEnvironment: [
+            // Up to 100 sends about half a second apart, within 30 s of delays: the slow room's retry outlasts the
+            // rest of the test.
             "PUSH_MAX_IN_FLIGHT_DEVICES": String(budget), "PUSH_RETRY_BUDGET_MS": "30000",
-            "PUSH_RETRY_BASE_MS": "400", "PUSH_RETRY_CAP_MS": "400",
+            "PUSH_RETRY_BASE_MS": "1000", "PUSH_RETRY_CAP_MS": "1000", "PUSH_MAX_ATTEMPTS": "100",
         ]) { simulator in
             try await simulator.addFaultRule(#"{"path": "^/3/device/dead", "times": 100000, "status": 503}"#)
         }

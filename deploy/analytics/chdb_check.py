@@ -100,6 +100,7 @@ def report(db):
         "rows": int(rows(db, "SELECT count() AS n FROM push.receipts")[0]["n"]),
         "copies": {"dropped": int(copies["copiesDropped"]), "records": int(copies["records"])},
         "byStatus": by_status,
+        "suspect": int(query(db, "suspect")[0]["receipts"]),
         "byPlatform": nested(query(db, "by_platform_status"), "platform"),
         "byType": nested(query(db, "by_type_status"), "type"),
         "deliveryRate": query(db, "delivery_rate")[0]["deliveryRate"],

@@ -1,21 +1,26 @@
 """Memory and loading rate of the device registry with each store, over a large registry topic.
 
     .venv/bin/python deploy/local/bench_registry.py --bin .build/release/push-worker [--devices 1000000]
+    .venv/bin/python deploy/local/bench_registry.py --bin before=/tmp/a/push-worker --bin after=.build/release/push-worker
 
-Starts the dev broker with enough partitions that the mock cluster keeps every record, writes `--devices`
-subscriptions to `push.devices` (half `ios` with 64-hex tokens, half `fcm` with 163-character tokens, two devices per
-client), then starts `push-worker run` three times and waits each time for its "device registry loaded" line:
-with `PUSH_DEVICE_STORE=memory`, with `lmdb:` on an empty directory, and with the same directory again (the resume).
-For each it prints the seconds from the process's start to the registry loaded, the records read per second over
-that time (startup included, so a lower bound), the worker's CPU seconds until then, the resident memory once loaded
-(VmRSS, with its anonymous and file-backed parts) and the registry's own `push_registry_bytes`. A worker with an
-empty registry is the baseline. With `--lookup-bin .build/release/RegistryBenchmark` (built with
-`PUSH_WORKER_INTEGRATION=1 swift build -c release --product RegistryBenchmark`) it adds what a lookup in each store
-costs against planning one send.
+Starts the dev broker with enough partitions that the mock cluster keeps every record, writes `--devices` subscriptions
+to `push.devices` (half `ios` with 64-hex tokens, half `fcm` with 163-character tokens, two devices per client), then
+times the ceiling: `kcat` reading the whole topic from its beginning to its end (librdkafka with its defaults, no
+processing), before the workers and after each round of them. Then, for each `--bin` (several compare builds in one run,
+against one broker; `--rounds N` repeats them in alternating order and prints the medians), it starts `push-worker run`
+once per store of `--stores` and waits each time for its "device registry loaded" line: with `PUSH_DEVICE_STORE=memory`,
+with `lmdb:` on an empty directory, and with the same directory again (the resume). For each it prints the seconds from
+the process's start to the registry loaded, the records read per second over that time (startup included, so a lower
+bound), the worker's CPU seconds until then, the resident memory once loaded (VmRSS, with its anonymous and file-backed
+parts) and the registry's own `push_registry_bytes`. A worker with an empty registry is the baseline. With `--lookup-bin
+.build/release/RegistryBenchmark` (built with `PUSH_WORKER_INTEGRATION=1 swift build -c release --product
+RegistryBenchmark`) it adds what a lookup in each store costs against planning one send.
 """
 
 import argparse
 import json
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,6 +86,18 @@ def metric(port: int, name: str) -> float | None:
     return None
 
 
+def ceiling(bootstrap: str, records: int) -> dict:
+    """A bare reader of the topic: kcat (librdkafka's defaults) from the beginning to the end, counting records."""
+    started = time.monotonic()
+    reader = run(["kcat", "-C", "-b", bootstrap, "-t", "push.devices", "-o", "beginning", "-e", "-q", "-f", "%p\\n"],
+                 stdout=subprocess.PIPE, check=True)
+    seconds = time.monotonic() - started
+    count = reader.stdout.count(b"\n")
+    if count != records:
+        raise SystemExit(f"kcat read {count} records, not {records}")
+    return {"seconds": seconds, "rate": count / seconds}
+
+
 def measure(binary: str, scratch: Path, name: str, settings: dict[str, str], records: int) -> dict:
     environment = {"PATH": "/usr/bin:/bin", "LOG_LEVEL": "info", "PUSH_HTTP_HOST": "127.0.0.1",
                    "PUSH_HTTP_PORT": "0", "PUSH_DEVICES_LOAD_MS": "1800000", **settings}
@@ -105,37 +122,74 @@ def measure(binary: str, scratch: Path, name: str, settings: dict[str, str], rec
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True)
+    parser.add_argument("--bin", required=True, action="append",
+                        help="the push-worker executable, or LABEL=PATH; repeat to compare builds in one run")
+    parser.add_argument("--stores", default="memory,lmdb", help="memory and/or lmdb (lmdb includes the resume)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the builds' loads (in alternating order) and the ceiling; prints the medians")
     parser.add_argument("--devices", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=128)
     parser.add_argument("--lookup-bin", help="the RegistryBenchmark executable (its lookup figures), if built")
     arguments = parser.parse_args()
+    binaries = [(binary.partition("=")[0], binary.partition("=")[2]) if "=" in binary else ("", binary)
+                for binary in arguments.bin]
+    stores = arguments.stores.split(",")
+    ceilings = []
     with tempfile.TemporaryDirectory(prefix="push-bench-registry-") as scratch_name:
         scratch = Path(scratch_name)
         account = service_account(scratch)
         broker, bootstrap = start_dev_broker(
-            Path(arguments.bin), scratch, arguments.partitions,
+            Path(binaries[0][1]), scratch, arguments.partitions,
             ["chat.messages", "push.devices", "push.clients", "push.invalid-tokens", "push.receipts", "push.dlq"])
         try:
             base = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": str(account),
                     "FCM_URL": "https://127.0.0.1:9", "PUSH_WORKER_ID": "bench-registry"}
-            rows = [measure(arguments.bin, scratch, "empty", base, 0)]
+            rows = [measure(binaries[0][1], scratch, "empty", base, 0)]
             produce_seconds = fill(bootstrap, arguments.devices)
-            store = scratch / "lmdb"
-            store.mkdir()
-            rows.append(measure(arguments.bin, scratch, "memory", base, arguments.devices + 1))
-            lmdb = {**base, "PUSH_DEVICE_STORE": f"lmdb:{store}"}
-            rows.append(measure(arguments.bin, scratch, "lmdb", lmdb, arguments.devices + 1))
-            rows.append(measure(arguments.bin, scratch, "lmdb-resume", lmdb, 0))
-            file_mib = (store / "data.mdb").stat().st_size / 2**20
+            ceilings.append(ceiling(bootstrap, arguments.devices))
+            file_mib = 0.0
+            for round_index in range(arguments.rounds):
+                # Alternate the order (A B, then B A, ...): the machine's load drifts over a run.
+                order = binaries if round_index % 2 == 0 else list(reversed(binaries))
+                for label, binary in order:
+                    prefix = f"{label}:" if label else ""
+                    if "memory" in stores:
+                        rows.append(measure(binary, scratch, prefix + "memory", base, arguments.devices + 1))
+                    if "lmdb" in stores:
+                        store = scratch / f"lmdb-{label}-{round_index}"
+                        store.mkdir()
+                        lmdb = {**base, "PUSH_DEVICE_STORE": f"lmdb:{store}"}
+                        rows.append(measure(binary, scratch, prefix + "lmdb", lmdb, arguments.devices + 1))
+                        rows.append(measure(binary, scratch, prefix + "lmdb-resume", lmdb, 0))
+                        file_mib = (store / "data.mdb").stat().st_size / 2**20
+                ceilings.append(ceiling(bootstrap, arguments.devices))
         finally:
             broker.stop()
     print(f"{arguments.devices} devices written in {produce_seconds:.1f} s; LMDB file {file_mib:.0f} MiB")
-    print(f"{'store':<12} {'devices':>9} {'load s':>8} {'records/s':>10} {'CPU s':>6} {'RSS MiB':>8} {'anon':>6}"
-          f" {'file':>6} {'bytes MiB':>9}")
+    reference = statistics.median(row["rate"] for row in ceilings)
+    print("ceiling (kcat, whole topic): " + ", ".join(f"{row['rate']:.0f} records/s ({row['seconds']:.1f} s)"
+                                                       for row in ceilings) + f"; median {reference:.0f}")
+    width = max(12, *(len(row["name"]) for row in rows))
+    header = (f"{'store':<{width}} {'devices':>9} {'load s':>8} {'records/s':>10} {'/ ceiling':>9} {'CPU s':>6}"
+              f" {'RSS MiB':>8} {'anon':>6} {'file':>6} {'bytes MiB':>9}")
+
+    def line(row):
+        ratio = f"{row['rate'] / reference:.2f}" if row["rate"] else "—"
+        return (f"{row['name']:<{width}} {row['devices']:>9} {row['seconds']:>8.1f} {row['rate']:>10.0f} {ratio:>9}"
+                f" {row['cpu']:>6.1f} {row['VmRSS']:>8.0f} {row['RssAnon']:>6.0f} {row['RssFile']:>6.0f}"
+                f" {row['bytes']:>9.1f}")
+
+    print(header)
     for row in rows:
-        print(f"{row['name']:<12} {row['devices']:>9} {row['seconds']:>8.1f} {row['rate']:>10.0f} {row['cpu']:>6.1f}"
-              f" {row['VmRSS']:>8} {row['RssAnon']:>6} {row['RssFile']:>6} {row['bytes']:>9.1f}")
+        print(line(row))
+    if arguments.rounds > 1:
+        print(f"medians of {arguments.rounds} rounds:")
+        print(header)
+        for name in dict.fromkeys(row["name"] for row in rows):
+            same = [row for row in rows if row["name"] == name]
+            print(line({key: same[0][key] if key in ("name", "devices") else statistics.median(row[key] for row in same)
+                        for key in ("name", "devices", "seconds", "rate", "cpu", "VmRSS", "RssAnon", "RssFile",
+                                    "bytes")}))
     if arguments.lookup_bin:
         lookups = run([arguments.lookup_bin, str(arguments.devices)], capture_output=True, text=True, check=True)
         figures = dict(line.split()[:2] for line in lookups.stdout.replace("memory ", "memory_").replace(

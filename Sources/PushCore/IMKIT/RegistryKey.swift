@@ -10,6 +10,12 @@ public enum RegistryKey {
     public static func encode(_ part: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(part.utf8.count)
+        append(part, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `part` percent-encoded to `bytes`.
+    private static func append(_ part: String, to bytes: inout [UInt8]) {
         for byte in part.utf8 {
             if isUnreserved(byte) {
                 bytes.append(byte)
@@ -19,15 +25,19 @@ public enum RegistryKey {
                 bytes.append(hexDigits[Int(byte & 0x0F)])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The text of a percent-encoded part; `nil` when an escape is malformed, a `/` appears raw, or the bytes are not
     /// UTF-8.
     public static func decode(_ encoded: Substring) -> String? {
+        decode(bytes: encoded.utf8)
+    }
+
+    /// As `decode(_:)`, over the encoded part's UTF-8.
+    private static func decode(bytes encoded: some Collection<UInt8>) -> String? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(encoded.utf8.count)
-        var iterator = encoded.utf8.makeIterator()
+        bytes.reserveCapacity(encoded.count)
+        var iterator = encoded.makeIterator()
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
@@ -46,12 +56,18 @@ public enum RegistryKey {
 
     /// The parts of `key` when it has exactly `count` of them, each decoded; `nil` otherwise.
     public static func parts(of key: String, count: Int) -> [String]? {
-        let encoded = key.split(separator: "/", omittingEmptySubsequences: false)
+        // Split by bytes, not characters: `/` is ASCII, so this is the same split without grapheme breaking.
+        let encoded = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard encoded.count == count else { return nil }
         var parts: [String] = []
         parts.reserveCapacity(count)
         for part in encoded {
-            guard let decoded = decode(part) else { return nil }
+            // A part without an escape is its own text (the key is a String: valid UTF-8 already).
+            guard part.contains(UInt8(ascii: "%")) else {
+                parts.append(String(Substring(part)))
+                continue
+            }
+            guard let decoded = decode(bytes: part) else { return nil }
             parts.append(decoded)
         }
         return parts
@@ -59,7 +75,13 @@ public enum RegistryKey {
 
     /// `parts` encoded and joined by `/`.
     public static func join(_ parts: [String]) -> String {
-        parts.map(encode).joined(separator: "/")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
+        for (index, part) in parts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "/")) }
+            append(part, to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)

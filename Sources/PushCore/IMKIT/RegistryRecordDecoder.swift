@@ -34,6 +34,23 @@ public struct RegistryRecordError: Error, Sendable, Equatable, CustomStringConve
     public var description: String { "\(reason.rawValue): \(message)" }
 }
 
+/// The language tags of the locales decoded so far (`LanguageTag(lenient:)`), for a batch of registry records: a
+/// registry holds few distinct locales. At most `capacity` are kept; others are parsed each time.
+public struct LocaleMemo: Sendable {
+    public static let capacity = 256
+    private var tags: [String: LanguageTag?] = [:]
+
+    public init() {}
+
+    /// `LanguageTag(lenient: text)`, parsed once per distinct text.
+    public mutating func tag(_ text: String) -> LanguageTag? {
+        if let known = tags[text] { return known }
+        let tag = LanguageTag(lenient: text)
+        if tags.count < Self.capacity { tags[text] = tag }
+        return tag
+    }
+}
+
 /// Decodes the records of the device registry (`push.devices`) and the client settings (`push.clients`).
 ///
 /// A record is trusted only when its key and value agree: a value naming another device than its key would put a
@@ -48,6 +65,15 @@ public enum RegistryRecordDecoder {
     public static func subscription(key: [UInt8]?, value: [UInt8]?) throws(RegistryRecordError) -> RegistryChange<
         DeviceKey, Subscription
     > {
+        var locales = LocaleMemo()
+        return try subscription(key: key, value: value, locales: &locales)
+    }
+
+    /// As `subscription(key:value:)`, reading locales through `locales`: a batch of records decoded with one memo
+    /// parses each distinct locale once.
+    public static func subscription(key: [UInt8]?, value: [UInt8]?, locales: inout LocaleMemo)
+        throws(RegistryRecordError) -> RegistryChange<DeviceKey, Subscription>
+    {
         guard let key, let text = String(validating: key, as: UTF8.self), let deviceKey = DeviceKey(text: text) else {
             throw RegistryRecordError(.badKey, "the key must be appID/clientId/type/deviceId, percent-encoded")
         }
@@ -67,7 +93,7 @@ public enum RegistryRecordDecoder {
                 deviceID: try fields.requiredString("deviceId", maxLength: EventLimits.maximumIDLength),
                 sandbox: try fields.optionalBool("sandbox") ?? false,
                 topic: try fields.optionalString("topic", maxLength: nil),
-                locale: try fields.optionalString("locale", maxLength: nil).flatMap { LanguageTag(lenient: $0) },
+                locale: try fields.optionalString("locale", maxLength: nil).flatMap { locales.tag($0) },
                 updatedAtMS: try fields.optionalInteger("updatedAtMS", in: 0...Int.max).map { Int64($0) })
         } catch {
             throw RegistryRecordError(.badValue, error.description)

@@ -35,22 +35,37 @@ public struct CustomPushPlanner: EventPlanner {
         self.maximumDevicesPerClient = decoder.limits.maximumDevicesPerRecipient
     }
 
-    /// For a custom push, its devices (resolved once more: the registry is in memory); for others, `events`' bound.
-    public func deviceBound(_ value: [UInt8]) -> Int {
-        guard let push = customPush(value) else { return events.deviceBound(value) }
-        guard case .success(let push) = push else { return 1 }
-        return max(1, targets(of: push).count)
-    }
+    /// For a custom push, its devices; for others, `events`' bound.
+    public func deviceBound(_ value: [UInt8]) -> Int { prepare(value).deviceBound }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<ProviderSend>, UndecodableEvent> {
         guard let decoded = customPush(value) else { return events.plan(value, nowMillis: nowMillis) }
-        let push: CustomPush
         switch decoded {
-        case .success(let value): push = value
+        case .success(let push): return plan(push, targets: targets(of: push), nowMillis: nowMillis)
         case .failure(let error): return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
+    }
+
+    /// A custom push is decoded and its clients looked up in the registry once, here: the bound is its devices, and
+    /// planning sends to the same ones.
+    public func prepare(_ value: [UInt8]) -> PreparedPlan<ProviderSend> {
+        guard let decoded = customPush(value) else { return events.prepare(value) }
+        switch decoded {
+        case .success(let push):
+            let targets = targets(of: push)
+            return PreparedPlan(deviceBound: max(1, targets.count)) { nowMillis in
+                plan(push, targets: targets, nowMillis: nowMillis)
+            }
+        case .failure(let error):
+            let undecodable = UndecodableEvent(reason: error.reason, message: error.description)
+            return PreparedPlan(deviceBound: 1) { _ in .failure(undecodable) }
+        }
+    }
+
+    private func plan(_ push: CustomPush, targets: [Target], nowMillis: Int64) -> Result<
+        PlannedEvent<ProviderSend>, UndecodableEvent
+    > {
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
-        let targets = targets(of: push)
         let standing = apps.standing(ofApp: push.appID)
         let builder = CustomPushRequestBuilder(
             context: standing.context ?? ProviderContext(apnsTopic: "", fcmProjectID: ""))

@@ -26,26 +26,41 @@ public struct IMKITPlanner<Request: Sendable>: EventPlanner {
         self.resolver = resolver
     }
 
-    /// For an IMKIT message, its resolved devices (decoded and looked up once more: the registry is in memory, and
-    /// the bound must count devices the record does not list); for an event, `events`' bound.
-    public func deviceBound(_ value: [UInt8]) -> Int {
-        guard let message = imkitMessage(value) else { return events.deviceBound(value) }
-        // The time only bounds the message's own time: a record refused here is refused by `plan` too.
-        let now = Date()
-        guard case .success(let message) = message(now) else { return 1 }
-        let resolution = resolver.resolve(message, in: directory)
-        return max(1, resolution.deviceCount + resolution.unsent.count)
-    }
+    /// For an IMKIT message, its resolved devices (the bound must count devices the record does not list); for an
+    /// event, `events`' bound.
+    public func deviceBound(_ value: [UInt8]) -> Int { prepare(value).deviceBound }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         guard let message = imkitMessage(value) else { return events.plan(value, nowMillis: nowMillis) }
+        return plan(message, resolved: nil, nowMillis: nowMillis)
+    }
+
+    /// An IMKIT message is decoded and resolved through the registry once, here: the bound is its resolved devices,
+    /// and planning uses the same resolution (a registry change while the record waits for its devices applies to
+    /// the next message). Planning decodes it again as of its own time, which bounds the message's time only.
+    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
+        guard let message = imkitMessage(value) else { return events.prepare(value) }
+        // A message refused here is refused by planning too, which resolves nothing then.
+        guard case .success(let decoded) = message(Date()) else {
+            return PreparedPlan(deviceBound: 1) { nowMillis in plan(message, resolved: nil, nowMillis: nowMillis) }
+        }
+        let resolution = resolver.resolve(decoded, in: directory)
+        return PreparedPlan(deviceBound: max(1, resolution.deviceCount + resolution.unsent.count)) { nowMillis in
+            plan(message, resolved: resolution, nowMillis: nowMillis)
+        }
+    }
+
+    /// Plans a decoded IMKIT message: resolved through the registry unless `resolved` already is its resolution.
+    private func plan(
+        _ message: (Date) -> Result<IMKITMessage, EventError>, resolved: IMKITResolution?, nowMillis: Int64
+    ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
         let decoded: IMKITMessage
         switch message(now) {
         case .success(let value): decoded = value
         case .failure(let error): return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
-        let resolution = resolver.resolve(decoded, in: directory)
+        let resolution = resolved ?? resolver.resolve(decoded, in: directory)
         return events.plan(JSONWriter.encode(resolution.event), nowMillis: nowMillis).map { planned in
             var planned = planned
             planned.appID = decoded.appID

@@ -128,17 +128,20 @@ public actor Pipeline<Request: Sendable> {
         return await drainAndClose()
     }
 
-    /// One poll, its assignment changes and records handed to the core.
-    private func pollOnce() async {
+    /// One poll, its assignment changes and records handed to the core; whether it brought an assignment change.
+    @discardableResult
+    private func pollOnce() async -> Bool {
         do {
             let polled = try await source.poll(maxRecords: settings.batchSize, timeout: settings.pollTimeout)
             let now = clock.nowMicros()
             published.withLock { $0.lastPollMicros = now }
             observe(polled)
             await perform(core.handle(.polled(polled, nowMicros: clock.nowMicros())))
+            return !polled.events.isEmpty
         } catch {
             observer.observe(.pollFailed(String(describing: error)))
             try? await clock.sleep(for: settings.pollTimeout)
+            return false
         }
     }
 
@@ -302,9 +305,11 @@ public actor Pipeline<Request: Sendable> {
     }
 
     /// Commits the stored offsets. While the group refuses the commit for a rebalance (workers scaled in together:
-    /// one leaving starts a rebalance the others' final commits run into), it is tried again after each poll, which
-    /// lets the consumer take part in the rebalance (records polled now are not admitted), for up to
-    /// `finalCommitRetryWindow`: a commit given up makes the next owner send the finished records again.
+    /// one leaving starts a rebalance the others' final commits run into), the consumer polls, which lets it take
+    /// part in the rebalance (records polled now are not admitted), until its assignment changes, and commits
+    /// again, for up to `finalCommitRetryWindow`: a commit given up makes the next owner send the finished records
+    /// again. A commit sent before that change would carry the old generation, which librdkafka answers by calling
+    /// the assignment lost.
     private func commitStoredOffsets() async {
         let deadline = clock.nowMicros() + settings.finalCommitRetryWindow.wholeMilliseconds * 1000
         while true {
@@ -313,7 +318,7 @@ public actor Pipeline<Request: Sendable> {
                 return
             } catch let refusal as CommitRefusedDuringRebalance where clock.nowMicros() < deadline {
                 observer.observe(.commitRefusedDuringRebalance(refusal.description))
-                await pollOnce()
+                while clock.nowMicros() < deadline, await !pollOnce() {}
                 try? await clock.sleep(for: settings.pollTimeout)
             } catch {
                 observer.observe(.commitFailed(String(describing: error)))

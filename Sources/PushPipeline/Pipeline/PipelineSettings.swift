@@ -28,7 +28,7 @@ public struct PipelineSettings: Sendable, Equatable {
     public var pollTimeout: Duration = .milliseconds(100)
     /// Records consumed and not yet done; at this many the pipeline stops polling until one is done, and pauses
     /// every partition if that lasts `inFlightPauseDelay`.
-    /// (Benchmarked, README "Performance": 10,000 kept about 270 MB resident for no more pushes/s.)
+    /// A higher limit keeps more memory resident (about 270 MB at 10,000) for no more pushes/s.
     public var maxInFlightRecords: Int = 2_000
     /// How long the pipeline may stay at `maxInFlightRecords` without polling before it pauses every partition. Not
     /// polling keeps what librdkafka prefetched; pausing purges it (it is fetched again on resume), but lets the
@@ -37,11 +37,12 @@ public struct PipelineSettings: Sendable, Equatable {
     /// Planned devices of records not yet finished (planned requests, results, receipts to write): a record is planned
     /// only once its devices fit beside the others'; one with more devices than this runs alone. Group-chat fan-out
     /// is what it bounds: `maxInFlightRecords` events of a thousand devices each would all be planned at once.
-    /// (Benchmarked, README "Performance": 100 fan-out events of 1,000 devices, peak RSS 393 MB without it, 126 MB
-    /// with 10,000, 99 MB with 5,000; the stream case holds ~3,600 devices and never waits.)
+    /// Without it, 100 fan-out events of 1,000 devices peak near 390 MB; 10,000 keeps them near 130 MB, while a
+    /// steady stream of small events holds fewer devices than that and never waits.
     public var maxInFlightDevices: Int = 10_000
     /// Sends in flight at once, over all providers.
-    /// (Benchmarked: 1,000 queued sends inside the transport, p50 ~150 ms; 200 keep it near 25 ms at the same rate.)
+    /// More would only queue inside the transport: 1,000 put the median send near 150 ms, 200 keep it near 25 ms
+    /// at the same rate.
     public var maxConcurrentSends: Int = 200
     /// Sends in flight at once to one provider.
     public var maxSendsPerProvider: Int = 100

@@ -53,8 +53,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         _ body: (StartedRecord<Request>) async throws -> Result
     ) async throws -> Result {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
-        return try await deviceBudget.withUnits(planner.deviceBound(record.value)) { grant in
-            switch planner.plan(record.value, nowMillis: clock.nowMillis()) {
+        let prepared = planner.prepare(record.value)
+        return try await deviceBudget.withUnits(prepared.deviceBound) { grant in
+            switch prepared.plan(nowMillis: clock.nowMillis()) {
             case .failure(let undecodable):
                 grant.resize(to: 0)
                 return try await body(StartedRecord(record: record, source: source, content: .undecodable(undecodable)))

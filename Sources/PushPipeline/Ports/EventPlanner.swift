@@ -103,4 +103,43 @@ public protocol EventPlanner<Request>: Sendable {
     /// is taken before planning, so that records waiting for it hold no planned requests). A bound too low only
     /// lets the record take the rest of its devices from the budget without waiting.
     func deviceBound(_ value: [UInt8]) -> Int
+    /// `value`'s device bound and its planning at once, for a planner whose bound needs the work planning needs too
+    /// (a registry lookup): the pipeline takes the bound, waits for its devices, then plans. By default
+    /// `deviceBound`, then `plan`.
+    func prepare(_ value: [UInt8]) -> PreparedPlan<Request>
+}
+
+extension EventPlanner {
+    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
+        PreparedPlan(deviceBound: deviceBound(value)) { nowMillis in plan(value, nowMillis: nowMillis) }
+    }
+}
+
+/// A record prepared for planning (`EventPlanner.prepare`): its device bound, and the rest of its planning, as of a
+/// time given later.
+public struct PreparedPlan<Request: Sendable> {
+    /// As `EventPlanner.deviceBound`.
+    public let deviceBound: Int
+    private let planning: (Int64) -> Result<PlannedEvent<Request>, UndecodableEvent>
+
+    public init(
+        deviceBound: Int, plan: @escaping (_ nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent>
+    ) {
+        self.deviceBound = deviceBound
+        planning = plan
+    }
+
+    /// The decisions, as of `nowMillis` (as `EventPlanner.plan`).
+    public func plan(nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> { planning(nowMillis) }
+
+    /// The same bound, with `transform` applied to the planning's result.
+    public func map(
+        _ transform:
+            @escaping (Result<PlannedEvent<Request>, UndecodableEvent>, _ nowMillis: Int64) -> Result<
+                PlannedEvent<Request>, UndecodableEvent
+            >
+    ) -> PreparedPlan<Request> {
+        let planning = planning
+        return PreparedPlan(deviceBound: deviceBound) { nowMillis in transform(planning(nowMillis), nowMillis) }
+    }
 }

@@ -19,7 +19,17 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
     public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        inner.plan(value, nowMillis: nowMillis).map { event in
+        skippingKnownInvalidTokens(inner.plan(value, nowMillis: nowMillis), nowMillis: nowMillis)
+    }
+
+    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
+        inner.prepare(value).map { result, nowMillis in skippingKnownInvalidTokens(result, nowMillis: nowMillis) }
+    }
+
+    private func skippingKnownInvalidTokens(
+        _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
+    ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
+        result.map { event in
             var event = event
             for index in event.devices.indices {
                 guard case .send(let provider, _) = event.devices[index].decision,

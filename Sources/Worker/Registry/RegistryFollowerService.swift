@@ -43,8 +43,15 @@ struct RegistryFollowerService: Service {
         return TopicTableFollower(
             configuration: configuration, topic: name, start: { tables.store.offsets(of: name) },
             caughtUp: {
-                tables.markLoaded(topic)
-                if tables.isLoaded { loaded() }
+                if let error = tables.markLoaded(topic) {
+                    logger.warning(
+                        "cannot finish the device store's load", metadata: ["error": .string(error.description)])
+                }
+                if tables.isLoaded {
+                    loaded()
+                    // The load's decoding freed far more than an idle worker's allocations would ever return.
+                    FreedMemory.release()
+                }
             }, remaining: { tables.setLag($0, of: topic) },
             apply: { records in
                 let ignored = try tables.apply(

@@ -18,6 +18,8 @@ CREATE TABLE IF NOT EXISTS push.receipts
     platform LowCardinality(String),
     tokenHash String,
     status LowCardinality(String),
+    -- An invalid_token answer the worker did not act on (its misconfiguration guard had tripped): true.
+    suspect Bool DEFAULT false,
     reason Nullable(String),
     providerMessageId Nullable(String),
     attempts UInt32,
@@ -37,6 +39,10 @@ CREATE TABLE IF NOT EXISTS push.receipts
 )
 ENGINE = ReplacingMergeTree(copyRank)
 ORDER BY receiptId;
+
+-- A table created before receipts carried `suspect` gets the column (false for the rows it holds); recreate the
+-- view push.receipts_from_queue (03_views.sql) after it, so that new receipts fill it.
+ALTER TABLE push.receipts ADD COLUMN IF NOT EXISTS suspect Bool DEFAULT false AFTER status;
 
 -- Records of the receipts topic ClickHouse could not parse (kafka_handle_error_mode = 'stream'), for a look.
 CREATE TABLE IF NOT EXISTS push.receipts_errors

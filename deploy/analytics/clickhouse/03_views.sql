@@ -11,6 +11,7 @@ SELECT
     JSONExtractString(raw, 'platform') AS platform,
     JSONExtractString(raw, 'tokenHash') AS tokenHash,
     JSONExtractString(raw, 'status') AS status,
+    JSONExtractBool(raw, 'suspect') = 1 AS suspect,
     JSONExtract(raw, 'reason', 'Nullable(String)') AS reason,
     JSONExtract(raw, 'providerMessageId', 'Nullable(String)') AS providerMessageId,
     toUInt32(greatest(JSONExtractInt(raw, 'attempts'), 0)) AS attempts,
