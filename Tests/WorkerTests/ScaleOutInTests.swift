@@ -81,9 +81,20 @@ import Testing
         let refusedRevokeCommit = ([run.worker] + joined).contains {
             MockClusterRefusedCommit.isReported(in: $0.stderr.text)
         }
-        print("revoke-time commit refused by the mock cluster: \(refusedRevokeCommit)")
+        // A leaving worker's final commit the mock refused for another's leaving, then called of an old generation:
+        // what it covered is sent again, where a real broker takes a member's commit while its group rebalances.
+        let failedFinalCommit = joined.contains {
+            MockClusterRefusedCommit.finalCommitFailureIsReported(in: $0.stderr.text)
+        }
+        print(
+            "revoke-time commit refused by the mock cluster: \(refusedRevokeCommit), final commit given up: \(failedFinalCommit)"
+        )
         withKnownIssue(MockClusterRefusedCommit.comment, isIntermittent: true) {
-            #expect(receipts.duplicates <= bound)
+            withKnownIssue(MockClusterRefusedCommit.finalCommitComment, isIntermittent: true) {
+                #expect(receipts.duplicates <= bound)
+            } when: {
+                failedFinalCommit
+            }
         } when: {
             refusedRevokeCommit
         }
