@@ -42,7 +42,8 @@ import Testing
         // The fresh messages come once the worker holds waiting records.
         let port = try await WorkerScrapeTests.statusPort(of: run)
         let holding = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
-            (Self.sample("push_records_waiting_due", in: try WorkerScrapeTests.get(port: port, "/metrics").body) ?? 0)
+            (WorkerScrapeTests.sample(
+                "push_records_waiting_due", in: try WorkerScrapeTests.get(port: port, "/metrics").body) ?? 0)
                 >= 1
         }
         #expect(holding)
@@ -67,7 +68,7 @@ import Testing
         // Held back, they would wait for the first due time, 9 minutes away.
         #expect(elapsed < .seconds(60), "\(elapsed)")
         #expect(requests.filter(\.isPush).allSatisfy { $0.messageId?.hasPrefix("m-") ?? false })
-        let held = Self.sample("push_records_waiting_due", in: scrape)
+        let held = WorkerScrapeTests.sample("push_records_waiting_due", in: scrape)
         #expect(held.map { $0 >= 1 && $0 <= Double(2 * run.partitions) } == true, "\(held as Double?)")
         #expect(Self.lag(of: "push.retry-600000", in: scrape) >= 1_990, "\(scrape)")
         #expect(Self.lag(of: "push.retry-3600000", in: scrape) >= 1_990, "\(scrape)")
@@ -135,12 +136,6 @@ import Testing
         let ids = receipts.compactMap { try? JSONParser.parse($0.value)["messageId"]?.stringValue }
         #expect(!ids.contains("m-0"), "the slow room's retry ended first: the others were not tested beside it")
         return (receipts, elapsed)
-    }
-
-    /// The value of the sample `name` (no labels) in `scrape`.
-    static func sample(_ name: String, in scrape: String) -> Double? {
-        let line = scrape.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-        return (line?.split(separator: " ").last).flatMap { Double($0) }
     }
 
     /// `kafka_consumer_lag` of `topic`, summed over its partitions.

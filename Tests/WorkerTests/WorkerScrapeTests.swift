@@ -74,8 +74,13 @@ import Testing
 
     /// The value of `kafka_commits_total{result="success"}` in `scrape`, 0 without it.
     static func successfulCommits(in scrape: String) -> Double {
-        let line = scrape.split(separator: "\n").first { $0.hasPrefix(#"kafka_commits_total{result="success"} "#) }
-        return (line?.split(separator: " ").last).flatMap { Double($0) } ?? 0
+        sample(#"kafka_commits_total{result="success"}"#, in: scrape) ?? 0
+    }
+
+    /// The value of the sample `name` (with its labels as the scrape writes them) in `scrape`.
+    static func sample(_ name: String, in scrape: String) -> Double? {
+        let line = scrape.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return (line?.split(separator: " ").last).flatMap { Double($0) }
     }
 
     @Test func theFirstScrapeOfAWorkerHoldsEveryClosedLabelCounterAtZero() async throws {
