@@ -43,16 +43,22 @@ final class ConsumerContext: KafkaLogReceiving {
                 ConsumerContext.from(opaque).rebalance(handle: handle, code: code, partitions: partitions)
             },
             delivery: nil,
-            offsetCommit: { _, code, _, opaque in
+            offsetCommit: { _, code, offsets, opaque in
                 guard let opaque else { return }
                 // Nothing to commit is not a commit; every other answer is one success or one failure.
                 guard code != RD_KAFKA_RESP_ERR__NO_OFFSET else { return }
+                var committed: [TopicPartition: Int64] = [:]
+                for entry in RDKafkaTopicPartitionList.entries(of: offsets)
+                where entry.error == RD_KAFKA_RESP_ERR_NO_ERROR && entry.offset >= 0 {
+                    committed[entry.partition] = entry.offset
+                }
                 ConsumerContext.from(opaque).state.withLock { state in
                     if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                         state.commits.succeeded &+= 1
                     } else {
                         state.commits.failed &+= 1
                     }
+                    state.confirmCommitted(committed)
                 }
             }
         )

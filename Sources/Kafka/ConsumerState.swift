@@ -15,7 +15,7 @@ struct ConsumerState: Sendable {
     var events: [RebalanceEvent] = []
     /// Who lets revoked partitions go, as `subscribe` was told.
     var revokeHandling = RevokeHandling.immediate
-    /// The next offset to read, per partition, as last stored by the application and not yet committed here.
+    /// The next offset to read, per partition, as last stored by the application and not committed yet.
     var stored: [TopicPartition: Int64] = [:]
     /// Lag per partition from the latest statistics.
     var lag: [TopicPartition: Int64] = [:]
@@ -87,6 +87,14 @@ struct ConsumerState: Sendable {
     mutating func restoreStored(_ offsets: [TopicPartition: Int64]) {
         for (partition, offset) in offsets where assignment.contains(partition) && stored[partition] == nil {
             stored[partition] = offset
+        }
+    }
+
+    /// Forgets the stored offsets that a commit answered for `committed` covers: whoever committed them (the
+    /// periodic commit or an explicit one), they need no commit any more.
+    mutating func confirmCommitted(_ committed: [TopicPartition: Int64]) {
+        for (partition, offset) in committed {
+            if let pending = stored[partition], pending <= offset { stored[partition] = nil }
         }
     }
 

@@ -220,6 +220,18 @@ public final class KafkaConsumer: Sendable {
         try storeOffset(record.nextOffset, for: record.topicPartition)
     }
 
+    /// Whether librdkafka commits the stored offsets by itself, every `auto.commit.interval.ms`
+    /// (`enable.auto.commit`, on by default). Its periodic commit skips the moments the group rebalances.
+    public var commitsPeriodically: Bool {
+        client.property("enable.auto.commit") == "true"
+    }
+
+    /// Whether every offset stored so far has been committed, by the periodic commit or by `commit()`. Commit
+    /// answers are served by `poll`.
+    public var storedOffsetsCommitted: Bool {
+        context.state.withLock { $0.stored.isEmpty }
+    }
+
     /// Commits every stored offset now and waits for the group coordinator's answer.
     /// Nothing new to commit is not an error.
     public func commit() async throws(KafkaError) {

@@ -99,6 +99,18 @@ final class RDKafkaClient: @unchecked Sendable {
                     message: text.map { String(cString: $0) } ?? ""))
         }
 
+    /// The value librdkafka holds for the property `name` on this handle (aliases and defaults resolved), or nil
+    /// when it knows no such property.
+    func property(_ name: String) -> String? {
+        var size = 0
+        guard rd_kafka_conf_get(rd_kafka_conf(handle), name, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else {
+            return nil
+        }
+        var value = [CChar](repeating: 0, count: size)
+        guard rd_kafka_conf_get(rd_kafka_conf(handle), name, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
+        return value.nulTerminatedString
+    }
+
     /// Raises a fabricated fatal error (librdkafka's test hook), for tests of fatal-error handling.
     func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
         _ = rd_kafka_test_fatal_error(handle, code.resp, "raised by a test")

@@ -178,8 +178,8 @@ public final class ObservabilityObserver: PipelineObserver {
             logger.warning(
                 "offset store failed",
                 metadata: ["kafka.partition": .string(partition.description), "error": .string(error)])
-        case .commitRefusedDuringRebalance(let error):
-            logger.warning("final commit refused during a rebalance, trying again", metadata: ["error": .string(error)])
+        case .finalCommitWaitExpired:
+            logger.warning("periodic commit did not cover the stored offsets in time, committing them directly")
         case .commitFailed(let error):
             logger.error("final commit failed", metadata: ["error": .string(error)])
         case .stalled(let sinceMillis):

@@ -105,7 +105,11 @@ public final class ReplayRecordSource: RecordSource {
     /// A replay's assignment is explicit: nothing is ever revoked.
     public func finishRevoke(_ partitions: [TopicPartition]) async throws {}
 
-    /// Nothing to commit: a replay never touches a group's offsets.
+    /// A replay never touches a group's offsets: nothing is committed, periodically or otherwise.
+    public var commitsPeriodically: Bool { false }
+
+    public var storedOffsetsCommitted: Bool { true }
+
     public func commit() async throws {}
 
     public func close() async {

@@ -15,19 +15,4 @@ public enum MockClusterRefusedCommit {
     public static func isReported(in report: String) -> Bool {
         report.contains("REBALANCE_IN_PROGRESS") && report.contains("revoked partitions")
     }
-
-    public static let finalCommitComment: Comment = """
-        the mock cluster refused a leaving worker's final commit until the rebalance another leaving worker started \
-        was over, and then its generation, after which librdkafka 2.0.2 calls the assignment lost (docs/performance.md, \
-        "Commit cadence and duplicates")
-        """
-
-    /// Whether a worker's log says its final commit was given up (`final commit failed`) because the group
-    /// rebalanced: refused, of another generation, or with the assignment called lost.
-    public static func finalCommitFailureIsReported(in log: String) -> Bool {
-        log.split(separator: "\n").contains { line in
-            line.contains("final commit failed")
-                && ["REBALANCE_IN_PROGRESS", "ILLEGAL_GENERATION", "_ASSIGNMENT_LOST"].contains { line.contains($0) }
-        }
-    }
 }

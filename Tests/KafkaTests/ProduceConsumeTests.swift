@@ -113,6 +113,29 @@ struct ProduceConsumeTests {
         await consumer.close()
     }
 
+    /// What a shutdown waits for: the periodic commit (every 200 ms here) answered, served by polls.
+    @Test func theConsumerTellsWhenThePeriodicCommitHasCoveredItsStoredOffsets() async throws {
+        let test = try TestCluster(partitions: 2)
+        let partition = TopicPartition(test.topic, 1)
+        let (consumer, records) = try await test.produceAndConsume(10, at: partition)
+        #expect(consumer.commitsPeriodically && consumer.storedOffsetsCommitted)
+        try consumer.store(records[6])
+        #expect(!consumer.storedOffsetsCommitted)  // no poll since: no answer served
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !consumer.storedOffsetsCommitted, ContinuousClock.now < deadline {
+            #expect(try await consumer.poll(maxRecords: 10, timeout: .milliseconds(100)).isEmpty)
+        }
+        #expect(consumer.storedOffsetsCommitted)
+        #expect(try await consumer.committedOffsets(of: [partition]) == [partition: 7])
+        await consumer.close()
+    }
+
+    @Test func aConsumerWithoutAutoCommitSaysItDoesNotCommitPeriodically() throws {
+        let test = try TestCluster(partitions: 1)
+        let configuration = test.consumerConfiguration().merging(KafkaConfiguration(["enable.auto.commit": "false"]))
+        #expect(try !KafkaConsumer(configuration: configuration).commitsPeriodically)
+    }
+
     @Test func pausedPartitionDeliversNothingAndResumesWhereItStopped() async throws {
         let test = try TestCluster(partitions: 2)
         let producer = try test.producer()

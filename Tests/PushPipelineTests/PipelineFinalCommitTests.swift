@@ -3,38 +3,54 @@ import Testing
 
 @testable import PushPipeline
 
-/// The commit at the end of a shutdown, when the group is rebalancing because other workers leave at the same time.
+/// The commit at the end of a shutdown, when the group may be rebalancing because other workers leave at the same
+/// time.
 @Suite(.timeLimit(.minutes(1))) struct PipelineFinalCommitTests {
-    @Test func aFinalCommitRefusedDuringARebalanceIsTriedAgainAfterPollsUntilItPasses() async {
+    @Test func aShutdownLeavesTheFinalCommitToThePeriodicCommitWhichWaitsARebalanceOut() async {
         let harness = Harness()
-        harness.source.state.withLock { $0.commitRefusals = 3 }
+        harness.source.state.withLock { $0.periodicCommits = true }
         harness.source.add([record("m0;a", offset: 0)])
         let running = harness.start()
         #expect(await harness.settled { harness.stored() == 1 })
+        // Workers leaving together: a rebalance holds the periodic commit for the next five polls.
+        harness.source.state.withLock { $0.periodicCommitsHeld = 5 }
         let polls = harness.source.snapshot.polls
         #expect(await harness.stop(running) == .shutDown(unfinished: 0))
         let snapshot = harness.source.snapshot
-        #expect(snapshot.refusedCommits == 3 && snapshot.commits == 1 && snapshot.closed)
-        // Each refusal is followed by a poll: the consumer takes part in the rebalance before the next try.
-        #expect(snapshot.polls >= polls + 3)
-        let refusals = harness.observer.all.filter {
-            if case .commitRefusedDuringRebalance = $0 { return true }
-            return false
-        }
-        #expect(refusals.count == 3)
-        #expect(!harness.observer.all.contains(.commitFailed("REBALANCE_IN_PROGRESS")))
+        // The pipeline polled through the rebalance, the periodic commit covered the offset, nothing was sent
+        // directly (a direct commit during the consumer's rejoin would be answered for an old generation).
+        #expect(snapshot.polls >= polls + 6)
+        #expect(snapshot.committed == snapshot.stored && snapshot.commits == 0 && snapshot.closed)
+        #expect(!harness.observer.all.contains(.finalCommitWaitExpired))
+        #expect(!harness.observer.all.contains { if case .commitFailed = $0 { true } else { false } })
     }
 
-    @Test func aFinalCommitStillRefusedAfterItsWindowIsGivenUpAndTheSourceClosed() async {
+    @Test func storedOffsetsThePeriodicCommitLeavesPastTheWindowAreCommittedDirectly() async {
         var harness = Harness()
-        harness.settings.finalCommitRetryWindow = .seconds(2)
-        harness.source.state.withLock { $0.commitRefusals = .max }
+        harness.settings.finalCommitWindow = .seconds(2)
+        harness.source.state.withLock { $0.periodicCommits = true }
+        harness.source.add([record("m0;a", offset: 0)])
         let running = harness.start()
+        #expect(await harness.settled { harness.stored() == 1 })
+        harness.source.state.withLock { $0.periodicCommitsHeld = .max }
         let started = harness.clock.nowMillis()
         #expect(await harness.stop(running) == .shutDown(unfinished: 0))
         #expect(harness.clock.nowMillis() - started >= 2_000)
         let snapshot = harness.source.snapshot
-        #expect(snapshot.commits == 0 && snapshot.refusedCommits > 1 && snapshot.closed)
-        #expect(harness.observer.all.last { if case .commitFailed = $0 { true } else { false } } != nil)
+        #expect(snapshot.committed == snapshot.stored && snapshot.commits == 1 && snapshot.closed)
+        #expect(harness.observer.all.contains(.finalCommitWaitExpired))
+    }
+
+    @Test func aSourceThatDoesNotCommitPeriodicallyIsCommittedDirectlyWithoutWaiting() async {
+        let harness = Harness()
+        harness.source.add([record("m0;a", offset: 0)])
+        let running = harness.start()
+        #expect(await harness.settled { harness.stored() == 1 })
+        let started = harness.clock.nowMillis()
+        #expect(await harness.stop(running) == .shutDown(unfinished: 0))
+        #expect(harness.clock.nowMillis() - started < 1_000)
+        let snapshot = harness.source.snapshot
+        #expect(snapshot.committed == snapshot.stored && snapshot.commits == 1 && snapshot.closed)
+        #expect(!harness.observer.all.contains(.finalCommitWaitExpired))
     }
 }

@@ -28,13 +28,14 @@ public final class FakeSource: RecordSource {
         public var revoking: Set<TopicPartition> = []
         /// Every `finishRevoke`, in order.
         public var finishedRevokes: [[TopicPartition]] = []
-        /// Commits that passed.
+        /// Direct commits (`commit()`).
         public var commits = 0
-        /// How many commits from now on the group refuses for a rebalance in progress (`Int.max`: every one); each
-        /// refusal's rebalance ends at the next poll (an empty `assigned`).
-        public var commitRefusals = 0
-        /// Commits refused so far.
-        public var refusedCommits = 0
+        /// Whether the source commits the stored offsets periodically: at every poll, unless a rebalance holds it.
+        public var periodicCommits = false
+        /// Polls from now on whose periodic commit a rebalance holds (`Int.max`: every one).
+        public var periodicCommitsHeld = 0
+        /// The offsets committed so far, periodically or directly.
+        public var committed: [TopicPartition: Int64] = [:]
         public var closed = false
         /// Calls of `poll`.
         public var polls = 0
@@ -93,6 +94,13 @@ public final class FakeSource: RecordSource {
     public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
         let (polled, idle) = state.withLock { state -> (SourcePoll, TestClock.Alarm?) in
             state.polls += 1
+            if state.periodicCommits {
+                if state.periodicCommitsHeld > 0 {
+                    state.periodicCommitsHeld -= 1
+                } else {
+                    state.committed.merge(state.stored) { $1 }
+                }
+            }
             // Like a group consumer: a partition is assigned before any of its records arrive.
             let new = Set(state.logs.keys).subtracting(state.assigned).subtracting(state.finishedRevokes.joined())
             state.assigned.formUnion(new)
@@ -160,19 +168,17 @@ public final class FakeSource: RecordSource {
         }
     }
 
+    public var commitsPeriodically: Bool { state.withLock { $0.periodicCommits } }
+
+    public var storedOffsetsCommitted: Bool {
+        state.withLock { state in state.stored.allSatisfy { state.committed[$0.key] == $0.value } }
+    }
+
     public func commit() async throws {
-        let refused = state.withLock { state in
-            guard state.commitRefusals > 0 else {
-                state.commits += 1
-                return false
-            }
-            state.commitRefusals -= 1
-            state.refusedCommits += 1
-            // The rebalance that refused it ends at the next poll, as an assignment change with nothing new.
-            state.pendingEvents.append(.assigned([]))
-            return true
+        state.withLock { state in
+            state.commits += 1
+            state.committed.merge(state.stored) { $1 }
         }
-        if refused { throw CommitRefusedDuringRebalance("REBALANCE_IN_PROGRESS") }
     }
 
     public func close() async { state.withLock { $0.closed = true } }

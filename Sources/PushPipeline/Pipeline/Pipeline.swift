@@ -304,26 +304,23 @@ public actor Pipeline<Request: Sendable> {
         return .shutDown(unfinished: unfinished)
     }
 
-    /// Commits the stored offsets. While the group refuses the commit for a rebalance (workers scaled in together:
-    /// one leaving starts a rebalance the others' final commits run into), the consumer polls, which lets it take
-    /// part in the rebalance (records polled now are not admitted), until its assignment changes, and commits
-    /// again, for up to `finalCommitRetryWindow`: a commit given up makes the next owner send the finished records
-    /// again. A commit sent before that change would carry the old generation, which librdkafka answers by calling
-    /// the assignment lost.
+    /// Commits the stored offsets. A source that commits periodically is left to do it, for up to
+    /// `finalCommitWindow`, while the pipeline polls (records polled now are not admitted), which lets the consumer
+    /// take part in a rebalance: librdkafka's periodic commit waits a rebalance out, whereas a commit sent while the
+    /// consumer rejoins (workers scaled in together: one leaving starts a rebalance the others run into) is answered
+    /// only after the rejoin, for the old generation; librdkafka then calls the assignment lost and the next owner
+    /// sends the finished records again. What is still uncommitted after the window is committed directly.
     private func commitStoredOffsets() async {
-        let deadline = clock.nowMicros() + settings.finalCommitRetryWindow.wholeMilliseconds * 1000
-        while true {
-            do {
-                try await source.commit()
-                return
-            } catch let refusal as CommitRefusedDuringRebalance where clock.nowMicros() < deadline {
-                observer.observe(.commitRefusedDuringRebalance(refusal.description))
-                while clock.nowMicros() < deadline, await !pollOnce() {}
-                try? await clock.sleep(for: settings.pollTimeout)
-            } catch {
-                observer.observe(.commitFailed(String(describing: error)))
-                return
-            }
+        if source.commitsPeriodically {
+            let deadline = clock.nowMicros() + settings.finalCommitWindow.wholeMilliseconds * 1000
+            while !source.storedOffsetsCommitted, clock.nowMicros() < deadline { await pollOnce() }
+            if source.storedOffsetsCommitted { return }
+            observer.observe(.finalCommitWaitExpired)
+        }
+        do {
+            try await source.commit()
+        } catch {
+            observer.observe(.commitFailed(String(describing: error)))
         }
     }
 }

@@ -42,8 +42,9 @@ public enum PipelineEvent: Sendable, Equatable {
     /// A failure header of a retry-topic record was not believed (not a number, out of range).
     case headerIgnored(TopicPartition, offset: Int64, header: String, String)
     case storeFailed(TopicPartition, String)
-    /// The final commit was refused for a rebalance in progress; it is tried again after polls serve the rebalance.
-    case commitRefusedDuringRebalance(String)
+    /// The source's periodic commit did not cover every stored offset within `finalCommitWindow` of the shutdown's
+    /// end; they are committed directly.
+    case finalCommitWaitExpired
     case commitFailed(String)
     case stalled(sinceMillis: Int64)
     case shutdownStarted(inFlight: Int)

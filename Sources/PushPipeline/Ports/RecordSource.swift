@@ -24,16 +24,6 @@ public struct SourcePoll: Sendable {
     }
 }
 
-/// A commit the group refused because it is rebalancing (another member joining or leaving): once the consumer has
-/// taken part in the rebalance, which polling serves, the same commit can pass.
-public struct CommitRefusedDuringRebalance: Error, CustomStringConvertible {
-    public var description: String
-
-    public init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// Where records come from: a Kafka consumer in a group, with manual offset storing.
 public protocol RecordSource: Sendable {
     /// Up to `maxRecords` records and the assignment changes since the last poll, waiting at most `timeout` for
@@ -50,8 +40,13 @@ public protocol RecordSource: Sendable {
     /// Commits the stored offsets of `partitions` (revoking, see `SourceEvent.revoking`) and waits for the
     /// broker's answer, then gives the partitions up. Called once per revoking partition.
     func finishRevoke(_ partitions: [TopicPartition]) async throws
-    /// Commits the stored offsets now and waits for the broker's answer; throws `CommitRefusedDuringRebalance` when
-    /// the group refused it for a rebalance in progress, keeping the offsets for the next commit.
+    /// Whether the source commits the stored offsets by itself, periodically, skipping the moments its group
+    /// rebalances (librdkafka's auto-commit).
+    var commitsPeriodically: Bool { get }
+    /// Whether every offset stored so far has been committed, periodically or by `commit()`; commit answers
+    /// arrive through `poll`.
+    var storedOffsetsCommitted: Bool { get }
+    /// Commits the stored offsets now and waits for the broker's answer.
     func commit() async throws
     /// Leaves the group and releases the consumer.
     func close() async

@@ -70,12 +70,12 @@ public final class KafkaRecordSource: RecordSource {
         try await consumer.finishRevoke(partitions)
     }
 
+    public var commitsPeriodically: Bool { consumer.commitsPeriodically }
+
+    public var storedOffsetsCommitted: Bool { consumer.storedOffsetsCommitted }
+
     public func commit() async throws {
-        do {
-            try await consumer.commit()
-        } catch let error where [.rebalanceInProgress, .illegalGeneration].contains(error.code) {
-            throw CommitRefusedDuringRebalance(String(describing: error))
-        }
+        try await consumer.commit()
     }
 
     public func close() async {
