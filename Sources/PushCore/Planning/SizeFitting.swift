@@ -14,8 +14,9 @@ struct SizeFitting {
     private let body: (RenderedPush, _ token: String, _ badge: Int?) -> [UInt8]
     /// The bytes a token adds to the body (0 when the body has no token).
     private let tokenBytes: (String) -> Int
-    /// The content's length in grapheme clusters, counted up to `limit` (more can never fit).
-    private let contentLength: Int
+    /// The content's length in grapheme clusters, counted up to `limit` (more can never fit); counted once a search
+    /// needs it, which a rendering that fits whole never does.
+    private var contentLength: Int?
     private var renderings: [Trim: RenderedPush] = [:]
     private var referenceSizes: [Trim: Int] = [:]
     private var trimsByBudget: [Int: Trim?] = [:]
@@ -41,7 +42,6 @@ struct SizeFitting {
         self.renderer = renderer
         self.body = body
         self.tokenBytes = tokenBytes
-        contentLength = renderer.visibleContent.graphemeCount(upTo: limit)
     }
 
     /// The rendering cut as `trim`, made once and kept for the other devices that get it.
@@ -107,7 +107,9 @@ struct SizeFitting {
         let withoutPayload = Trim(includesPayload: false)
         if fits(withoutPayload, budget) { return withoutPayload }
         // Each grapheme cluster takes at least one byte, so more than `limit` of them can never fit.
-        if let cut = largest(\.contentLimit, below: contentLength, of: withoutPayload, within: budget) { return cut }
+        if let cut = largest(\.contentLimit, below: countedContentLength(), of: withoutPayload, within: budget) {
+            return cut
+        }
         let textLength = min(longestTextLength(), limit)
         return largest(
             \.textLimit, below: textLength, of: Trim(includesPayload: false, contentLimit: 0), within: budget)
@@ -144,6 +146,13 @@ struct SizeFitting {
         guard size <= budget else { return false }
         lastFit = (trim, push)
         return true
+    }
+
+    private mutating func countedContentLength() -> Int {
+        if let contentLength { return contentLength }
+        let length = renderer.visibleContent.graphemeCount(upTo: limit)
+        contentLength = length
+        return length
     }
 
     private mutating func longestTextLength() -> Int {
