@@ -153,7 +153,7 @@ private struct EventPlan {
             return SizeFitting(
                 limit: limit, renderer: renderer,
                 body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) },
-                tokenBytes: { _ in 0 })
+                tokenBytes: nil)
         case .fcm:
             return SizeFitting(
                 limit: limit, renderer: renderer, body: FCMRequestBuilder.body, tokenBytes: FCMRequestBuilder.tokenBytes
