@@ -62,7 +62,7 @@ public struct CustomPushRequestBuilder: Sendable {
 
     private func apnsRequest(_ push: CustomPush, device: Device, body: [UInt8], expiresAt: Int) -> ProviderRequest {
         let visible = push.payload.isVisible
-        let apnsID = DeterministicUUID.make(from: "\(push.id)\u{0}\(device.platform.rawValue)\u{0}\(device.token)")
+        let apnsID = DeterministicUUID.apnsID(messageID: push.id, device: device)
         return ProviderRequest(
             platform: device.platform, path: "/3/device/\(device.token)",
             headers: [

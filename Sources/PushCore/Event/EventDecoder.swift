@@ -90,7 +90,7 @@ public struct EventDecoder: Sendable {
     func decodeRecipient(
         _ value: JSONValue, index: Int, invalidDevices: inout [DeviceAddress: EventError]
     ) throws(EventError) -> ChatMessageEvent.Recipient {
-        let recipient = try Fields(value, path: "recipients[\(index)]")
+        let recipient = try Fields(value, element: index, of: "recipients")
         let deviceValues = try recipient.array("devices")
         guard deviceValues.count <= limits.maximumDevicesPerRecipient else {
             throw EventError(

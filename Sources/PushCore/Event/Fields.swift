@@ -1,19 +1,37 @@
 /// Typed access to the members of one JSON object, with errors that name the member's path.
 struct Fields {
     let members: [JSONMember]
-    /// The path of the object itself; empty for the root.
-    let base: String
+    /// The path of the object itself, or of the array it is element `index` of; empty for the root.
+    private let name: String
+    private let index: Int?
 
     init(_ value: JSONValue, path: String) throws(EventError) {
+        try self.init(value, name: path, index: nil)
+    }
+
+    /// Element `index` of the array at `path`: its path (`recipients[3]`) is written only when an error names it.
+    init(_ value: JSONValue, element index: Int, of path: String) throws(EventError) {
+        try self.init(value, name: path, index: index)
+    }
+
+    private init(_ value: JSONValue, name: String, index: Int?) throws(EventError) {
         guard case .object(let members) = value else {
-            throw EventError(.decodeError, path: path, "must be an object, not \(value.typeName)")
+            throw EventError(
+                .decodeError, path: Self.path(name, index), "must be an object, not \(value.typeName)")
         }
         self.members = members
-        self.base = path
+        self.name = name
+        self.index = index
+    }
+
+    /// The path of an object: `name`, or `name[index]` for an element.
+    private static func path(_ name: String, _ index: Int?) -> String {
+        index.map { "\(name)[\($0)]" } ?? name
     }
 
     func path(_ key: String) -> String {
-        base.isEmpty ? key : "\(base).\(key)"
+        let base = Self.path(name, index)
+        return base.isEmpty ? key : "\(base).\(key)"
     }
 
     func value(_ key: String) -> JSONValue? {

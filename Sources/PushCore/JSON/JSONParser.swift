@@ -48,22 +48,30 @@ public struct JSONParser {
     /// The deepest nesting accepted; deeper documents are rejected instead of exhausting the stack.
     public static let maximumDepth = 64
 
-    private let bytes: [UInt8]
+    /// The document, read in place: every read below is after a check of `index` against `bytes.count`.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
 
-    private init(_ bytes: [UInt8]) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Parses one complete JSON document.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.error("unexpected data after the document") }
-        return value
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONSyntaxError) in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            parser.skipWhitespace()
+            guard parser.index == buffer.count else { throw parser.error("unexpected data after the document") }
+            return value
+        }
+    }
+
+    /// The bytes from `start` up to the current index.
+    private func bytes(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[start..<index])
     }
 
     private func error(_ reason: String) -> JSONSyntaxError {
@@ -211,7 +219,7 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("expected a digit in the exponent") }
             skipDigits()
         }
-        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+        return .number(String(decoding: bytes(from: start), as: UTF8.self))
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {
@@ -233,9 +241,9 @@ public struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let text: String
                 if bits < 0x80 {
-                    text = String(decoding: bytes[start..<index], as: UTF8.self)
+                    text = String(decoding: bytes(from: start), as: UTF8.self)
                 } else {
-                    guard let valid = String(validating: bytes[start..<index], as: UTF8.self) else {
+                    guard let valid = String(validating: bytes(from: start), as: UTF8.self) else {
                         throw JSONSyntaxError(offset: start, reason: "string is not valid UTF-8")
                     }
                     text = valid
@@ -248,7 +256,7 @@ public struct JSONParser {
             guard byte >= 0x20 else { throw error("control character in string") }
             index += 1
         }
-        var buffer = Array(bytes[start..<index])
+        var buffer = Array(bytes(from: start))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {

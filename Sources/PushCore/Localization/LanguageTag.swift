@@ -93,8 +93,11 @@ public struct LanguageTag: Sendable, Hashable, CustomStringConvertible {
             LanguageTag(language: language, script: nil, region: region),
             LanguageTag(language: language, script: nil, region: nil),
         ]
-        var seen: Set<LanguageTag> = []
-        return candidates.filter { seen.insert($0).inserted }
+        // At most four: a scan of those kept is cheaper than hashing them into a set, for every recipient.
+        var kept: [LanguageTag] = []
+        kept.reserveCapacity(candidates.count)
+        for candidate in candidates where !kept.contains(candidate) { kept.append(candidate) }
+        return kept
     }
 }
 

@@ -54,6 +54,9 @@ private struct EventPlan {
     /// an event renders once per platform, language and byte budget (badge), never per device. A few entries at
     /// most (platforms × languages), found by comparison: cheaper than hashing the texts for every device.
     var fittings: [(key: FittingKey, fitting: SizeFitting)] = []
+    /// The texts chosen for the last recipient's language: a group chat's recipients mostly share one (or have none),
+    /// so the rule's texts are looked up once for them, not per recipient.
+    private var lastTexts: (locale: LanguageTag?, texts: FallbackTexts)?
 
     struct FittingKey: Equatable {
         var platform: Platform
@@ -78,12 +81,16 @@ private struct EventPlan {
     }
 
     /// The renderer of the rule's texts in `recipient`'s language; `nil` when the event's type has no rule.
-    func renderer(for recipient: ChatMessageEvent.Recipient) -> PushRenderer? {
+    mutating func renderer(for recipient: ChatMessageEvent.Recipient) -> PushRenderer? {
         guard let rule else { return nil }
-        let languages = [recipient.locale].compactMap { $0 } + defaultLocales
-        return PushRenderer(
-            rule: rule, event: event, anonymousName: anonymousName,
-            texts: FallbackTexts(rule: rule, preferring: languages))
+        let texts: FallbackTexts
+        if let lastTexts, lastTexts.locale == recipient.locale {
+            texts = lastTexts.texts
+        } else {
+            texts = FallbackTexts(rule: rule, preferring: [recipient.locale].compactMap { $0 } + defaultLocales)
+            lastTexts = (recipient.locale, texts)
+        }
+        return PushRenderer(rule: rule, event: event, anonymousName: anonymousName, texts: texts)
     }
 
     mutating func outcome(
@@ -146,7 +153,7 @@ private struct EventPlan {
             return SizeFitting(
                 limit: limit, renderer: renderer,
                 body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) },
-                tokenBytes: { _ in 0 })
+                tokenBytes: nil)
         case .fcm:
             return SizeFitting(
                 limit: limit, renderer: renderer, body: FCMRequestBuilder.body, tokenBytes: FCMRequestBuilder.tokenBytes

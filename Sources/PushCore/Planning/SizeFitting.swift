@@ -7,15 +7,19 @@
 /// Otherwise one search serves every device of the event: a body's size is the size for a reference device (empty
 /// token, no badge) plus what the device adds (its token as the builder writes it, its badge, measured once per
 /// value), so the content is rendered a few times per platform and distinct byte budget, never per device.
+///
+/// A platform whose body does not hold the token (APNs) builds one whole body per badge: the event's devices with
+/// that badge share it.
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer
     /// The platform's body for a device's token and badge (the reference device's: an empty token).
     private let body: (RenderedPush, _ token: String, _ badge: Int?) -> [UInt8]
-    /// The bytes a token adds to the body (0 when the body has no token).
-    private let tokenBytes: (String) -> Int
-    /// The content's length in grapheme clusters, counted up to `limit` (more can never fit).
-    private let contentLength: Int
+    /// The bytes a token adds to the body; `nil` when the body does not hold the token.
+    private let tokenBytes: ((String) -> Int)?
+    /// The content's length in grapheme clusters, counted up to `limit` (more can never fit); counted once a search
+    /// needs it, which a rendering that fits whole never does.
+    private var contentLength: Int?
     private var renderings: [Trim: RenderedPush] = [:]
     private var referenceSizes: [Trim: Int] = [:]
     private var trimsByBudget: [Int: Trim?] = [:]
@@ -25,6 +29,8 @@ struct SizeFitting {
     private var lastFit: (trim: Trim, push: RenderedPush)?
     /// The uncut rendering while whole bodies may still fit.
     private var whole = Whole.notRendered
+    /// The whole bodies that fitted, by badge, when the body does not hold the token.
+    private var wholeBodies: [Int?: [UInt8]] = [:]
 
     private enum Whole {
         case notRendered
@@ -35,13 +41,12 @@ struct SizeFitting {
 
     init(
         limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, String, Int?) -> [UInt8],
-        tokenBytes: @escaping (String) -> Int
+        tokenBytes: ((String) -> Int)?
     ) {
         self.limit = limit
         self.renderer = renderer
         self.body = body
         self.tokenBytes = tokenBytes
-        contentLength = renderer.visibleContent.graphemeCount(upTo: limit)
     }
 
     /// The rendering cut as `trim`, made once and kept for the other devices that get it.
@@ -59,8 +64,12 @@ struct SizeFitting {
     /// search (which finds the whole rendering again for a device it fits), so at most one body is built in vain.
     mutating func fittedBody(token: String, badge: Int?) -> (push: RenderedPush, body: [UInt8])? {
         if let whole = wholeRendering() {
+            if tokenBytes == nil, let known = wholeBodies[badge] { return (whole, known) }
             let wholeBody = body(whole, token, badge)
-            if wholeBody.count <= limit { return (whole, wholeBody) }
+            if wholeBody.count <= limit {
+                if tokenBytes == nil { wholeBodies[badge] = wholeBody }
+                return (whole, wholeBody)
+            }
             self.whole = .doesNotFit
         }
         guard let trim = trim(token: token, badge: badge) else { return nil }
@@ -84,7 +93,7 @@ struct SizeFitting {
 
     /// The largest cut of the rendering whose body fits the limit for a device with this token and badge.
     private mutating func trim(token: String, badge: Int?) -> Trim? {
-        let deviceBytes = tokenBytes(token) + bytes(ofBadge: badge)
+        let deviceBytes = (tokenBytes?(token) ?? 0) + bytes(ofBadge: badge)
         let budget = limit - deviceBytes
         if let known = trimsByBudget[budget] { return known }
         let trim = largestTrim(within: budget)
@@ -107,7 +116,9 @@ struct SizeFitting {
         let withoutPayload = Trim(includesPayload: false)
         if fits(withoutPayload, budget) { return withoutPayload }
         // Each grapheme cluster takes at least one byte, so more than `limit` of them can never fit.
-        if let cut = largest(\.contentLimit, below: contentLength, of: withoutPayload, within: budget) { return cut }
+        if let cut = largest(\.contentLimit, below: countedContentLength(), of: withoutPayload, within: budget) {
+            return cut
+        }
         let textLength = min(longestTextLength(), limit)
         return largest(
             \.textLimit, below: textLength, of: Trim(includesPayload: false, contentLimit: 0), within: budget)
@@ -144,6 +155,13 @@ struct SizeFitting {
         guard size <= budget else { return false }
         lastFit = (trim, push)
         return true
+    }
+
+    private mutating func countedContentLength() -> Int {
+        if let contentLength { return contentLength }
+        let length = renderer.visibleContent.graphemeCount(upTo: limit)
+        contentLength = length
+        return length
     }
 
     private mutating func longestTextLength() -> Int {

@@ -31,9 +31,7 @@ struct APNsRequestBuilder {
         if let collapseKey = push.collapseKey, !collapseKey.isEmpty, !voip {
             headers.append(.init("apns-collapse-id", Self.collapseID(collapseKey)))
         }
-        let apnsID = DeterministicUUID.make(
-            from: "\(push.messageID)\u{0}\(device.platform.rawValue)\u{0}\(device.token)")
-        headers.append(.init("apns-id", apnsID))
+        headers.append(.init("apns-id", DeterministicUUID.apnsID(messageID: push.messageID, device: device)))
         return ProviderRequest(
             platform: device.platform, method: "POST", path: "/3/device/\(device.token)", headers: headers,
             body: body, sandbox: device.sandbox,

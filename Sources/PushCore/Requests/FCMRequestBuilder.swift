@@ -28,7 +28,9 @@ struct FCMRequestBuilder {
 
     static func body(_ push: RenderedPush, token: String, badge: Int?) -> [UInt8] {
         let visible = push.rule.kind == .alert
-        var json = JSONWriter(reservingCapacity: 768)
+        // Room for a chat message's body (its text three times, the token, the payload): one that outgrows the room
+        // is copied into twice as much.
+        var json = JSONWriter(reservingCapacity: 1024)
         json.beginObject()
         json.key("message")
         json.beginObject()

@@ -12,6 +12,20 @@ public enum DeterministicUUID {
         uuid(SHA256.hash(name))
     }
 
+    /// The `apns-id` of the push of message `messageID` to `device`: the UUID of `<messageID> NUL <platform> NUL
+    /// <token>`, its name written as bytes (it runs for every APNs request).
+    public static func apnsID(messageID: String, device: Device) -> String {
+        let platform = device.platform.rawValue
+        var name: [UInt8] = []
+        name.reserveCapacity(messageID.utf8.count + platform.utf8.count + device.token.utf8.count + 2)
+        name.append(contentsOf: messageID.utf8)
+        name.append(0)
+        name.append(contentsOf: platform.utf8)
+        name.append(0)
+        name.append(contentsOf: device.token.utf8)
+        return make(fromUTF8: name)
+    }
+
     /// The UUID of a name's SHA-256 `digest`.
     private static func uuid(_ digest: [UInt8]) -> String {
         var bytes = digest  // the first 16 of its 32 bytes are the UUID's

@@ -20,6 +20,9 @@ public final class InvalidTokenTable: Sendable {
 
     public var count: Int { tokens.withLock { $0.count } }
 
+    /// Whether no token is known dead.
+    public var isEmpty: Bool { count == 0 }
+
     /// The bytes the table's storage takes (`KnownInvalidTokens.storageBytes`).
     public var storageBytes: Int { tokens.withLock { $0.storageBytes } }
 

@@ -29,7 +29,9 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
     private func skippingKnownInvalidTokens(
         _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
     ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        result.map { event in
+        // No token known dead (none called dead yet, or every one deleted): the plan stays as it is, uncopied.
+        guard !table.isEmpty else { return result }
+        return result.map { event in
             var event = event
             for index in event.devices.indices {
                 guard case .send(let provider, _) = event.devices[index].decision,
