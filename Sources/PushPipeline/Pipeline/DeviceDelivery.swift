@@ -102,7 +102,8 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
         .retry(status: nil, reason: "provider breaker open at shutdown", after: nil)
     }
 
-    private static func delivered(_ outcome: DeliveryOutcome) -> Bool {
+    /// Whether `outcome` is a delivery.
+    static func delivered(_ outcome: DeliveryOutcome) -> Bool {
         if case .delivered = outcome { return true }
         return false
     }

@@ -1,10 +1,12 @@
 import Essentials
+import PushCore
 
 /// A record after its first attempts: what is known per device, and what is left to do.
 struct StartedRecord<Request: Sendable>: Sendable {
     enum Device: Sendable {
         case done(DeviceResult)
-        case attempted(PushProvider, Request, Attempt)
+        /// Sent once to the provider (the request is the plan's, `PlannedDevice.decision`).
+        case attempted(PushProvider, Attempt)
     }
 
     enum Content: Sendable {
@@ -70,46 +72,58 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     private func attemptFirst(
         _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition
     ) async throws -> StartedRecord<Request> {
-        let traceParent = CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
-        var devices = [StartedRecord<Request>.Device?](repeating: nil, count: event.devices.count)
-        var sends: [(index: Int, provider: PushProvider, request: Request)] = []
-        for (index, device) in event.devices.enumerated() {
-            switch device.decision {
-            case .send(let provider, let request):
-                sends.append((index, provider, request))
-            case .skipped(let reason):
-                devices[index] = .done(.finished(FinishedDevice(.skipped, reason: reason.code)))
-            case .expired:
-                devices[index] = .done(.finished(FinishedDevice(.expired, reason: "time_to_live_exceeded")))
-            case .rejected(let reason):
-                devices[index] = .done(.finished(FinishedDevice(.rejected, reason: reason)))
-            case .deadLetter(let reason, let message):
-                let failure = DeliveryFailure(
-                    reason: reason, message: message, firstFailureMillis: clock.nowMillis())
-                devices[index] = .done(.deadLettered(failure))
-            }
-        }
-        if sends.count == 1, let send = sends.first {
-            let first = try await delivery.attempt(
-                send.request, to: send.provider,
-                context: Self.context(event, send.index, send.provider, traceParent: traceParent))
-            devices[send.index] = .attempted(send.provider, send.request, first)
+        var devices = unsentResults(of: event)
+        let sends = event.devices.indices.filter { devices[$0] == nil }
+        if sends.count == 1 {
+            devices[sends[0]] = try await attemptFirst(event, sends[0], of: record)
         } else if !sends.isEmpty {
-            let attempted = try await concurrently(sends) { index, provider, request in
-                (
-                    index,
-                    StartedRecord<Request>.Device.attempted(
-                        provider, request,
-                        try await delivery.attempt(
-                            request, to: provider,
-                            context: Self.context(event, index, provider, traceParent: traceParent))
-                    )
-                )
+            let attempted = try await concurrently(sends) { index in
+                (index, try await attemptFirst(event, index, of: record))
             }
             for (index, device) in attempted { devices[index] = device }
         }
-        return StartedRecord(
-            record: record, source: source, content: .event(event, devices.compactMap { $0 }))
+        return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
+    }
+
+    /// The first attempt of the `index`-th device of `event`, which is a send.
+    private func attemptFirst(
+        _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord
+    ) async throws -> StartedRecord<Request>.Device {
+        guard case .send(let provider, let request) = event.devices[index].decision else {
+            preconditionFailure("only sends are attempted")
+        }
+        let attempt = try await delivery.attempt(request, to: provider)
+        if !DeviceDelivery<Request>.delivered(attempt.outcome) {
+            observeFailedSend(attempt.outcome, event, index, of: record)
+        }
+        return .attempted(provider, attempt)
+    }
+
+    /// The result of every device of `event` that is not a send (skipped, expired, rejected, dead-lettered by its
+    /// plan); `nil` for the sends. Synchronous and not inlined: its values stay off the async frames of the records
+    /// in flight.
+    @inline(never)
+    private func unsentResults(of event: PlannedEvent<Request>) -> [StartedRecord<Request>.Device?] {
+        event.devices.map { device in
+            switch device.decision {
+            case .send: nil
+            case .skipped(let reason): .done(.finished(FinishedDevice(.skipped, reason: reason.code)))
+            case .expired: .done(.finished(FinishedDevice(.expired, reason: "time_to_live_exceeded")))
+            case .rejected(let reason): .done(.finished(FinishedDevice(.rejected, reason: reason)))
+            case .deadLetter(let reason, let message):
+                .done(
+                    .deadLettered(
+                        DeliveryFailure(reason: reason, message: message, firstFailureMillis: clock.nowMillis())))
+            }
+        }
+    }
+
+    /// Observes a first attempt that failed as `sendFailed`, naming the message, room and device.
+    @inline(never)
+    private func observeFailedSend(
+        _ outcome: DeliveryOutcome, _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord
+    ) {
+        if let context = context(event, index, of: record) { observer.observe(.sendFailed(outcome, context)) }
     }
 
     /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
@@ -129,60 +143,92 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     /// the dead-letter topic) and returns the receipts, retry and dead-letter records to produce.
     /// Throws only when cancelled: the record is then not done.
     func settle(_ started: StartedRecord<Request>) async throws -> [OutputRecord] {
-        let record = started.record
-        let produced: [OutputRecord]
-        switch started.content {
-        case .undecodable(let problem):
-            let failure = DeliveryFailure(
-                reason: problem.reason, message: problem.message, firstFailureMillis: clock.nowMillis())
-            observer.observe(.deadLettered(reason: problem.reason))
-            observer.observe(.recordDeadLettered(failure, record.topicPartition, offset: record.offset))
-            produced = outputs.forUndecodable(record: record, source: started.source, failure: failure)
-        case .event(let event, let devices):
-            let history = FailureHistory(of: record, settings: outputs.settings, nowMillis: clock.nowMillis())
-            let traceParent = CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
-            for ignored in history.ignored {
-                observer.observe(
-                    .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
-            }
-            let (priorAttempts, firstFailure) = (history.priorAttempts, history.firstFailureMillis)
+        guard case .event(let event, let devices) = started.content else { return undecodableOutputs(started) }
+        let history = FailureHistory(of: started.record, settings: outputs.settings, nowMillis: clock.nowMillis())
+        var settled = settledByFirstAttempts(devices, history: history, of: started.record)
+        if settled.contains(where: { $0 == nil }) {
             // Devices settled by their first attempt (the usual case) need no task; the others retry concurrently.
-            var settled = [DeviceResult?](repeating: nil, count: devices.count)
-            var unsettled: [(index: Int, provider: PushProvider, request: Request, first: Attempt)] = []
-            for (index, device) in devices.enumerated() {
-                switch device {
-                case .done(let result):
-                    settled[index] = result
-                case .attempted(let provider, let request, let first):
-                    if case .final(let result) = DeviceDelivery<Request>.verdict(on: first, attempts: priorAttempts + 1)
-                    {
-                        settled[index] = result
-                    } else {
-                        unsettled.append((index, provider, request, first))
-                    }
-                }
-            }
-            if !unsettled.isEmpty {
-                let results = try await concurrently(unsettled) { index, provider, request, first in
-                    let result = try await delivery.settle(
-                        request, to: provider, first: first, priorAttempts: priorAttempts,
-                        firstFailureMillis: firstFailure,
-                        context: Self.context(event, index, provider, traceParent: traceParent))
-                    return (index, result)
-                }
-                for (index, result) in results { settled[index] = result }
-            }
-            for (index, result) in settled.enumerated() {
-                if let result { observe(result, context: Self.context(event, index, traceParent: traceParent)) }
-            }
-            let results = settled.compactMap { $0 }
-            produced = outputs.forEvent(
-                record: record, source: started.source, messageId: event.messageId, room: event.roomId,
-                type: event.type, eventTimeMillis: event.eventTimeMillis,
-                results: Array(zip(event.devices.map { $0.target }, results)),
-                narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results))
+            try await settleAgain(&settled, event, devices, history: history, of: started.record)
         }
-        return produced
+        return outputs(of: started, event, settled.compactMap { $0 })
+    }
+
+    /// Settles the devices `settled` has no result for, concurrently (`DeviceDelivery.settle`). Not inlined: the
+    /// usual record does without, and its async frame would otherwise hold this one's values.
+    @inline(never)
+    private func settleAgain(
+        _ settled: inout [DeviceResult?], _ event: PlannedEvent<Request>, _ devices: [StartedRecord<Request>.Device],
+        history: FailureHistory, of record: InputRecord
+    ) async throws {
+        let unsettled = settled.indices.filter { settled[$0] == nil }
+        let results = try await concurrently(unsettled) { index in
+            (index, try await settleAgain(event, index, devices[index], history: history, of: record))
+        }
+        for (index, result) in results { settled[index] = result }
+    }
+
+    /// The outputs of a record that is not an event: its dead-letter record.
+    @inline(never)
+    private func undecodableOutputs(_ started: StartedRecord<Request>) -> [OutputRecord] {
+        guard case .undecodable(let problem) = started.content else { return [] }
+        let record = started.record
+        let failure = DeliveryFailure(
+            reason: problem.reason, message: problem.message, firstFailureMillis: clock.nowMillis())
+        observer.observe(.deadLettered(reason: problem.reason))
+        observer.observe(.recordDeadLettered(failure, record.topicPartition, offset: record.offset))
+        return outputs.forUndecodable(record: record, source: started.source, failure: failure)
+    }
+
+    /// Each device's result when its first attempt (or its plan) settled it; `nil` for those to send again. Observes
+    /// the headers of `record` that were ignored.
+    @inline(never)
+    private func settledByFirstAttempts(
+        _ devices: [StartedRecord<Request>.Device], history: FailureHistory, of record: InputRecord
+    ) -> [DeviceResult?] {
+        for ignored in history.ignored {
+            observer.observe(
+                .headerIgnored(record.topicPartition, offset: record.offset, header: ignored.name, ignored.reason))
+        }
+        return devices.map { device in
+            switch device {
+            case .done(let result):
+                return result
+            case .attempted(_, let first):
+                guard
+                    case .final(let result) = DeviceDelivery<Request>.verdict(
+                        on: first, attempts: history.priorAttempts + 1)
+                else { return nil }
+                return result
+            }
+        }
+    }
+
+    /// Carries the `index`-th device of `event`, whose first attempt did not settle it, to a result
+    /// (`DeviceDelivery.settle`).
+    private func settleAgain(
+        _ event: PlannedEvent<Request>, _ index: Int, _ device: StartedRecord<Request>.Device,
+        history: FailureHistory, of record: InputRecord
+    ) async throws -> DeviceResult {
+        guard case .attempted(let provider, let first) = device,
+            case .send(_, let request) = event.devices[index].decision
+        else { preconditionFailure("only attempted sends are settled again") }
+        return try await delivery.settle(
+            request, to: provider, first: first, priorAttempts: history.priorAttempts,
+            firstFailureMillis: history.firstFailureMillis, context: context(event, index, of: record))
+    }
+
+    /// Observes every device's result and makes the receipts, retry and dead-letter records of `event`.
+    @inline(never)
+    private func outputs(
+        of started: StartedRecord<Request>, _ event: PlannedEvent<Request>, _ results: [DeviceResult]
+    ) -> [OutputRecord] {
+        let record = started.record
+        for (index, result) in results.enumerated() { observe(result, event, index, of: record) }
+        return outputs.forEvent(
+            record: record, source: started.source, messageId: event.messageId, room: event.roomId,
+            type: event.type, eventTimeMillis: event.eventTimeMillis,
+            results: Array(zip(event.devices.map { $0.target }, results)),
+            narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results))
     }
 
     /// Counts each provider answer among `results` (a final one, after a send) in `invalidations`, and returns the
@@ -203,7 +249,9 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     }
 
     /// `work` for every item, concurrently, with at most `maxConcurrentSends` child tasks at once (no more sends can be
-    /// in flight): each finished one starts the next. The outputs come in the order they finished.
+    /// in flight): each finished one starts the next. The outputs come in the order they finished. Not inlined, so
+    /// that the async frames of records with a single send do not hold the task group's values.
+    @inline(never)
     private func concurrently<Item: Sendable, Output: Sendable>(
         _ items: [Item], _ work: @escaping @Sendable (Item) async throws -> Output
     ) async throws -> [Output] {
@@ -224,31 +272,33 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    private func observe(_ result: DeviceResult, context: SendContext?) {
+    /// Observes the result of the `index`-th device of `event`; one handed off or dead-lettered also with what a log
+    /// line about it names.
+    private func observe(_ result: DeviceResult, _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord) {
         switch result {
         case .finished(let finished): observer.observe(.receipt(finished.status))
         case .retryLater(let failure, _):
             observer.observe(.retryScheduled(attempts: failure.attempts))
-            if let context { observer.observe(.deviceHandedOff(failure, context)) }
+            if let context = context(event, index, of: record) { observer.observe(.deviceHandedOff(failure, context)) }
         case .deadLettered(let failure):
             observer.observe(.deadLettered(reason: failure.reason))
-            if let context { observer.observe(.deviceDeadLettered(failure, context)) }
+            if let context = context(event, index, of: record) {
+                observer.observe(.deviceDeadLettered(failure, context))
+            }
             observer.observe(.receipt(.deadLettered))
         }
     }
 
-    /// What a log line about the `index`-th device of `event` names (its provider when it is sent, the record's trace
-    /// context when it has one).
-    private static func context(
-        _ event: PlannedEvent<Request>, _ index: Int, _ provider: PushProvider? = nil, traceParent: String?
-    ) -> SendContext? {
+    /// What a log line about the `index`-th device of `event` names (its provider when it is sent, the trace context
+    /// of `record` when it has one).
+    private func context(_ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord) -> SendContext? {
         guard event.devices.indices.contains(index) else { return nil }
         let device = event.devices[index]
-        var sentTo = provider
-        if case .send(let planned, _) = device.decision { sentTo = planned }
+        var provider: PushProvider?
+        if case .send(let planned, _) = device.decision { provider = planned }
         return SendContext(
-            provider: sentTo, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash,
-            traceParent: traceParent)
+            provider: provider, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash,
+            traceParent: CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description)
     }
 
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
