@@ -50,12 +50,13 @@ public struct KafkaConfiguration: Sendable, Equatable, CustomStringConvertible {
     ]) { _, new in new }
 
     /// Defaults for a consumer whose records feed the pipeline (the live group's and a replay's), under the
-    /// consumer's own: `queued.max.messages.kbytes=2048`. librdkafka fetches ahead until its queue holds 64 MiB
+    /// consumer's own: `queued.max.messages.kbytes=8192`. librdkafka fetches ahead until its queue holds 64 MiB
     /// (or 100,000 records); the pipeline takes at most `PUSH_MAX_IN_FLIGHT` records at a time, so the rest of that
     /// queue only held memory: 16 MB of the worker's peak in the 25,000-event benchmark backlog, and up to 64 MiB
-    /// behind a real broker's backlog. 2 MiB is about 4,000 chat events, a fifth of a second of work.
+    /// behind a real broker's backlog. 8 MiB is about 16,000 chat events, a second of work; 2 MiB left a replay
+    /// short of input (0.6–0.7× the sends/s of 64 MiB), 8 MiB did not.
     public static let pipelineInputDefaults: [String: String] = [
-        "queued.max.messages.kbytes": "2048"
+        "queued.max.messages.kbytes": "8192"
     ]
 
     /// This configuration with `pipelineInputDefaults` where it sets none of their properties.

@@ -23,11 +23,11 @@ import Testing
 
     @Test func pipelineInputBoundsWhatIsFetchedAheadUnlessConfigured() {
         let given = KafkaConfiguration(["bootstrap.servers": "a:1"]).forPipelineInput
-        #expect(given["queued.max.messages.kbytes"] == "2048")
+        #expect(given["queued.max.messages.kbytes"] == "8192")
         #expect(given["bootstrap.servers"] == "a:1")
         let configured = KafkaConfiguration(["queued.max.messages.kbytes": "65536"]).forPipelineInput
         #expect(configured["queued.max.messages.kbytes"] == "65536")
-        #expect(KafkaConfiguration.check(property: "queued.max.messages.kbytes", value: "2048") == .valid)
+        #expect(KafkaConfiguration.check(property: "queued.max.messages.kbytes", value: "8192") == .valid)
     }
 
     /// Every property librdkafka 2.0.2 flags `_RK_SENSITIVE`, and the secrets of the same families it does not.
