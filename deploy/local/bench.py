@@ -17,7 +17,9 @@ it reads every request body before answering; APNs-shaped answers carry `apns-id
 For each case it reads every receipt from `push.receipts` and prints pushes/s (first to last receipt, by the
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
 end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case), the worker's peak resident
-memory (sampled VmRSS and the kernel's VmHWM) and its CPU time.
+memory (sampled VmRSS and the kernel's VmHWM) and its CPU time, split by thread kind (the Swift pool, the HTTP/2
+loop, librdkafka's threads, the rest) beside the broker's, nginx's and the driver's; with --perf, the worker's
+samples of the stream case by stage (bench_stages.py).
 
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
 the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer, the bare nghttp2 peer),
