@@ -49,6 +49,21 @@ public struct KafkaConfiguration: Sendable, Equatable, CustomStringConvertible {
         "statistics.interval.ms": "5000",
     ]) { _, new in new }
 
+    /// Defaults for a consumer whose records feed the pipeline (the live group's and a replay's), under the
+    /// consumer's own: `queued.max.messages.kbytes=8192`. librdkafka fetches ahead until its queue holds 64 MiB
+    /// (or 100,000 records); the pipeline takes at most `PUSH_MAX_IN_FLIGHT` records at a time, so the rest of that
+    /// queue only held memory: 16 MB of the worker's peak in the 25,000-event benchmark backlog, and up to 64 MiB
+    /// behind a real broker's backlog. 8 MiB is about 16,000 chat events, a second of work; 2 MiB left a replay
+    /// short of input (0.6–0.7× the sends/s of 64 MiB), 8 MiB did not.
+    public static let pipelineInputDefaults: [String: String] = [
+        "queued.max.messages.kbytes": "8192"
+    ]
+
+    /// This configuration with `pipelineInputDefaults` where it sets none of their properties.
+    public var forPipelineInput: KafkaConfiguration {
+        KafkaConfiguration(Self.pipelineInputDefaults.merging(properties) { _, given in given })
+    }
+
     /// Producer defaults: `enable.idempotence=true` and `acks=all`, so librdkafka's retries never duplicate
     /// or reorder records within a partition and a delivery report means the write is on every in-sync replica.
     public static let producerDefaults: [String: String] = clientDefaults.merging([

@@ -53,7 +53,7 @@ public enum ReplayService {
         _ options: ReplayOptions, adapters: PipelineAdapters, configuration: WorkerConfiguration, logger: Logger
     ) async throws -> Int32 {
         let delivered = options.skipDelivered ? try await deliveredSends(options, configuration: configuration) : nil
-        let reader = try TopicWindowReader(configuration: configuration.kafka, topic: options.topic)
+        let reader = try TopicWindowReader(configuration: configuration.kafka.forPipelineInput, topic: options.topic)
         let windows = try await reader.plan(from: options.from, to: options.to, partitions: options.partitions)
         var initial = ReplaySummary(runId: options.runId, topic: options.topic, dryRun: options.dryRun)
         initial.recordsInWindow = windows.reduce(0) { total, window in

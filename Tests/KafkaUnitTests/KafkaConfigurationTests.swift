@@ -21,6 +21,15 @@ import Testing
         #expect(producer["acks"] == "all")
     }
 
+    @Test func pipelineInputBoundsWhatIsFetchedAheadUnlessConfigured() {
+        let given = KafkaConfiguration(["bootstrap.servers": "a:1"]).forPipelineInput
+        #expect(given["queued.max.messages.kbytes"] == "8192")
+        #expect(given["bootstrap.servers"] == "a:1")
+        let configured = KafkaConfiguration(["queued.max.messages.kbytes": "65536"]).forPipelineInput
+        #expect(configured["queued.max.messages.kbytes"] == "65536")
+        #expect(KafkaConfiguration.check(property: "queued.max.messages.kbytes", value: "8192") == .valid)
+    }
+
     /// Every property librdkafka 2.0.2 flags `_RK_SENSITIVE`, and the secrets of the same families it does not.
     @Test(arguments: [
         "sasl.password", "sasl.username", "sasl.oauthbearer.config", "sasl.oauthbearer.client.secret",

@@ -17,7 +17,9 @@ it reads every request body before answering; APNs-shaped answers carry `apns-id
 For each case it reads every receipt from `push.receipts` and prints pushes/s (first to last receipt, by the
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
 end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case), the worker's peak resident
-memory (sampled VmRSS and the kernel's VmHWM) and its CPU time.
+memory (sampled VmRSS and the kernel's VmHWM) and its CPU time, split by thread kind (the Swift pool, the HTTP/2
+loop, librdkafka's threads, the rest) beside the broker's, nginx's and the driver's; with --perf, the worker's
+samples of the stream case by stage (bench_stages.py).
 
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
 the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer, the bare nghttp2 peer),
@@ -55,6 +57,7 @@ from bench_endpoint import Endpoint
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader
 from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table, print_transport_ratios
+from bench_stages import ThreadSampler, cpu_by_kind, stage_split, thread_times
 from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,6 +263,8 @@ class Bench:
             producer.close()
         started = time.monotonic()
         worker = self.start_worker(case, variant, tag)
+        threads_before, process_before = thread_times(worker.pid), cpu_seconds(worker.pid)
+        threads_sampler = ThreadSampler(worker.pid)
         sampler = ResourceSampler(worker.pid, interval=0.1)
         profiler = None
         if self.arguments.perf and case == "stream":
@@ -289,16 +294,30 @@ class Bench:
             stop(profiler, timeout=60, signal_number=signal.SIGINT)
         sampler.stop()
         memory = memory_kib(worker.pid)
+        threads_after = threads_sampler.stop()
         worker_cpu = cpu_seconds(worker.pid)
+        threads = cpu_by_kind(threads_before, threads_after, worker_cpu - process_before)
         others = {name: cpu_seconds(process.pid) - others_before[name] for name, process in self.others().items()}
         others["bench driver (events, receipts)"] = time.process_time() - driver_before
         wall = time.monotonic() - started
         load = Path("/proc/loadavg").read_text().strip()
         self.stop_worker(worker)
         reader.stop()
+        stages = self.profile_stages(worker.pid) if profiler else {}
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
                       memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round,
-                      variant.transport)
+                      variant.transport, threads=threads, stages=stages)
+
+    def profile_stages(self, pid: int) -> dict[str, int]:
+        """The worker's samples in the --perf profile, by stage (bench_stages.py), its symbols demangled by
+        `swift demangle` where it is on PATH."""
+        script = subprocess.run(["perf", "script", "-i", str(self.arguments.perf), "--pid", str(pid),
+                                 "-F", "comm,tid,ip,sym,dso"],
+                                capture_output=True, text=True, errors="replace", check=True).stdout
+        if shutil.which("swift"):
+            script = subprocess.run(["swift", "demangle"], input=script, capture_output=True, text=True,
+                                    errors="replace", check=True).stdout
+        return dict(stage_split(script))
 
     @staticmethod
     def warm_up(producer: Producer, reader: ReceiptReader) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bench_outcomes import ReceiptStats
+from bench_stages import ORDER
 
 
 def percentile(values: list[float], fraction: float) -> float | None:
@@ -33,6 +34,10 @@ class Result:
     peer_rate: float = 0.0
     node_rate: float = 0.0
     nghttp2_rate: float = 0.0
+    # The worker's CPU seconds by thread kind (bench_stages.cpu_by_kind).
+    threads: dict = field(default_factory=dict)
+    # The worker's perf samples by stage (bench_stages.stage_split; with --perf, the stream case).
+    stages: dict = field(default_factory=dict)
 
     @property
     def span_s(self) -> float:
@@ -82,6 +87,25 @@ def print_table(results: list[Result]) -> None:
         others = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result.others_cpu_s.items())
         print(f"{result.label} {result.round} {result.case}: receipts by status: {statuses or 'none'}; first→last receipt {result.span_s:.2f} s; "
               f"wall {result.wall_s:.1f} s; CPU of {others}; load average at the end {result.load}")
+        print(f"{result.label} {result.round} {result.case}: {cpu_breakdown(result)}")
+        if result.stages:
+            print(f"{result.label} {result.round} {result.case}: {stage_breakdown(result.stages)}")
+
+
+def cpu_breakdown(result: Result) -> str:
+    """CPU seconds per 10k pushes: the worker's by thread kind, then every other process's."""
+    def per_10k(seconds: float) -> str:
+        return f"{seconds / max(1, result.stats.count) * 10000:.2f}"
+    threads = ", ".join(f"{kind} {per_10k(seconds)}" for kind, seconds in result.threads.items())
+    others = ", ".join(f"{name} {per_10k(seconds)} s" for name, seconds in result.others_cpu_s.items())
+    return f"CPU per 10k pushes: worker {per_10k(result.worker_cpu_s)} s ({threads}); {others}"
+
+
+def stage_breakdown(stages: dict) -> str:
+    """The worker's profile samples by stage, as shares of them all."""
+    total = sum(stages.values())
+    shares = ", ".join(f"{name} {100 * stages[name] / total:.1f} %" for name in ORDER if stages.get(name))
+    return f"worker's profile by stage ({total} samples): {shares}"
 
 
 def print_medians(results: list[Result]) -> None:

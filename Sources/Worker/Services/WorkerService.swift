@@ -47,7 +47,7 @@ public enum WorkerService {
         do {
             let kafkaLogger = logger.with(["component": "kafka"])
             source = try await KafkaRecordSource(
-                configuration: configuration.kafka,
+                configuration: configuration.kafka.forPipelineInput,
                 topics: configuration.pipeline.inputTopics + configuration.pipeline.retryTiers.topics,
                 errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
         } catch {
