@@ -416,8 +416,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rate", type=float, default=0,
                         help="stream case: events per second to write (0: as fast as the worker takes them)")
-    parser.add_argument("--max-lag-sends", type=int, default=40_000,
-                        help="stream case: device sends written but not yet answered by a receipt, at most")
+    parser.add_argument("--max-lag-sends", type=int, default=30_000,
+                        help="stream case: device sends written but not yet answered by a receipt, at most (the "
+                             "mock cluster drops a partition's oldest records past 5 MB, read or not)")
     parser.add_argument("--stall-timeout", type=float, default=30.0)
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000 (PUSH_HTTP_TRANSPORT: "
