@@ -89,7 +89,6 @@ extension KafkaError {
         public static let notLeaderForPartition = Code(
             rawValue: RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION.rawValue)
         public static let rebalanceInProgress = Code(rawValue: RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS.rawValue)
-        public static let illegalGeneration = Code(rawValue: RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION.rawValue)
         public static let messageSizeTooLarge = Code(rawValue: RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE.rawValue)
         public static let topicAuthorizationFailed = Code(
             rawValue: RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED.rawValue)

@@ -102,12 +102,11 @@ final class RDKafkaClient: @unchecked Sendable {
     /// The value librdkafka holds for the property `name` on this handle (aliases and defaults resolved), or nil
     /// when it knows no such property.
     func property(_ name: String) -> String? {
+        let configuration = rd_kafka_conf(handle)
         var size = 0
-        guard rd_kafka_conf_get(rd_kafka_conf(handle), name, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else {
-            return nil
-        }
+        guard rd_kafka_conf_get(configuration, name, nil, &size) == RD_KAFKA_CONF_OK, size > 0 else { return nil }
         var value = [CChar](repeating: 0, count: size)
-        guard rd_kafka_conf_get(rd_kafka_conf(handle), name, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
+        guard rd_kafka_conf_get(configuration, name, &value, &size) == RD_KAFKA_CONF_OK else { return nil }
         return value.nulTerminatedString
     }
 
