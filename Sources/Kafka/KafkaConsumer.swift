@@ -27,12 +27,12 @@ public final class KafkaConsumer: Sendable {
     public init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
     ) throws(KafkaError) {
-        var properties = KafkaConfiguration.consumerDefaults.merging(
-            configuration.properties.filter { !PropertyScope.producerOnly.contains($0.key) }
-        ) { _, new in new }
-        properties["enable.auto.offset.store"] = "false"
+        var given = configuration.properties.filter { !PropertyScope.producerOnly.contains($0.key) }
+        given["enable.auto.offset.store"] = "false"
         let context = ConsumerContext(errorHandler: errorHandler, logHandler: logHandler)
-        let client = try RDKafkaClient(.consumer, properties: properties, callbacks: context.callbacks)
+        let client = try RDKafkaClient(
+            .consumer, defaults: KafkaConfiguration.consumerDefaults, properties: given, callbacks: context.callbacks)
+        let properties = KafkaConfiguration.consumerDefaults.merging(given) { _, new in new }
         // Serve errors, statistics and rebalances from the consumer queue, i.e. in `poll`.
         if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue")
         {

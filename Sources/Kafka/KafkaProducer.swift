@@ -24,11 +24,11 @@ public final class KafkaProducer: Sendable {
     public init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
     ) throws(KafkaError) {
-        let properties = KafkaConfiguration.producerDefaults.merging(
-            configuration.properties.filter { !PropertyScope.consumerOnly.contains($0.key) }
-        ) { _, new in new }
+        let given = configuration.properties.filter { !PropertyScope.consumerOnly.contains($0.key) }
         let context = ProducerContext(errorHandler: errorHandler, logHandler: logHandler)
-        let client = try RDKafkaClient(.producer, properties: properties, callbacks: context.callbacks)
+        let client = try RDKafkaClient(
+            .producer, defaults: KafkaConfiguration.producerDefaults, properties: given, callbacks: context.callbacks)
+        let properties = KafkaConfiguration.producerDefaults.merging(given) { _, new in new }
         self.client = client
         self.context = context
         self.properties = properties

@@ -41,12 +41,18 @@ final class RDKafkaClient: @unchecked Sendable {
         case consumer, producer
     }
 
-    init(_ kind: Kind, properties: [String: String], callbacks: Callbacks) throws(KafkaError) {
+    /// A client of `kind` with `defaults` applied first, then `properties`: a given property that librdkafka
+    /// knows under another name as well (an alias: `request.required.acks` for `acks`, `metadata.broker.list` for
+    /// `bootstrap.servers`) overrides a default set under the other name, whichever name sorts first.
+    init(
+        _ kind: Kind, defaults: [String: String] = [:], properties: [String: String], callbacks: Callbacks
+    ) throws(KafkaError) {
         guard let configuration = rd_kafka_conf_new() else {
             throw KafkaError.invalidArgument("librdkafka could not allocate a configuration")
         }
         var errorText = [CChar](repeating: 0, count: 512)
-        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+        let defaulted = defaults.filter { properties[$0.key] == nil }.sorted { $0.key < $1.key }
+        for (name, value) in defaulted + properties.sorted(by: { $0.key < $1.key }) {
             let result = rd_kafka_conf_set(configuration, name, value, &errorText, errorText.count)
             guard result == RD_KAFKA_CONF_OK else {
                 rd_kafka_conf_destroy(configuration)
