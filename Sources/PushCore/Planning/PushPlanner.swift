@@ -152,12 +152,11 @@ private struct EventPlan {
             let voip = platform == .apnsVoip
             return SizeFitting(
                 limit: limit, renderer: renderer,
-                body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) },
-                tokenBytes: nil)
+                body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) }, token: nil)
         case .fcm:
             return SizeFitting(
-                limit: limit, renderer: renderer, body: FCMRequestBuilder.body, tokenBytes: FCMRequestBuilder.tokenBytes
-            )
+                limit: limit, renderer: renderer, body: FCMRequestBuilder.body,
+                token: (FCMRequestBuilder.tokenOffset, FCMRequestBuilder.tokenBytes))
         }
     }
 }

@@ -19,6 +19,9 @@ struct FCMRequestBuilder {
             expiresAtEpochSeconds: expiresAt)
     }
 
+    /// Where the token's bytes start in a body, after `{"message":{"token":"`: the token is the message's first member.
+    static let tokenOffset = #"{"message":{"token":""#.utf8.count
+
     /// What `token` adds to a body written for an empty token: its bytes as a JSON string, without the quotes.
     static func tokenBytes(_ token: String) -> Int {
         var json = JSONWriter(reservingCapacity: token.utf8.count + 2)
@@ -34,6 +37,7 @@ struct FCMRequestBuilder {
         json.beginObject()
         json.key("message")
         json.beginObject()
+        // The first member: `tokenOffset` says where it starts.
         json.field("token", token)
         if visible, push.title != nil || push.body != nil {
             json.key("notification")
