@@ -110,7 +110,7 @@ struct SizeFitting {
         case .rendered(let rendering):
             return rendering
         case .notRendered:
-            let rendering = renderer.render(Trim())
+            let rendering = renderer.whole
             whole = .rendered(rendering)
             return rendering
         }
