@@ -48,7 +48,7 @@ private struct EventPlan {
     /// The languages tried after the recipient's own: `PUSH_DEFAULT_LOCALE`, then the table's `defaultLocale`.
     let defaultLocales: [LanguageTag]
     let apns: APNsRequestBuilder
-    let fcm: FCMRequestBuilder
+    var fcm: FCMRequestBuilder
     let now: Date
     /// The size fitting of each platform and language's texts, made for its first device and shared by the others:
     /// an event renders once per platform, language and byte budget (badge), never per device. A few entries at
