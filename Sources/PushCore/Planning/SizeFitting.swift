@@ -99,7 +99,10 @@ struct SizeFitting {
 
     /// Whether JSON writes `token` as it is: no quote, backslash or control character to escape.
     private static func isWrittenAsIs(_ token: String) -> Bool {
-        token.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        var token = token
+        return token.withUTF8 { utf8 in
+            utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        }
     }
 
     /// The uncut rendering while whole bodies may still fit, made once.
