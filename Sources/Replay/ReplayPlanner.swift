@@ -27,8 +27,8 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
     }
 
     /// The inner planner's preparation (an IMKIT message looks its clients up once), replanned.
-    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
-        inner.prepare(value).map { result, nowMillis in replanned(result, nowMillis: nowMillis) }
+    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
+        inner.prepare(value, scan: scan).map { result, nowMillis in replanned(result, nowMillis: nowMillis) }
     }
 
     private func replanned(

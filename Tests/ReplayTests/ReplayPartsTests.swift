@@ -92,7 +92,7 @@ import Testing
             return fake.plan(value, nowMillis: nowMillis)
         }
 
-        func prepare(_ value: [UInt8]) -> PreparedPlan<String> {
+        func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<String> {
             recorded.withLock { $0.append("prepare") }
             let fake = fake
             return PreparedPlan(deviceBound: fake.deviceBound(value)) { fake.plan(value, nowMillis: $0) }

@@ -52,7 +52,7 @@ STAGES = (
     ("decode", (
         r"\bPushCore\.(EventDecoder|JSONParser|JSONValue|IMKITMessageDecoder|CustomPushDecoder|EventLimits|"
         r"RegistryRecordDecoder|EventTime|TokenSyntax|Fields)\b",
-        r"\bPushPipeline\.(MemberMarker|JSONObjectCount)\b",
+        r"\bPushPipeline\.RecordScan\b",
     )),
     ("plan", (
         r"\bPushCore\.",

@@ -62,7 +62,7 @@ class StageTests(unittest.TestCase):
         cases = [
             ("PushCore.EventDecoder.decode(_:now:)", "decode"),
             ("PushCore.JSONParser.parseObject()", "decode"),
-            ("PushPipeline.MemberMarker.find(_:)", "decode"),
+            ("PushPipeline.RecordScan.init(_:)", "decode"),
             ("PushCore.SizeFitting.fittedBody(token:badge:)", "plan"),
             ("PushPipeline.CorePlanner.plan(_:nowMillis:)", "plan"),
             ("HTTP2.NGHTTP2EventLoop.turn()", "send/transport"),

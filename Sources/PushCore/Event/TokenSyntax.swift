@@ -2,19 +2,22 @@
 enum TokenSyntax {
     /// Why `token` is not a valid token for `platform`, or `nil` when it is. Never quotes the token.
     static func problem(with token: String, on platform: Platform) -> String? {
-        switch platform {
-        case .apns, .apnsVoip:
-            let utf8 = token.utf8
-            guard (64...200).contains(utf8.count), utf8.count % 2 == 0, utf8.allSatisfy(isHexDigit) else {
-                return "must be an even number (64 to 200) of hexadecimal characters"
+        // The bytes read where they lie (a parsed token is a native string): a loop over a buffer, not the view's
+        // iterator.
+        var token = token
+        return token.withUTF8 { utf8 in
+            switch platform {
+            case .apns, .apnsVoip:
+                guard (64...200).contains(utf8.count), utf8.count % 2 == 0, utf8.allSatisfy(isHexDigit) else {
+                    return "must be an even number (64 to 200) of hexadecimal characters"
+                }
+                return nil
+            case .fcm:
+                guard (1...4096).contains(utf8.count), utf8.allSatisfy(isPrintable) else {
+                    return "must be 1 to 4096 printable ASCII characters"
+                }
+                return nil
             }
-            return nil
-        case .fcm:
-            let utf8 = token.utf8
-            guard (1...4096).contains(utf8.count), utf8.allSatisfy(isPrintable) else {
-                return "must be 1 to 4096 printable ASCII characters"
-            }
-            return nil
         }
     }
 

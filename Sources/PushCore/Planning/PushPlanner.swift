@@ -48,15 +48,15 @@ private struct EventPlan {
     /// The languages tried after the recipient's own: `PUSH_DEFAULT_LOCALE`, then the table's `defaultLocale`.
     let defaultLocales: [LanguageTag]
     let apns: APNsRequestBuilder
-    let fcm: FCMRequestBuilder
+    var fcm: FCMRequestBuilder
     let now: Date
     /// The size fitting of each platform and language's texts, made for its first device and shared by the others:
     /// an event renders once per platform, language and byte budget (badge), never per device. A few entries at
     /// most (platforms × languages), found by comparison: cheaper than hashing the texts for every device.
     var fittings: [(key: FittingKey, fitting: SizeFitting)] = []
-    /// The texts chosen for the last recipient's language: a group chat's recipients mostly share one (or have none),
-    /// so the rule's texts are looked up once for them, not per recipient.
-    private var lastTexts: (locale: LanguageTag?, texts: FallbackTexts)?
+    /// The renderer of the last recipient's language: a group chat's recipients mostly share one (or have none), so
+    /// the rule's texts are looked up and the renderer made once for them, not per recipient.
+    private var lastRenderer: (locale: LanguageTag?, renderer: PushRenderer)?
 
     struct FittingKey: Equatable {
         var platform: Platform
@@ -83,14 +83,11 @@ private struct EventPlan {
     /// The renderer of the rule's texts in `recipient`'s language; `nil` when the event's type has no rule.
     mutating func renderer(for recipient: ChatMessageEvent.Recipient) -> PushRenderer? {
         guard let rule else { return nil }
-        let texts: FallbackTexts
-        if let lastTexts, lastTexts.locale == recipient.locale {
-            texts = lastTexts.texts
-        } else {
-            texts = FallbackTexts(rule: rule, preferring: [recipient.locale].compactMap { $0 } + defaultLocales)
-            lastTexts = (recipient.locale, texts)
-        }
-        return PushRenderer(rule: rule, event: event, anonymousName: anonymousName, texts: texts)
+        if let lastRenderer, lastRenderer.locale == recipient.locale { return lastRenderer.renderer }
+        let texts = FallbackTexts(rule: rule, preferring: [recipient.locale].compactMap { $0 } + defaultLocales)
+        let renderer = PushRenderer(rule: rule, event: event, anonymousName: anonymousName, texts: texts)
+        lastRenderer = (recipient.locale, renderer)
+        return renderer
     }
 
     mutating func outcome(
@@ -152,12 +149,11 @@ private struct EventPlan {
             let voip = platform == .apnsVoip
             return SizeFitting(
                 limit: limit, renderer: renderer,
-                body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) },
-                tokenBytes: nil)
+                body: { push, _, badge in APNsRequestBuilder.body(push, voip: voip, badge: badge) }, token: nil)
         case .fcm:
             return SizeFitting(
-                limit: limit, renderer: renderer, body: FCMRequestBuilder.body, tokenBytes: FCMRequestBuilder.tokenBytes
-            )
+                limit: limit, renderer: renderer, body: FCMRequestBuilder.body,
+                token: (FCMRequestBuilder.tokenOffset, FCMRequestBuilder.tokenBytes))
         }
     }
 }

@@ -1,15 +1,13 @@
 /// Makes an event's requests to one platform fit the provider's size limit: drop the forwarded payload, then cut
 /// the content on a grapheme boundary (with `…`), then cut every text; `nil` when even that does not fit.
 ///
-/// Most renderings fit whole: `fittedBody` builds the device's body once, checks its size and hands it to the
-/// request, with no search.
+/// Most renderings fit whole: `fittedBody` hands the device the uncut rendering's body, with no search. That body is
+/// built once per badge and shared by the devices with that badge: as it is where the body does not hold the token
+/// (APNs), with the device's token copied in where it does (FCM; a token JSON would escape gets a body of its own).
 ///
 /// Otherwise one search serves every device of the event: a body's size is the size for a reference device (empty
 /// token, no badge) plus what the device adds (its token as the builder writes it, its badge, measured once per
 /// value), so the content is rendered a few times per platform and distinct byte budget, never per device.
-///
-/// A platform whose body does not hold the token (APNs) builds one whole body per badge: the event's devices with
-/// that badge share it.
 struct SizeFitting {
     let limit: Int
     private let renderer: PushRenderer
@@ -17,6 +15,8 @@ struct SizeFitting {
     private let body: (RenderedPush, _ token: String, _ badge: Int?) -> [UInt8]
     /// The bytes a token adds to the body; `nil` when the body does not hold the token.
     private let tokenBytes: ((String) -> Int)?
+    /// Where the token's bytes go in a body written for an empty token; `nil` when the body does not hold the token.
+    private let tokenOffset: Int?
     /// The content's length in grapheme clusters, counted up to `limit` (more can never fit); counted once a search
     /// needs it, which a rendering that fits whole never does.
     private var contentLength: Int?
@@ -29,7 +29,7 @@ struct SizeFitting {
     private var lastFit: (trim: Trim, push: RenderedPush)?
     /// The uncut rendering while whole bodies may still fit.
     private var whole = Whole.notRendered
-    /// The whole bodies that fitted, by badge, when the body does not hold the token.
+    /// The whole bodies by badge, written for an empty token where the body holds one.
     private var wholeBodies: [Int?: [UInt8]] = [:]
 
     private enum Whole {
@@ -41,12 +41,13 @@ struct SizeFitting {
 
     init(
         limit: Int, renderer: PushRenderer, body: @escaping (RenderedPush, String, Int?) -> [UInt8],
-        tokenBytes: ((String) -> Int)?
+        token: (offset: Int, bytes: (String) -> Int)?
     ) {
         self.limit = limit
         self.renderer = renderer
         self.body = body
-        self.tokenBytes = tokenBytes
+        tokenBytes = token?.bytes
+        tokenOffset = token?.offset
     }
 
     /// The rendering cut as `trim`, made once and kept for the other devices that get it.
@@ -64,17 +65,44 @@ struct SizeFitting {
     /// search (which finds the whole rendering again for a device it fits), so at most one body is built in vain.
     mutating func fittedBody(token: String, badge: Int?) -> (push: RenderedPush, body: [UInt8])? {
         if let whole = wholeRendering() {
-            if tokenBytes == nil, let known = wholeBodies[badge] { return (whole, known) }
-            let wholeBody = body(whole, token, badge)
-            if wholeBody.count <= limit {
-                if tokenBytes == nil { wholeBodies[badge] = wholeBody }
-                return (whole, wholeBody)
-            }
+            if let wholeBody = wholeBody(of: whole, token: token, badge: badge) { return (whole, wholeBody) }
             self.whole = .doesNotFit
         }
         guard let trim = trim(token: token, badge: badge) else { return nil }
         let push = rendering(trim)
         return (push, body(push, token, badge))
+    }
+
+    /// The device's body of the uncut rendering, `nil` when it does not fit: the badge's shared body, with the token
+    /// copied in where the body holds it.
+    private mutating func wholeBody(of whole: RenderedPush, token: String, badge: Int?) -> [UInt8]? {
+        if tokenOffset != nil, !Self.isWrittenAsIs(token) {
+            let own = body(whole, token, badge)
+            return own.count <= limit ? own : nil
+        }
+        let shared: [UInt8]
+        if let known = wholeBodies[badge] {
+            shared = known
+        } else {
+            shared = body(whole, "", badge)
+            wholeBodies[badge] = shared
+        }
+        guard let tokenOffset else { return shared.count <= limit ? shared : nil }
+        guard shared.count + token.utf8.count <= limit else { return nil }
+        var spliced: [UInt8] = []
+        spliced.reserveCapacity(shared.count + token.utf8.count)
+        spliced.append(contentsOf: shared[..<tokenOffset])
+        spliced.append(contentsOf: token.utf8)
+        spliced.append(contentsOf: shared[tokenOffset...])
+        return spliced
+    }
+
+    /// Whether JSON writes `token` as it is: no quote, backslash or control character to escape.
+    private static func isWrittenAsIs(_ token: String) -> Bool {
+        var token = token
+        return token.withUTF8 { utf8 in
+            utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        }
     }
 
     /// The uncut rendering while whole bodies may still fit, made once.
@@ -85,7 +113,7 @@ struct SizeFitting {
         case .rendered(let rendering):
             return rendering
         case .notRendered:
-            let rendering = renderer.render(Trim())
+            let rendering = renderer.whole
             whole = .rendered(rendering)
             return rendering
         }

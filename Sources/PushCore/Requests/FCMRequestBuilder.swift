@@ -9,15 +9,27 @@ import Essentials
 /// (`loc-args` and `payload` as JSON text).
 struct FCMRequestBuilder {
     let context: ProviderContext
+    /// The project's `messages:send` path, the same for every request: written for the first, shared by the others.
+    private var path: String?
+
+    init(context: ProviderContext) {
+        self.context = context
+    }
 
     /// The request with a device's `body` (`body(_:token:badge:)`, built and size-checked by the planner).
-    func request(body: [UInt8], expiresAt: Int) -> ProviderRequest {
-        ProviderRequest(
-            platform: .fcm, method: "POST", path: "/v1/projects/\(context.fcmProjectID)/messages:send",
-            headers: [.init("content-type", "application/json; charset=UTF-8")],
-            body: body, sandbox: false,
+    mutating func request(body: [UInt8], expiresAt: Int) -> ProviderRequest {
+        let path = path ?? "/v1/projects/\(context.fcmProjectID)/messages:send"
+        self.path = path
+        return ProviderRequest(
+            platform: .fcm, method: "POST", path: path, headers: Self.headers, body: body, sandbox: false,
             expiresAtEpochSeconds: expiresAt)
     }
+
+    /// The headers of every request, shared by them.
+    private static let headers = [ProviderRequest.Header("content-type", "application/json; charset=UTF-8")]
+
+    /// Where the token's bytes start in a body, after `{"message":{"token":"`: the token is the message's first member.
+    static let tokenOffset = #"{"message":{"token":""#.utf8.count
 
     /// What `token` adds to a body written for an empty token: its bytes as a JSON string, without the quotes.
     static func tokenBytes(_ token: String) -> Int {
@@ -34,6 +46,7 @@ struct FCMRequestBuilder {
         json.beginObject()
         json.key("message")
         json.beginObject()
+        // The first member: `tokenOffset` says where it starts.
         json.field("token", token)
         if visible, push.title != nil || push.body != nil {
             json.key("notification")

@@ -39,7 +39,9 @@ public struct CustomPushPlanner: EventPlanner {
     public func deviceBound(_ value: [UInt8]) -> Int { prepare(value).deviceBound }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<ProviderSend>, UndecodableEvent> {
-        guard let decoded = customPush(value) else { return events.plan(value, nowMillis: nowMillis) }
+        guard let decoded = customPush(value, scan: RecordScan(value)) else {
+            return events.plan(value, nowMillis: nowMillis)
+        }
         switch decoded {
         case .success(let push): return plan(push, targets: targets(of: push), nowMillis: nowMillis)
         case .failure(let error): return .failure(UndecodableEvent(reason: error.reason, message: error.description))
@@ -48,8 +50,8 @@ public struct CustomPushPlanner: EventPlanner {
 
     /// A custom push is decoded and its clients looked up in the registry once, here: the bound is its devices, and
     /// planning sends to the same ones.
-    public func prepare(_ value: [UInt8]) -> PreparedPlan<ProviderSend> {
-        guard let decoded = customPush(value) else { return events.prepare(value) }
+    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<ProviderSend> {
+        guard let decoded = customPush(value, scan: scan) else { return events.prepare(value, scan: scan) }
         switch decoded {
         case .success(let push):
             let targets = targets(of: push)
@@ -192,10 +194,10 @@ public struct CustomPushPlanner: EventPlanner {
         return JSONWriter.encode(.object(members))
     }
 
-    /// The decoding of `value` when it is a custom push; `nil` when it is not. The bytes are searched first, so other
-    /// records are parsed only by `events`.
-    private func customPush(_ value: [UInt8]) -> Result<CustomPush, EventError>? {
-        guard clientsMarker.occurs(in: value) else { return nil }
+    /// The decoding of `value` when it is a custom push; `nil` when it is not. Only a record whose `scan` found the
+    /// name `clients` is parsed here, so other records are parsed only by `events`.
+    private func customPush(_ value: [UInt8], scan: RecordScan) -> Result<CustomPush, EventError>? {
+        guard scan.namesClients else { return nil }
         guard value.count <= decoder.limits.maximumRecordBytes else {
             return Result { () throws(EventError) in try decoder.decode(value) }
         }
@@ -205,6 +207,3 @@ public struct CustomPushPlanner: EventPlanner {
         return Result { () throws(EventError) in try decoder.decode(root) }
     }
 }
-
-/// `"clients"`: the member that makes a record a custom push.
-private let clientsMarker = MemberMarker("clients")

@@ -31,15 +31,17 @@ public struct IMKITPlanner<Request: Sendable>: EventPlanner {
     public func deviceBound(_ value: [UInt8]) -> Int { prepare(value).deviceBound }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        guard let message = imkitMessage(value) else { return events.plan(value, nowMillis: nowMillis) }
+        guard let message = imkitMessage(value, scan: RecordScan(value)) else {
+            return events.plan(value, nowMillis: nowMillis)
+        }
         return plan(message, resolved: nil, nowMillis: nowMillis)
     }
 
     /// An IMKIT message is decoded and resolved through the registry once, here: the bound is its resolved devices,
     /// and planning uses the same resolution (a registry change while the record waits for its devices applies to
     /// the next message). Planning decodes it again as of its own time, which bounds the message's time only.
-    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
-        guard let message = imkitMessage(value) else { return events.prepare(value) }
+    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
+        guard let message = imkitMessage(value, scan: scan) else { return events.prepare(value, scan: scan) }
         // A message refused here is refused by planning too, which resolves nothing then.
         guard case .success(let decoded) = message(Date()) else {
             return PreparedPlan(deviceBound: 1) { nowMillis in plan(message, resolved: nil, nowMillis: nowMillis) }
@@ -73,15 +75,13 @@ public struct IMKITPlanner<Request: Sendable>: EventPlanner {
     }
 
     /// The decoding of `value` when it is an IMKIT message; `nil` when it is not (no `"messageType"` at its top
-    /// level). The bytes are searched first, so chat-message events are parsed only by `events`.
-    private func imkitMessage(_ value: [UInt8]) -> ((Date) -> Result<IMKITMessage, EventError>)? {
-        guard messageTypeMarker.occurs(in: value), let root = try? JSONParser.parse(value),
+    /// level). Only a record whose `scan` found the name is parsed here, so chat-message events are parsed only by
+    /// `events`.
+    private func imkitMessage(_ value: [UInt8], scan: RecordScan) -> ((Date) -> Result<IMKITMessage, EventError>)? {
+        guard scan.namesMessageType, let root = try? JSONParser.parse(value),
             IMKITMessageDecoder.isIMKITMessage(root)
         else { return nil }
         return { now in Result { () throws(EventError) in try decoder.decode(root, now: now) } }
     }
 
 }
-
-/// `"messageType"`: the member that makes a record an IMKIT message.
-private let messageTypeMarker = MemberMarker("messageType")

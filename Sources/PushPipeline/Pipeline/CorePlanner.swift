@@ -52,10 +52,15 @@ public final class CorePlanner: EventPlanner {
         planner.withLock { $0.rules = rules }
     }
 
-    /// The JSON objects of `value` (`{` outside strings, `JSONObjectCount`): every valid device is an object of its
-    /// own, and the text of a message cannot raise the bound (a device entry that is not an object is
-    /// dead-lettered and not counted). One pass over the bytes, far cheaper than decoding.
-    public func deviceBound(_ value: [UInt8]) -> Int { JSONObjectCount.of(value) }
+    /// The JSON objects of `value` (`RecordScan.objectCount`): every valid device is an object of its own, and the
+    /// text of a message cannot raise the bound (a device entry that is not an object is dead-lettered and not
+    /// counted). One pass over the bytes, far cheaper than decoding.
+    public func deviceBound(_ value: [UInt8]) -> Int { RecordScan(value).objectCount }
+
+    /// The bound read from `scan`, which has counted the objects already.
+    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<ProviderSend> {
+        PreparedPlan(deviceBound: scan.objectCount) { nowMillis in self.plan(value, nowMillis: nowMillis) }
+    }
 
     public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<ProviderSend>, UndecodableEvent> {
         let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)

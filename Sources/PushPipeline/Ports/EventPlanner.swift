@@ -104,15 +104,18 @@ public protocol EventPlanner<Request>: Sendable {
     /// lets the record take the rest of its devices from the budget without waiting.
     func deviceBound(_ value: [UInt8]) -> Int
     /// `value`'s device bound and its planning at once, for a planner whose bound needs the work planning needs too
-    /// (a registry lookup): the pipeline takes the bound, waits for its devices, then plans. By default
-    /// `deviceBound`, then `plan`.
-    func prepare(_ value: [UInt8]) -> PreparedPlan<Request>
+    /// (a registry lookup): the pipeline takes the bound, waits for its devices, then plans. `scan` is `value`'s,
+    /// made once for every planner the record passes through. By default `deviceBound`, then `plan`.
+    func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request>
 }
 
 extension EventPlanner {
-    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
+    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
         PreparedPlan(deviceBound: deviceBound(value)) { nowMillis in plan(value, nowMillis: nowMillis) }
     }
+
+    /// `prepare(_:scan:)` with `value`'s scan.
+    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> { prepare(value, scan: RecordScan(value)) }
 }
 
 /// A record prepared for planning (`EventPlanner.prepare`): its device bound, and the rest of its planning, as of a

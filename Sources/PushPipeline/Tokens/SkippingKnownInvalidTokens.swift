@@ -22,8 +22,10 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
         skippingKnownInvalidTokens(inner.plan(value, nowMillis: nowMillis), nowMillis: nowMillis)
     }
 
-    public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> {
-        inner.prepare(value).map { result, nowMillis in skippingKnownInvalidTokens(result, nowMillis: nowMillis) }
+    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
+        inner.prepare(value, scan: scan).map { result, nowMillis in
+            skippingKnownInvalidTokens(result, nowMillis: nowMillis)
+        }
     }
 
     private func skippingKnownInvalidTokens(

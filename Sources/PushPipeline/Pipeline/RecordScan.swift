@@ -1,0 +1,59 @@
+/// What one pass over a record's JSON bytes tells before it is parsed, for every planner the record passes through:
+/// how many objects it holds at most, and whether it names an IMKIT message's or a custom push's member.
+///
+/// `objectCount` is the `{` bytes outside strings: every valid device is an object of its own, and a chat message's
+/// text, which can be anything, cannot raise the count (only the structure, which the platform writes, counts). The
+/// names are strings of the record equal to them (a member, or a value that happens to be the name): a planner that
+/// takes only records with that member parses just those, and leaves every other record unparsed to the next one.
+/// Not a validator: on text that is not JSON the count is still at most the number of `{` bytes. No allocation.
+public struct RecordScan: Sendable {
+    /// The `{` bytes outside strings.
+    public let objectCount: Int
+    /// Whether a string of the record is `messageType`, the member that makes it an IMKIT message.
+    let namesMessageType: Bool
+    /// Whether a string of the record is `clients`, the member that makes it a custom push.
+    let namesClients: Bool
+
+    public init(_ bytes: [UInt8]) {
+        var objects = 0
+        var messageType = false
+        var clients = false
+        bytes.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: "{") {
+                    objects += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    let start = index
+                    var escaped = false
+                    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                        if bytes[index] == UInt8(ascii: "\\") {
+                            escaped = true
+                            index += 1
+                        }
+                        index += 1
+                    }
+                    // A name is a whole string, closed and written without escapes.
+                    if !escaped, index < bytes.count {
+                        let string = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                        messageType = messageType || Self.is(string, Self.messageType)
+                        clients = clients || Self.is(string, Self.clients)
+                    }
+                    index += 1
+                }
+            }
+        }
+        objectCount = objects
+        namesMessageType = messageType
+        namesClients = clients
+    }
+
+    private static func `is`(_ string: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> Bool {
+        string.count == name.count && string.elementsEqual(name)
+    }
+
+    private static let messageType = Array("messageType".utf8)
+    private static let clients = Array("clients".utf8)
+}
