@@ -65,7 +65,8 @@ import Testing
         ]
         let outputs = RecordOutputs(settings: settings).forEvent(
             record: input, source: SourcePosition(topic: "chat", partition: 2, offset: 40, timestampMillis: 5),
-            messageId: "m-1", room: "r-1", type: "text", eventTimeMillis: 1_800_000_000_250, results: results,
+            messageId: "m-1", room: "r-1", type: "text", eventTimeMillis: 1_800_000_000_250,
+            results: results.map(\.1), target: { results[$0].0 },
             narrow: { Array("narrowed \($0)".utf8) }, nowMillis: 1_800_000_000_000, suspect: [2])
         let expected = #"""
             receipts | m-1 | x-receipt-id=b23122df-41ca-8745-a36c-102d663b13e5 | {"receiptId":"b23122df-41ca-874\#
