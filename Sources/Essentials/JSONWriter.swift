@@ -49,6 +49,33 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes an object key given as a literal that needs no escape (ASCII without `"`, `\` or control
+    /// characters): its bytes are copied as they are, without the scan `key(_:)` makes. For records written many
+    /// times a second, such as receipts.
+    public mutating func key(literal name: StaticString) {
+        let utf8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        assert(!utf8.contains(where: Self.needsEscape))
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: utf8)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes `epochMillis` as an RFC 3339 string value with milliseconds (`RFC3339.format`), formatted in place.
+    public mutating func timestamp(epochMillis: Int64) {
+        separate()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.formattedLength) { text in
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(
+                contentsOf: UnsafeBufferPointer(rebasing: text[..<RFC3339.format(epochMillis: epochMillis, into: text)])
+            )
+            bytes.append(UInt8(ascii: "\""))
+        }
+        needsComma = true
+    }
+
     /// Writes a string value.
     public mutating func string(_ value: String) {
         separate()
@@ -126,22 +153,33 @@ public struct JSONWriter: Sendable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Quotes `text`: runs of bytes that need no escape are copied at once (the common case is one run).
+    /// Whether a byte of a string must be escaped: a quote, a backslash or a control character.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// Quotes `text`: runs of bytes that need no escape are copied at once (the common case is one run). A native
+    /// string's bytes are read where they lie.
     private mutating func appendQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                appendEscaped(byte)
-                runStart = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        if text.utf8.withContiguousStorageIfAvailable({ appendEscaping($0) }) == nil {
+            var text = text
+            text.withUTF8 { appendEscaping($0) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8`, escaping what JSON requires, without the quotes.
+    private mutating func appendEscaping(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard Self.needsEscape(byte) else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            appendEscaped(byte)
+            runStart = index + 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
 
     private mutating func appendEscaped(_ byte: UInt8) {

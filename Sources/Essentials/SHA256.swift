@@ -62,45 +62,48 @@ public enum SHA256 {
     /// two blocks) from a small buffer; no allocation but the digest's.
     private static func digest(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var state = State()
-        let constants = roundConstants
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-            let wholeBlocks = message.count / 64
-            for block in 0..<wholeBlocks {
-                compress(
-                    &state, UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]), schedule,
-                    constants)
-            }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-                tail.initialize(repeating: 0)
-                let rest = message.count - wholeBlocks * 64
-                for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
-                tail[rest] = 0x80
-                let length = rest < 56 ? 64 : 128
-                let bitLength = UInt64(message.count) &* 8
-                for index in 0..<8 {
-                    tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))
+        roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                let wholeBlocks = message.count / 64
+                for block in 0..<wholeBlocks {
+                    compress(
+                        &state, UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]), schedule,
+                        constants)
                 }
-                for start in stride(from: 0, to: length, by: 64) {
-                    compress(&state, UnsafeBufferPointer(rebasing: tail[start..<(start + 64)]), schedule, constants)
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    tail.initialize(repeating: 0)
+                    let rest = message.count - wholeBlocks * 64
+                    for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
+                    tail[rest] = 0x80
+                    let length = rest < 56 ? 64 : 128
+                    let bitLength = UInt64(message.count) &* 8
+                    for index in 0..<8 {
+                        tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))
+                    }
+                    for start in stride(from: 0, to: length, by: 64) {
+                        compress(
+                            &state, UnsafeBufferPointer(rebasing: tail[start..<(start + 64)]), schedule, constants)
+                    }
                 }
             }
         }
         let (a, b, c, d, e, f, g, h) = state.words
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in [a, b, c, d, e, f, g, h] {
-            digest.append(UInt8(truncatingIfNeeded: word >> 24))
-            digest.append(UInt8(truncatingIfNeeded: word >> 16))
-            digest.append(UInt8(truncatingIfNeeded: word >> 8))
-            digest.append(UInt8(truncatingIfNeeded: word))
+        return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
+            for (index, word) in [a, b, c, d, e, f, g, h].enumerated() {
+                digest[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
+                digest[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                digest[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                digest[4 * index + 3] = UInt8(truncatingIfNeeded: word)
+            }
+            count = 32
         }
-        return digest
     }
 
-    /// One 64-byte block into `state`.
+    /// One 64-byte block into `state`: the schedule, then the 64 rounds eight at a time, each round naming the
+    /// working words in its turn instead of moving all eight.
     private static func compress(
         _ state: inout State, _ block: UnsafeBufferPointer<UInt8>, _ schedule: UnsafeMutableBufferPointer<UInt32>,
-        _ constants: [UInt32]
+        _ constants: UnsafeBufferPointer<UInt32>
     ) {
         for index in 0..<16 {
             let offset = index * 4
@@ -114,19 +117,35 @@ public enum SHA256 {
             schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
         }
         var (a, b, c, d, e, f, g, h) = state.words
-        for index in 0..<64 {
-            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ s1 &+ choice &+ constants[index] &+ schedule[index]
-            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+        for index in stride(from: 0, to: 64, by: 8) {
+            round(a, b, c, &d, e, f, g, &h, constants[index] &+ schedule[index])
+            round(h, a, b, &c, d, e, f, &g, constants[index + 1] &+ schedule[index + 1])
+            round(g, h, a, &b, c, d, e, &f, constants[index + 2] &+ schedule[index + 2])
+            round(f, g, h, &a, b, c, d, &e, constants[index + 3] &+ schedule[index + 3])
+            round(e, f, g, &h, a, b, c, &d, constants[index + 4] &+ schedule[index + 4])
+            round(d, e, f, &g, h, a, b, &c, constants[index + 5] &+ schedule[index + 5])
+            round(c, d, e, &f, g, h, a, &b, constants[index + 6] &+ schedule[index + 6])
+            round(b, c, d, &e, f, g, h, &a, constants[index + 7] &+ schedule[index + 7])
         }
         let old = state.words
         state.words = (
             old.0 &+ a, old.1 &+ b, old.2 &+ c, old.3 &+ d, old.4 &+ e, old.5 &+ f, old.6 &+ g, old.7 &+ h
         )
+    }
+
+    /// One round: `d` gains the round's first sum, `h` becomes the new `a`.
+    @inline(__always)
+    private static func round(
+        _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32, _ g: UInt32,
+        _ h: inout UInt32, _ constantAndWord: UInt32
+    ) {
+        let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+        let choice = (e & f) ^ (~e & g)
+        let temp1 = h &+ s1 &+ choice &+ constantAndWord
+        let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+        let majority = (a & b) ^ (a & c) ^ (b & c)
+        d = d &+ temp1
+        h = temp1 &+ s0 &+ majority
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {

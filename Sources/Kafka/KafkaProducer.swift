@@ -53,35 +53,65 @@ public final class KafkaProducer: Sendable {
     /// batch, not a task per record. A record refused while librdkafka's local queue is full is queued again after
     /// a short wait (briefly, repeatedly); any other refusal is its report.
     public func send(_ records: [KafkaProducerRecord]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
-        var reports = [Result<KafkaDeliveryReport, KafkaError>?](repeating: nil, count: records.count)
-        var pending = Array(records.indices)
-        while !pending.isEmpty {
-            let batch = await queueAndWait(pending.map { records[$0] })
-            var again: [Int] = []
-            for (index, report) in zip(pending, batch) {
-                if case .failure(let error) = report, error.code == .queueFull, !context.isClosed {
-                    again.append(index)
-                } else {
-                    reports[index] = report
-                }
-            }
-            pending = again
-            if !pending.isEmpty { try? await Task.sleep(for: .milliseconds(5)) }
+        var reports = [Result<KafkaDeliveryReport, KafkaError>](
+            repeating: .failure(KafkaError(code: .state, message: "no report", isRetriable: true)),
+            count: records.count)
+        await deliver(records) { index, batch, slot in
+            reports[index] = batch.report(at: slot, topic: records[index].topic)
         }
-        return reports.map { $0 ?? .failure(KafkaError(code: .state, message: "no report", isRetriable: true)) }
+        return reports
     }
 
-    /// Queues every record of a non-empty batch and waits for all their reports, in order. The continuation is
-    /// unchecked (no canary object per batch): `DeliveryReports` runs its completion exactly once, when the last of
-    /// its records is reported — by librdkafka, which reports every queued record, or here for a refused one.
-    private func queueAndWait(_ records: [KafkaProducerRecord]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+    /// Writes `records` as `send(_:)` does and returns the ones Kafka did not store, by their index in `records`,
+    /// each with why; nothing is made for a record that was stored.
+    public func produce<Record: ProducibleRecord>(_ records: [Record]) async -> [(index: Int, error: KafkaError)] {
+        var failures: [(index: Int, error: KafkaError)] = []
+        await deliver(records) { index, batch, slot in
+            if let error = batch.error(at: slot, topic: { records[index].topic }) { failures.append((index, error)) }
+        }
+        return failures
+    }
+
+    /// Queues `records` in one batch and waits for its reports, queues the records refused for a full queue again
+    /// after a short wait, and so on; hands each record's index with the batch and slot of its final report to
+    /// `take`.
+    private func deliver<Record: ProducibleRecord>(
+        _ records: [Record], _ take: (_ index: Int, _ batch: DeliveryBatch, _ slot: Int) -> Void
+    ) async {
+        guard !records.isEmpty else { return }
+        var pending: [Int]? = nil
+        while true {
+            let batch = await queueAndWait(records, pending)
+            var again: [Int] = []
+            for slot in 0..<batch.count {
+                let index = pending?[slot] ?? slot
+                if batch.wasRefusedForFullQueue(slot), !context.isClosed {
+                    again.append(index)
+                } else {
+                    take(index, batch, slot)
+                }
+            }
+            guard !again.isEmpty else { return }
+            try? await Task.sleep(for: .milliseconds(5))
+            pending = again
+        }
+    }
+
+    /// Queues the records at `indices` (`nil`: all of them; at least one) as one batch and waits for all their
+    /// reports. The continuation is unchecked (no canary object per batch): `DeliveryBatch` resumes it exactly once,
+    /// when the last of its records is reported — by librdkafka, which reports every queued record, or here for a
+    /// refused one.
+    private func queueAndWait<Record: ProducibleRecord>(_ records: [Record], _ indices: [Int]?) async -> DeliveryBatch {
         await withUnsafeContinuation { continuation in
-            let reports = DeliveryReports(count: records.count) { continuation.resume(returning: $0) }
-            for (index, record) in records.enumerated() {
-                do throws(KafkaError) {
-                    try send(record) { reports.set(index, $0) }
-                } catch {
-                    reports.set(index, .failure(error))
+            let batch = DeliveryBatch(count: indices?.count ?? records.count, completion: .resume(continuation))
+            batch.retainForReports()
+            records.withUnsafeBufferPointer { records in
+                for slot in 0..<batch.count {
+                    do throws(KafkaError) {
+                        try queue(records[indices?[slot] ?? slot], opaque: batch.opaque(slot))
+                    } catch {
+                        batch.refuse(slot, error)
+                    }
                 }
             }
         }
@@ -93,21 +123,31 @@ public final class KafkaProducer: Sendable {
         _ record: KafkaProducerRecord,
         onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
     ) throws(KafkaError) {
+        let batch = DeliveryBatch(count: 1, completion: .callback(topic: record.topic, onDelivery))
+        batch.retainForReports()
+        do {
+            try queue(record, opaque: batch.opaque(0))
+        } catch {
+            batch.releaseForReports()
+            throw error
+        }
+    }
+
+    /// Queues `record` with `opaque` for its delivery report; throws when librdkafka refuses it.
+    private func queue<Record: ProducibleRecord>(_ record: Record, opaque: UnsafeMutableRawPointer) throws(KafkaError) {
         if let fatal = context.fatalError { throw fatal }
         if context.isClosed { throw KafkaError(code: .state, message: "the producer is closed", isRetriable: false) }
-        let completion = Unmanaged.passRetained(DeliveryCompletion(onDelivery))
-        let headers = Self.makeHeaders(record.headers)
+        let headers = Self.makeHeaders(of: record)
+        let key = record.key
         let result = record.value.withUnsafeBytes { value in
-            (record.key ?? []).withUnsafeBytes { key in
+            (key ?? []).withUnsafeBytes { keyBytes in
                 pw_rd_kafka_produce(
                     client.handle, record.topic, record.partition ?? pw_rd_kafka_partition_unassigned,
-                    record.key == nil ? nil : key.baseAddress, key.count, value.isEmpty ? nil : value.baseAddress,
-                    value.count,
-                    headers, record.timestampMilliseconds ?? 0, completion.toOpaque())
+                    key == nil ? nil : keyBytes.baseAddress, keyBytes.count, value.isEmpty ? nil : value.baseAddress,
+                    value.count, headers, record.timestampMilliseconds ?? 0, opaque)
             }
         }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            completion.release()
             if let headers { rd_kafka_headers_destroy(headers) }
             if result == RD_KAFKA_RESP_ERR__FATAL, let fatal = client.fatalError() { throw fatal }
             throw KafkaError(result, context: "queueing a record for \(record.topic)")
@@ -155,13 +195,14 @@ public final class KafkaProducer: Sendable {
         return flushed
     }
 
-    private static func makeHeaders(_ headers: [KafkaHeader]) -> OpaquePointer? {
-        guard !headers.isEmpty, let list = rd_kafka_headers_new(headers.count) else { return nil }
-        for header in headers {
-            if let value = header.value {
-                _ = value.withUnsafeBytes { rd_kafka_header_add(list, header.name, -1, $0.baseAddress, $0.count) }
+    private static func makeHeaders<Record: ProducibleRecord>(of record: Record) -> OpaquePointer? {
+        let count = record.headerCount
+        guard count > 0, let list = rd_kafka_headers_new(count) else { return nil }
+        record.forEachHeader { name, value in
+            if let value {
+                _ = value.withUnsafeBytes { rd_kafka_header_add(list, name, -1, $0.baseAddress, $0.count) }
             } else {
-                _ = rd_kafka_header_add(list, header.name, -1, nil, 0)
+                _ = rd_kafka_header_add(list, name, -1, nil, 0)
             }
         }
         return list

@@ -1,5 +1,5 @@
 /// A record to write to Kafka.
-public struct KafkaProducerRecord: Sendable, Equatable {
+public struct KafkaProducerRecord: ProducibleRecord, Equatable {
     public var topic: String
     /// The partition to write to; `nil` lets the partitioner choose from the key (records with the same key
     /// go to the same partition).
@@ -21,6 +21,12 @@ public struct KafkaProducerRecord: Sendable, Equatable {
         self.value = value
         self.headers = headers
         self.timestampMilliseconds = timestampMilliseconds
+    }
+
+    public var headerCount: Int { headers.count }
+
+    public func forEachHeader(_ body: (String, [UInt8]?) -> Void) {
+        for header in headers { body(header.name, header.value) }
     }
 }
 

@@ -39,7 +39,7 @@ final class ProducerContext: KafkaLogReceiving {
             },
             statistics: nil,
             rebalance: nil,
-            delivery: DeliveryCompletion.callback
+            delivery: DeliveryBatch.callback
         )
     }
 }

@@ -27,12 +27,9 @@ import Testing
         let outputs = RecordOutputs(settings: Harness().settings).forEvent(
             record: input, source: SourcePosition(of: input, trustingHeaders: false), messageId: event.messageId,
             room: event.roomId, type: event.type, eventTimeMillis: event.eventTimeMillis,
-            results: event.devices.map {
-                (
-                    $0.target,
-                    .finished(FinishedDevice(.skipped, reason: "muted"))
-                )
-            }, narrow: event.narrowed, nowMillis: 1_800_000_000_000)
+            results: event.devices.map { _ in .finished(FinishedDevice(.skipped, reason: "muted")) },
+            target: { event.devices[$0].target },
+            narrow: event.narrowed, nowMillis: 1_800_000_000_000)
         let recordBytes = input.value.count + input.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }
         let outputBytes = outputs.reduce(0) { $0 + $1.value.count + ($1.key?.count ?? 0) }
         #expect(outputs.count == 2_000)

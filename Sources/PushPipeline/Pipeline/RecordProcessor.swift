@@ -226,8 +226,8 @@ struct RecordProcessor<Request: Sendable>: Sendable {
         for (index, result) in results.enumerated() { observe(result, event, index, of: record) }
         return outputs.forEvent(
             record: record, source: started.source, messageId: event.messageId, room: event.roomId,
-            type: event.type, eventTimeMillis: event.eventTimeMillis,
-            results: Array(zip(event.devices.map { $0.target }, results)),
+            type: event.type, eventTimeMillis: event.eventTimeMillis, results: results,
+            target: { event.devices[$0].target },
             narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results))
     }
 

@@ -78,51 +78,76 @@ public struct Receipt: Sendable, Equatable {
     }
 
     /// `json()` with its `receiptId` already made, by a caller that needs the id too (the record's header): the id
-    /// is a SHA-256 of the receipt's parts, made once per receipt.
+    /// is a SHA-256 of the receipt's parts, made once per receipt. Written into one buffer sized for the receipt.
     func json(receiptId id: String) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: 512)
+        var writer = JSONWriter(reservingCapacity: estimatedSize(receiptId: id))
         writer.beginObject()
-        writer.field("receiptId", id)
-        writer.field("messageId", messageId)
-        writer.field("room", room)
-        writer.field("type", type)
-        writer.field("userId", device.userId)
-        writer.field("platform", device.platform)
+        writer.field(literal: "receiptId", id)
+        writer.field(literal: "messageId", messageId)
+        writer.field(literal: "room", room)
+        writer.field(literal: "type", type)
+        writer.field(literal: "userId", device.userId)
+        writer.field(literal: "platform", device.platform)
         writer.optional("tokenHash", device.tokenHash.isEmpty ? nil : device.tokenHash)
-        writer.field("status", status.rawValue)
+        writer.field(literal: "status", status.rawValue)
         writer.optional("reason", reason)
         if suspect {
-            writer.key("suspect")
+            writer.key(literal: "suspect")
             writer.bool(true)
         }
         writer.optional("providerMessageId", providerMessageId)
-        writer.field("attempts", attempts)
-        writer.key("source")
+        writer.key(literal: "attempts")
+        writer.integer(attempts)
+        writer.key(literal: "source")
         writer.beginObject()
-        writer.field("topic", source.topic)
-        writer.field("partition", Int(source.partition))
-        writer.field("offset", Int(source.offset))
+        writer.field(literal: "topic", source.topic)
+        writer.key(literal: "partition")
+        writer.integer(Int(source.partition))
+        writer.key(literal: "offset")
+        writer.integer(source.offset)
         writer.endObject()
-        writer.optional("eventTime", eventTimeMillis.map { RFC3339.format(epochMillis: $0) })
-        writer.optional("sentAt", sentAtMicros.map { RFC3339.format(epochMillis: $0 / 1000) })
-        writer.key("latencyMs")
+        writer.optionalTimestamp("eventTime", eventTimeMillis)
+        writer.optionalTimestamp("sentAt", sentAtMicros.map { $0 / 1000 })
+        writer.key(literal: "latencyMs")
         if let latencyMillis {
             writer.number(literal: DecimalText.format(max(latencyMillis, 0)))
         } else {
             writer.null()
         }
         writer.optional("replayRunId", replayRunId)
-        if let traceParent { writer.field("traceparent", traceParent.description) }
-        writer.field("worker", worker)
+        if let traceParent { writer.field(literal: "traceparent", traceParent.description) }
+        writer.field(literal: "worker", worker)
         writer.endObject()
         return writer.bytes
+    }
+
+    /// The receipt's length in bytes when no text needs an escape: its keys, punctuation, numbers and times take
+    /// at most 448 bytes.
+    private func estimatedSize(receiptId id: String) -> Int {
+        var size = 448 + id.utf8.count + messageId.utf8.count + room.utf8.count + type.utf8.count
+        size += device.userId.utf8.count + device.platform.utf8.count + device.tokenHash.utf8.count
+        size += (reason?.utf8.count ?? 0) + (providerMessageId?.utf8.count ?? 0) + source.topic.utf8.count
+        size += (replayRunId?.utf8.count ?? 0) + (traceParent?.description.utf8.count ?? 0) + worker.utf8.count
+        return size
     }
 }
 
 extension JSONWriter {
+    /// Writes `"key": "value"`.
+    fileprivate mutating func field(literal name: StaticString, _ value: String) {
+        key(literal: name)
+        string(value)
+    }
+
     /// Writes `"key": "value"`, or `"key": null` when `value` is `nil`.
-    fileprivate mutating func optional(_ name: String, _ value: String?) {
-        key(name)
+    fileprivate mutating func optional(_ name: StaticString, _ value: String?) {
+        key(literal: name)
         if let value { string(value) } else { null() }
+    }
+
+    /// Writes `"key": "<RFC 3339 time>"`, or `"key": null` when `epochMillis` is `nil`.
+    fileprivate mutating func optionalTimestamp(_ name: StaticString, _ epochMillis: Int64?) {
+        key(literal: name)
+        if let epochMillis { timestamp(epochMillis: epochMillis) } else { null() }
     }
 }

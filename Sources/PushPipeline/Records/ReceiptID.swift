@@ -15,11 +15,18 @@ public enum ReceiptID {
     /// The id of the receipt of `device`'s send of `messageId` that ended on attempt `attempts` (0: not sent),
     /// in replay run `replayRunId` (`nil`: the live worker).
     public static func make(messageId: String, device: DeviceTarget, attempts: Int, replayRunId: String?) -> String {
+        var name: [UInt8] = []
+        return make(messageId: messageId, device: device, attempts: attempts, replayRunId: replayRunId, name: &name)
+    }
+
+    /// `make`, its name written into `name`, a buffer the caller reuses from one receipt to the next.
+    static func make(
+        messageId: String, device: DeviceTarget, attempts: Int, replayRunId: String?, name: inout [UInt8]
+    ) -> String {
         // Each part is prefixed with its length in UTF-8 bytes, so no choice of texts makes two sends one name:
         // `receipt|<n>:<messageId>|<n>:<userId>|<n>:<platform>|<n>:<tokenHash>|<n>:<attempts>|<n>:run:<id>` (or
         // `…|4:live`). Written as bytes into one buffer: it runs for every receipt.
-        let attemptsText = String(attempts)
-        var name: [UInt8] = []
+        name.removeAll(keepingCapacity: true)
         name.reserveCapacity(
             64 + messageId.utf8.count + device.userId.utf8.count + device.platform.utf8.count
                 + device.tokenHash.utf8.count + (replayRunId?.utf8.count ?? 0))
@@ -28,7 +35,7 @@ public enum ReceiptID {
         append(device.userId, to: &name)
         append(device.platform, to: &name)
         append(device.tokenHash, to: &name)
-        append(attemptsText, to: &name)
+        append(String(attempts), to: &name)
         if let replayRunId {
             append(replayRunId, to: &name, prefix: "run:")
         } else {

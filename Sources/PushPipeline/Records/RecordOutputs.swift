@@ -14,21 +14,25 @@ struct RecordOutputs {
         let dueMillis: Int64?
     }
 
-    /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result;
-    /// `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to
-    /// the tier that covers its wait from `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the indices
-    /// in `suspect` write no invalid-token record: their receipts say `"suspect": true` (`TokenInvalidationGuard`).
+    /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result: `results[i]`
+    /// is the result of the device whose target is `target(i)` (read where it lies: no array of targets, no copy of
+    /// a device). `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to the tier that covers its wait from
+    /// `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the indices in `suspect` write no
+    /// invalid-token record: their receipts say `"suspect": true` (`TokenInvalidationGuard`).
     func forEvent(
         record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
-        eventTimeMillis: Int64?, results: [(DeviceTarget, DeviceResult)],
+        eventTimeMillis: Int64?, results: [DeviceResult], target: (Int) -> DeviceTarget,
         narrow: ([Int]) -> [UInt8], nowMillis: Int64, suspect: Set<Int> = []
     ) -> [OutputRecord] {
         let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
         var outputs: [OutputRecord] = []
+        outputs.reserveCapacity(results.count + 1)
+        var receiptIdName: [UInt8] = []
         var retrying: [HandedOff] = []
         var deadLetters: [HandedOff] = []
-        for (index, (device, result)) in results.enumerated() {
+        for (index, result) in results.enumerated() {
+            let device = target(index)
             var receipt = Receipt(
                 messageId: messageId, room: room, type: type, device: device, status: .skipped, reason: nil,
                 providerMessageId: nil, attempts: 0, source: source, eventTimeMillis: eventTimeMillis,
@@ -62,7 +66,9 @@ struct RecordOutputs {
                 receipt.attempts = failure.attempts
                 deadLetters.append(HandedOff(index: index, failure: failure, dueMillis: nil))
             }
-            let receiptId = receipt.receiptId
+            let receiptId = ReceiptID.make(
+                messageId: messageId, device: device, attempts: receipt.attempts, replayRunId: receipt.replayRunId,
+                name: &receiptIdName)
             outputs.append(
                 OutputRecord(
                     topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(receiptId: receiptId),

@@ -9,33 +9,34 @@ public final class KafkaRecordSink: RecordSink {
         self.producer = producer
     }
 
-    /// Queues every record at once, then waits for all delivery reports (one wait for the batch). Records too large
-    /// for Kafka are reported together as `OutputRejected`; any other failure is thrown as `ProduceFailed` with
-    /// librdkafka's error name, fatal when the producer is unusable for good.
+    /// Queues every record at once, as it is, then waits for all delivery reports (one wait for the batch). Records
+    /// too large for Kafka are reported together as `OutputRejected`; any other failure is thrown as `ProduceFailed`
+    /// with librdkafka's error name, fatal when the producer is unusable for good.
     public func produce(_ records: [OutputRecord]) async throws {
         guard !records.isEmpty else { return }
-        let reports = await producer.send(
-            records.map { record in
-                KafkaProducerRecord(
-                    topic: record.topic, key: record.key, value: record.value,
-                    headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) })
-            })
-        let failures = reports.enumerated().compactMap { index, report -> (Int, KafkaError)? in
-            guard case .failure(let error) = report else { return nil }
-            return (index, error)
-        }
+        let failures = await producer.produce(records)
         if let fatal = producer.fatalError {
             throw ProduceFailed(reason: fatal.name, message: fatal.description, isFatal: true)
         }
-        if let other = failures.first(where: { $0.1.code != .messageSizeTooLarge })?.1 {
+        if let other = failures.first(where: { $0.error.code != .messageSizeTooLarge })?.error {
             throw ProduceFailed(reason: other.name, message: other.description, isFatal: other.isFatal)
         }
         if let first = failures.first {
-            throw OutputRejected(indices: failures.map(\.0), reason: first.1.description)
+            throw OutputRejected(indices: failures.map(\.index), reason: first.error.description)
         }
     }
 
     public func flush(timeout: Duration) async {
         try? await producer.flush(timeout: timeout)
+    }
+}
+
+/// The pipeline's output record is queued by the producer as it is: its headers are read in place, not copied into
+/// `KafkaHeader`s per record. Declared here, in the adapter that joins the two modules.
+extension OutputRecord: ProducibleRecord {
+    public var headerCount: Int { headers.count }
+
+    public func forEachHeader(_ body: (String, [UInt8]?) -> Void) {
+        for header in headers { body(header.name, header.value) }
     }
 }
