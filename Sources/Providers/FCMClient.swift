@@ -75,7 +75,7 @@ public final class FCMClient: Sendable {
             }
             let (outcome, action) = FCMResponseClassifier.classify(response, now: clock.now())
             guard action == .credentials(renewable: true), !refreshed else { return outcome }
-            await tokens.invalidate(generation: token.generation)
+            tokens.invalidate(generation: token.generation)
             refreshed = true
         }
     }

@@ -3,11 +3,13 @@ import Foundation
 import HTTPTypes
 import PushCore
 import Signing
+import Synchronization
 
 /// OAuth2 access tokens for a service account (JWT-bearer grant, RFC 7523): fetched by one request at a time
 /// however many senders wait (single flight), cached until `refreshAt`: 5 minutes before they expire, or a
 /// quarter of their lifetime when it is shorter than 20 minutes, so one token serves sends for most of its
-/// lifetime whatever `expires_in` the server sends (one fetch per lifetime, never one per send wave).
+/// lifetime whatever `expires_in` the server sends (one fetch per lifetime, never one per send wave). A send reads the
+/// cached token under a lock (`current()`), without entering the actor: only a fetch and its waiters do.
 actor GoogleAccessTokens {
     /// An access token and the generation it belongs to.
     struct Token: Sendable {
@@ -31,7 +33,8 @@ actor GoogleAccessTokens {
     private let transport: any HTTPTransport
     private let clock: any WallClock
     private let deadline: Duration
-    private var cached: Token?
+    /// The last token fetched, until FCM refuses it; read by every send without entering the actor.
+    private let cached = Mutex<Token?>(nil)
     private var inFlight: Task<Result<Token, Failure>, Never>?
     private var generation = 0
     /// How many token requests were sent (for metrics and tests).
@@ -44,11 +47,22 @@ actor GoogleAccessTokens {
         self.deadline = deadline
     }
 
-    /// The cached token until its `refreshAt`, else a new one; concurrent callers share one fetch.
-    func current() async throws(Failure) -> Token {
-        if let cached, clock.now() < cached.refreshAt {
-            return cached
-        }
+    /// The cached token until its `refreshAt`, else a new one; concurrent callers share one fetch. A cached token is
+    /// returned without a hop onto the actor and back.
+    nonisolated func current() async throws(Failure) -> Token {
+        if let fresh { return fresh }
+        return try await fetched()
+    }
+
+    /// The cached token while it is fresh (before its `refreshAt`); `nil` when a new one is due.
+    nonisolated var fresh: Token? {
+        let now = clock.now()
+        return cached.withLock { cached in cached.flatMap { now < $0.refreshAt ? $0 : nil } }
+    }
+
+    /// A fresh token (another caller may have fetched one meanwhile), else the one fetch under way or a new one.
+    private func fetched() async throws(Failure) -> Token {
+        if let fresh { return fresh }
         if let inFlight {
             return try await inFlight.value.get()
         }
@@ -56,13 +70,15 @@ actor GoogleAccessTokens {
         inFlight = fetch
         let result = await fetch.value
         inFlight = nil
-        if case .success(let token) = result { cached = token }
+        if case .success(let token) = result { cached.withLock { $0 = token } }
         return try result.get()
     }
 
     /// Drops the token of `generation` after FCM refused it, so the next `current()` fetches a new one.
-    func invalidate(generation rejected: Int) {
-        if cached?.generation == rejected { cached = nil }
+    nonisolated func invalidate(generation rejected: Int) {
+        cached.withLock { cached in
+            if cached?.generation == rejected { cached = nil }
+        }
     }
 
     private func fetch() async -> Result<Token, Failure> {

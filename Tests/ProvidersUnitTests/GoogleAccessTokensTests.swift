@@ -55,3 +55,39 @@ import Testing
         #expect(tokenRequests.value == perLifetime)
     }
 }
+
+/// The token cache that sends read without entering the actor.
+@Suite struct AccessTokenCacheTests {
+    func tokens(clock: ManualClock, tokenRequests: Shared<Int>) throws -> GoogleAccessTokens {
+        let account = try GoogleServiceAccount(json: try TestKeys.serviceAccountJSON(tokenURI: FCMClientTests.tokenURI))
+        let transport = FCMClientTests.fakeGoogle(tokenRequests: tokenRequests) { _ in .json(200, #"{"name":"n"}"#) }
+        return GoogleAccessTokens(account: account, transport: transport, clock: clock, deadline: .seconds(10))
+    }
+
+    @Test func aFetchedTokenIsReadWithoutEnteringTheActorUntilItsRefreshTime() async throws {
+        let clock = ManualClock()
+        let tokenRequests = Shared(0)
+        let tokens = try tokens(clock: clock, tokenRequests: tokenRequests)
+        #expect(tokens.fresh == nil)
+        let fetched = try await tokens.current()
+        #expect(tokens.fresh?.value == fetched.value)
+        #expect(try await tokens.current().value == fetched.value)
+        #expect(tokenRequests.value == 1)
+        clock.advance(by: .seconds(55 * 60))
+        #expect(tokens.fresh == nil)
+        #expect(try await tokens.current().value == "access-2")
+        #expect(tokenRequests.value == 2)
+    }
+
+    @Test func anInvalidatedTokenIsNoLongerReadButALaterOneIsKept() async throws {
+        let tokenRequests = Shared(0)
+        let tokens = try tokens(clock: ManualClock(), tokenRequests: tokenRequests)
+        let first = try await tokens.current()
+        tokens.invalidate(generation: first.generation)
+        #expect(tokens.fresh == nil)
+        let second = try await tokens.current()
+        #expect(second.value == "access-2")
+        tokens.invalidate(generation: first.generation)
+        #expect(tokens.fresh?.value == "access-2")
+    }
+}

@@ -26,6 +26,23 @@ import Testing
         #expect(harness.receiptStatuses() == Dictionary(uniqueKeysWithValues: names.map { ("u-\($0)", "delivered") }))
     }
 
+    @Test func aRecordOfAFewSendsHasThemAllInFlightAtOnceEachAnswerWithItsDevice() async {
+        let harness = Harness()
+        harness.sender.hold("m1/a")
+        harness.sender.hold("m1/b")
+        harness.sender.script("m1/b", [.invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: nil)])
+        harness.sender.script("m1/c", [.rejected(status: 400, reason: "BadTopic")])
+        harness.source.add([record("m1;a,b,c", offset: 0)])
+        let running = harness.start()
+        // The first two are held: the third was sent beside them, not after them.
+        #expect(await harness.settled { Set(harness.sender.sent) == ["m1/a", "m1/b", "m1/c"] })
+        harness.sender.release("m1/b")
+        harness.sender.release("m1/a")
+        #expect(await harness.advancing { harness.stored() == 1 })
+        _ = await harness.stop(running)
+        #expect(harness.receiptStatuses() == ["u-a": "delivered", "u-b": "invalid_token", "u-c": "rejected"])
+    }
+
     @Test func devicesRetriedInProcessBeyondConcurrentSendsAreAllSettled() async {
         var harness = Harness()
         harness.settings.maxConcurrentSends = 3

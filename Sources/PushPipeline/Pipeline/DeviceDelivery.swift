@@ -46,7 +46,9 @@ struct FinishedDevice: Sendable, Equatable {
 
 /// Sends one device's request: limits, breaker, in-process retries within the budget, then the
 /// hand-off to the retry topic or the dead-letter topic.
-struct DeviceDelivery<Request: Sendable>: Sendable {
+///
+/// A class: every record's tasks share it, and a reference is one retain where a copy of these fields was one each.
+final class DeviceDelivery<Request: Sendable>: Sendable {
     let sender: any PushSender<Request>
     let retryPolicy: any RetryDelayPolicy
     let clock: any WallClock
@@ -57,6 +59,22 @@ struct DeviceDelivery<Request: Sendable>: Sendable {
     let observer: any PipelineObserver
     /// True once shutdown began: failures go to the retry topic at once instead of waiting.
     let isStopping: @Sendable () -> Bool
+
+    init(
+        sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WallClock,
+        breakers: ProviderBreakers, globalLimit: AsyncLimiter, providerLimits: [PushProvider: AsyncLimiter],
+        settings: PipelineSettings, observer: any PipelineObserver, isStopping: @escaping @Sendable () -> Bool
+    ) {
+        self.sender = sender
+        self.retryPolicy = retryPolicy
+        self.clock = clock
+        self.breakers = breakers
+        self.globalLimit = globalLimit
+        self.providerLimits = providerLimits
+        self.settings = settings
+        self.observer = observer
+        self.isStopping = isStopping
+    }
 
     /// Sends once, within the limits and when the provider's breaker admits it. With `context`, a failed send is also
     /// observed as `sendFailed`, naming the message, room and device.

@@ -28,7 +28,10 @@ struct StartedRecord<Request: Sendable>: Sendable {
 /// Processes one record in three steps: `withStarted` plans it and makes every device's first attempt, `settle`
 /// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
 /// A room's next record waits for the first attempts or `settle`, as `PipelineSettings.roomOrder` says.
-struct RecordProcessor<Request: Sendable>: Sendable {
+///
+/// A class: every record's task and each of its sends' closures holds it, and a reference is one retain where a copy
+/// of these fields was one each.
+final class RecordProcessor<Request: Sendable>: Sendable {
     let planner: any EventPlanner<Request>
     let delivery: DeviceDelivery<Request>
     let sink: any RecordSink
@@ -41,6 +44,22 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     let deviceBudget: AsyncBudget
     /// Counts every provider answer and tells which "invalid token" answers are suspect; `nil`: none is.
     let invalidations: TokenInvalidationWatch?
+
+    init(
+        planner: any EventPlanner<Request>, delivery: DeviceDelivery<Request>, sink: any RecordSink,
+        clock: any WallClock, observer: any PipelineObserver, outputs: RecordOutputs,
+        produceBackoff: any RetryDelayPolicy, deviceBudget: AsyncBudget, invalidations: TokenInvalidationWatch?
+    ) {
+        self.planner = planner
+        self.delivery = delivery
+        self.sink = sink
+        self.clock = clock
+        self.observer = observer
+        self.outputs = outputs
+        self.produceBackoff = produceBackoff
+        self.deviceBudget = deviceBudget
+        self.invalidations = invalidations
+    }
 
     /// Plans `record`, makes the first attempt of each send concurrently (a single send in the calling task, without a
     /// task group), and runs `body` on the result while the record holds its devices in the device budget. At most
@@ -78,7 +97,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
             devices[sends[0]] = try await attemptFirst(event, sends[0], of: record)
         } else if !sends.isEmpty {
             let attempted = try await concurrently(sends) { index in
-                (index, try await attemptFirst(event, index, of: record))
+                (index, try await self.attemptFirst(event, index, of: record))
             }
             for (index, device) in attempted { devices[index] = device }
         }
@@ -162,7 +181,7 @@ struct RecordProcessor<Request: Sendable>: Sendable {
     ) async throws {
         let unsettled = settled.indices.filter { settled[$0] == nil }
         let results = try await concurrently(unsettled) { index in
-            (index, try await settleAgain(event, index, devices[index], history: history, of: record))
+            (index, try await self.settleAgain(event, index, devices[index], history: history, of: record))
         }
         for (index, result) in results { settled[index] = result }
     }
