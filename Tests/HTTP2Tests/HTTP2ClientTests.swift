@@ -279,6 +279,8 @@ struct HTTP2ClientTests {
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.setFaults(#"{"max_concurrent_streams": 5}"#)
             let results = await sendAll(client, (0..<500).map { _ in request(simulator, "/echo") })
+            let failures = results.compactMap { $0.failure.map { "\($0.kind): \($0)" } }
+            #expect(failures.isEmpty, "\(failures.count) failed, the first: \(failures.prefix(3))")
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 500)
             #expect(try await simulator.stats().maxConcurrentStreamsSeen <= 5)
         }
