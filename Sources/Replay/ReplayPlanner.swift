@@ -3,8 +3,10 @@ import PushPipeline
 /// The planner of a replay: the live planner's decisions, then `--max-age` (sends of events created before
 /// the cut-off become `expired`) and `--skip-delivered` (sends the receipts already show delivered are
 /// `skipped`, reason `already_delivered`; those to tokens found dead, reason `invalid_token`). Pure.
-public struct ReplayPlanner<Request: Sendable>: EventPlanner {
-    let inner: any EventPlanner<Request>
+public struct ReplayPlanner<Inner: EventPlanner>: RewritingPlanner {
+    public typealias Request = Inner.Request
+
+    public let inner: Inner
     /// Events created more than this many milliseconds before "now" are not sent.
     let maxAgeMillis: Int64?
     let delivered: DeliveredSends?
@@ -12,7 +14,7 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
     var tally: ReplayTally?
 
     public init(
-        inner: any EventPlanner<Request>, maxAgeMillis: Int64?, delivered: DeliveredSends?, tally: ReplayTally? = nil
+        inner: Inner, maxAgeMillis: Int64?, delivered: DeliveredSends?, tally: ReplayTally? = nil
     ) {
         self.inner = inner
         self.maxAgeMillis = maxAgeMillis
@@ -20,18 +22,8 @@ public struct ReplayPlanner<Request: Sendable>: EventPlanner {
         self.tally = tally
     }
 
-    public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
-
-    public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        replanned(inner.plan(value, nowMillis: nowMillis), nowMillis: nowMillis)
-    }
-
-    /// The inner planner's preparation (an IMKIT message looks its clients up once), replanned.
-    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
-        inner.prepare(value, scan: scan).map { result, nowMillis in replanned(result, nowMillis: nowMillis) }
-    }
-
-    private func replanned(
+    /// `result` with `--max-age` and `--skip-delivered` applied, told to the tally.
+    public func rewritten(
         _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
     ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         let result = result.map { event in

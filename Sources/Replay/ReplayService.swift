@@ -79,8 +79,7 @@ public enum ReplayService {
             ? SkippingKnownInvalidTokens(
                 inner: resolving, table: try await invalidTokens(configuration), invalidations: invalidations)
             : resolving
-        let planner = ReplayPlanner(
-            inner: live, maxAgeMillis: options.maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
+        let planner = replanning(live, maxAge: options.maxAge, delivered: delivered, tally: tally)
         let clock = SystemWallClock()
         let sender: any PushSender<ProviderSend> =
             if options.dryRun {
@@ -137,6 +136,13 @@ public enum ReplayService {
 
     /// Prints progress on stderr (a live line on a terminal, else a line every 5 s) until the window is read
     /// (then returns, which ends the replay's group) or the task is cancelled.
+    /// The replay's planner over `live` (`ReplayPlanner`), compiled for the planner `live` holds.
+    private static func replanning<Live: EventPlanner<ProviderSend>>(
+        _ live: Live, maxAge: Duration?, delivered: DeliveredSends?, tally: ReplayTally
+    ) -> any EventPlanner<ProviderSend> {
+        ReplayPlanner(inner: live, maxAgeMillis: maxAge?.wholeMilliseconds, delivered: delivered, tally: tally)
+    }
+
     private static func reportProgress(
         _ tally: ReplayTally, source: ReplayRecordSource, started: ContinuousClock.Instant
     )

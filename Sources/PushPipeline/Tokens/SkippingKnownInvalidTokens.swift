@@ -3,10 +3,10 @@
 /// pushes to dead tokens as a reason to throttle a sender. While an app's answers from a provider are suspect
 /// (`invalidations`), its sends to that provider are not skipped: the table may hold tokens a misconfiguration called
 /// dead. Pure apart from reading the table and the guard.
-public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
+public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: RewritingPlanner {
     public typealias Request = Inner.Request
 
-    let inner: Inner
+    public let inner: Inner
     let table: InvalidTokenTable
     let invalidations: TokenInvalidationWatch?
 
@@ -16,19 +16,8 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: EventPlanner {
         self.invalidations = invalidations
     }
 
-    public func deviceBound(_ value: [UInt8]) -> Int { inner.deviceBound(value) }
-
-    public func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<Request>, UndecodableEvent> {
-        skippingKnownInvalidTokens(inner.plan(value, nowMillis: nowMillis), nowMillis: nowMillis)
-    }
-
-    public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
-        inner.prepare(value, scan: scan).map { result, nowMillis in
-            skippingKnownInvalidTokens(result, nowMillis: nowMillis)
-        }
-    }
-
-    private func skippingKnownInvalidTokens(
+    /// `result` with every send to a token known dead turned into a skip.
+    public func rewritten(
         _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
     ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         // No token known dead (none called dead yet, or every one deleted): the plan stays as it is, uncopied.
