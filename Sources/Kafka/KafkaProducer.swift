@@ -74,7 +74,8 @@ public final class KafkaProducer: Sendable {
 
     /// Queues `records` in one batch and waits for its reports, queues the records refused for a full queue again
     /// after a short wait, and so on; hands each record's index with the batch and slot of its final report to
-    /// `take`.
+    /// `take`. Once the task is cancelled, a record refused for a full queue is not queued again: its report is that
+    /// refusal (a cancelled sleep would not wait, and the loop would spin until the queue drains).
     private func deliver<Record: ProducibleRecord>(
         _ records: [Record], _ take: (_ index: Int, _ batch: DeliveryBatch, _ slot: Int) -> Void
     ) async {
@@ -85,7 +86,7 @@ public final class KafkaProducer: Sendable {
             var again: [Int] = []
             for slot in 0..<batch.count {
                 let index = pending?[slot] ?? slot
-                if batch.wasRefusedForFullQueue(slot), !context.isClosed {
+                if batch.wasRefusedForFullQueue(slot), !context.isClosed, !Task.isCancelled {
                     again.append(index)
                 } else {
                     take(index, batch, slot)
