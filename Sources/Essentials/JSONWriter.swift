@@ -158,6 +158,12 @@ public struct JSONWriter: Sendable {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
+    /// Whether `text` is written between the quotes as it is, with nothing to escape.
+    public static func writesAsIs(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { !$0.contains(where: needsEscape) }
+    }
+
     /// Quotes `text`: runs of bytes that need no escape are copied at once (the common case is one run). A native
     /// string's bytes are read where they lie.
     private mutating func appendQuoted(_ text: String) {

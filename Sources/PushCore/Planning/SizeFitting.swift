@@ -1,3 +1,5 @@
+import Essentials
+
 /// Makes an event's requests to one platform fit the provider's size limit: drop the forwarded payload, then cut
 /// the content on a grapheme boundary (with `…`), then cut every text; `nil` when even that does not fit.
 ///
@@ -76,7 +78,7 @@ struct SizeFitting {
     /// The device's body of the uncut rendering, `nil` when it does not fit: the badge's shared body, with the token
     /// copied in where the body holds it.
     private mutating func wholeBody(of whole: RenderedPush, token: String, badge: Int?) -> [UInt8]? {
-        if tokenOffset != nil, !Self.isWrittenAsIs(token) {
+        if tokenOffset != nil, !JSONWriter.writesAsIs(token) {
             let own = body(whole, token, badge)
             return own.count <= limit ? own : nil
         }
@@ -95,14 +97,6 @@ struct SizeFitting {
         spliced.append(contentsOf: token.utf8)
         spliced.append(contentsOf: shared[tokenOffset...])
         return spliced
-    }
-
-    /// Whether JSON writes `token` as it is: no quote, backslash or control character to escape.
-    private static func isWrittenAsIs(_ token: String) -> Bool {
-        var token = token
-        return token.withUTF8 { utf8 in
-            utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        }
     }
 
     /// The uncut rendering while whole bodies may still fit, made once.

@@ -16,9 +16,10 @@ struct RecordOutputs {
 
     /// Receipts, retry and dead-letter records for a decoded event whose devices all have a result: `results[i]`
     /// is the result of the device whose target is `target(i)` (read where it lies: no array of targets, no copy of
-    /// a device). `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes to the tier that covers its wait from
-    /// `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the indices in `suspect` write no
-    /// invalid-token record: their receipts say `"suspect": true` (`TokenInvalidationGuard`).
+    /// a device). `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes
+    /// to the tier that covers its wait from `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the
+    /// indices in `suspect` write no invalid-token record: their receipts say `"suspect": true`
+    /// (`TokenInvalidationGuard`).
     func forEvent(
         record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
         eventTimeMillis: Int64?, results: [DeviceResult], target: (Int) -> DeviceTarget,
