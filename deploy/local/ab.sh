@@ -9,7 +9,7 @@
 # ignores PUSH_HTTP_TRANSPORT: its nghttp2 rows run libcurl.
 #
 #   bash deploy/local/ab.sh REV_A REV_B [--rounds N] [--transport curl|nghttp2|curl,nghttp2]
-#       [bench.py options, e.g. --backlog-events 10000 --events 30000]
+#       [bench.py options, e.g. --backlog-events 10000 --events 30000, or --runtime-events]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then

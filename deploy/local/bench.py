@@ -19,7 +19,8 @@ receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the r
 end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case), the worker's peak resident
 memory (sampled VmRSS and the kernel's VmHWM) and its CPU time, split by thread kind (the Swift pool, the HTTP/2
 loop, librdkafka's threads, the rest) beside the broker's, nginx's and the driver's; with --perf, the worker's
-samples of the stream case by stage (bench_stages.py).
+samples of the stream case by stage (bench_stages.py); with --runtime-events, the Swift concurrency runtime's calls
+per record and per send of the stream case, counted by uprobes (bench_runtime_events.py, bench_runtime_probes.py).
 
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
 the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer, the bare nghttp2 peer),
@@ -41,6 +42,7 @@ round's peers, then the median per binary and case, and B / A per transport.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -57,6 +59,8 @@ from bench_endpoint import Endpoint
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader
 from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table, print_transport_ratios
+from bench_runtime_events import per_record_and_send, switch_targets, top_hops
+from bench_runtime_probes import RuntimeProbes, demangle, symbols
 from bench_stages import ThreadSampler, cpu_by_kind, stage_split, thread_times
 from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
@@ -140,8 +144,10 @@ def wait_for_line(process: subprocess.Popen, predicate, what: str, timeout: floa
 class Bench:
     """The stack (dev broker, push simulator, endpoint) and the worker of each case, stopped in reverse order."""
 
-    def __init__(self, arguments: argparse.Namespace):
+    def __init__(self, arguments: argparse.Namespace, probes: RuntimeProbes | None = None):
         self.arguments = arguments
+        # The runtime's probes (--runtime-events), where they could be created.
+        self.probes = probes
         self.directory = Path(tempfile.mkdtemp(prefix="push-bench-"))
         self.processes: list[subprocess.Popen] = []
 
@@ -263,6 +269,10 @@ class Bench:
             producer.close()
         started = time.monotonic()
         worker = self.start_worker(case, variant, tag)
+        recording = None
+        if self.probes and case == "stream":
+            recording = self.probes.record(worker.pid, self.directory, f"runtime-events-{tag}{case}")
+            self.processes.append(recording.process)
         threads_before, process_before = thread_times(worker.pid), cpu_seconds(worker.pid)
         threads_sampler = ThreadSampler(worker.pid)
         sampler = ResourceSampler(worker.pid, interval=0.1)
@@ -273,8 +283,12 @@ class Bench:
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             print(f"bench: recording a system-wide profile into {self.arguments.perf}; worker pid {worker.pid} "
                   f"(perf report -i {self.arguments.perf} --pid {worker.pid})", file=sys.stderr)
+        if recording:
+            print(f"bench: counting the Swift runtime's calls in worker pid {worker.pid} with uprobes (they slow it: "
+                  "this case's pushes/s and CPU are not comparable to a run without)", file=sys.stderr)
+        warm_up_events = warm_up_sends = 0
         if case == "stream":
-            self.warm_up(producer, reader)
+            warm_up_events, warm_up_sends = self.warm_up(producer, reader)
             started = time.monotonic()
             rate = self.arguments.rate
             while factory.count < events:
@@ -292,6 +306,9 @@ class Bench:
         reader.wait_for(factory.sends, stall_timeout=self.arguments.stall_timeout)
         if profiler:
             stop(profiler, timeout=60, signal_number=signal.SIGINT)
+        if recording:
+            recording.stop()
+            addresses = symbols(worker.pid)
         sampler.stop()
         memory = memory_kib(worker.pid)
         threads_after = threads_sampler.stop()
@@ -304,9 +321,20 @@ class Bench:
         self.stop_worker(worker)
         reader.stop()
         stages = self.profile_stages(worker.pid) if profiler else {}
+        runtime_events = []
+        if recording:
+            counts, lost = recording.counts()
+            records, sends = events + warm_up_events, factory.sends + warm_up_sends
+            runtime_events = [f"{per_record_and_send(counts, records, sends)} (counted from the worker's start, the "
+                              f"{warm_up_events} warm-up events included; under uprobes)"]
+            if lost:
+                runtime_events.append(f"perf lost {lost} chunks of the calls: the counts are short")
+            runtime_events.append(switch_targets(counts, records))
+            runtime_events += [f"task switches per record: {hop}" for hop in
+                               top_hops(counts, addresses, demangle, records, self.arguments.runtime_events_top)]
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
                       memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round,
-                      variant.transport, threads=threads, stages=stages)
+                      variant.transport, threads=threads, stages=stages, runtime_events=runtime_events)
 
     def profile_stages(self, pid: int) -> dict[str, int]:
         """The worker's samples in the --perf profile, by stage (bench_stages.py), its symbols demangled by
@@ -320,8 +348,9 @@ class Bench:
         return dict(stage_split(script))
 
     @staticmethod
-    def warm_up(producer: Producer, reader: ReceiptReader) -> None:
-        """Waits until the worker has joined its group and answers (so the stream's latency leaves start-up out)."""
+    def warm_up(producer: Producer, reader: ReceiptReader) -> tuple[int, int]:
+        """Waits until the worker has joined its group and answers (so the stream's latency leaves start-up out);
+        returns the warm-up's events and their sends."""
         warm = EventFactory(seed=0, rooms=100, prefix="warm-up")
         producer.write([warm.next()[:2] for _ in range(100)])
         deadline = time.monotonic() + 60
@@ -329,7 +358,7 @@ class Bench:
             with reader.lock:
                 # Half: kcat holds its last input line back until the next one comes.
                 if reader.everything >= warm.sends // 2:
-                    return
+                    return warm.count, warm.sends
             time.sleep(0.05)
         raise RuntimeError("the worker did not answer the warm-up events within 60 s")
 
@@ -424,6 +453,12 @@ def main() -> int:
                         help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000 (PUSH_HTTP_TRANSPORT: "
                              "--transport's)")
     parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
+    parser.add_argument("--runtime-events", action="store_true",
+                        help="count the Swift concurrency runtime's calls (jobs run, task switches, tasks created, "
+                             "enqueues, continuation resumes) per record and per send of the stream case, by thread "
+                             "kind, with uprobes (root and perf probe; they slow the worker)")
+    parser.add_argument("--runtime-events-top", type=int, default=10, metavar="N",
+                        help="with --runtime-events: the N functions whose awaits switch tasks most, per record")
     parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
                         help="first measure the endpoint alone with N h2load requests (0: skip)")
     parser.add_argument("--replay", action=argparse.BooleanOptionalAction, default=True,
@@ -439,7 +474,13 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
     arguments = parser.parse_args()
 
-    bench = Bench(arguments)
+    with RuntimeProbes(arguments.bin[0].path) if arguments.runtime_events else contextlib.nullcontext() as probes:
+        return run(arguments, probes if probes and probes.ready else None)
+
+
+def run(arguments: argparse.Namespace, probes: RuntimeProbes | None) -> int:
+    """The benchmark: the stack, the cases (in rounds for several binaries), the replay and the peers; the table."""
+    bench = Bench(arguments, probes)
     results = []
     try:
         bench.start_services()

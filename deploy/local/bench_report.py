@@ -38,6 +38,8 @@ class Result:
     threads: dict = field(default_factory=dict)
     # The worker's perf samples by stage (bench_stages.stage_split; with --perf, the stream case).
     stages: dict = field(default_factory=dict)
+    # The Swift runtime's calls per record, as printed (bench_runtime_events; with --runtime-events, the stream case).
+    runtime_events: list = field(default_factory=list)
 
     @property
     def span_s(self) -> float:
@@ -90,6 +92,8 @@ def print_table(results: list[Result]) -> None:
         print(f"{result.label} {result.round} {result.case}: {cpu_breakdown(result)}")
         if result.stages:
             print(f"{result.label} {result.round} {result.case}: {stage_breakdown(result.stages)}")
+        for line in result.runtime_events:
+            print(f"{result.label} {result.round} {result.case}: {line}")
 
 
 def cpu_breakdown(result: Result) -> str:
