@@ -59,7 +59,7 @@ from bench_endpoint import Endpoint
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader
 from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table, print_transport_ratios
-from bench_runtime_events import per_record_and_send, switch_targets, top_hops
+from bench_runtime_events import per_record, per_record_and_send, switch_targets, top_hops
 from bench_runtime_probes import RuntimeProbes, demangle, symbols
 from bench_stages import ThreadSampler, cpu_by_kind, stage_split, thread_times
 from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
@@ -321,7 +321,7 @@ class Bench:
         self.stop_worker(worker)
         reader.stop()
         stages = self.profile_stages(worker.pid) if profiler else {}
-        runtime_events = []
+        runtime_events, runtime_per_record = [], {}
         if recording:
             counts, lost = recording.counts()
             records, sends = events + warm_up_events, factory.sends + warm_up_sends
@@ -330,11 +330,13 @@ class Bench:
             if lost:
                 runtime_events.append(f"perf lost {lost} chunks of the calls: the counts are short")
             runtime_events.append(switch_targets(counts, records))
+            runtime_per_record = per_record(counts, records)
             runtime_events += [f"task switches per record: {hop}" for hop in
                                top_hops(counts, addresses, demangle, records, self.arguments.runtime_events_top)]
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
                       memory.get("VmHWM", 0), worker_cpu, others, wall, load, variant.label, round,
-                      variant.transport, threads=threads, stages=stages, runtime_events=runtime_events)
+                      variant.transport, threads=threads, stages=stages, runtime_events=runtime_events,
+                      runtime_per_record=runtime_per_record)
 
     def profile_stages(self, pid: int) -> dict[str, int]:
         """The worker's samples in the --perf profile, by stage (bench_stages.py), its symbols demangled by

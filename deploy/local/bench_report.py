@@ -6,6 +6,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from bench_outcomes import ReceiptStats
+from bench_runtime_events import ratios
 from bench_stages import ORDER
 
 
@@ -38,8 +39,10 @@ class Result:
     threads: dict = field(default_factory=dict)
     # The worker's perf samples by stage (bench_stages.stage_split; with --perf, the stream case).
     stages: dict = field(default_factory=dict)
-    # The Swift runtime's calls per record, as printed (bench_runtime_events; with --runtime-events, the stream case).
+    # The Swift runtime's calls per record, as printed, and each figure per record (bench_runtime_events; with
+    # --runtime-events, the stream case).
     runtime_events: list = field(default_factory=list)
+    runtime_per_record: dict = field(default_factory=dict)
 
     @property
     def span_s(self) -> float:
@@ -168,7 +171,11 @@ def median_rate_and_cpu(runs: list[Result]) -> tuple[float, float]:
 
 def print_ratio(case: str, runs_b: list[Result], runs_a: list[Result], name: str = "") -> None:
     """`case: B / A: pushes/s X×, CPU per 10k Y×` of the medians of `runs_b` and `runs_a` (named by their labels
-    unless `name` is given)."""
+    unless `name` is given), then, where both were counted (--runtime-events), each runtime figure per record."""
     (rate_a, cpu_a), (rate_b, cpu_b) = median_rate_and_cpu(runs_a), median_rate_and_cpu(runs_b)
     name = name or f"{runs_b[0].label} / {runs_a[0].label}"
     print(f"{case}: {name}: pushes/s {rate_b / max(rate_a, 1e-9):.3f}×, CPU per 10k {cpu_b / max(cpu_a, 1e-9):.3f}×")
+    counted_a = [result.runtime_per_record for result in runs_a if result.runtime_per_record]
+    counted_b = [result.runtime_per_record for result in runs_b if result.runtime_per_record]
+    if counted_a and counted_b:
+        print(f"{case}: {name}: {ratios(counted_b, counted_a)}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,6 +189,22 @@ def figures(counts: RuntimeEventCounts, units: int) -> str:
             text += " (" + ", ".join(f"{kind} {per_unit(kinds[kind], units)}" for kind in shown) + ")"
         parts.append(text)
     return ", ".join(parts)
+
+
+def per_record(counts: RuntimeEventCounts, records: int) -> dict[str, float]:
+    """Every figure per record, by name, in the order printed."""
+    return {name: sum(counts.figure(events).values()) / max(1, records) for name, events in FIGURES}
+
+
+def ratios(runs_b: list[dict[str, float]], runs_a: list[dict[str, float]]) -> str:
+    """Each figure's median per record over `runs_b` relative to its median over `runs_a` (`per_record`'s
+    dictionaries): `runtime events per record: job runs 0.950×, …`."""
+    parts = []
+    for name in runs_a[0]:
+        a = statistics.median(run[name] for run in runs_a)
+        b = statistics.median(run[name] for run in runs_b)
+        parts.append(f"{name} {b / a:.3f}×" if a else f"{name} {b:.2f} (none before)")
+    return "runtime events per record: " + ", ".join(parts)
 
 
 def switch_targets(counts: RuntimeEventCounts, records: int) -> str:

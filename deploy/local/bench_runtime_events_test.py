@@ -12,8 +12,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_runtime_events import (PROBES, RuntimeEventCounts, Symbols, per_record_and_send, short_name,
-                                  switch_targets, top_hops)
+from bench_runtime_events import (PROBES, RuntimeEventCounts, Symbols, per_record, per_record_and_send, ratios,
+                                  short_name, switch_targets, top_hops)
 from bench_stages import OTHER_THREADS
 
 WORKER = "/build/release/push-worker"
@@ -142,6 +142,20 @@ class SummaryTests(unittest.TestCase):
     def test_continuation_resumes_count_both_kinds_of_resume(self):
         self.assertIn("continuation resumes 2.00 (Swift pool 1.00, HTTP/2 loop 1.00)",
                       per_record_and_send(self.counts(), records=2, sends=2))
+
+    def test_per_record_figures_sum_their_probes_over_thread_kinds(self):
+        figures = per_record(self.counts(), records=2)
+        self.assertEqual(list(figures), ["job runs", "task switches", "tasks created", "enqueues",
+                                         "continuation resumes"])
+        self.assertEqual(figures["enqueues"], 8.5)
+        self.assertEqual(figures["continuation resumes"], 2.0)
+
+    def test_ratios_compare_medians_per_figure(self):
+        runs_a = [{"job runs": 10.0, "tasks created": 0.0}, {"job runs": 9.0, "tasks created": 0.0},
+                  {"job runs": 30.0, "tasks created": 0.0}]
+        runs_b = [{"job runs": 9.0, "tasks created": 1.0}]
+        self.assertEqual(ratios(runs_b, runs_a),
+                         "runtime events per record: job runs 0.900×, tasks created 1.00 (none before)")
 
     def test_switches_split_by_target(self):
         counts = RuntimeEventCounts().read([switch("oot.default-qos", 0x5580002010)] * 3
