@@ -62,9 +62,9 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     }
 
     /// Plans `record`, makes the first attempt of each send concurrently (a single send in the calling task, without a
-    /// task group), and runs `body` on the result while the record holds its devices in the device budget. At most
-    /// `maxConcurrentSends` of a record's sends have a task at once (`concurrently`), so a group chat's thousand
-    /// devices do not hold a thousand suspended tasks.
+    /// task group), and runs `body` on the result while the record holds its devices in the device budget. A record's
+    /// sends go in at most `maxConcurrentSends` lanes, a task each, that take the next send as they finish one
+    /// (`concurrently`): a group chat's thousand devices start 199 child tasks, not a thousand.
     ///
     /// Before planning, the record waits in line for its devices in the device budget (the planner's bound; see
     /// `AsyncBudget.withUnits` for one bigger than the whole budget); after planning it holds one unit per device,
@@ -267,28 +267,14 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         return suspect
     }
 
-    /// `work` for every item, concurrently, with at most `maxConcurrentSends` child tasks at once (no more sends can be
-    /// in flight): each finished one starts the next. The outputs come in the order they finished. Not inlined, so
-    /// that the async frames of records with a single send do not hold the task group's values.
+    /// `work` for every item, concurrently, in at most `maxConcurrentSends` lanes (no more sends can be in flight),
+    /// each taking the next item as it finishes one (`inConcurrentLanes`). The outputs come in the order they
+    /// finished. Not inlined, so that the async frames of records with a single send do not hold the lanes' values.
     @inline(never)
     private func concurrently<Item: Sendable, Output: Sendable>(
         _ items: [Item], _ work: @escaping @Sendable (Item) async throws -> Output
     ) async throws -> [Output] {
-        try await withThrowingTaskGroup(of: Output.self) { group in
-            var waiting = items.makeIterator()
-            func startNext() {
-                guard let item = waiting.next() else { return }
-                group.addTask { try await work(item) }
-            }
-            for _ in 0..<max(1, delivery.settings.maxConcurrentSends) { startNext() }
-            var outputs: [Output] = []
-            outputs.reserveCapacity(items.count)
-            for try await output in group {
-                outputs.append(output)
-                startNext()
-            }
-            return outputs
-        }
+        try await inConcurrentLanes(items, width: delivery.settings.maxConcurrentSends, work)
     }
 
     /// Observes the result of the `index`-th device of `event`; one handed off or dead-lettered also with what a log
