@@ -100,6 +100,11 @@ import Testing
             }
         }
         #expect(logged == [Self.traceParent, Self.traceParent])
+        let failedSends = harness.observer.all.compactMap { event -> String? in
+            if case .sendFailed(_, let context) = event { context.traceParent } else { nil }
+        }
+        #expect(!failedSends.isEmpty)
+        #expect(failedSends.allSatisfy { $0 == Self.traceParent })
     }
 
     @Test func aMalformedTraceParentIsNotCarried() async {

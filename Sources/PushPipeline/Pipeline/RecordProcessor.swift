@@ -94,28 +94,25 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         var devices = unsentResults(of: event)
         let sends = event.devices.indices.filter { devices[$0] == nil }
         if sends.count == 1 {
-            devices[sends[0]] = try await attemptFirst(event, sends[0], of: record)
+            devices[sends[0]] = try await attemptFirst(event, sends[0])
         } else if !sends.isEmpty {
             let attempted = try await concurrently(sends) { index in
-                (index, try await self.attemptFirst(event, index, of: record))
+                (index, try await self.attemptFirst(event, index))
             }
             for (index, device) in attempted { devices[index] = device }
         }
+        observeFailedSends(devices, event, of: record)
         return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
     }
 
     /// The first attempt of the `index`-th device of `event`, which is a send.
     private func attemptFirst(
-        _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord
+        _ event: PlannedEvent<Request>, _ index: Int
     ) async throws -> StartedRecord<Request>.Device {
         guard case .send(let provider, let request) = event.devices[index].decision else {
             preconditionFailure("only sends are attempted")
         }
-        let attempt = try await delivery.attempt(request, to: provider)
-        if !DeviceDelivery<Request>.delivered(attempt.outcome) {
-            observeFailedSend(attempt.outcome, event, index, of: record)
-        }
-        return .attempted(provider, attempt)
+        return .attempted(provider, try await delivery.attempt(request, to: provider))
     }
 
     /// The result of every device of `event` that is not a send (skipped, expired, rejected, dead-lettered by its
@@ -137,12 +134,22 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    /// Observes a first attempt that failed as `sendFailed`, naming the message, room and device.
+    /// Observes each first attempt among `devices` that failed as `sendFailed`, naming the message, room and device;
+    /// the record's trace context is read from its headers once, at the first failure.
     @inline(never)
-    private func observeFailedSend(
-        _ outcome: DeliveryOutcome, _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord
+    private func observeFailedSends(
+        _ devices: [StartedRecord<Request>.Device?], _ event: PlannedEvent<Request>, of record: InputRecord
     ) {
-        if let context = context(event, index, of: record) { observer.observe(.sendFailed(outcome, context)) }
+        var traceParent: String?? = nil
+        for (index, device) in devices.enumerated() {
+            guard case .attempted(_, let attempt) = device, !DeviceDelivery<Request>.delivered(attempt.outcome) else {
+                continue
+            }
+            let trace = self.traceParent(of: record, known: &traceParent)
+            if let context = context(event, index, traceParent: trace) {
+                observer.observe(.sendFailed(attempt.outcome, context))
+            }
+        }
     }
 
     /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
@@ -180,8 +187,12 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         history: FailureHistory, of record: InputRecord
     ) async throws {
         let unsettled = settled.indices.filter { settled[$0] == nil }
+        let traceParent = traceParent(of: record)
         let results = try await concurrently(unsettled) { index in
-            (index, try await self.settleAgain(event, index, devices[index], history: history, of: record))
+            (
+                index,
+                try await self.settleAgain(event, index, devices[index], history: history, traceParent: traceParent)
+            )
         }
         for (index, result) in results { settled[index] = result }
     }
@@ -226,14 +237,14 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// (`DeviceDelivery.settle`).
     private func settleAgain(
         _ event: PlannedEvent<Request>, _ index: Int, _ device: StartedRecord<Request>.Device,
-        history: FailureHistory, of record: InputRecord
+        history: FailureHistory, traceParent: String?
     ) async throws -> DeviceResult {
         guard case .attempted(let provider, let first) = device,
             case .send(_, let request) = event.devices[index].decision
         else { preconditionFailure("only attempted sends are settled again") }
         return try await delivery.settle(
             request, to: provider, first: first, priorAttempts: history.priorAttempts,
-            firstFailureMillis: history.firstFailureMillis, context: context(event, index, of: record))
+            firstFailureMillis: history.firstFailureMillis, context: context(event, index, traceParent: traceParent))
     }
 
     /// Observes every device's result and makes the receipts, retry and dead-letter records of `event`.
@@ -242,7 +253,8 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         of started: StartedRecord<Request>, _ event: PlannedEvent<Request>, _ results: [DeviceResult]
     ) -> [OutputRecord] {
         let record = started.record
-        for (index, result) in results.enumerated() { observe(result, event, index, of: record) }
+        var traceParent: String?? = nil
+        for (index, result) in results.enumerated() { observe(result, event, index, of: record, &traceParent) }
         return outputs.forEvent(
             record: record, source: started.source, messageId: event.messageId, room: event.roomId,
             type: event.type, eventTimeMillis: event.eventTimeMillis, results: results,
@@ -278,32 +290,54 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     }
 
     /// Observes the result of the `index`-th device of `event`; one handed off or dead-lettered also with what a log
-    /// line about it names.
-    private func observe(_ result: DeviceResult, _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord) {
+    /// line about it names. `traceParent` is the record's trace context once read (`nil`: not yet): the record's
+    /// devices share it, so its headers are read once.
+    private func observe(
+        _ result: DeviceResult, _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord,
+        _ traceParent: inout String??
+    ) {
         switch result {
-        case .finished(let finished): observer.observe(.receipt(finished.status))
+        case .finished(let finished):
+            observer.observe(.receipt(finished.status))
         case .retryLater(let failure, _):
             observer.observe(.retryScheduled(attempts: failure.attempts))
-            if let context = context(event, index, of: record) { observer.observe(.deviceHandedOff(failure, context)) }
+            let trace = self.traceParent(of: record, known: &traceParent)
+            if let context = context(event, index, traceParent: trace) {
+                observer.observe(.deviceHandedOff(failure, context))
+            }
         case .deadLettered(let failure):
             observer.observe(.deadLettered(reason: failure.reason))
-            if let context = context(event, index, of: record) {
+            let trace = self.traceParent(of: record, known: &traceParent)
+            if let context = context(event, index, traceParent: trace) {
                 observer.observe(.deviceDeadLettered(failure, context))
             }
             observer.observe(.receipt(.deadLettered))
         }
     }
 
-    /// What a log line about the `index`-th device of `event` names (its provider when it is sent, the trace context
-    /// of `record` when it has one).
-    private func context(_ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord) -> SendContext? {
+    /// The trace context `record` carries (`traceparent`), as a log line names it.
+    private func traceParent(of record: InputRecord) -> String? {
+        CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
+    }
+
+    /// `traceParent(of: record)`, read once: `known` holds it after the first call (`nil` before).
+    private func traceParent(of record: InputRecord, known: inout String??) -> String? {
+        if let read = known { return read }
+        let read = traceParent(of: record)
+        known = .some(read)
+        return read
+    }
+
+    /// What a log line about the `index`-th device of `event` names: its provider when it is sent, and the record's
+    /// `traceParent`.
+    private func context(_ event: PlannedEvent<Request>, _ index: Int, traceParent: String?) -> SendContext? {
         guard event.devices.indices.contains(index) else { return nil }
         let device = event.devices[index]
         var provider: PushProvider?
         if case .send(let planned, _) = device.decision { provider = planned }
         return SendContext(
             provider: provider, messageId: event.messageId, room: event.roomId, tokenHash: device.target.tokenHash,
-            traceParent: CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description)
+            traceParent: traceParent)
     }
 
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
