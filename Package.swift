@@ -225,6 +225,10 @@ var integrationTests: [Target] {
         .executableTarget(
             name: "RegistryBenchmark", dependencies: ["DeviceRegistry", "PushCore", "PushPipeline"],
             path: "Tests/RegistryBenchmark", swiftSettings: strict),
+        // What planning costs alone (docs/performance.md, Method): the planner stack over the benchmark's events.
+        .executableTarget(
+            name: "PlanningBenchmark", dependencies: ["PushCore", "PushPipeline"], path: "Tests/PlanningBenchmark",
+            swiftSettings: strict),
         .testTarget(
             name: "DeploymentTests",
             dependencies: ["PushCore", "TestSupport", "IntegrationSupport"],

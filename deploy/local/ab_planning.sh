@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# A/B of planning alone (the PlanningBenchmark executable: the worker's planner stack over the benchmark's events, one
+# thread, no I/O, CPU time per event) for two revisions, in one sitting: each revision is built in release mode from a
+# clean export of its commit (cached by its sources in $PUSH_AB_DIR, default /tmp/push-ab; `.` is this checkout as it
+# is), with this checkout's Tests/PlanningBenchmark/main.swift, so that revisions from before the harness are measured
+# by the same one; then the two run alternately (A B, B A, …), stream events and fan-out events, and the medians per
+# revision and B / A are printed. Steadier than an end-to-end A/B on a shared machine: one thread, no other process.
+#
+#   bash deploy/local/ab_planning.sh REV_A REV_B [ROUNDS (default 5)] [FAN-OUT RECIPIENTS (default 500)]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then
+    echo "usage: bash deploy/local/ab_planning.sh REV_A REV_B [ROUNDS] [FAN-OUT RECIPIENTS]" >&2
+    exit 2
+fi
+rev_a=$1 rev_b=$2 rounds=${3:-5} recipients=${4:-500}
+cache=${PUSH_AB_DIR:-/tmp/push-ab}
+harness=$PWD/Tests/PlanningBenchmark/main.swift
+bash deploy/local/setup.sh
+
+# Prints the path of REV's PlanningBenchmark, building it first unless cached.
+build() {
+    local rev=$1 dir
+    if [[ $rev == . ]]; then
+        PUSH_WORKER_INTEGRATION=1 swift build -c release --product PlanningBenchmark >&2
+        echo "$(PUSH_WORKER_INTEGRATION=1 swift build -c release --show-bin-path)/PlanningBenchmark"
+        return
+    fi
+    local sha key
+    sha=$(git rev-parse --verify "$rev^{commit}")
+    key=$({
+        git rev-parse "$sha:Sources" "$sha:Package.swift"
+        sha1sum <"$harness"
+    } | sha1sum | cut -c1-40)
+    dir=$cache/planning-$key
+    if [[ ! -x $dir/PlanningBenchmark ]]; then
+        echo "ab_planning: building $rev ($sha) in $dir/src" >&2
+        rm -rf "$dir/src"
+        mkdir -p "$dir/src/Tests/PlanningBenchmark"
+        git archive "$sha" | tar -x -C "$dir/src"
+        cp "$harness" "$dir/src/Tests/PlanningBenchmark/main.swift"
+        if ! grep -q '"PlanningBenchmark"' "$dir/src/Package.swift"; then
+            python3 - "$dir/src/Package.swift" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+at = text.index("    targets: [") + len("    targets: [")
+target = ('\n        .executableTarget(name: "PlanningBenchmark", dependencies: ["PushCore", "PushPipeline"], '
+          'path: "Tests/PlanningBenchmark"),')
+open(path, "w").write(text[:at] + target + text[at:])
+PY
+        fi
+        (cd "$dir/src" && PUSH_WORKER_INTEGRATION=1 swift build -c release --product PlanningBenchmark >&2 &&
+            cp "$(PUSH_WORKER_INTEGRATION=1 swift build -c release --show-bin-path)/PlanningBenchmark" "$dir/")
+    fi
+    echo "$dir/PlanningBenchmark"
+}
+
+# The µs per event of one run.
+measure() {
+    "$1" "$2" | sed -E 's/.*: ([0-9.]+) µs per event.*/\1/'
+}
+
+# In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
+main() {
+    local bin_a bin_b
+    if [[ $rev_b == . ]]; then
+        bin_b=$(build "$rev_b")
+        bin_a=$(build "$rev_a")
+    else
+        bin_a=$(build "$rev_a")
+        bin_b=$(build "$rev_b")
+    fi
+    local case_recipients label
+    for case_recipients in 0 "$recipients"; do
+        label=$([[ $case_recipients == 0 ]] && echo "stream" || echo "fan-out ($case_recipients recipients)")
+        local a=() b=()
+        for ((round = 1; round <= rounds; round++)); do
+            if ((round % 2)); then
+                a+=("$(measure "$bin_a" "$case_recipients")")
+                b+=("$(measure "$bin_b" "$case_recipients")")
+            else
+                b+=("$(measure "$bin_b" "$case_recipients")")
+                a+=("$(measure "$bin_a" "$case_recipients")")
+            fi
+        done
+        python3 - "$label" "$rev_a" "$rev_b" "${a[*]}" "${b[*]}" <<'PY'
+import statistics, sys
+label, rev_a, rev_b, a, b = sys.argv[1:]
+a, b = [float(x) for x in a.split()], [float(x) for x in b.split()]
+ma, mb = statistics.median(a), statistics.median(b)
+print(f"{label}: A {rev_a} {ma:.2f} µs per event (runs {', '.join(f'{x:.2f}' for x in a)}); "
+      f"B {rev_b} {mb:.2f} (runs {', '.join(f'{x:.2f}' for x in b)}); B / A {mb / ma:.3f}")
+PY
+    done
+}
+main
