@@ -1,21 +1,24 @@
-/// SHA-256 (FIPS 180-4) in pure Swift, for deterministic ids and token hashes; not for secrets' comparison.
+import CSHA256Extensions
+
+/// SHA-256 (FIPS 180-4), for deterministic ids and token hashes; not for secrets' comparison. Blocks are compressed
+/// with the x86 SHA extensions where the CPU has them (`CSHA256Extensions`), by portable Swift elsewhere.
 public enum SHA256 {
     /// The 32-byte digest of `message`.
     public static func hash(_ message: some Collection<UInt8>) -> [UInt8] {
-        if let digest = message.withContiguousStorageIfAvailable(digest) { return digest }
-        return Array(message).withUnsafeBufferPointer(digest)
+        if let digest = message.withContiguousStorageIfAvailable({ digest($0) }) { return digest }
+        return Array(message).withUnsafeBufferPointer { digest($0) }
     }
 
     /// The 32-byte digest of `bytes`. Not generic, so that callers in other modules hash in place instead of
     /// through `hash(_:)`'s unspecialized protocol calls.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBufferPointer(digest)
+        bytes.withUnsafeBufferPointer { digest($0) }
     }
 
     /// The 32-byte digest of `text`'s UTF-8 bytes, read where they lie (a native string's are contiguous).
     public static func hash(utf8 text: String) -> [UInt8] {
         var text = text
-        return text.withUTF8(digest)
+        return text.withUTF8 { digest($0) }
     }
 
     /// The lowercase hex digest of `text`'s UTF-8 bytes.
@@ -58,34 +61,37 @@ public enum SHA256 {
         )
     }
 
+    /// Whether this CPU compresses blocks with the SHA extensions.
+    static let hasSHAExtensions = sha256_extensions_available() != 0
+
     /// Hashes the message's whole blocks where they lie, then its tail with the padding and the bit length (one or
-    /// two blocks) from a small buffer; no allocation but the digest's.
-    private static func digest(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    /// two blocks) from a small buffer; no allocation but the digest's. `portable` compresses in Swift even where
+    /// the CPU has the SHA extensions (tests compare the two).
+    static func digest(_ message: UnsafeBufferPointer<UInt8>, portable: Bool = false) -> [UInt8] {
         var state = State()
-        roundConstants.withUnsafeBufferPointer { constants in
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
-                let wholeBlocks = message.count / 64
-                for block in 0..<wholeBlocks {
-                    compress(
-                        &state, UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]), schedule,
-                        constants)
-                }
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-                    tail.initialize(repeating: 0)
-                    let rest = message.count - wholeBlocks * 64
-                    for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
-                    tail[rest] = 0x80
-                    let length = rest < 56 ? 64 : 128
-                    let bitLength = UInt64(message.count) &* 8
-                    for index in 0..<8 {
-                        tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))
-                    }
-                    for start in stride(from: 0, to: length, by: 64) {
-                        compress(
-                            &state, UnsafeBufferPointer(rebasing: tail[start..<(start + 64)]), schedule, constants)
-                    }
+        let extensions = hasSHAExtensions && !portable
+        let wholeBlocks = message.count / 64
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+            tail.initialize(repeating: 0)
+            let rest = message.count - wholeBlocks * 64
+            for index in 0..<rest { tail[index] = message[wholeBlocks * 64 + index] }
+            tail[rest] = 0x80
+            let length = rest < 56 ? 64 : 128
+            let bitLength = UInt64(message.count) &* 8
+            for index in 0..<8 {
+                tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))
+            }
+            func compress(_ blocks: UnsafeBufferPointer<UInt8>) {
+                guard extensions else { return compressPortably(&state, blocks) }
+                withUnsafeMutableBytes(of: &state.words) { words in
+                    guard let words = words.baseAddress?.assumingMemoryBound(to: UInt32.self),
+                        let start = blocks.baseAddress
+                    else { return }
+                    sha256_extensions_compress(words, start, blocks.count / 64)
                 }
             }
+            compress(UnsafeBufferPointer(rebasing: message[0..<(wholeBlocks * 64)]))
+            compress(UnsafeBufferPointer(rebasing: tail[0..<length]))
         }
         let (a, b, c, d, e, f, g, h) = state.words
         return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
@@ -96,6 +102,17 @@ public enum SHA256 {
                 digest[4 * index + 3] = UInt8(truncatingIfNeeded: word)
             }
             count = 32
+        }
+    }
+
+    /// The 64-byte blocks of `blocks` into `state`, in Swift.
+    private static func compressPortably(_ state: inout State, _ blocks: UnsafeBufferPointer<UInt8>) {
+        roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+                for start in stride(from: 0, to: blocks.count, by: 64) {
+                    compress(&state, UnsafeBufferPointer(rebasing: blocks[start..<(start + 64)]), schedule, constants)
+                }
+            }
         }
     }
 

@@ -1,5 +1,6 @@
-import Essentials
 import Testing
+
+@testable import Essentials
 
 @Suite struct SHA256Tests {
     @Test(arguments: [
@@ -51,5 +52,26 @@ import Testing
 
     @Test func tokenHashesArePrefixedHexDigests() {
         #expect(SHA256.tokenHash("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+}
+
+/// Where the CPU has the x86 SHA extensions (this machine and CI's do), their compression against the portable Swift
+/// one, over every length across the padding's boundaries and several whole blocks.
+@Suite struct SHA256ExtensionsTests {
+    @Test func theExtensionsAndPortableSwiftAgreeOnEveryLengthUpTo300Bytes() {
+        var random = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let (fast, portable) = message.withUnsafeBufferPointer { bytes in
+                (SHA256.digest(bytes, portable: false), SHA256.digest(bytes, portable: true))
+            }
+            #expect(fast == portable, "length \(length)")
+        }
+    }
+
+    @Test func theFIPSVectorsHashTheSameWithoutTheExtensions() {
+        let message = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        let digest = message.withUnsafeBufferPointer { SHA256.digest($0, portable: true) }
+        #expect(SHA256.hex(digest) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 }
