@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SHA-256's 64 round constants (FIPS 180-4 4.2.2), for the compression here and Essentials' portable one. */
+const uint32_t *sha256_round_constants(void);
+
 /* Whether this CPU has the x86 SHA extensions (and the SSSE3 and SSE4.1 they are used with); 0 elsewhere. */
 int sha256_extensions_available(void);
 
