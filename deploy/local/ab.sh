@@ -18,47 +18,14 @@ if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then
 fi
 rev_a=$1 rev_b=$2
 shift 2
-cache=${PUSH_AB_DIR:-/tmp/push-ab}
 bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client libnghttp2-dev
-
-# Prints the path of REV's release binary, building it first unless cached.
-build() {
-    local rev=$1
-    if [[ $rev == . ]]; then
-        swift build -c release --product push-worker >&2
-        echo "$(swift build -c release --show-bin-path)/push-worker"
-        return
-    fi
-    local sha key
-    sha=$(git rev-parse --verify "$rev^{commit}")
-    # Cached by what the binary is built from, so commits that change only scripts or docs share a build.
-    key=$({
-        git rev-parse "$sha:Sources" "$sha:Package.swift"
-        git rev-parse -q --verify "$sha:Package.resolved" || true
-    } | sha1sum | cut -c1-40)
-    local dir=$cache/$key
-    if [[ ! -x $dir/push-worker ]]; then
-        echo "ab: building $rev ($sha) in $dir/src" >&2
-        rm -rf "$dir/src"
-        mkdir -p "$dir/src"
-        git archive "$sha" | tar -x -C "$dir/src"
-        (cd "$dir/src" && swift build -c release --product push-worker >&2 &&
-            cp "$(swift build -c release --show-bin-path)/push-worker" "$dir/push-worker")
-    fi
-    echo "$dir/push-worker"
-}
+# shellcheck source=revision_build.sh
+source deploy/local/revision_build.sh
 
 # In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
 main() {
     local bin_a bin_b
-    # This checkout first: once it is built, editing it cannot leak into the run.
-    if [[ $rev_b == . ]]; then
-        bin_b=$(build "$rev_b")
-        bin_a=$(build "$rev_a")
-    else
-        bin_a=$(build "$rev_a")
-        bin_b=$(build "$rev_b")
-    fi
+    build_revisions "$rev_a" "$rev_b" push-worker
     echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     # Both transports unless the options name one (bench.py takes the last --transport).
     exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay \

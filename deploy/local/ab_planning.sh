@@ -14,33 +14,19 @@ if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then
     exit 2
 fi
 rev_a=$1 rev_b=$2 rounds=${3:-5} recipients=${4:-500}
-cache=${PUSH_AB_DIR:-/tmp/push-ab}
 harness=$PWD/Tests/PlanningBenchmark/main.swift
 bash deploy/local/setup.sh
+# shellcheck source=revision_build.sh
+source deploy/local/revision_build.sh
+# PlanningBenchmark is a target of the integration layer.
+export PUSH_WORKER_INTEGRATION=1
 
-# Prints the path of REV's PlanningBenchmark, building it first unless cached.
-build() {
-    local rev=$1 dir
-    if [[ $rev == . ]]; then
-        PUSH_WORKER_INTEGRATION=1 swift build -c release --product PlanningBenchmark >&2
-        echo "$(PUSH_WORKER_INTEGRATION=1 swift build -c release --show-bin-path)/PlanningBenchmark"
-        return
-    fi
-    local sha key
-    sha=$(git rev-parse --verify "$rev^{commit}")
-    key=$({
-        git rev-parse "$sha:Sources" "$sha:Package.swift"
-        sha1sum <"$harness"
-    } | sha1sum | cut -c1-40)
-    dir=$cache/planning-$key
-    if [[ ! -x $dir/PlanningBenchmark ]]; then
-        echo "ab_planning: building $rev ($sha) in $dir/src" >&2
-        rm -rf "$dir/src"
-        mkdir -p "$dir/src/Tests/PlanningBenchmark"
-        git archive "$sha" | tar -x -C "$dir/src"
-        cp "$harness" "$dir/src/Tests/PlanningBenchmark/main.swift"
-        if ! grep -q '"PlanningBenchmark"' "$dir/src/Package.swift"; then
-            python3 - "$dir/src/Package.swift" <<'PY'
+# In an exported revision: this checkout's harness, and its target where the revision has none.
+add_harness() {
+    mkdir -p Tests/PlanningBenchmark
+    cp "$harness" Tests/PlanningBenchmark/main.swift
+    grep -q '"PlanningBenchmark"' Package.swift && return
+    python3 - Package.swift <<'PY'
 import sys
 path = sys.argv[1]
 text = open(path).read()
@@ -49,11 +35,6 @@ target = ('\n        .executableTarget(name: "PlanningBenchmark", dependencies: 
           'path: "Tests/PlanningBenchmark"),')
 open(path, "w").write(text[:at] + target + text[at:])
 PY
-        fi
-        (cd "$dir/src" && PUSH_WORKER_INTEGRATION=1 swift build -c release --product PlanningBenchmark >&2 &&
-            cp "$(PUSH_WORKER_INTEGRATION=1 swift build -c release --show-bin-path)/PlanningBenchmark" "$dir/")
-    fi
-    echo "$dir/PlanningBenchmark"
 }
 
 # The µs per event of one run.
@@ -64,13 +45,7 @@ measure() {
 # In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
 main() {
     local bin_a bin_b
-    if [[ $rev_b == . ]]; then
-        bin_b=$(build "$rev_b")
-        bin_a=$(build "$rev_a")
-    else
-        bin_a=$(build "$rev_a")
-        bin_b=$(build "$rev_b")
-    fi
+    build_revisions "$rev_a" "$rev_b" PlanningBenchmark add_harness "$harness"
     local case_recipients label
     for case_recipients in 0 "$recipients"; do
         label=$([[ $case_recipients == 0 ]] && echo "stream" || echo "fan-out ($case_recipients recipients)")
