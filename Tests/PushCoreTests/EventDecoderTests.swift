@@ -169,6 +169,27 @@ import Testing
         #expect(again.recipients.map(\.userID) == ["b"])
         #expect(again.id == event.id)
     }
+
+    @Test func fieldsAreReadPastUnknownMembersAndThroughEscapedNames() throws {
+        // Read in place: unknown members of any shape before the fields, names written with escapes.
+        let json = Array(
+            #"""
+            {"x": {"a": [1, {"b": [[], {}]}], "c": "}]"}, "\u0069d": "m-\u0031", "typ\u0065": "text",
+             "y": [[[{"z": null}]]], "room": {"id": "r-1", "n": {"id": "no"}}, "sender": {"id": "u-1"},
+             "recipients": [{"w": [{"userId": "no"}], "userId": "u-2", "devices": [
+                {"q": {"token": "no"}, "platform": "fcm", "token": "t-1"}]}],
+             "payload": {"k": [true, null, "\u00e9"]}}
+            """#.utf8)
+        let event = try EventDecoder().decode(json, now: Fixture.now)
+        #expect(event.id == "m-1")
+        #expect(event.type == "text")
+        #expect(event.room == .init(id: "r-1"))
+        #expect(event.sender.id == "u-1")
+        #expect(event.recipients.map(\.userID) == ["u-2"])
+        #expect(event.recipients[0].devices == [Device(platform: .fcm, token: "t-1")])
+        #expect(event.payload == .object([JSONMember("k", .array([.bool(true), .null, .string("é")]))]))
+        #expect(event.source == json)
+    }
 }
 
 /// Hostile events: numbers that would trap or overflow, huge strings, repeated member names.

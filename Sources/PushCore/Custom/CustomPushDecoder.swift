@@ -30,9 +30,9 @@ public struct CustomPushDecoder: Sendable {
     /// Decodes an already parsed record.
     public func decode(_ root: JSONValue) throws(EventError) -> CustomPush {
         let record = try Fields(root, path: "")
-        for member in ["sender", "messageType"] where record.value(member) != nil {
+        for member: MemberKey in ["sender", "messageType"] where record.value(member) != nil {
             throw EventError(
-                .decodeError, path: member,
+                .decodeError, path: member.description,
                 "must be absent: a record with it is a chat-message event or an IMKIT message")
         }
         let clients = try self.clients(record)
@@ -100,7 +100,7 @@ public struct CustomPushDecoder: Sendable {
             body: try nonEmpty(payload, "body", maxLength: nil),
             icon: try nonEmpty(payload, "icon", maxLength: EventLimits.maximumNameLength),
             collapseKey: try nonEmpty(payload, "collapseKey", maxLength: EventLimits.maximumIDLength),
-            object: .object(payload.members))
+            object: payload.object)
     }
 
     /// `alert`: a string, or `{"loc-key": key, "loc-args": [strings]}`. IMKIT's API does not require `loc-key`; an
@@ -132,7 +132,7 @@ public struct CustomPushDecoder: Sendable {
     }
 
     /// An optional string; the empty string counts as absent.
-    private func nonEmpty(_ fields: Fields, _ key: String, maxLength: Int?) throws(EventError) -> String? {
+    private func nonEmpty(_ fields: Fields, _ key: MemberKey, maxLength: Int?) throws(EventError) -> String? {
         guard let text = try fields.optionalString(key, maxLength: maxLength), !text.isEmpty else { return nil }
         return text
     }

@@ -1,7 +1,7 @@
 import Essentials
 import Foundation
 
-/// A decoded chat-message event: what to push, to whom, and the original JSON for narrowed retry records.
+/// A decoded chat-message event: what to push, to whom, and the record it came from for narrowed retry records.
 public struct ChatMessageEvent: Sendable {
     public var id: String
     public var type: String
@@ -23,8 +23,8 @@ public struct ChatMessageEvent: Sendable {
     public var payload: JSONValue?
     /// Devices whose entry is unusable (bad platform or token), with why; the rest of the event still goes out.
     public var invalidDevices: [DeviceAddress: EventError]
-    /// The event exactly as received, unknown fields included.
-    public var original: JSONValue
+    /// The record value exactly as received, unknown fields included (valid JSON: it was decoded from it).
+    public var source: [UInt8]
 
     /// The room the message belongs to.
     public struct Room: Sendable, Equatable {

@@ -9,14 +9,19 @@ public struct EventDecoder: Sendable {
         self.limits = limits
     }
 
-    /// Decodes one record value. Unknown fields are ignored (and kept in `original`); `now` bounds `createdAt`.
+    /// Decodes one record value. Unknown fields are ignored (and kept in `source`); `now` bounds `createdAt` (see
+    /// `EventTime`).
+    ///
+    /// The record is read in place (`JSONTape`): only the fields an event has become values of their own, and no
+    /// tree of the whole record is built.
     public func decode(_ bytes: [UInt8], now: Date) throws(EventError) -> ChatMessageEvent {
-        try decode(try limits.parse(bytes), now: now)
+        try limits.tape(bytes).withRoot { (root) throws(EventError) in try decode(root, source: bytes, now: now) }
     }
 
-    /// Decodes an already parsed event object; `now` bounds `createdAt` (see `EventTime`).
-    public func decode(_ root: JSONValue, now: Date) throws(EventError) -> ChatMessageEvent {
-        let event = try Fields(root, path: "")
+    private func decode<Value: JSONReadable>(
+        _ root: Value, source: [UInt8], now: Date
+    ) throws(EventError) -> ChatMessageEvent {
+        let event = try ObjectFields(root, path: "")
         let id = try event.requiredString("id", maxLength: EventLimits.maximumIDLength)
         let type = try event.requiredString("type", maxLength: EventLimits.maximumTypeLength)
         let room = try event.object("room")
@@ -46,29 +51,27 @@ public struct EventDecoder: Sendable {
             alert: try event.optionalString("alert", maxLength: nil),
             appID: try event.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
             recipients: recipients,
-            payload: event.value("payload").flatMap { $0 == .null ? nil : $0 },
+            payload: event.value("payload").flatMap { $0.isNull ? nil : $0.tree },
             invalidDevices: invalidDevices,
-            original: root
+            source: source
         )
     }
 
-    private func person(_ fields: Fields) throws(EventError) -> ChatMessageEvent.Person {
+    private func person<Value>(_ fields: ObjectFields<Value>) throws(EventError) -> ChatMessageEvent.Person {
         .init(
             id: try fields.requiredString("id", maxLength: EventLimits.maximumIDLength),
             nickname: try fields.optionalString("nickname", maxLength: EventLimits.maximumNameLength))
     }
 
-    private func createdAt(_ event: Fields, now: Date) throws(EventError) -> Date? {
+    private func createdAt<Value>(_ event: ObjectFields<Value>, now: Date) throws(EventError) -> Date? {
+        guard let value = event.value("createdAt"), !value.isNull else { return nil }
         let date: Date
-        switch event.value("createdAt") {
-        case nil, .null?:
-            return nil
-        case .string(let text)?:
+        if let text = value.string {
             guard let parsed = RFC3339.parse(text) else {
                 throw EventError(.decodeError, path: event.path("createdAt"), "must be an RFC 3339 date-time")
             }
             date = parsed
-        case .number(let literal)?:
+        } else if let literal = value.numberLiteral {
             // Only an integer literal that fits Int64: no fraction, exponent or huge number reaches a conversion.
             guard let milliseconds = Int64(literal) else {
                 throw EventError(
@@ -76,10 +79,10 @@ public struct EventDecoder: Sendable {
                     "must be whole epoch milliseconds within 100 years of now")
             }
             date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        case let other?:
+        } else {
             throw EventError(
                 .decodeError, path: event.path("createdAt"),
-                "must be an RFC 3339 string or epoch milliseconds, not \(other.typeName)")
+                "must be an RFC 3339 string or epoch milliseconds, not \(value.typeName)")
         }
         guard EventTime.isPlausible(date, now: now) else {
             throw EventError(.decodeError, path: event.path("createdAt"), "must be within 100 years of now")
@@ -87,10 +90,10 @@ public struct EventDecoder: Sendable {
         return date
     }
 
-    func decodeRecipient(
-        _ value: JSONValue, index: Int, invalidDevices: inout [DeviceAddress: EventError]
+    func decodeRecipient<Value: JSONReadable>(
+        _ value: Value, index: Int, invalidDevices: inout [DeviceAddress: EventError]
     ) throws(EventError) -> ChatMessageEvent.Recipient {
-        let recipient = try Fields(value, element: index, of: "recipients")
+        let recipient = try ObjectFields(value, element: index, of: "recipients")
         let deviceValues = try recipient.array("devices")
         guard deviceValues.count <= limits.maximumDevicesPerRecipient else {
             throw EventError(
@@ -120,8 +123,8 @@ public struct EventDecoder: Sendable {
     }
 
     /// One device entry; errors name paths within the entry (`token`; empty for the entry itself).
-    private func decodeDevice(_ value: JSONValue) throws(EventError) -> Device {
-        let device = try Fields(value, path: "")
+    private func decodeDevice<Value: JSONReadable>(_ value: Value) throws(EventError) -> Device {
+        let device = try ObjectFields(value, path: "")
         let platformName = try device.requiredString("platform", maxLength: nil)
         guard let platform = Platform(rawValue: platformName) else {
             throw EventError(.decodeError, path: device.path("platform"), "must be one of apns, apns-voip, fcm")

@@ -45,13 +45,18 @@ extension EventLimits {
     /// The JSON of a record value: `record_too_large` beyond `maximumRecordBytes` (not parsed), `decode_error` with
     /// the parser's path when it is not JSON.
     func parse(_ bytes: [UInt8]) throws(EventError) -> JSONValue {
+        try tape(bytes).withRoot { $0.tree }
+    }
+
+    /// The same, read in place (`JSONTape`) rather than into a tree.
+    func tape(_ bytes: [UInt8]) throws(EventError) -> JSONTape {
         guard bytes.count <= maximumRecordBytes else {
             throw EventError(
                 .recordTooLarge, path: "",
                 "record is \(bytes.count) bytes, more than the limit of \(maximumRecordBytes)")
         }
         do {
-            return try JSONParser.parse(bytes)
+            return try JSONTape(parsing: bytes)
         } catch {
             throw EventError(.decodeError, path: error.path, error.description)
         }

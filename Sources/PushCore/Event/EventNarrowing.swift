@@ -6,7 +6,8 @@ extension ChatMessageEvent {
     public func narrowed(to addresses: some Sequence<DeviceAddress>) -> [UInt8] {
         var kept: [Int: Set<Int>] = [:]
         for address in addresses { kept[address.recipient, default: []].insert(address.device) }
-        guard case .object(let members) = original else { return JSONWriter.encode(original) }
+        // The rare path (retries, dead letters) parses the record again rather than every record keeping a tree.
+        guard case .object(let members)? = try? JSONParser.parse(source) else { return source }
         var writer = JSONWriter(reservingCapacity: 1024)
         writer.beginObject()
         for member in members {

@@ -74,7 +74,7 @@ public struct IMKITMessageDecoder: Sendable {
     /// The `$2` person: `member`, else the list `extra.invitees` (addMembers) or `extra.members` (deleteMembers).
     private func target(_ message: Fields, type: String) throws(EventError) -> ChatMessageEvent.Person? {
         if let member = try message.optionalObject("member") { return try person(member) }
-        let listKey: String
+        let listKey: MemberKey
         switch type {
         case "addMembers": listKey = "invitees"
         case "deleteMembers": listKey = "members"
@@ -123,13 +123,13 @@ public struct IMKITMessageDecoder: Sendable {
     /// `messageTimeMS`, else `createdAtMS` (epoch milliseconds), else `messageTime` (RFC 3339).
     private func createdAt(_ message: Fields, now: Date) throws(EventError) -> Date? {
         var date: Date?
-        for key in ["messageTimeMS", "createdAtMS"] where date == nil {
+        for key: MemberKey in ["messageTimeMS", "createdAtMS"] where date == nil {
             guard let milliseconds = try message.optionalInteger(key, in: Int(Int64.min)...Int(Int64.max)) else {
                 continue
             }
             date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
             guard let date, EventTime.isPlausible(date, now: now) else {
-                throw EventError(.decodeError, path: key, "must be within 100 years of now")
+                throw EventError(.decodeError, path: key.description, "must be within 100 years of now")
             }
         }
         if date == nil, let text = try message.optionalString("messageTime", maxLength: nil) {

@@ -75,10 +75,11 @@ public final class CorePlanner: EventPlanner {
         let refusal = standing.refusal
         if let context = standing.context { planner.context = context }
         let decisions = planner.plan(event, now: now)
+        // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names what the event
+        // said, read from the record's tree, parsed only for such an event.
+        let tree = event.invalidDevices.isEmpty ? nil : try? JSONParser.parse(value)
         let devices = decisions.map { decision in
-            // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names
-            // what the event said.
-            let entry = decision.device == nil ? Self.entry(at: decision.address, in: event.original) : nil
+            let entry = decision.device == nil ? tree.flatMap { Self.entry(at: decision.address, in: $0) } : nil
             let token = decision.device?.token ?? entry?["token"]?.stringValue ?? ""
             let platform = decision.device?.platform.rawValue ?? entry?["platform"]?.stringValue ?? "unknown"
             let target = DeviceTarget(
