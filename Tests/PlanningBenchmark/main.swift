@@ -4,8 +4,9 @@ import PushPipeline
 
 /// What planning costs alone, in one thread with no I/O: the worker's planner stack (`IMKITPlanner` over
 /// `CustomPushPlanner` over `CorePlanner`, the default rules) run over events shaped like the benchmark's
-/// (`deploy/local/bench_events.py`), `prepare` then `plan`, and the CPU time per event, best of 7 passes. For changes
-/// to decoding and planning too small for an end-to-end run on a shared machine to resolve.
+/// (`deploy/local/bench_events.py`), `prepare` then `plan`, and the CPU time per event, best of 7 passes
+/// (`PLANNING_BENCHMARK_PASSES`). For changes to decoding and planning too small for an end-to-end run on a shared
+/// machine to resolve.
 ///
 ///     PlanningBenchmark            # 20,000 stream events of 1–3 devices
 ///     PlanningBenchmark 500        # 100 fan-out events of 500 recipients with an APNs and an FCM device each
@@ -14,7 +15,10 @@ import PushPipeline
 /// The events are the same in every run (a fixed seed).
 let recipients = CommandLine.arguments.dropFirst().first.flatMap { Int($0) }.map { max(0, $0) } ?? 0
 let eventCount = recipients > 0 ? 100 : 20_000
-let passes = 7
+/// `PLANNING_BENCHMARK_PASSES` lowers it, for a run under valgrind.
+let passes =
+    ProcessInfo.processInfo.environment["PLANNING_BENCHMARK_PASSES"].flatMap { Int($0) }.map { max(1, $0) }
+    ?? 7
 
 /// A directory without devices: events carry their own.
 struct NoDevices: DeviceDirectory {
@@ -96,11 +100,12 @@ let core = CorePlanner(rules: RulesTable.standard, apps: apps)
 let planner: any EventPlanner<ProviderSend> = IMKITPlanner(
     events: CustomPushPlanner(events: core, directory: NoDevices(), apps: apps), directory: NoDevices())
 let records = events(nowMillis: nowMillis)
-var devicesPerPass = 0
-var best = Double.infinity
-for _ in 0..<passes {
+
+/// One pass over every record: the devices planned. A function of its own, so that `callgrind --toggle-collect`
+/// (`ab_planning.sh --instructions`) counts the instructions of planning alone.
+@inline(never)
+func planningPass(_ records: [[UInt8]]) -> Int {
     var devices = 0
-    let start = cpuSeconds()
     for record in records {
         switch planner.prepare(record).plan(nowMillis: nowMillis) {
         case .success(let planned): devices += planned.devices.count
@@ -109,8 +114,15 @@ for _ in 0..<passes {
             exit(1)
         }
     }
+    return devices
+}
+
+var devicesPerPass = 0
+var best = Double.infinity
+for _ in 0..<passes {
+    let start = cpuSeconds()
+    devicesPerPass = planningPass(records)
     best = min(best, cpuSeconds() - start)
-    devicesPerPass = devices
 }
 print(
     String(

@@ -5,17 +5,25 @@
 # is), with this checkout's Tests/PlanningBenchmark/main.swift, so that revisions from before the harness are measured
 # by the same one; then the two run alternately (A B, B A, …), stream events and fan-out events, and the medians per
 # revision and B / A are printed. Steadier than an end-to-end A/B on a shared machine: one thread, no other process.
+# With --instructions, each revision instead runs one pass of each case under valgrind's callgrind, counting the
+# instructions of planning alone (the harness's planningPass): the same count in every run, however busy the machine.
 #
-#   bash deploy/local/ab_planning.sh REV_A REV_B [ROUNDS (default 5)] [FAN-OUT RECIPIENTS (default 500)]
+#   bash deploy/local/ab_planning.sh [--instructions] REV_A REV_B [ROUNDS (default 5)] [FAN-OUT RECIPIENTS (default 500)]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+instructions=false
+arguments=()
+for argument in "$@"; do
+    if [[ $argument == --instructions ]]; then instructions=true; else arguments+=("$argument"); fi
+done
+set -- "${arguments[@]}"
 if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then
-    echo "usage: bash deploy/local/ab_planning.sh REV_A REV_B [ROUNDS] [FAN-OUT RECIPIENTS]" >&2
+    echo "usage: bash deploy/local/ab_planning.sh [--instructions] REV_A REV_B [ROUNDS] [FAN-OUT RECIPIENTS]" >&2
     exit 2
 fi
 rev_a=$1 rev_b=$2 rounds=${3:-5} recipients=${4:-500}
 harness=$PWD/Tests/PlanningBenchmark/main.swift
-bash deploy/local/setup.sh
+if $instructions; then bash deploy/local/setup.sh valgrind; else bash deploy/local/setup.sh; fi
 # shellcheck source=revision_build.sh
 source deploy/local/revision_build.sh
 # PlanningBenchmark is a target of the integration layer.
@@ -42,10 +50,39 @@ measure() {
     "$1" "$2" | sed -E 's/.*: ([0-9.]+) µs per event.*/\1/'
 }
 
+# The instructions of planning alone per event in one pass (callgrind counts only inside planningPass).
+count_instructions() {
+    local events collected
+    events=$([[ $2 == 0 ]] && echo 20000 || echo 100)
+    collected=$(PLANNING_BENCHMARK_PASSES=1 valgrind --tool=callgrind --toggle-collect='*planningPass*' \
+        --callgrind-out-file=/dev/null "$1" "$2" 2>&1 | sed -nE 's/.*Collected : ([0-9]+).*/\1/p')
+    echo $((collected / events))
+}
+
+# Both revisions' instructions per event in each case, counted side by side (a count does not depend on the load).
+compare_instructions() {
+    local case_recipients label a b
+    for case_recipients in 0 "$recipients"; do
+        label=$([[ $case_recipients == 0 ]] && echo "stream" || echo "fan-out ($case_recipients recipients)")
+        count_instructions "$bin_a" "$case_recipients" > "$work/a" &
+        count_instructions "$bin_b" "$case_recipients" > "$work/b"
+        wait
+        a=$(<"$work/a") b=$(<"$work/b")
+        python3 -c 'import sys; l, ra, rb, a, b = sys.argv[1:]; print(f"{l}: A {ra} {int(a):,} instructions per event; '\
+'B {rb} {int(b):,}; B / A {int(b) / int(a):.3f}")' "$label" "$rev_a" "$rev_b" "$a" "$b"
+    done
+}
+
 # In a function, so bash has read the whole script before it runs: editing it during a run is harmless.
 main() {
     local bin_a bin_b
     build_revisions "$rev_a" "$rev_b" PlanningBenchmark add_harness "$harness"
+    if $instructions; then
+        work=$(mktemp -d)
+        trap 'rm -rf "$work"' EXIT
+        compare_instructions
+        return
+    fi
     local case_recipients label
     for case_recipients in 0 "$recipients"; do
         label=$([[ $case_recipients == 0 ]] && echo "stream" || echo "fan-out ($case_recipients recipients)")

@@ -50,8 +50,8 @@ RUNTIME_LIBRARIES = (("runtime: malloc", "libjemalloc"),)
 # caller does.
 STAGES = (
     ("decode", (
-        r"\bPushCore\.(EventDecoder|JSONParser|JSONValue|IMKITMessageDecoder|CustomPushDecoder|EventLimits|"
-        r"RegistryRecordDecoder|EventTime|TokenSyntax|Fields)\b",
+        r"\bPushCore\.(EventDecoder|JSONParser|JSONTape|JSONValue|IMKITMessageDecoder|CustomPushDecoder|EventLimits|"
+        r"RegistryRecordDecoder|EventTime|TokenSyntax|Fields|ObjectFields|StringWord|MemberKey)\b",
         r"\bPushPipeline\.RecordScan\b",
     )),
     ("plan", (

@@ -62,6 +62,8 @@ class StageTests(unittest.TestCase):
         cases = [
             ("PushCore.EventDecoder.decode(_:now:)", "decode"),
             ("PushCore.JSONParser.parseObject()", "decode"),
+            ("PushCore.JSONTape.Reader.readObject(into:)", "decode"),
+            ("PushCore.ObjectFields.requiredString(_:maxLength:)", "decode"),
             ("PushPipeline.RecordScan.init(_:)", "decode"),
             ("PushCore.SizeFitting.fittedBody(token:badge:)", "plan"),
             ("PushPipeline.CorePlanner.plan(_:nowMillis:)", "plan"),
