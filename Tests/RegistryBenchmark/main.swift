@@ -6,8 +6,9 @@ import PushPipeline
 /// What a lookup in each device store costs beside planning one send, in one process with no I/O but the LMDB file:
 /// `RegistryBenchmark [DEVICES] [LOOKUPS]` loads DEVICES subscriptions (half `ios`, half `fcm` with 163-character
 /// tokens, two per client) into a memory store and an LMDB store in a temporary folder, looks LOOKUPS random clients
-/// up in each (their devices and settings, what resolving one client takes), plans LOOKUPS one-device chat-message
-/// events with the default rules, and prints one line per figure in nanoseconds.
+/// up in each (their devices and settings, what resolving one client takes), decodes LOOKUPS registry records (key and
+/// JSON value, as `push.devices` holds them), plans LOOKUPS one-device chat-message events with the default rules,
+/// and prints one line per figure in nanoseconds.
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let deviceCount = arguments.first ?? 1_000_000
 let lookupCount = arguments.dropFirst().first ?? 200_000
@@ -64,6 +65,24 @@ for (name, store) in [("memory", memory as any DeviceStore), ("lmdb", lmdb)] {
     }
     print("\(name) lookup_ns \(Int(perLookup)) devices_found \(found)")
 }
+
+let records = (0..<1000).map { index in
+    let subscription = subscription(index)
+    let key = "BenchApp/\(subscription.clientID)/\(subscription.type.rawValue)/\(subscription.deviceID)"
+    let value =
+        #"{"appID": "BenchApp", "clientId": "\#(subscription.clientID)", "type": "\#(subscription.type.rawValue)", "#
+        + #""token": "\#(subscription.token)", "deviceId": "\#(subscription.deviceID)", "locale": "en-US", "#
+        + #""updatedAtMS": 1795953600000}"#
+    return (key: Array(key.utf8), value: Array(value.utf8))
+}
+var locales = LocaleMemo()
+let (perDecode, decoded) = nanoseconds(lookupCount) { index in
+    let record = records[index % records.count]
+    let change = try? RegistryRecordDecoder.subscription(key: record.key, value: record.value, locales: &locales)
+    if case .put? = change { return 1 }
+    return 0
+}
+print("decode_record_ns \(Int(perDecode)) records_decoded \(decoded)")
 
 let planner = CorePlanner(
     rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "bench-project"))

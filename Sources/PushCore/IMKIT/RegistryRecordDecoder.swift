@@ -78,14 +78,12 @@ public enum RegistryRecordDecoder {
             throw RegistryRecordError(.badKey, "the key must be appID/clientId/type/deviceId, percent-encoded")
         }
         guard let value else { return .delete(deviceKey) }
-        let fields = try object(value)
-        let subscription: Subscription
-        do throws(EventError) {
+        let subscription = try readObject(value) { (fields) throws(EventError) in
             let typeName = try fields.requiredString("type", maxLength: nil)
             guard let type = SubscriptionType(rawValue: typeName) else {
                 throw EventError(.decodeError, path: "type", "must be one of ios, ios-voip, android, fcm, web")
             }
-            subscription = Subscription(
+            return Subscription(
                 appID: try fields.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
                 clientID: try fields.requiredString("clientId", maxLength: EventLimits.maximumIDLength),
                 type: type,
@@ -95,8 +93,6 @@ public enum RegistryRecordDecoder {
                 topic: try fields.optionalString("topic", maxLength: nil),
                 locale: try fields.optionalString("locale", maxLength: nil).flatMap { locales.tag($0) },
                 updatedAtMS: try fields.optionalInteger("updatedAtMS", in: 0...Int.max).map { Int64($0) })
-        } catch {
-            throw RegistryRecordError(.badValue, error.description)
         }
         guard subscription.key == deviceKey else {
             throw RegistryRecordError(
@@ -119,31 +115,27 @@ public enum RegistryRecordDecoder {
             throw RegistryRecordError(.badKey, "the key must be appID/clientId, percent-encoded")
         }
         guard let value else { return .delete(clientKey) }
-        let fields = try object(value)
-        let settings: ClientSettings
-        do throws(EventError) {
+        let settings = try readObject(value) { (fields) throws(EventError) in
             var muted: Set<String> = []
-            if fields.value("mute") != nil, fields.value("mute") != .null {
+            if let mute = fields.value("mute"), !mute.isNull {
                 let rooms = try fields.array("mute")
                 guard rooms.count <= maximumMutedRooms else {
                     throw EventError(.decodeError, path: "mute", "lists more than \(maximumMutedRooms) rooms")
                 }
                 for (index, room) in rooms.enumerated() {
-                    guard case .string(let id) = room, !id.isEmpty else {
+                    guard let id = room.string, !id.isEmpty else {
                         throw EventError(.decodeError, path: "mute[\(index)]", "must be a non-empty string")
                     }
                     muted.insert(id)
                 }
             }
-            settings = ClientSettings(
+            return ClientSettings(
                 appID: try fields.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
                 clientID: try fields.requiredString("clientId", maxLength: EventLimits.maximumIDLength),
                 mutedRooms: muted,
                 notificationEnabled: try fields.optionalBool("notificationEnabled") ?? true,
                 locale: try fields.optionalString("locale", maxLength: nil).flatMap { LanguageTag(lenient: $0) },
                 badge: try fields.optionalInteger("badge", in: 0...Int(Int32.max)))
-        } catch {
-            throw RegistryRecordError(.badValue, error.description)
         }
         guard settings.key == clientKey else {
             throw RegistryRecordError(.keyMismatch, "the value's appID and clientId differ from the key")
@@ -151,18 +143,22 @@ public enum RegistryRecordDecoder {
         return .put(clientKey, settings)
     }
 
-    private static func object(_ value: [UInt8]) throws(RegistryRecordError) -> Fields {
+    /// What `read` makes of the fields of the JSON object `value`, read in place; a value that is not one, or that
+    /// `read` refuses, is `badValue`.
+    private static func readObject<Result>(
+        _ value: [UInt8], _ read: (ObjectFields<JSONTape.Value>) throws(EventError) -> Result
+    ) throws(RegistryRecordError) -> Result {
         guard value.count <= maximumValueBytes else {
             throw RegistryRecordError(.badValue, "the value is more than \(maximumValueBytes) bytes")
         }
-        let root: JSONValue
+        let tape: JSONTape
         do {
-            root = try JSONParser.parse(value)
+            tape = try JSONTape(parsing: value)
         } catch {
             throw RegistryRecordError(.badValue, error.description)
         }
         do {
-            return try Fields(root, path: "")
+            return try tape.withRoot { (root) throws(EventError) in try read(try ObjectFields(root, path: "")) }
         } catch {
             throw RegistryRecordError(.badValue, error.description)
         }
