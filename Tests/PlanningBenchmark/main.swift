@@ -10,10 +10,15 @@ import PushPipeline
 ///
 ///     PlanningBenchmark            # 20,000 stream events of 1–3 devices
 ///     PlanningBenchmark 500        # 100 fan-out events of 500 recipients with an APNs and an FCM device each
+///     PlanningBenchmark imkit      # 20,000 IMKIT messages to 1–3 clients, resolved through a directory
+///     PlanningBenchmark imkit 500  # 100 IMKIT messages to 500 clients
 ///
-/// Prints one line: the recipients per event (0: the stream case), µs per event and per device, devices per pass.
-/// The events are the same in every run (a fixed seed).
-let recipients = CommandLine.arguments.dropFirst().first.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+/// In the directory every client has one device, APNs or FCM in turn. Prints one line: the recipients per event (0:
+/// the stream case), µs per event and per device, devices per pass. The events are the same in every run (a fixed
+/// seed).
+let arguments = CommandLine.arguments.dropFirst()
+let imkit = arguments.first == "imkit"
+let recipients = arguments.dropFirst(imkit ? 1 : 0).first.flatMap { Int($0) }.map { max(0, $0) } ?? 0
 let eventCount = recipients > 0 ? 100 : 20_000
 /// `PLANNING_BENCHMARK_PASSES` lowers it, for a run under valgrind.
 let passes =
@@ -23,6 +28,31 @@ let passes =
 /// A directory without devices: events carry their own.
 struct NoDevices: DeviceDirectory {
     func subscriptions(of client: ClientKey) -> [Subscription] { [] }
+    func settings(of client: ClientKey) -> ClientSettings? { nil }
+}
+
+/// The IMKIT messages' clients `c-0` to `c-99999`: one device each, APNs for even numbers, FCM for odd ones. Made
+/// once, so that a lookup costs what a memory store's does.
+struct OneDeviceEach: DeviceDirectory {
+    let devices: [[Subscription]] = (0..<100_000).map { number in
+        let apns = number % 2 == 0
+        let digits = String(number, radix: 16)
+        return [
+            Subscription(
+                appID: "BenchApp", clientID: "c-\(number)", type: apns ? .ios : .fcm,
+                token: String(repeating: apns ? "a" : "f", count: (apns ? 64 : 140) - digits.count) + digits,
+                deviceID: "d")
+        ]
+    }
+
+    func subscriptions(of client: ClientKey) -> [Subscription] {
+        guard client.appID == "BenchApp", client.clientID.hasPrefix("c-"),
+            let number = Int(client.clientID.dropFirst(2)),
+            devices.indices.contains(number)
+        else { return [] }
+        return devices[number]
+    }
+
     func settings(of client: ClientKey) -> ClientSettings? { nil }
 }
 
@@ -86,6 +116,26 @@ func events(nowMillis: Int64) -> [[UInt8]] {
     }
 }
 
+/// IMKIT messages (IMKIT's Message Model) to clients of `OneDeviceEach`, shaped like the events.
+func messages(nowMillis: Int64) -> [[UInt8]] {
+    var random = SeededGenerator(state: 42)
+    let types = ["text", "text", "text", "image", "sticker", "file"]
+    return (0..<eventCount).map { index in
+        let count = recipients > 0 ? recipients : [1, 1, 2, 2, 3][Int(random.next() % 5)]
+        let clients = (0..<count).map { _ in #""c-\#(Int.random(in: 0..<100_000, using: &random))""# }
+        let room = "r-\(Int.random(in: 0..<5000, using: &random))"
+        let type = types[Int(random.next() % UInt64(types.count))]
+        let content =
+            "Hello there, this is a benchmark message "
+            + String(repeating: "x", count: Int.random(in: 0..<80, using: &random))
+        let json =
+            #"{"_id":"m-\#(index)","message":"\#(content)","room":"\#(room)","roomName":"Room \#(room)","#
+            + #""sender":{"_id":"sender","nickname":"Alice"},"messageType":"\#(type)","appID":"BenchApp","#
+            + #""messageTimeMS":\#(nowMillis),"pushToClients":[\#(clients.joined(separator: ","))]}"#
+        return Array(json.utf8)
+    }
+}
+
 /// The process's CPU time (user and system), in seconds.
 func cpuSeconds() -> Double {
     var usage = rusage()
@@ -97,9 +147,10 @@ func cpuSeconds() -> Double {
 let nowMillis = Int64(Date().timeIntervalSince1970 * 1000)
 let apps = SingleApp(ProviderContext(apnsTopic: "com.example.app", fcmProjectID: "example-project"))
 let core = CorePlanner(rules: RulesTable.standard, apps: apps)
+let directory: any DeviceDirectory = imkit ? OneDeviceEach() : NoDevices()
 let planner: any EventPlanner<ProviderSend> = IMKITPlanner(
-    events: CustomPushPlanner(events: core, directory: NoDevices(), apps: apps), directory: NoDevices())
-let records = events(nowMillis: nowMillis)
+    events: CustomPushPlanner(events: core, directory: directory, apps: apps), directory: directory)
+let records = imkit ? messages(nowMillis: nowMillis) : events(nowMillis: nowMillis)
 
 /// One pass over every record: the devices planned. A function of its own, so that `callgrind --toggle-collect`
 /// (`ab_planning.sh --instructions`) counts the instructions of planning alone.
@@ -125,7 +176,8 @@ for _ in 0..<passes {
     best = min(best, cpuSeconds() - start)
 }
 print(
-    String(
-        format: "recipients %d: %.2f µs per event, %.3f µs per device (best of %d passes; %d devices a pass)",
-        recipients, best / Double(eventCount) * 1e6, best / Double(max(1, devicesPerPass)) * 1e6, passes,
-        devicesPerPass))
+    (imkit ? "imkit " : "")
+        + String(
+            format: "recipients %d: %.2f µs per event, %.3f µs per device (best of %d passes; %d devices a pass)",
+            recipients, best / Double(eventCount) * 1e6, best / Double(max(1, devicesPerPass)) * 1e6, passes,
+            devicesPerPass))

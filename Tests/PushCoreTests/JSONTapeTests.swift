@@ -62,6 +62,10 @@ import Testing
         (#"{"id": 1, "\u0069d": 2}"#, "id", 10),
         (#"{"é": 1, "e\u0301": 2}"#, "é", 10),
         (#"{"1":0,"2":0,"3":0,"4":0,"5":0,"6":0,"7":0,"8":0,"9":0,"10":0,"\u0033":0}"#, "3", 62),
+        (
+            #"{"1":0,"2":0,"3":0,"4":0,"5":0,"6":0,"7":0,"8":0,"9":0,"10":0,"11":0,"12":0,"13":0,"14":0,"15":0,"16":0,"#
+                + #""17":0,"18":0,"\u0033":0}"#, "3", 118
+        ),
     ])
     func namesThatAreTheSameTextAreRepeats(json: String, path: String, offset: Int) {
         let error = #expect(throws: JSONSyntaxError.self) { try JSONTape(parsing: Array(json.utf8)) }

@@ -42,8 +42,12 @@ import Testing
         (#"{"a": 1, "a": 2}"#, "a", 9),
         (#"{"a": [0, {"b": {}, "b": {}}]}"#, "a[1].b", 20),
         (#"[[], [{"k": 1, "k": 1}]]"#, "[1][0].k", 15),
-        // Past the scan of the first few names, a set finds the repeat.
+        // Within the scan of the first sixteen names, and past it, where a set finds the repeat.
         (#"{"1":0,"2":0,"3":0,"4":0,"5":0,"6":0,"7":0,"8":0,"9":0,"10":0,"3":0}"#, "3", 62),
+        (
+            #"{"1":0,"2":0,"3":0,"4":0,"5":0,"6":0,"7":0,"8":0,"9":0,"10":0,"11":0,"12":0,"13":0,"14":0,"15":0,"16":0,"#
+                + #""17":0,"18":0,"3":0}"#, "3", 118
+        ),
     ])
     func repeatedNamesAreRejectedWithThePathAndOffset(json: String, path: String, offset: Int) {
         do {

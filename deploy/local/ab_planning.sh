@@ -3,8 +3,9 @@
 # thread, no I/O, CPU time per event) for two revisions, in one sitting: each revision is built in release mode from a
 # clean export of its commit (cached by its sources in $PUSH_AB_DIR, default /tmp/push-ab; `.` is this checkout as it
 # is), with this checkout's Tests/PlanningBenchmark/main.swift, so that revisions from before the harness are measured
-# by the same one; then the two run alternately (A B, B A, …), stream events and fan-out events, and the medians per
-# revision and B / A are printed. Steadier than an end-to-end A/B on a shared machine: one thread, no other process.
+# by the same one; then the two run alternately (A B, B A, …) over three cases: stream events, fan-out events and IMKIT
+# messages (resolved through a directory of clients), and the medians per revision and B / A are printed. Steadier
+# than an end-to-end A/B on a shared machine: one thread, no other process.
 # With --instructions, each revision instead runs one pass of each case under valgrind's callgrind, counting the
 # instructions of planning alone (the harness's planningPass): the same count in every run, however busy the machine.
 #
@@ -45,25 +46,38 @@ open(path, "w").write(text[:at] + target + text[at:])
 PY
 }
 
-# The µs per event of one run.
+# The cases, each the harness's arguments: stream events, fan-out events, IMKIT messages to 1–3 clients.
+cases=("0" "$recipients" "imkit 0")
+
+case_label() {
+    case $1 in
+        0) echo "stream" ;;
+        "imkit 0") echo "IMKIT messages (1-3 clients)" ;;
+        *) echo "fan-out ($1 recipients)" ;;
+    esac
+}
+
+# The µs per event of one run of binary $1 on case $2.
 measure() {
-    "$1" "$2" | sed -E 's/.*: ([0-9.]+) µs per event.*/\1/'
+    # shellcheck disable=SC2086 # a case is the harness's arguments
+    "$1" $2 | sed -E 's/.*: ([0-9.]+) µs per event.*/\1/'
 }
 
 # The instructions of planning alone per event in one pass (callgrind counts only inside planningPass).
 count_instructions() {
     local events collected
-    events=$([[ $2 == 0 ]] && echo 20000 || echo 100)
+    events=$([[ ${2##* } == 0 ]] && echo 20000 || echo 100)
+    # shellcheck disable=SC2086 # a case is the harness's arguments
     collected=$(PLANNING_BENCHMARK_PASSES=1 valgrind --tool=callgrind --toggle-collect='*planningPass*' \
-        --callgrind-out-file=/dev/null "$1" "$2" 2>&1 | sed -nE 's/.*Collected : ([0-9]+).*/\1/p')
+        --callgrind-out-file=/dev/null "$1" $2 2>&1 | sed -nE 's/.*Collected : ([0-9]+).*/\1/p')
     echo $((collected / events))
 }
 
 # Both revisions' instructions per event in each case, counted side by side (a count does not depend on the load).
 compare_instructions() {
     local case_recipients label a b
-    for case_recipients in 0 "$recipients"; do
-        label=$([[ $case_recipients == 0 ]] && echo "stream" || echo "fan-out ($case_recipients recipients)")
+    for case_recipients in "${cases[@]}"; do
+        label=$(case_label "$case_recipients")
         count_instructions "$bin_a" "$case_recipients" > "$work/a" &
         count_instructions "$bin_b" "$case_recipients" > "$work/b"
         wait
@@ -84,8 +98,8 @@ main() {
         return
     fi
     local case_recipients label
-    for case_recipients in 0 "$recipients"; do
-        label=$([[ $case_recipients == 0 ]] && echo "stream" || echo "fan-out ($case_recipients recipients)")
+    for case_recipients in "${cases[@]}"; do
+        label=$(case_label "$case_recipients")
         local a=() b=()
         for ((round = 1; round <= rounds; round++)); do
             if ((round % 2)); then

@@ -384,7 +384,7 @@ struct JSONTape {
 
     /// The member names of one object so far: a scan of the members while they are few, a set beyond.
     private struct MemberNames {
-        static let scanLimit = 8
+        static let scanLimit = 16
         private var count = 0
         private var set: Set<String> = []
 
