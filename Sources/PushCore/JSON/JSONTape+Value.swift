@@ -29,7 +29,6 @@ extension JSONTape {
         fileprivate var span: UnsafeBufferPointer<UInt8> {
             UnsafeBufferPointer(rebasing: bytes[entry.start..<entry.end])
         }
-
     }
 }
 
