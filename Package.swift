@@ -40,14 +40,15 @@ let package = Package(
         .target(name: "DeviceRegistry", dependencies: ["PushCore", "CLMDB"], swiftSettings: strict),
         // Pure: the ingress's request handling (routes, keys, client allowlist, validation, IMKIT's answers).
         .target(name: "Ingress", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
-        // Pure: one of each building block (JSON writer, RFC 3339, durations, clock, limiter, backoff, SHA-256).
+        // Pure: one of each building block (JSON writer, base64url, RFC 3339, durations, clock, limiter, backoff,
+        // SHA-256).
         // SHA-256's block compression with the x86 SHA extensions, for Essentials' SHA256 where the CPU has them.
         .target(name: "CSHA256Extensions"),
         .target(name: "Essentials", dependencies: ["CSHA256Extensions"], swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka", "KafkaTypes", "Essentials"], swiftSettings: strict),
         // Pure: Kafka's value types shared by the librdkafka wrapper and the pipeline (partitions, watermarks).
         .target(name: "KafkaTypes", swiftSettings: strict),
-        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Signing", dependencies: ["COpenSSL", "Essentials"], swiftSettings: strict),
         .target(
             name: "Providers", dependencies: ["HTTPTypes", "PushCore", "Signing", "Essentials"], swiftSettings: strict),
         // Pure: the pipeline (consume → plan → send → receipts/retry/DLQ → commit) behind its ports, with the

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// Compact JWS tokens (`header.claims.signature`, each base64url) for APNs provider tokens and Google OAuth assertions.

@@ -29,7 +29,8 @@ enum DevicesCommand {
                 1 Kafka failure.
                 """,
             options: device + [
-                .value("--token", "TOKEN", "The provider's device token."),
+                .value(
+                    "--token", "TOKEN", "The provider's device token; for web, the PushSubscription as compact JSON."),
                 .switch("--sandbox", "A development-build APNs token."),
                 .value("--topic", "T", "An APNs bundle id other than the app's default."),
                 .value("--locale", "L", "The device's language (BCP 47)."), config,

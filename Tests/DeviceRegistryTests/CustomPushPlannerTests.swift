@@ -80,8 +80,8 @@ import Testing
         let event = try plan(Self.push(["aaa", "bbb", "ccc", "ddd", "eee", "fff", "aaa"]))
         #expect(
             event.outline == [
-                "aaa fcm send fcm", "aaa apns send apns", "bbb apns send apns", "fff apns-voip skipped platform",
-                "ccc none skipped no_devices", "ddd apns skipped notifications_off", "eee web skipped platform",
+                "aaa fcm send fcm", "aaa apns send apns", "bbb apns send apns", "eee web skipped platform",
+                "fff apns-voip skipped platform", "ccc none skipped no_devices", "ddd apns skipped notifications_off",
             ])
         #expect(event.messageId == "p-1")
         #expect(event.roomId == "p-1")

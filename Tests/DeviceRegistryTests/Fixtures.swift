@@ -1,5 +1,6 @@
 import DeviceRegistry
 import PushCore
+import TestSupport
 
 /// Tokens and records of the registry tests.
 enum Registry {
@@ -21,7 +22,7 @@ enum Registry {
         subscription(client: "aaa", type: .fcm, device: "P1", token: fcmToken(2)),
         subscription(client: "bbb", device: "D2", token: apnsToken(3)),
         subscription(client: "ddd", device: "D4", token: apnsToken(4)),
-        subscription(client: "eee", type: .web, device: "B5", token: "https://push.example/e"),
+        subscription(client: "eee", type: .web, device: "B5", token: Fixture.webToken),
         subscription(app: "OtherApp", client: "ccc", device: "D7", token: apnsToken(7)),
     ]
 

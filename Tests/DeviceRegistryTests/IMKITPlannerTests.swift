@@ -49,8 +49,8 @@ import Testing
         let event = try plan(Self.message(["aaa", "bbb", "ccc", "ddd", "eee", "sss", "aaa"]))
         #expect(
             event.outline == [
-                "aaa fcm send fcm", "aaa apns send apns", "bbb apns skipped muted", "ccc none skipped no_devices",
-                "ddd apns skipped notifications_off", "eee web skipped platform",
+                "aaa fcm send fcm", "aaa apns send apns", "bbb apns skipped muted", "eee web skipped platform",
+                "ccc none skipped no_devices", "ddd apns skipped notifications_off",
             ])
         #expect(event.messageId == "m-1")
         #expect(event.roomId == "demo-room")

@@ -139,7 +139,7 @@ import Testing
         ),
         (
             #"{"platform": "hms", "token": "x"}"#, "recipients[0].devices[0].platform",
-            "must be one of apns, apns-voip, fcm"
+            "must be one of apns, apns-voip, fcm, web"
         ),
         (#""token""#, "recipients[0].devices[0]", "must be an object, not string"),
     ])

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 import TestSupport
 import Testing
@@ -37,12 +38,24 @@ import Testing
         #expect(type.platform == platform)
     }
 
-    @Test func webDevicesAreKeptButHaveNoProvider() throws {
+    @Test func webDevicesHoldAPushSubscription() throws {
+        let token = String(decoding: JSONWriter.encode(.string(Fixture.webToken)), as: UTF8.self)
         let change = try subscription(
-            "A/c/web/b1",
-            #"{"appID": "A", "clientId": "c", "type": "web", "token": "https://push.example/e", "deviceId": "b1"}"#)
+            "A/c/web/b1", #"{"appID": "A", "clientId": "c", "type": "web", "token": \#(token), "deviceId": "b1"}"#)
         guard case .put(_, let value) = change else { Issue.record("not a put"); return }
-        #expect(value.device == nil)
+        #expect(value.device == Device(platform: .web, token: Fixture.webToken))
+    }
+
+    @Test func aWebDeviceWhoseTokenIsNoPushSubscriptionIsIgnoredAsABadToken() {
+        do {
+            _ = try subscription(
+                "A/c/web/b1",
+                #"{"appID": "A", "clientId": "c", "type": "web", "token": "https://push.example/e", "deviceId": "b1"}"#)
+            Issue.record("a URL alone was accepted as a web token")
+        } catch {
+            #expect(error.reason == .badToken)
+            #expect(!error.message.contains("push.example"))
+        }
     }
 
     @Test(arguments: [

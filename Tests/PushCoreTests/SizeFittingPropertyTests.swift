@@ -131,6 +131,7 @@ import Testing
             switch request.platform {
             case .apns: body["aps"]?["alert"]?["loc-args"]
             case .fcm: body["message"]?["android"]?["notification"]?["body_loc_args"]
+            case .web: body["loc-args"]
             case .apnsVoip: nil
             }
         guard case .array(let values)? = args else { return true }

@@ -35,12 +35,13 @@ public enum LocalizedEvents {
             .object(members.map { $0.key == "recipients" ? JSONMember("recipients", recipients) : $0 }))
     }
 
-    /// The fallback body of a request: APNs `aps.alert.body`, FCM `message.notification.body`.
+    /// The fallback body of a request: APNs `aps.alert.body`, FCM `message.notification.body`, Web Push `body`.
     public static func fallbackBody(_ request: ProviderRequest) throws -> String? {
         let body = try JSONParser.parse(request.body)
         switch request.platform {
         case .apns, .apnsVoip: return body["aps"]?["alert"]?["body"]?.stringValue
         case .fcm: return body["message"]?["notification"]?["body"]?.stringValue
+        case .web: return body["body"]?.stringValue
         }
     }
 }

@@ -7,6 +7,13 @@ public enum Fixture {
     public static let apnsToken = String(repeating: "0123456789abcdef", count: 4)
     public static let voipToken = String(repeating: "fedcba9876543210", count: 4)
     public static let fcmToken = "fcm-token:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
+    /// A browser's push subscription: RFC 8291 Appendix A's receiver keys, at a push service of the example domain.
+    public static let webToken = webToken(endpoint: "https://push.example.net/push/JzLQ3raZJfFBR0aqvOMsLrt54w4rJUsV")
+
+    /// A push subscription with RFC 8291 Appendix A's receiver keys at `endpoint`.
+    public static func webToken(endpoint: String) -> String {
+        #"{"endpoint":"\#(endpoint)","expirationTime":null,"keys":{"p256dh":"BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4","auth":"BTBZMqHH6r4Tts7J_aSIgg"}}"#
+    }
     public static let context = ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "example-project")
     public static let now = Date(timeIntervalSince1970: 1_795_953_660)
     public static let seedTypes = [

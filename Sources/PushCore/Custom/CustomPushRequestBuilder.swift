@@ -7,6 +7,8 @@ import Foundation
 /// - APNs: `aps.alert` the `alert` string as given, or an alert dictionary (Apple's recommended form) of `title`,
 ///   the `alert` text (else `body`), `loc-key` and `loc-args`; `aps.badge`, `aps.sound`; `apns-topic` the device's
 ///   topic, else `topic`, else the app's; `apns-expiration` `expiry`; custom keys `mid`, `type` and `payload`.
+/// - Web Push: the plaintext `WebPushRequestBuilder` describes, `data` the payload object, `Urgency` `high` for a
+///   push that shows something, `Topic` from `collapseKey`.
 /// - FCM: `notification.title` / `.body` (`body`, else the `alert` text); `android.notification` `icon`, `sound`,
 ///   `notification_count` (`badge`), `body_loc_key` / `body_loc_args` of a localized alert; `android.collapse_key`;
 ///   `android.ttl` up to `expiry`; `data` `type`, `mid`, `loc-key`, `loc-args` and `payload` (the payload object as
@@ -29,7 +31,9 @@ public struct CustomPushRequestBuilder: Sendable {
 
     /// The decision for `device` of `push` at `now`.
     public func outcome(for push: CustomPush, device: Device, now: Date) -> DeviceDecision.Outcome {
-        guard device.platform != .apnsVoip else { return .skipped(.platform) }
+        guard device.platform != .apnsVoip, device.platform != .web || context.sendsWebPush else {
+            return .skipped(.platform)
+        }
         let nowSeconds = Int64(clampingRoundedDown: now.timeIntervalSince1970)
         let expiresAt = push.payload.expiry ?? nowSeconds.addingClamped(Self.defaultTimeToLiveSeconds)
         guard expiresAt >= nowSeconds else { return .expired }
@@ -39,6 +43,7 @@ public struct CustomPushRequestBuilder: Sendable {
             switch device.platform {
             case .apns, .apnsVoip: Self.apnsBody(push, trim: trim)
             case .fcm: Self.fcmBody(push, token: device.token, timeToLive: timeToLive, trim: trim)
+            case .web: Self.webBody(push, trim: trim)
             }
         }
         guard let fitted = Self.largestFitting(push, limit: limit, body: body) else {
@@ -57,6 +62,16 @@ public struct CustomPushRequestBuilder: Sendable {
                     platform: .fcm, path: "/v1/projects/\(context.fcmProjectID)/messages:send",
                     headers: [.init("content-type", "application/json; charset=UTF-8")], body: fitted,
                     expiresAtEpochSeconds: seconds))
+        case .web:
+            // The decoder checked the token: a failure here is an invariant broken, not bad input.
+            guard let subscription = try? WebPushSubscription(token: device.token) else {
+                return .deadLetter(EventError(.decodeError, path: "clients", "invalid web subscription"))
+            }
+            return .send(
+                WebPushRequestBuilder.request(
+                    to: subscription, body: fitted, visible: push.payload.isVisible,
+                    collapseKey: push.payload.collapseKey, timeToLiveSeconds: Int(clamping: expiresAt - nowSeconds),
+                    expiresAt: seconds))
         }
     }
 
@@ -152,6 +167,20 @@ public struct CustomPushRequestBuilder: Sendable {
         if trim.includesPayload { json.field("payload", payload.object) }
         json.endObject()
         return json.bytes
+    }
+
+    static func webBody(_ push: CustomPush, trim: Trim) -> [UInt8] {
+        let payload = push.payload
+        let cut = { (text: String?) in text?.truncated(toGraphemes: trim.textLimit) }
+        let body: String? =
+            if let body = payload.body { body } else if case .text(let text)? = payload.alert { text } else { nil }
+        var localized: (String, [String])?
+        if case .localized(let key, let arguments)? = payload.alert {
+            localized = (key, arguments.map { $0.truncated(toGraphemes: trim.textLimit) })
+        }
+        return WebPushRequestBuilder.body(
+            title: cut(payload.title), body: cut(body), localized: localized, tag: nil, badge: payload.badge,
+            data: trim.includesPayload ? payload.object : nil, messageID: push.id, type: payload.type, room: nil)
     }
 
     static func fcmBody(_ push: CustomPush, token: String, timeToLive: Int64, trim: Trim) -> [UInt8] {

@@ -94,6 +94,8 @@ public enum Platform: String, Sendable, CaseIterable {
     case apnsVoip = "apns-voip"
     /// Firebase Cloud Messaging HTTP v1.
     case fcm
+    /// Web Push (RFC 8030): the token is a browser's push subscription (`WebPushSubscription`).
+    case web
 }
 
 /// The position of one device in an event: the recipient's index and the device's index within it.

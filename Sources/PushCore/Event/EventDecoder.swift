@@ -127,7 +127,7 @@ public struct EventDecoder: Sendable {
         let device = try ObjectFields(value, path: "")
         let platformName = try device.requiredString("platform", maxLength: nil)
         guard let platform = Platform(rawValue: platformName) else {
-            throw EventError(.decodeError, path: device.path("platform"), "must be one of apns, apns-voip, fcm")
+            throw EventError(.decodeError, path: device.path("platform"), "must be one of apns, apns-voip, fcm, web")
         }
         let token = try device.requiredString("token", maxLength: nil)
         if let problem = TokenSyntax.problem(with: token, on: platform) {

@@ -2,6 +2,14 @@
 enum TokenSyntax {
     /// Why `token` is not a valid token for `platform`, or `nil` when it is. Never quotes the token.
     static func problem(with token: String, on platform: Platform) -> String? {
+        if platform == .web {
+            do {
+                _ = try WebPushSubscription(token: token)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
         // The bytes read where they lie (a parsed token is a native string): a loop over a buffer, not the view's
         // iterator.
         var token = token
@@ -12,7 +20,7 @@ enum TokenSyntax {
                     return "must be an even number (64 to 200) of hexadecimal characters"
                 }
                 return nil
-            case .fcm:
+            case .fcm, .web:
                 guard (1...4096).contains(utf8.count), utf8.allSatisfy(isPrintable) else {
                     return "must be 1 to 4096 printable ASCII characters"
                 }

@@ -2,7 +2,7 @@
 /// and the ones that get no send, with why.
 ///
 /// No device → one `no_devices` (platform `none`); `notificationEnabled: false` → every device `notifications_off`;
-/// a `web` device → `platform` (no Web Push provider yet). At most `maximumDevices` devices, in the registry's
+/// the planner decides the rest (a `web` device of an app without VAPID keys: `platform`). At most `maximumDevices` devices, in the registry's
 /// order, so one client cannot take the pipeline's device budget. Shared by IMKIT messages and custom pushes.
 public struct ClientDevices: Sendable {
     /// The devices to push to, each with the device's `locale`, else the client's.
@@ -19,16 +19,13 @@ public struct ClientDevices: Sendable {
             return
         }
         for subscription in subscriptions {
-            let platform = subscription.type.platform?.rawValue ?? subscription.type.rawValue
-            let unsentReason: SkipReason? =
-                settings?.notificationEnabled == false
-                ? .notificationsOff : subscription.device == nil ? .platform : nil
-            if let unsentReason {
+            if settings?.notificationEnabled == false {
                 unsent.append(
                     UnsentDevice(
-                        clientID: client.clientID, platform: platform, token: subscription.token, reason: unsentReason))
-            } else if let device = subscription.device {
-                reachable.append((device, subscription.locale ?? settings?.locale))
+                        clientID: client.clientID, platform: subscription.type.platform.rawValue,
+                        token: subscription.token, reason: .notificationsOff))
+            } else {
+                reachable.append((subscription.device, subscription.locale ?? settings?.locale))
             }
         }
     }

@@ -98,7 +98,7 @@ public enum RegistryRecordDecoder {
             throw RegistryRecordError(
                 .keyMismatch, "the value's appID, clientId, type and deviceId differ from the key")
         }
-        if let problem = TokenSyntax.problem(with: subscription.token, on: subscription.type.platform ?? .fcm) {
+        if let problem = TokenSyntax.problem(with: subscription.token, on: subscription.type.platform) {
             throw RegistryRecordError(.badToken, "token: \(problem)")
         }
         if let topic = subscription.topic, !TokenSyntax.isTopic(topic) {

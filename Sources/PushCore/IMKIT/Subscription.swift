@@ -36,10 +36,8 @@ public struct Subscription: Sendable, Equatable {
     /// The record key of this subscription.
     public var key: DeviceKey { DeviceKey(appID: appID, clientID: clientID, type: type, deviceID: deviceID) }
 
-    /// The device to send to; `nil` for a type no provider sends to (`web`).
-    public var device: Device? {
-        type.platform.map { Device(platform: $0, token: token, topic: topic, sandbox: sandbox) }
-    }
+    /// The device to send to.
+    public var device: Device { Device(platform: type.platform, token: token, topic: topic, sandbox: sandbox) }
 }
 
 /// The settings of one client, the value of a client-settings record (`schemas/client-settings.schema.json`).

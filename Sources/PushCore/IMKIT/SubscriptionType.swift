@@ -6,14 +6,13 @@ public enum SubscriptionType: String, Sendable, Hashable, CaseIterable {
     case fcm
     case web
 
-    /// The push service this kind of device is sent through; `nil` for `web`, kept in the registry but not sent until
-    /// a Web Push provider exists.
-    public var platform: Platform? {
+    /// The push service this kind of device is sent through.
+    public var platform: Platform {
         switch self {
         case .ios: .apns
         case .iosVoip: .apnsVoip
         case .android, .fcm: .fcm
-        case .web: nil
+        case .web: .web
         }
     }
 }

@@ -49,6 +49,8 @@ private struct EventPlan {
     let defaultLocales: [LanguageTag]
     let apns: APNsRequestBuilder
     var fcm: FCMRequestBuilder
+    /// Whether the app sends Web Push (it has VAPID keys).
+    let sendsWebPush: Bool
     let now: Date
     /// The size fitting of each platform and language's texts, made for its first device and shared by the others:
     /// an event renders once per platform, language and byte budget (badge), never per device. A few entries at
@@ -74,6 +76,7 @@ private struct EventPlan {
         defaultLocales = [defaultLocale, rules.defaultLocale].compactMap { $0 }
         apns = APNsRequestBuilder(context: context)
         fcm = FCMRequestBuilder(context: context)
+        sendsWebPush = context.sendsWebPush
         switch lookup {
         case .listed(let rule), .fallback(let rule): self.rule = rule
         case .skip, .deadLetter: rule = nil
@@ -130,6 +133,17 @@ private struct EventPlan {
             return .send(apns.request(push, device: device, body: body, expiresAt: expiresAtSeconds))
         case .fcm:
             return .send(fcm.request(body: body, expiresAt: expiresAtSeconds))
+        case .web:
+            // The decoder checked the token: a failure here is an invariant broken, not bad input.
+            guard let subscription = try? WebPushSubscription(token: device.token) else {
+                return .deadLetter(EventError(.decodeError, path: address.description, "invalid web subscription"))
+            }
+            return .send(
+                WebPushRequestBuilder.request(
+                    to: subscription, body: body, visible: rule.kind != .silent, collapseKey: push.collapseKey,
+                    timeToLiveSeconds: expiresAtSeconds.addingClamped(
+                        -Int(clampingRoundedDown: now.timeIntervalSince1970)),
+                    expiresAt: expiresAtSeconds))
         }
     }
 
@@ -138,6 +152,7 @@ private struct EventPlan {
         case (.apnsVoip, .voip), (.fcm, _): true
         case (.apnsVoip, _), (.apns, .voip): false
         case (.apns, _): true
+        case (.web, _): sendsWebPush
         }
     }
 
@@ -154,6 +169,11 @@ private struct EventPlan {
             return SizeFitting(
                 limit: limit, renderer: renderer, body: FCMRequestBuilder.body,
                 token: (FCMRequestBuilder.tokenOffset, FCMRequestBuilder.tokenBytes))
+        case .web:
+            return SizeFitting(
+                limit: limit, renderer: renderer,
+                body: { push, _, badge in WebPushRequestBuilder.body(push, badge: badge) },
+                token: nil)
         }
     }
 }

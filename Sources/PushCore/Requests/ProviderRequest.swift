@@ -1,4 +1,5 @@
-/// One exact HTTP/2 request to APNs or FCM, ready for a provider client to add authorization and send.
+/// One exact HTTP request to APNs, FCM or a Web Push service, ready for a provider client to add authorization
+/// (and, for Web Push, to encrypt the body) and send.
 public struct ProviderRequest: Sendable, Equatable {
     /// One request header.
     public struct Header: Sendable, Equatable {
@@ -13,7 +14,8 @@ public struct ProviderRequest: Sendable, Equatable {
 
     public var platform: Platform
     public var method: String
-    /// The path on the provider's host: `/3/device/<token>` or `/v1/projects/<project>/messages:send`.
+    /// The path on the provider's host: `/3/device/<token>` or `/v1/projects/<project>/messages:send`; for Web Push
+    /// the subscription's whole endpoint URL.
     public var path: String
     /// Every header except authorization, which the provider client adds.
     public var headers: [Header]
@@ -42,16 +44,20 @@ public struct ProviderRequest: Sendable, Equatable {
     }
 }
 
-/// The deployment values the builders need: the default APNs topic and the FCM project.
+/// The deployment values the builders need: the default APNs topic, the FCM project, and whether the app sends
+/// Web Push.
 public struct ProviderContext: Sendable, Equatable {
     /// The app's bundle id (`APNS_TOPIC`), used unless a device names its own topic.
     public var apnsTopic: String
     /// The Firebase project id (`project_id` of `FCM_SERVICE_ACCOUNT_FILE`).
     public var fcmProjectID: String
+    /// True when the app has VAPID keys; without them its `web` devices are skipped (reason `platform`).
+    public var sendsWebPush: Bool
 
-    public init(apnsTopic: String, fcmProjectID: String) {
+    public init(apnsTopic: String, fcmProjectID: String, sendsWebPush: Bool = false) {
         self.apnsTopic = apnsTopic
         self.fcmProjectID = fcmProjectID
+        self.sendsWebPush = sendsWebPush
     }
 }
 
@@ -63,6 +69,9 @@ public enum PayloadLimit {
     public static let apnsVoip = 5120
     /// An FCM HTTP v1 message.
     public static let fcm = 4000
+    /// A Web Push message's plaintext: one 4096-byte aes128gcm record less its 86-byte header, the padding
+    /// delimiter and the 16-byte tag (RFC 8291 §4).
+    public static let web = 3993
 
     /// The limit of requests to `platform` (PushKit tokens only ever get VoIP pushes).
     public static func bytes(for platform: Platform) -> Int {
@@ -70,6 +79,7 @@ public enum PayloadLimit {
         case .apns: apns
         case .apnsVoip: apnsVoip
         case .fcm: fcm
+        case .web: web
         }
     }
 }
