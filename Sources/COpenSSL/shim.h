@@ -9,9 +9,24 @@
 #include <openssl/bn.h>
 #include <openssl/sha.h>
 #include <openssl/rand.h>
+#include <openssl/hmac.h>
+#include <openssl/core_names.h>
 
 /* Whether `key` is an EC / RSA key; wraps the EVP_PKEY_EC / EVP_PKEY_RSA macros for Swift. */
 static inline int copenssl_key_is_ec(const EVP_PKEY *key) { return EVP_PKEY_get_base_id(key) == EVP_PKEY_EC; }
 static inline int copenssl_key_is_rsa(const EVP_PKEY *key) { return EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA; }
+
+/* A new P-256 key pair (Web Push's per-message ECDH key); NULL on failure. Wraps the variadic EVP_PKEY_Q_keygen. */
+static inline EVP_PKEY *copenssl_generate_p256(void) { return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256"); }
+
+/* Writes `key`'s public point in uncompressed form (65 bytes for P-256) into `out`; returns its length, 0 on
+   failure. */
+static inline size_t copenssl_public_point(const EVP_PKEY *key, unsigned char *out, size_t capacity) {
+    size_t length = 0;
+    if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, out, capacity, &length) != 1) {
+        return 0;
+    }
+    return length;
+}
 
 #endif

@@ -9,6 +9,11 @@ public final class ES256Key: Sendable {
         key = try PrivateKey(pem: pem, expecting: .ecP256, label: label)
     }
 
+    /// The public key as an uncompressed point (65 bytes): VAPID's `k`.
+    public func publicKey() throws(SigningError) -> [UInt8] {
+        try key.publicPoint()
+    }
+
     /// Signs `message` with ECDSA P-256 over SHA-256 and returns the 64-byte `r‖s` signature.
     public func sign(_ message: [UInt8]) throws(SigningError) -> [UInt8] {
         try Self.rawSignature(fromDER: key.signSHA256(message))

@@ -1,7 +1,8 @@
 import Essentials
 import Foundation
 
-/// Compact JWS tokens (`header.claims.signature`, each base64url) for APNs provider tokens and Google OAuth assertions.
+/// Compact JWS tokens (`header.claims.signature`, each base64url) for APNs provider tokens, Google OAuth assertions
+/// and Web Push's VAPID.
 public enum JSONWebToken {
     /// The APNs provider token: header `{"alg":"ES256","kid":keyId}`, claims `{"iss":teamId,"iat":issuedAt}`.
     public static func apnsProviderToken(
@@ -26,6 +27,18 @@ public enum JSONWebToken {
         )
     }
 
+    /// A VAPID token (RFC 8292 §2): header `{"alg":"ES256","typ":"JWT"}`, claims `aud` (the push service's origin),
+    /// `exp` (epoch seconds, at most 24 hours ahead) and `sub` (a `mailto:` or `https:` contact).
+    public static func vapid(key: ES256Key, audience: String, expiresAt: Int, subject: String) throws(SigningError)
+        -> String
+    {
+        try compact(
+            header: Header(alg: "ES256", kid: nil, typ: "JWT"),
+            claims: VAPIDClaims(aud: audience, exp: expiresAt, sub: subject),
+            sign: key.sign
+        )
+    }
+
     private struct Header: Encodable {
         var alg: String
         var kid: String?
@@ -35,6 +48,12 @@ public enum JSONWebToken {
     private struct APNsClaims: Encodable {
         var iss: String
         var iat: Int
+    }
+
+    private struct VAPIDClaims: Encodable {
+        var aud: String
+        var exp: Int
+        var sub: String
     }
 
     private struct GoogleClaims: Encodable {

@@ -37,6 +37,11 @@ final class PrivateKey: @unchecked Sendable {
         EVP_PKEY_free(key)
     }
 
+    /// The public point of an EC key, uncompressed (65 bytes for P-256).
+    func publicPoint() throws(SigningError) -> [UInt8] {
+        try P256Key.publicPoint(of: key)
+    }
+
     /// Signs `message` with SHA-256: ECDSA (DER signature) for EC keys, PKCS#1 v1.5 for RSA keys.
     func signSHA256(_ message: [UInt8]) throws(SigningError) -> [UInt8] {
         ERR_clear_error()

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import TestSupport
 import Testing
@@ -47,5 +48,27 @@ import Testing
             let body = pem.split(separator: "\n").dropFirst().first.map(String.init) ?? "-"
             #expect(!error.message.contains(body.prefix(16)))
         }
+    }
+}
+
+@Suite struct VAPIDTokenTests {
+    @Test func theTokenIsES256WithAudienceExpiryAndSubjectAndVerifiesWithTheExportedKey() throws {
+        let key = try ES256Key(pem: try TestKeys.p256.get())
+        let token = try JSONWebToken.vapid(
+            key: key, audience: "https://push.example.net", expiresAt: 1_795_996_800, subject: "mailto:ops@example.com")
+        let parts = token.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        #expect(
+            Base64URL.decode(parts[0]).map { String(decoding: $0, as: UTF8.self) } == #"{"alg":"ES256","typ":"JWT"}"#)
+        #expect(
+            Base64URL.decode(parts[1]).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"aud":"https://push.example.net","exp":1795996800,"sub":"mailto:ops@example.com"}"#)
+        #expect(Base64URL.decode(parts[2])?.count == 64)
+        let point = try key.publicKey()
+        #expect(point.count == 65 && point[0] == 0x04)
+        // The exported point is the key's: ECDH with it from a fresh key agrees with ECDH the other way round.
+        let other = try P256Key.generate()
+        let mine = try P256Key.publicKey(point: point)
+        #expect(try other.sharedSecret(with: mine).count == 32)
     }
 }
