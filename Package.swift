@@ -148,7 +148,8 @@ var unitTests: [Target] {
             swiftSettings: strict),
         .testTarget(
             name: "TopicWindowTests", dependencies: ["TopicWindow", "Kafka", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "KafkaUnitTests", dependencies: ["Kafka", "KafkaTypes"], swiftSettings: strict),
+        .testTarget(
+            name: "KafkaUnitTests", dependencies: ["Kafka", "KafkaTypes", "CRdKafka"], swiftSettings: strict),
         .testTarget(name: "HTTP2UnitTests", dependencies: ["HTTP2", "HTTPTypes"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersUnitTests",

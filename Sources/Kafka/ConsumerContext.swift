@@ -82,7 +82,7 @@ final class ConsumerContext: KafkaLogReceiving {
             report(fatal)
             return
         }
-        let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "?"
+        let topic = String(topicOf: raw.rkt) ?? "?"
         report(KafkaError(raw.err, context: "consuming \(TopicPartition(topic, raw.partition))"))
     }
 
@@ -99,7 +99,9 @@ final class ConsumerContext: KafkaLogReceiving {
         partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
         let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
-        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        let cooperative = state.withLock { state in
+            state.noteRebalanceProtocol(String(libraryText: rd_kafka_rebalance_protocol(handle)))
+        }
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             let error =

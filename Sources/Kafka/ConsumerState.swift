@@ -23,6 +23,8 @@ struct ConsumerState: Sendable {
     var timestampFloor: [TopicPartition: Int64] = [:]
     /// The fatal error that made the consumer unusable, if one was raised.
     var fatalError: KafkaError?
+    /// Whether the group's rebalances are cooperative, as librdkafka last named their protocol.
+    var cooperativeRebalances = false
     /// Whether `close` has run.
     var isClosed = false
     /// Group and broker state from the latest statistics; nil before the first.
@@ -32,6 +34,13 @@ struct ConsumerState: Sendable {
     /// Per partition, the offset at which the consumer last reached its end (`enable.partition.eof=true` only):
     /// past any transaction marker, which is never handed out as a record.
     var ends: [TopicPartition: Int64] = [:]
+
+    /// Notes the rebalance protocol librdkafka names (`COOPERATIVE`, `EAGER`, `NONE`) and returns whether it is
+    /// cooperative; `nil` (librdkafka 2.16 names none while the consumer closes) keeps the protocol last named.
+    mutating func noteRebalanceProtocol(_ name: String?) -> Bool {
+        if let name { cooperativeRebalances = name == "COOPERATIVE" }
+        return cooperativeRebalances
+    }
 
     mutating func assign(_ partitions: [TopicPartition]) {
         assignment.formUnion(partitions)

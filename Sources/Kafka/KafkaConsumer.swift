@@ -157,7 +157,7 @@ public final class KafkaConsumer: Sendable {
                 if code == RD_KAFKA_RESP_ERR_NO_ERROR {
                     records.append(KafkaRecord(message: message))
                 } else if code == RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                    let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+                    let topic = String(topicOf: message.pointee.rkt) ?? ""
                     let end = message.pointee.offset
                     context.state.withLock { $0.ends[TopicPartition(topic, message.pointee.partition)] = end }
                 } else {

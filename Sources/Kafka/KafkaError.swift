@@ -37,7 +37,8 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
         defer { rd_kafka_error_destroy(error) }
         self.init(
             code: Code(rawValue: rd_kafka_error_code(error).rawValue),
-            message: String(cString: rd_kafka_error_string(error)),
+            message: String(libraryText: rd_kafka_error_string(error))
+                ?? Code(rawValue: rd_kafka_error_code(error).rawValue).reason,
             isRetriable: rd_kafka_error_is_retriable(error) != 0,
             isFatal: rd_kafka_error_is_fatal(error) != 0
         )
@@ -65,9 +66,9 @@ extension KafkaError {
         }
 
         /// The symbolic name, e.g. `NOT_LEADER_FOR_PARTITION`.
-        public var name: String { String(cString: rd_kafka_err2name(resp)) }
+        public var name: String { String(libraryText: rd_kafka_err2name(resp)) ?? "ERR_\(rawValue)" }
         /// librdkafka's description, e.g. `Broker: Request timed out`.
-        public var reason: String { String(cString: rd_kafka_err2str(resp)) }
+        public var reason: String { String(libraryText: rd_kafka_err2str(resp)) ?? "error \(rawValue)" }
         public var description: String { name }
 
         var resp: rd_kafka_resp_err_t { rd_kafka_resp_err_t(rawValue: rawValue) }
@@ -123,8 +124,8 @@ extension KafkaError {
             guard let descriptions else { return [:] }
             var table: [String: Code] = [:]
             for entry in UnsafeBufferPointer(start: descriptions, count: count) {
-                guard let name = entry.name else { continue }
-                table[String(cString: name)] = Code(rawValue: entry.code.rawValue)
+                guard let name = String(libraryText: entry.name) else { continue }
+                table[name] = Code(rawValue: entry.code.rawValue)
             }
             return table
         }()

@@ -4,7 +4,7 @@ extension KafkaRecord {
     /// Copies a consumed librdkafka message (without an error) into a record.
     init(message: UnsafeMutablePointer<rd_kafka_message_t>) {
         let raw = message.pointee
-        let topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        let topic = String(topicOf: raw.rkt) ?? ""
         var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let timestamp = rd_kafka_message_timestamp(message, &timestampType)
         self.init(
@@ -28,7 +28,7 @@ extension KafkaRecord {
         var size = 0
         while rd_kafka_header_get_all(list, index, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
             let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }
-            headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: bytes))
+            headers.append(KafkaHeader(name: String(libraryText: name) ?? "", value: bytes))
             index += 1
         }
         return headers

@@ -14,7 +14,7 @@ enum Metadata {
         guard let metadata else { return [] }
         defer { rd_kafka_metadata_destroy(metadata) }
         let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
-        guard let entry = topics.first(where: { String(cString: $0.topic) == topic }) else { return [] }
+        guard let entry = topics.first(where: { String(libraryText: $0.topic) == topic }) else { return [] }
         if let error = KafkaError.from(entry.err, context: "fetching metadata of \(topic)") { throw error }
         let partitions = UnsafeBufferPointer(start: entry.partitions, count: Int(entry.partition_cnt))
         return partitions.map(\.id).sorted()

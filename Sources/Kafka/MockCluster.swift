@@ -23,7 +23,7 @@ public final class MockCluster: Sendable {
     public init(brokers: Int = 3) throws(KafkaError) {
         guard brokers >= 1 else { throw KafkaError.invalidArgument("a mock cluster needs at least one broker") }
         cluster = try MockClusterHandle(brokers: brokers)
-        bootstrapServers = String(cString: rd_kafka_mock_cluster_bootstraps(cluster.cluster))
+        bootstrapServers = String(libraryText: rd_kafka_mock_cluster_bootstraps(cluster.cluster)) ?? ""
         brokerCount = brokers
     }
 

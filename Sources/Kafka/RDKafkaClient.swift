@@ -101,8 +101,8 @@ final class RDKafkaClient: @unchecked Sendable {
             handler(
                 KafkaLogMessage(
                     severity: severity,
-                    facility: facility.map { String(cString: $0) } ?? "",
-                    message: text.map { String(cString: $0) } ?? ""))
+                    facility: String(libraryText: facility) ?? "",
+                    message: String(libraryText: text) ?? ""))
         }
 
     /// The value librdkafka holds for the property `name` on this handle (aliases and defaults resolved), or nil
@@ -140,7 +140,7 @@ final class RDKafkaClient: @unchecked Sendable {
     static func callbackError(handle: OpaquePointer, code: Int32, reason: UnsafePointer<CChar>?) -> KafkaError {
         if code == RD_KAFKA_RESP_ERR__FATAL.rawValue, let fatal = fatalError(of: handle) { return fatal }
         let code = KafkaError.Code(rawValue: code)
-        return KafkaError(code: code, message: reason.map { String(cString: $0) } ?? code.reason)
+        return KafkaError(code: code, message: String(libraryText: reason) ?? code.reason)
     }
 }
 

@@ -44,7 +44,7 @@ final class RDKafkaTopicPartitionList {
         guard let list, let elements = list.pointee.elems else { return [] }
         return UnsafeBufferPointer(start: elements, count: Int(list.pointee.cnt)).map { element in
             Entry(
-                partition: TopicPartition(String(cString: element.topic), element.partition),
+                partition: TopicPartition(String(libraryText: element.topic) ?? "", element.partition),
                 offset: element.offset,
                 error: element.err
             )

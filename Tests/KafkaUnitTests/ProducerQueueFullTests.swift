@@ -9,9 +9,10 @@ import Testing
         let producer = try KafkaProducer(
             configuration: KafkaConfiguration([
                 "bootstrap.servers": "127.0.0.1:1", "queue.buffering.max.messages": "1",
-                "message.timeout.ms": "5000",
+                "message.timeout.ms": "60000",
             ]))
-        // The queue's one place, held until its record times out: nothing listens at port 1.
+        // The queue's one place, held until its record times out (a minute: on a loaded machine the task below may
+        // start seconds late, and must still find the queue full): nothing listens at port 1.
         try producer.send(KafkaProducerRecord(topic: "t", value: [1]), onDelivery: { _ in })
         let cancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
