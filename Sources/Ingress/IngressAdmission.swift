@@ -5,9 +5,13 @@ import PushCore
 /// The ingress's request handling, without I/O: route, client allowlist, key, size, JSON and the body's fields,
 /// in that order, to either a refusal in IMKIT's error shape or the record to write.
 ///
-/// Records: an IMKIT callback body goes to Kafka unchanged, keyed by its `room`; a custom push is keyed by its
-/// `id`, which is generated when absent and written into the record (with the key's app as `appID` when absent),
-/// so that a platform producing custom pushes directly and the ingress write the same record kind.
+/// A request's app is its key's app: a body naming another `appID` (compared as bytes) is refused, and a body naming
+/// none (absent, `null` or empty) gets the key's app written in, so no key writes for another app, the default app
+/// included.
+///
+/// Records: an IMKIT callback body goes to Kafka unchanged but for that `appID`, keyed by its `room`; a custom push
+/// is keyed by its `id`, which is generated when absent and written into the record, so that a platform producing
+/// custom pushes directly and the ingress write the same record kind.
 public struct IngressAdmission: Sendable {
     public let keys: IngressKeys
     public let allowlist: ClientAllowlist?
@@ -58,16 +62,32 @@ public struct IngressAdmission: Sendable {
                     400, code: error.code.rawValue, message: error.message,
                     field: error.field.isEmpty ? nil : error.field))
         }
-        if let claimed = root["appID"]?.stringValue, claimed != app {
+        let named = Self.namedApp(root)
+        if let named, !named.utf8.elementsEqual(app.utf8) {
             return .answer(
                 .refusal(403, code: "APP_MISMATCH", message: "the key is not valid for this appID", field: "appID"))
         }
         switch route {
         case .imkitV1, .imkitV2:
-            return .write(key: Array((root["room"]?.stringValue ?? "").utf8), value: body)
+            let value = named == nil && !app.isEmpty ? JSONWriter.encode(Self.withApp(root, app)) : body
+            return .write(key: Array((root["room"]?.stringValue ?? "").utf8), value: value)
         case .pushToClients:
-            return Self.customPushRecord(root, app: app, makeID: makeID)
+            return Self.customPushRecord(named == nil ? Self.withApp(root, app) : root, makeID: makeID)
         }
+    }
+
+    /// The `appID` a body names: `nil` when it is absent, `null` or empty (the checks before made it a string).
+    static func namedApp(_ root: JSONValue) -> String? {
+        guard let app = root["appID"]?.stringValue, !app.isEmpty else { return nil }
+        return app
+    }
+
+    /// The object `root` with `appID` set to `app`, or without `appID` for the default app (the empty string).
+    static func withApp(_ root: JSONValue, _ app: String) -> JSONValue {
+        guard case .object(var members) = root else { return root }
+        members.removeAll { $0.key == "appID" }
+        if !app.isEmpty { members.append(JSONMember("appID", .string(app))) }
+        return .object(members)
     }
 
     /// The key as `IM-API-KEY`, `Authorization: Bearer …` or the `key` query parameter, in that order.
@@ -81,8 +101,8 @@ public struct IngressAdmission: Sendable {
         return nil
     }
 
-    /// A custom push as its record: keyed by its `id`, with `id` and `appID` filled in when absent.
-    static func customPushRecord(_ root: JSONValue, app: String, makeID: () -> String) -> IngressDecision {
+    /// A custom push as its record: keyed by its `id`, with `id` filled in when absent.
+    static func customPushRecord(_ root: JSONValue, makeID: () -> String) -> IngressDecision {
         guard case .object(var members) = root else {
             return .answer(.refusal(400, code: "INVALID_PARAMETER", message: "the body must be a JSON object"))
         }
@@ -93,10 +113,6 @@ public struct IngressAdmission: Sendable {
             id = makeID()
             members.removeAll { $0.key == "id" }
             members.append(JSONMember("id", .string(id)))
-        }
-        if root["appID"]?.stringValue == nil {
-            members.removeAll { $0.key == "appID" }
-            members.append(JSONMember("appID", .string(app)))
         }
         return .write(key: Array(id.utf8), value: JSONWriter.encode(.object(members)))
     }

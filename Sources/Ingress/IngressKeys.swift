@@ -2,8 +2,12 @@
 /// rotated with the old and the new one valid at once.
 ///
 /// Written `app:key,app:key2` (`PUSH_INGRESS_KEYS`) or one `app:key` per line (`PUSH_INGRESS_KEYS_FILE`, `#` starts
-/// a comment). Keys are compared in constant time, and never appear in errors or descriptions.
+/// a comment). The default app (no `appID`) is spelt `(default)`; no other key reaches it. Keys are compared in
+/// constant time, and never appear in errors or descriptions.
 public struct IngressKeys: Sendable, CustomStringConvertible {
+    /// How a key list names the default app, whose `appID` is the empty string.
+    public static let defaultAppName = "(default)"
+
     private let entries: [(app: String, key: [UInt8])]
 
     /// Why a key list cannot be used; names the entry by its position, never its key.
@@ -34,17 +38,23 @@ public struct IngressKeys: Sendable, CustomStringConvertible {
             let key = entry[entry.index(after: colon)...].trimmingSpaces
             guard !app.isEmpty else { throw InvalidEntry(position: position, reason: "has no app before ':'") }
             guard !key.isEmpty else { throw InvalidEntry(position: position, reason: "has no key after ':'") }
-            entries.append((String(app), Array(key.utf8)))
+            let isDefault = app.utf8.elementsEqual(Self.defaultAppName.utf8)
+            entries.append((isDefault ? "" : String(app), Array(key.utf8)))
         }
         guard !entries.isEmpty else { throw InvalidEntry(position: 0, reason: "no app:key entry") }
         self.entries = entries
     }
 
-    /// The apps that have keys, sorted, each once.
-    public var apps: [String] { Array(Set(entries.map(\.app))).sorted() }
+    /// The apps that have keys, each once (apps are told apart by their bytes), in the order of their UTF-8 bytes;
+    /// the default app is the empty string.
+    public var apps: [String] {
+        Set(entries.map { Array($0.app.utf8) }).sorted { $0.lexicographicallyPrecedes($1) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
 
-    /// The app whose key `presented` is, or `nil`. Every key is compared in full whatever matches, so the time
-    /// taken tells nothing about the keys.
+    /// The app whose key `presented` is (the empty string for the default app), or `nil`. Every key is compared in
+    /// full whatever matches, so the time taken tells nothing about the keys.
     public func app(presenting presented: String) -> String? {
         let candidate = Array(presented.utf8)
         var found: String?
@@ -67,7 +77,10 @@ public struct IngressKeys: Sendable, CustomStringConvertible {
 
     /// The apps and how many keys each has; never a key.
     public var description: String {
-        apps.map { app in "\(app): \(entries.count { $0.app == app }) key(s)" }.joined(separator: ", ")
+        apps.map { app in
+            let count = entries.count { $0.app.utf8.elementsEqual(app.utf8) }
+            return "\(app.isEmpty ? Self.defaultAppName : app): \(count) key(s)"
+        }.joined(separator: ", ")
     }
 }
 

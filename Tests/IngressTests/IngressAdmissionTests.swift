@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 import Ingress
 import PushCore
@@ -47,6 +48,78 @@ import Testing
         #expect(record["id"] == .string("generated-id"))
         #expect(record["appID"] == .string("SampleApp"))
         #expect(record["clients"] == .array([.string("user001")]))
+    }
+
+    /// Keys of two apps and of the default app.
+    static let appKeys = try! IngressKeys(parsing: "AppA:key-a,AppB:key-b,(default):key-default,café:key-nfc")
+    static let routes = [("/imkit/push", v1), ("/imkit/push/v2", v2), ("/push/push2clients", custom)]
+    /// The three places a key may be presented: `IM-API-KEY`, `Authorization: Bearer`, `?key=`.
+    static let keyForms: [@Sendable (String) -> (headers: [String: String], query: [String: String])] = [
+        { (["im-api-key": $0], [:]) }, { (["authorization": "Bearer \($0)"], [:]) }, { ([:], ["key": $0]) },
+    ]
+
+    /// `body` with its `appID` member replaced by the JSON text `appID`, or removed when that is `nil`.
+    static func body(_ body: String, appID: String?) -> String {
+        guard case .object(var members) = try! JSONParser.parse(Array(body.utf8)) else { return body }
+        members.removeAll { $0.key == "appID" }
+        if let appID { members.append(JSONMember("appID", try! JSONParser.parse(Array(appID.utf8)))) }
+        return String(decoding: JSONWriter.encode(.object(members)), as: UTF8.self)
+    }
+
+    /// The decision for every route and every key form with `key`, and the body's `appID` member `appID`.
+    func decisions(key: String, appID: String?) -> [IngressDecision] {
+        Self.routes.flatMap { route, body in
+            Self.keyForms.map { form in
+                let (headers, query) = form(key)
+                return decide(
+                    route, Self.body(body, appID: appID), headers: headers, query: query,
+                    admission: IngressAdmission(keys: Self.appKeys, allowlist: nil, maximumBodyBytes: 4_096))
+            }
+        }
+    }
+
+    /// The written record's `appID` member (`.null` when it has none), or `nil` when nothing is written.
+    static func writtenApp(_ decision: IngressDecision) -> JSONValue? {
+        guard case .write(_, let value) = decision, let record = try? JSONParser.parse(value) else { return nil }
+        return record["appID"] ?? .null
+    }
+
+    @Test(arguments: [nil, "null", #""""#])
+    func aBodyNamingNoAppGetsTheKeysAppOnEveryRouteAndKeyForm(appID: String?) {
+        let decisions = decisions(key: "key-b", appID: appID)
+        #expect(decisions.count == 9)
+        #expect(decisions.map(Self.writtenApp) == Array(repeating: .string("AppB"), count: 9))
+    }
+
+    @Test(arguments: [#""AppA""#, #""AppB ""#, #""appb""#])
+    func aBodyNamingAnotherAppIs403OnEveryRouteAndKeyForm(appID: String) {
+        let decisions = decisions(key: "key-b", appID: appID)
+        #expect(decisions.count == 9)
+        for decision in decisions {
+            #expect(refusal(decision)?.status == 403)
+            #expect(refusal(decision)?.body["error"]?["code"] == .string("APP_MISMATCH"))
+            #expect(refusal(decision)?.body["error"]?["field"] == .string("appID"))
+        }
+    }
+
+    @Test func onlyTheDefaultAppsKeyWritesForTheDefaultApp() {
+        for appID in [nil, "null", #""""#] {
+            let apps = decisions(key: "key-default", appID: appID).map(Self.writtenApp)
+            #expect(apps.count == 9)
+            #expect(apps.allSatisfy { $0 == .null || $0 == .string("") })
+        }
+        #expect(decisions(key: "key-default", appID: #""AppA""#).allSatisfy { refusal($0)?.status == 403 })
+        #expect(
+            decisions(key: "key-a", appID: #""AppA""#).map(Self.writtenApp)
+                == Array(repeating: .string("AppA"), count: 9))
+    }
+
+    @Test func appsAreComparedAsBytesNotAsCanonicallyEquivalentText() {
+        // The key's app is "café" with a precomposed é (NFC); the same name with e + U+0301 (NFD) is another app.
+        let nfc = decisions(key: "key-nfc", appID: "\"caf\u{E9}\"")
+        #expect(nfc.map(Self.writtenApp) == Array(repeating: .string("caf\u{E9}"), count: 9))
+        let nfd = decisions(key: "key-nfc", appID: "\"cafe\u{301}\"")
+        #expect(nfd.allSatisfy { refusal($0)?.status == 403 })
     }
 
     @Test func aCustomPushKeepsItsOwnID() {

@@ -13,6 +13,19 @@ import Testing
         #expect(keys.app(presenting: "") == nil)
     }
 
+    @Test func theDefaultAppIsSpeltDefaultInParentheses() throws {
+        let keys = try IngressKeys(parsing: "(default):one,A:two")
+        #expect(keys.app(presenting: "one") == "")
+        #expect(keys.apps == ["", "A"])
+        #expect(keys.description == "(default): 1 key(s), A: 1 key(s)")
+    }
+
+    @Test func appsThatDifferInBytesOnlyAreTwoApps() throws {
+        let keys = try IngressKeys(parsing: "caf\u{E9}:one,cafe\u{301}:two")
+        #expect(keys.apps.count == 2)
+        #expect(keys.app(presenting: "two")?.unicodeScalars.count == 5)
+    }
+
     @Test(arguments: ["", "A", "A:", ":k", "A:k,B"])
     func aMalformedListIsRefused(text: String) {
         #expect(throws: IngressKeys.InvalidEntry.self) { try IngressKeys(parsing: text) }

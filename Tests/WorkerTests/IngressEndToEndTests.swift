@@ -32,7 +32,7 @@ import Testing
             let configuration = try IngressConfiguration.load(
                 environment: [
                     "PUSH_INGRESS_PORT": "0", "PUSH_INGRESS_HOST": "127.0.0.1", "PUSH_INGRESS_TOPIC": "chat",
-                    "PUSH_INGRESS_KEYS": "SampleApp:old-key,SampleApp:new-key",
+                    "PUSH_INGRESS_KEYS": "SampleApp:old-key,SampleApp:new-key,OtherApp:other-key",
                     "PUSH_INGRESS_MAX_BODY_BYTES": "2048",
                     "PUSH_INGRESS_KAFKA_TIMEOUT_MS": String(kafkaTimeoutMilliseconds),
                     "KAFKA_BOOTSTRAP_SERVERS": cluster.bootstrapServers,
@@ -100,7 +100,10 @@ import Testing
             #expect(scrape.contains(String(match.output)), "\(match.output) is not exposed")
         }
         let byKey = Dictionary(records.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0.value) }) { a, _ in a }
-        #expect(byKey["room-1"] == Array(Self.v1.utf8))
+        // The v1 body names no app: the key's is written in.
+        #expect(
+            try byKey["room-1"].map(JSONParser.parse)
+                == JSONParser.parse(Array((Self.v1.dropLast() + #","appID":"SampleApp"}"#).utf8)))
         #expect(byKey["room-2"] == Array(Self.v2.utf8))
         let customRecord = try #require(
             records.first { !["room-1", "room-2"].contains(String(decoding: $0.key ?? [], as: UTF8.self)) })
@@ -108,6 +111,30 @@ import Testing
         #expect(value["id"]?.stringValue == String(decoding: customRecord.key ?? [], as: UTF8.self))
         #expect(value["appID"] == .string("SampleApp"))
         #expect(value["payload"]?["title"] == .string("Hello"))
+    }
+
+    @Test func anotherAppsKeyWritesForItsOwnAppOnlyNeverForTheDefaultApp() async throws {
+        let fixture = try await Fixture()
+        let other = ["IM-API-KEY: other-key"]
+        // No appID, and appID null: written with OtherApp's appID.
+        #expect(
+            try await fixture.post(
+                "/imkit/push/v2", Self.v2.replacingOccurrences(of: #""appID":"SampleApp","#, with: ""), headers: other
+            ).status == 200)
+        #expect(
+            try await fixture.post("/imkit/push", Self.v1.dropLast() + #","appID":null}"#, headers: other).status == 200
+        )
+        #expect(try await fixture.post("/push/push2clients", Self.custom, headers: other).status == 200)
+        // Another app named: refused in IMKIT's shape, nothing written.
+        let named = try await fixture.post("/imkit/push/v2", Self.v2, headers: other)
+        #expect(named.status == 403)
+        #expect(named.body.contains(#""RC":403,"RM":"Forbidden","error":{"code":"APP_MISMATCH""#))
+        let records = try await fixture.records(count: 3)
+        await fixture.stop()
+        #expect(records.count == 3)
+        for record in records {
+            #expect(try JSONParser.parse(record.value)["appID"] == .string("OtherApp"))
+        }
     }
 
     @Test func everyRefusalHasItsStatusAndIMKITsBodyAndWritesNothing() async throws {
