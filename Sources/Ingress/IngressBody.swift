@@ -30,21 +30,33 @@ public enum IngressBody {
             try optionalString(root, "roomName")
             try decodesAsTheWorkersDo(root, now: now)
         case .customPush:
-            try decodesAsACustomPush(root)
+            try decodesAsACustomPush(root, now: now)
         }
     }
 
     /// Decodes a custom push with the decoder the workers use: a missing `clients` or `payload` is IMKIT's
-    /// `MISSING_PARAMETER`, any other error names its field.
-    private static func decodesAsACustomPush(_ root: JSONValue) throws(IMKITValidationError) {
+    /// `MISSING_PARAMETER`, any other error names its field. Then refuses, as `CustomPushRequestBuilder` would
+    /// skip or dead-letter it for every device, a push whose `expiry` has passed and one that cannot fit APNs' or
+    /// FCM's limit.
+    private static func decodesAsACustomPush(_ root: JSONValue, now: Date) throws(IMKITValidationError) {
+        let push: CustomPush
         do {
-            _ = try CustomPushDecoder().decode(root)
+            push = try CustomPushDecoder().decode(root)
         } catch {
             if ["clients", "payload"].contains(error.path), root[error.path] == nil || root[error.path] == .null {
                 throw IMKITValidationError(
                     code: .missingParameter, field: error.path, message: "clients and payload are required")
             }
             throw IMKITValidationError(code: .invalidParameter, field: error.path, message: error.message)
+        }
+        if CustomPushRequestBuilder.hasExpired(push, at: now) {
+            throw IMKITValidationError(
+                code: .invalidParameter, field: "payload.expiry", message: "has passed: no device would get the push")
+        }
+        for platform in [Platform.apns, .fcm] {
+            if let error = CustomPushRequestBuilder.tooLarge(push, on: platform) {
+                throw IMKITValidationError(code: .invalidParameter, field: error.path, message: error.message)
+            }
         }
     }
 

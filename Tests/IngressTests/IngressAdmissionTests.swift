@@ -122,6 +122,50 @@ import Testing
         #expect(nfd.allSatisfy { refusal($0)?.status == 403 })
     }
 
+    /// A custom push to `u` with `payload`, the JSON text of its members.
+    static func customPush(_ payload: String) -> String { #"{"clients":["u"],"payload":{"# + payload + "}}" }
+
+    /// `count` times `text` as a JSON string.
+    static func repeated(_ text: String, _ count: Int) -> String {
+        "\"" + String(repeating: text, count: count) + "\""
+    }
+
+    @Test(arguments: [
+        // 5,000 loc-args: even cut to nothing they are over 4 KB.
+        (
+            #""alert":{"loc-key":"k","loc-args":["# + Array(repeating: #""x""#, count: 5_000).joined(separator: ",")
+                + "]}",
+            "payload.alert.loc-args"
+        ),
+        // A sound JSON escapes (6 bytes a character) beside a long collapse key, icon and type: over FCM's 4,000 bytes.
+        (
+            #""title":"T","sound":"# + repeated("\\u0001", 256) + #","collapseKey":"# + repeated("😀", 256)
+                + #","icon":"#
+                + repeated("😀", 256) + #","type":"# + repeated("\\u0001", 64), "payload.sound"
+        ),
+        // Expired a second before the request.
+        (#""title":"T","expiry":1764590399"#, "payload.expiry"),
+    ])
+    func aCustomPushNoDeviceWouldGetIs400NamingTheField(payload: String, field: String) throws {
+        let roomy = IngressAdmission(keys: Self.keys, allowlist: nil, maximumBodyBytes: 262_144)
+        let (status, answer) = try #require(
+            refusal(decide("/push/push2clients", Self.customPush(payload), admission: roomy)))
+        #expect(status == 400)
+        #expect(answer["error"]?["code"] == .string("INVALID_PARAMETER"))
+        #expect(answer["error"]?["field"] == .string(field))
+    }
+
+    @Test(arguments: [
+        #""title":"T","sound":"# + repeated("s", 256) + #","collapseKey":"# + repeated("c", 256),
+        #""title":"T","sound":"# + repeated("😀", 256) + #","collapseKey":"# + repeated("😀", 256),
+        #""alert":{"loc-key":"k","loc-args":["# + Array(repeating: #""x""#, count: 100).joined(separator: ",") + "]}",
+        #""title":"T","expiry":1764590400"#,
+    ])
+    func aCustomPushThatFitsOnceCutIsWritten(payload: String) {
+        let roomy = IngressAdmission(keys: Self.keys, allowlist: nil, maximumBodyBytes: 262_144)
+        #expect(refusal(decide("/push/push2clients", Self.customPush(payload), admission: roomy)) == nil)
+    }
+
     @Test func aCustomPushKeepsItsOwnID() {
         let body = #"{"id":"p-7","clients":["u"],"payload":{}}"#
         guard case .write(let key, _) = decide("/push/push2clients", body) else {

@@ -184,4 +184,35 @@ import Testing
         }
         #expect(error.reason == .payloadTooLarge)
     }
+
+    @Test(arguments: [Platform.apns, .fcm])
+    func tooLargeSaysSoExactlyWhenNoDeviceCanGetThePush(platform: Platform) throws {
+        let builder = CustomPushRequestBuilder(context: Fixture.context)
+        let shortest = Device(platform: platform, token: platform == .apns ? Fixture.apnsToken : "x")
+        // From 100 to 2,000 loc-args: somewhere the smallest request crosses the limit.
+        var crossed = false
+        for count in stride(from: 100, through: 2_000, by: 50) {
+            let arguments = Array(repeating: #""argument""#, count: count).joined(separator: ",")
+            let push = try Self.push(#"{"alert": {"loc-key": "k", "loc-args": [\#(arguments)]}, "sound": "s"}"#)
+            let tooLarge = CustomPushRequestBuilder.tooLarge(push, on: platform)
+            let outcome = builder.outcome(for: push, device: shortest, now: Fixture.now)
+            if case .deadLetter(let error) = outcome {
+                #expect(error.reason == .payloadTooLarge)
+                #expect(tooLarge?.path == "payload.alert.loc-args")
+                crossed = true
+            } else {
+                #expect(tooLarge == nil, "\(count) loc-args")
+            }
+        }
+        #expect(crossed)
+    }
+
+    @Test func hasExpiredMeansAnExpiryBeforeNow() throws {
+        #expect(
+            CustomPushRequestBuilder.hasExpired(try Self.push(#"{"expiry": \#(Self.nowSeconds - 1)}"#), at: Fixture.now)
+        )
+        #expect(
+            !CustomPushRequestBuilder.hasExpired(try Self.push(#"{"expiry": \#(Self.nowSeconds)}"#), at: Fixture.now))
+        #expect(!CustomPushRequestBuilder.hasExpired(try Self.push("{}"), at: Fixture.now))
+    }
 }

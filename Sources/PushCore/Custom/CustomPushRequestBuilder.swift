@@ -34,17 +34,13 @@ public struct CustomPushRequestBuilder: Sendable {
         guard device.platform != .apnsVoip, device.platform != .web || context.sendsWebPush else {
             return .skipped(.platform)
         }
+        guard !Self.hasExpired(push, at: now) else { return .expired }
         let nowSeconds = Int64(clampingRoundedDown: now.timeIntervalSince1970)
         let expiresAt = push.payload.expiry ?? nowSeconds.addingClamped(Self.defaultTimeToLiveSeconds)
-        guard expiresAt >= nowSeconds else { return .expired }
         let timeToLive = min(expiresAt - nowSeconds, Self.maximumFCMTimeToLiveSeconds)
         let limit = PayloadLimit.bytes(for: device.platform)
         let body = { (trim: Trim) -> [UInt8] in
-            switch device.platform {
-            case .apns, .apnsVoip: Self.apnsBody(push, trim: trim)
-            case .fcm: Self.fcmBody(push, token: device.token, timeToLive: timeToLive, trim: trim)
-            case .web: Self.webBody(push, trim: trim)
-            }
+            Self.body(push, platform: device.platform, token: device.token, timeToLive: timeToLive, trim: trim)
         }
         guard let fitted = Self.largestFitting(push, limit: limit, body: body) else {
             return .deadLetter(
@@ -88,6 +84,21 @@ public struct CustomPushRequestBuilder: Sendable {
                 .init("apns-id", apnsID),
             ],
             body: body, sandbox: device.sandbox, expiresAtEpochSeconds: expiresAt)
+    }
+
+    /// Whether `push`'s `expiry` is before `now`: no device gets it then (`expired`).
+    public static func hasExpired(_ push: CustomPush, at now: Date) -> Bool {
+        guard let expiry = push.payload.expiry else { return false }
+        return expiry < Int64(clampingRoundedDown: now.timeIntervalSince1970)
+    }
+
+    /// The body of `push` for a device of `platform` with `token`, cut as `trim` says.
+    static func body(_ push: CustomPush, platform: Platform, token: String, timeToLive: Int64, trim: Trim) -> [UInt8] {
+        switch platform {
+        case .apns, .apnsVoip: apnsBody(push, trim: trim)
+        case .fcm: fcmBody(push, token: token, timeToLive: timeToLive, trim: trim)
+        case .web: webBody(push, trim: trim)
+        }
     }
 
     /// How far a body is cut down to fit.
