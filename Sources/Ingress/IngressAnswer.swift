@@ -35,11 +35,25 @@ public struct IngressAnswer: Sendable, Equatable {
     public static let unauthorized = refusal(
         401, code: "INVALID_API_KEY", message: "a valid key is required (IM-API-KEY, Authorization: Bearer or ?key=)")
 
-    /// `503` with `Retry-After`: Kafka did not take the record in time; nothing was written, send again.
+    /// `503` with `Retry-After`: Kafka did not take the record; it is not written, send again.
     public static func unavailable(retryAfterSeconds: Int) -> IngressAnswer {
         refusal(
-            503, code: "UNAVAILABLE", message: "the push could not be stored in time; send it again",
+            503, code: "UNAVAILABLE", message: "the push was not stored; send it again",
             headers: ["Retry-After": String(retryAfterSeconds)])
+    }
+
+    /// `504`: the record went to Kafka but no acknowledgement came in time, so it may be written; sending it again
+    /// may deliver the push twice.
+    public static let unconfirmed = refusal(
+        504, code: "UNCONFIRMED",
+        message:
+            "the push was sent to storage but not confirmed in time: it may be delivered; sending it again may deliver it twice"
+    )
+
+    /// The answer to a record Kafka did not acknowledge: `unconfirmed` when the broker may have stored it, else
+    /// `unavailable`.
+    public static func notAcknowledged(mayHaveBeenStored: Bool, retryAfterSeconds: Int) -> IngressAnswer {
+        mayHaveBeenStored ? unconfirmed : unavailable(retryAfterSeconds: retryAfterSeconds)
     }
 
     private static func reasonPhrase(_ status: Int) -> String {
@@ -53,6 +67,7 @@ public struct IngressAnswer: Sendable, Equatable {
         case 413: "Payload Too Large"
         case 415: "Unsupported Media Type"
         case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
         default: "Error"
         }
     }

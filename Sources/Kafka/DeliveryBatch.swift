@@ -15,6 +15,8 @@ final class DeliveryBatch: @unchecked Sendable {
         let batch: Unmanaged<DeliveryBatch>
         /// librdkafka's error code for the record (`RD_KAFKA_RESP_ERR_NO_ERROR`: stored), where it was stored.
         var code = RD_KAFKA_RESP_ERR_NO_ERROR
+        /// Whether the broker may have stored a record whose report is an error.
+        var mayHaveBeenStored = false
         var partition: Int32 = -1
         var offset: Int64 = -1
         /// Why the record could not be queued at all.
@@ -81,7 +83,10 @@ final class DeliveryBatch: @unchecked Sendable {
     func error(at index: Int, topic: () -> String) -> KafkaError? {
         if let refused = slots[index].refused { return refused }
         let code = slots[index].code
-        return code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(code, context: "delivering a record to \(topic())")
+        guard code != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        var error = KafkaError(code, context: "delivering a record to \(topic())")
+        error.mayHaveBeenStored = slots[index].mayHaveBeenStored
+        return error
     }
 
     /// Whether the record at `index` was refused because librdkafka's local queue was full; read once the batch
@@ -107,6 +112,8 @@ final class DeliveryBatch: @unchecked Sendable {
             let slot = opaque.assumingMemoryBound(to: Slot.self)
             let batch = slot.pointee.batch.takeUnretainedValue()
             slot.pointee.code = message.pointee.err
+            slot.pointee.mayHaveBeenStored =
+                rd_kafka_message_status(message) == RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED
             slot.pointee.partition = message.pointee.partition
             slot.pointee.offset = message.pointee.offset
             batch.filled()

@@ -14,6 +14,10 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     public let isRetriable: Bool
     /// Whether the client instance is unusable from now on.
     public let isFatal: Bool
+    /// On a failed delivery report: whether the broker may have stored the record anyway (librdkafka's
+    /// `RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED`: it was sent, but no acknowledgement came in time), so sending it
+    /// again may store it twice. `false` when it surely was not stored, and for every other error.
+    public var mayHaveBeenStored = false
 
     public init(code: Code, message: String, isRetriable: Bool? = nil, isFatal: Bool = false) {
         self.code = code

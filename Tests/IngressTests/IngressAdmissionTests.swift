@@ -278,9 +278,15 @@ import Testing
         #expect(String(decoding: IngressAnswer.accepted.body, as: UTF8.self) == #"{"RC":0,"RM":"OK","result":{}}"#)
     }
 
-    @Test func theUnavailableAnswerSaysWhenToRetry() {
-        let answer = IngressAnswer.unavailable(retryAfterSeconds: 1)
-        #expect(answer.status == 503)
-        #expect(answer.headers["Retry-After"] == "1")
+    @Test func aRecordSurelyNotWrittenIs503WithRetryAfterAndOneThatMayBeIs504Without() throws {
+        let notWritten = IngressAnswer.notAcknowledged(mayHaveBeenStored: false, retryAfterSeconds: 1)
+        #expect(notWritten.status == 503)
+        #expect(notWritten.headers["Retry-After"] == "1")
+        #expect(try JSONParser.parse(notWritten.body)["error"]?["code"] == .string("UNAVAILABLE"))
+        let mayBeWritten = IngressAnswer.notAcknowledged(mayHaveBeenStored: true, retryAfterSeconds: 1)
+        #expect(mayBeWritten.status == 504)
+        #expect(mayBeWritten.headers["Retry-After"] == nil)
+        #expect(try JSONParser.parse(mayBeWritten.body)["RM"] == .string("Gateway Timeout"))
+        #expect(try JSONParser.parse(mayBeWritten.body)["error"]?["code"] == .string("UNCONFIRMED"))
     }
 }

@@ -191,6 +191,24 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func aRecordKafkaWroteTooLateIsAnswered504MayBeWrittenNever503() async throws {
+        let fixture = try await Fixture(kafkaTimeoutMilliseconds: 1_000)
+        #expect(try await fixture.post("/imkit/push", Self.v1).status == 200)
+        // Every broker answer comes 2.5 s late: the record is sent and stored, its acknowledgement past the timeout.
+        try fixture.cluster.setRoundTripTime(broker: 1, milliseconds: 2_500)
+        let late = try await fixture.post(
+            "/push/push2clients", #"{"id":"p-late","clients":["u"],"payload":{"title":"T"}}"#)
+        #expect(late.status == 504)
+        #expect(late.body.contains(#""RC":504,"RM":"Gateway Timeout","error":{"code":"UNCONFIRMED""#))
+        #expect(late.headers["retry-after"] == nil)
+        try fixture.cluster.setRoundTripTime(broker: 1, milliseconds: 0)
+        // The producer still works, and the late record is in the topic once.
+        #expect(try await fixture.post("/imkit/push/v2", Self.v2).status == 200)
+        let keys = try await fixture.records(count: 3).map { String(decoding: $0.key ?? [], as: UTF8.self) }
+        await fixture.stop()
+        #expect(keys.sorted() == ["p-late", "room-1", "room-2"])
+    }
+
     @Test func whileKafkaIsDownTheAnswerIs503AndAfterItReturnsNothingIsLostOrDoubled() async throws {
         let fixture = try await Fixture(kafkaTimeoutMilliseconds: 1_500)
         #expect(try await fixture.post("/imkit/push", Self.v1).status == 200)

@@ -23,7 +23,7 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
     /// `PUSH_INGRESS_TOPIC` (default: the first of `PUSH_TOPICS`, else `chat.messages`).
     public var topic: String
     /// `PUSH_INGRESS_KAFKA_TIMEOUT_MS` (default 5000): how long Kafka may take to acknowledge a record before the
-    /// request is answered 503 (librdkafka's `message.timeout.ms`).
+    /// request is answered 503 or 504 (librdkafka's `message.timeout.ms`).
     public var kafkaTimeout: Duration
     /// The producer's properties: the `KAFKA_*` variables over `acks=all`, idempotence, `linger.ms=5` and the
     /// timeout above.

@@ -5,7 +5,7 @@ import Observability
 /// `push_ingress_kafka_seconds`, all created at start so that the first scrape holds them at 0.
 struct IngressMetrics: Sendable {
     /// The statuses the ingress answers with.
-    static let statuses = [200, 400, 401, 403, 404, 405, 413, 503]
+    static let statuses = [200, 400, 401, 403, 404, 405, 413, 503, 504]
     /// The route label of a path that is no route.
     static let otherRoute = "other"
 

@@ -5,8 +5,9 @@ import Observability
 import StatusServer
 
 /// The ingress's requests on the HTTP server: `IngressAdmission` decides, and a record to write is produced to the
-/// input topic, the answer going out from its delivery report — 200 once Kafka acknowledged it, 503 with
-/// `Retry-After` when it did not within the producer's `message.timeout.ms` (the record is then not written).
+/// input topic, the answer going out from its delivery report — 200 once Kafka acknowledged it; when it did not within
+/// the producer's `message.timeout.ms`, 503 with `Retry-After` if the record surely is not written, 504 if it was sent
+/// and may be.
 struct IngressRequestHandler: HTTPRequestHandler {
     let admission: AdmissionInForce
     let producer: KafkaProducer
@@ -38,6 +39,7 @@ struct IngressRequestHandler: HTTPRequestHandler {
         case .write(let key, let value):
             let started = ContinuousClock.now
             let logger = logger
+            let retryAfterSeconds = retryAfterSeconds
             let unavailable = IngressAnswer.unavailable(retryAfterSeconds: retryAfterSeconds)
             do throws(KafkaError) {
                 try producer.send(KafkaProducerRecord(topic: topic, key: key, value: value)) { result in
@@ -47,8 +49,14 @@ struct IngressRequestHandler: HTTPRequestHandler {
                         reply(.accepted)
                     case .failure(let error):
                         logger.warning(
-                            "ingress record not acknowledged", metadata: ["error": .string(error.description)])
-                        reply(unavailable)
+                            "ingress record not acknowledged",
+                            metadata: [
+                                "error": .string(error.description),
+                                "kafka.may_be_stored": .string(String(error.mayHaveBeenStored)),
+                            ])
+                        reply(
+                            .notAcknowledged(
+                                mayHaveBeenStored: error.mayHaveBeenStored, retryAfterSeconds: retryAfterSeconds))
                     }
                 }
             } catch {
