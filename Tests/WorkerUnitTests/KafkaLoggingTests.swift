@@ -43,4 +43,25 @@ private final class RecordingSink: LogSink {
         let levels = sink.records.withLock { $0.map(\.level) }
         #expect(levels == [.warning, .critical])
     }
+
+    /// The librdkafka in use is one line at start: a warning naming what it costs below 2.2, else information.
+    @Test(arguments: [
+        ("2.0.2", 0x0200_02ff, LogLevel.warning), ("2.1.1", 0x0201_01ff, .warning), ("2.2.0", 0x0202_00ff, .info),
+        ("2.16.1", 0x0210_01ff, .info),
+    ])
+    func theLibraryInUseIsLoggedWithAWarningBelow22(version: String, number: Int, level: LogLevel) {
+        let sink = RecordingSink()
+        Logger(label: "test", level: .trace, sink: sink).logKafkaLibrary(version: version, number: number)
+        let records = sink.records.withLock { $0 }
+        #expect(records.map(\.level) == [level])
+        #expect(records.first?.metadata["kafka.librdkafka"] == .string(version))
+        let advice = records.first?.metadata["kafka.advice"]
+        #expect((advice != nil) == (level == .warning))
+    }
+
+    @Test func theVersionNumberIsTheVersionItNames() {
+        let parts = KafkaLibrary.version.split(separator: ".").compactMap { Int($0) }
+        #expect(parts.count == 3)
+        #expect(KafkaLibrary.versionNumber >> 8 == parts[0] << 16 | parts[1] << 8 | parts[2])
+    }
 }

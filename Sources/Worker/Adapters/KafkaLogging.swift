@@ -12,6 +12,16 @@ extension Logger {
         }
     }
 
+    /// The librdkafka the process runs on, one line at start; a warning below 2.2 (`KafkaLibrary.shortcoming`).
+    func logKafkaLibrary(version: String = KafkaLibrary.version, number: Int = KafkaLibrary.versionNumber) {
+        if let shortcoming = KafkaLibrary.shortcoming(ofVersion: number) {
+            warning(
+                "librdkafka", metadata: ["kafka.librdkafka": .string(version), "kafka.advice": .string(shortcoming)])
+        } else {
+            info("librdkafka", metadata: ["kafka.librdkafka": .string(version)])
+        }
+    }
+
     /// Errors a Kafka client reports outside a delivery (broker down, authentication, fatal) as warnings, or
     /// as critical events when the client can no longer be used.
     func kafkaErrorHandler() -> @Sendable (KafkaError) -> Void {

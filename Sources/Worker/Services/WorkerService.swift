@@ -25,6 +25,7 @@ public enum WorkerService {
         let configuration = settings.worker
         let logger = Logger(label: "push-worker", level: settings.logLevel)
         logger.info("starting", metadata: ["config": .string(configuration.description)])
+        logger.logKafkaLibrary()
         logAbsent(settings.absentProviders, logger: logger)
         if !configuration.ignoredKafkaVariables.isEmpty {
             // Kubernetes' service links (KAFKA_PORT=tcp://…) name no librdkafka property: never passed on.
