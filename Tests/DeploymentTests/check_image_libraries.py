@@ -5,8 +5,9 @@ Usage: python check_image_libraries.py DOCKERFILE BINARY   (exit 0 when every ch
 The binary is the debug build the tests already have: its shared-library set is the release binary's plus the
 Swift runtime, which the release build links statically (--static-swift-stdlib) and which is therefore left out
 (libraries no Debian package owns). Every other library must come from a package the runtime stage installs, one
-of their dependencies, or a package every Debian image has (Priority: required); and every library package the
-runtime stage installs must be needed.
+of their dependencies, a package every Debian image has (Priority: required), or a library the runtime stage copies
+in itself (`COPY --from=… /usr/local/lib/NAME`: librdkafka, whichever librdkafka.so.1 ldd finds here); and every
+library package the runtime stage installs, and every library it copies, must be needed.
 """
 
 import os
@@ -61,11 +62,21 @@ def runtime_packages(dockerfile):
     return packages
 
 
+def copied_libraries(dockerfile):
+    """The file names of the libraries the last stage copies from another stage into a library folder."""
+    text = open(dockerfile).read()
+    last_stage = text[text.rindex("\nFROM "):]
+    return {match.group(1) for match in re.finditer(r"^COPY --from=\S+ \S+ /usr/(?:local/)?lib/\S*?([^/\s]+)$",
+                                                     last_stage, re.MULTILINE)}
+
+
 def main():
     dockerfile, binary = sys.argv[1], sys.argv[2]
     output = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
     paths = [line.split("=>")[1].split("(")[0].strip() for line in output.splitlines() if "=>" in line]
-    needed = {path: owner(path) for path in paths if path and path != "not found"}
+    copied = copied_libraries(dockerfile)
+    loaded = {os.path.basename(path) for path in paths}
+    needed = {path: owner(path) for path in paths if path and path != "not found" and os.path.basename(path) not in copied}
     installed = runtime_packages(dockerfile)
     available = dependency_closure(installed)
     required = {line.split()[0] for line in subprocess.run(
@@ -87,6 +98,8 @@ def main():
     for package in installed:
         if package.startswith("lib") and package not in used:
             failures.append(f"the runtime stage installs {package}, which the binary does not load")
+    for name in sorted(copied - loaded):
+        failures.append(f"the runtime stage copies {name}, which the binary does not load")
     for failure in failures:
         print(failure)
     return 1 if failures else 0

@@ -22,8 +22,9 @@ public final class ChildProcess: Sendable {
         public var description: String { "no executable at \(path): run `swift build` first" }
     }
 
-    /// Starts `executable` with `arguments` and, when given, only `environment` as its environment; throws
-    /// `MissingExecutable` when there is no such executable.
+    /// Starts `executable` with `arguments` and, when given, only `environment` as its environment (either way with
+    /// the librdkafka `LibrdkafkaChoice` chooses first on its library path); throws `MissingExecutable` when there is
+    /// no such executable.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw MissingExecutable(path: executable.path)
@@ -31,7 +32,7 @@ public final class ChildProcess: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        if let environment { process.environment = environment }
+        process.environment = LibrdkafkaChoice.applied(to: environment ?? ProcessInfo.processInfo.environment)
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()

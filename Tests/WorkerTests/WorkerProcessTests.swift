@@ -43,6 +43,9 @@ func startDevBroker(partitions: Int = 2) async throws -> (DevBrokerProcess, Stri
         #expect(await worker.exitStatus() == 0)
         #expect(worker.stderr.contains("\"shut down\""))
         _ = try? await broker.terminate()
+        // It ran on the librdkafka the harness chose (LibrdkafkaChoice), and said so at start.
+        let expected = try LibrdkafkaChoice.chosenVersion()
+        #expect(worker.stderr.contains("\"kafka.librdkafka\":\"\(expected)\""), "expected librdkafka \(expected)")
     }
 
     @Test func aChangedRulesFileIsAppliedAndABadOneRefusedWithoutRestart() async throws {

@@ -28,6 +28,7 @@ main() {
     build_revisions "$rev_a" "$rev_b" push-worker
     echo "ab: A = $rev_a ($bin_a), B = $rev_b ($bin_b); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     # Both transports unless the options name one (bench.py takes the last --transport).
+    source deploy/local/librdkafka.sh
     exec .venv/bin/python deploy/local/bench.py --bin "A=$bin_a" --bin "B=$bin_b" --rounds 3 --no-replay \
         --transport curl,nghttp2 "$@"
 }

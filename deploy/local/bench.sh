@@ -13,4 +13,5 @@ bash deploy/local/setup.sh nginx libnginx-mod-http-echo nghttp2-client libnghttp
 swift build -c release --product push-worker
 bin="$(swift build -c release --show-bin-path)/push-worker"
 echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+source deploy/local/librdkafka.sh
 exec .venv/bin/python deploy/local/bench.py --bin "$bin" "$@"

@@ -19,6 +19,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=librdkafka.sh
+source "$(dirname "$0")/librdkafka.sh"
 
 "$BIN" dev-broker --brokers 1 --partitions 6 --topics chat.messages >"$work/broker.out" 2>"$work/broker.err" &
 pids+=($!)

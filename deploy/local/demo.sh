@@ -7,4 +7,5 @@ cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh
 # A debug build: the demo needs no optimizer, and `swift build` for the tests shares it.
 swift build --product push-worker
+source deploy/local/librdkafka.sh
 exec .venv/bin/python deploy/local/demo.py --worker "$(swift build --show-bin-path)/push-worker"

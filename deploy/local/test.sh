@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
+# shellcheck source=librdkafka.sh
+source deploy/local/librdkafka.sh
 swift format lint --strict -r Sources Tests Package.swift
 unset PUSH_WORKER_INTEGRATION
 swift build --build-tests
