@@ -202,7 +202,7 @@ public final class ObservabilityObserver: PipelineObserver {
         case .delivered: return
         case .credentials: (level, message) = (.error, "provider refused credentials")
         case .retry: (level, message) = (.warning, "provider send failed")
-        case .rejected: (level, message) = (.warning, "provider rejected the send")
+        case .rejected, .tooLarge: (level, message) = (.warning, "provider rejected the send")
         case .invalidToken: (level, message) = (.info, "provider reports the token invalid")
         }
         var metadata = context.metadata
@@ -230,7 +230,7 @@ public final class ObservabilityObserver: PipelineObserver {
         switch outcome {
         case .delivered: nil
         case .invalidToken(let status, let reason, _), .rejected(let status, let reason),
-            .retry(let status, let reason, _), .credentials(let status, let reason):
+            .retry(let status, let reason, _), .credentials(let status, let reason), .tooLarge(let status, let reason):
             (reason, status)
         }
     }

@@ -256,7 +256,7 @@ extension DeliveryOutcome {
         switch self {
         case .delivered: ReceiptStatus.delivered.rawValue
         case .invalidToken: ReceiptStatus.invalidToken.rawValue
-        case .rejected: ReceiptStatus.rejected.rawValue
+        case .rejected, .tooLarge: ReceiptStatus.rejected.rawValue
         case .retry: "retry"
         case .credentials: "credentials"
         }

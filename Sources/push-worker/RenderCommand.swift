@@ -12,7 +12,7 @@ enum RenderCommand {
 
     static let subcommand = Subcommand(
         name: "render",
-        summary: "Prints the exact APNs / FCM requests an event would produce, per device.",
+        summary: "Prints the exact APNs / FCM / Web Push requests an event would produce, per device.",
         synopsis: "--event FILE [--devices FILE] [--rules FILE] [--apns-topic TOPIC] [--fcm-project ID] [--now TIME]",
         discussion: """
             The rules table is --rules, else PUSH_RULES_FILE, else the built-in table. The APNs topic is \
@@ -24,7 +24,8 @@ enum RenderCommand {
             table's defaultLocale. An IMKIT message (a JSON object with messageType) needs --devices: its \
             clients' subscription records, one JSON object a line as on PUSH_DEVICES_TOPIC, optionally with \
             client-settings records (those without type); the report ends with the clients and devices not sent \
-            to, and why.
+            to, and why. A web device's request shows the plaintext its service worker reads and how it is \
+            encrypted and signed (as with VAPID keys configured); keys are never printed.
             """,
         options: [
             .value("--event", "FILE", "The chat-message event or IMKIT message (JSON)."),
@@ -75,7 +76,7 @@ enum RenderCommand {
         }
         let context = ProviderContext(
             apnsTopic: arguments.value("--apns-topic") ?? settings.apnsTopic ?? defaultAPNsTopic,
-            fcmProjectID: fcmProjectID
+            fcmProjectID: fcmProjectID, sendsWebPush: true
         )
         let now = givenTime ?? event.createdAt ?? Date()
         let decisions = PushPlanner(rules: rules, context: context, defaultLocale: settings.defaultLocale).plan(

@@ -1,5 +1,6 @@
 import DeviceRegistry
 import PushCore
+import TestSupport
 import Testing
 
 @Suite struct MemoryDeviceStoreTests {
@@ -27,6 +28,14 @@ import Testing
         #expect(store.subscriptions(of: phone.key.client) == [tablet, phone])
         #expect(store.token(of: phone.key) == Registry.apnsToken(1))
         #expect(store.keys(ofClient: "aaa", holding: Registry.fcmToken(2), on: .fcm) == [tablet.key])
+    }
+
+    @Test func aBrowsersSubscriptionIsFoundByItsTokenOnTheWebPlatform() {
+        let store = MemoryDeviceStore()
+        let browser = Registry.subscription(client: "bbb", type: .web, device: "B1", token: Fixture.webToken)
+        store.apply(.put(browser.key, browser))
+        #expect(store.keys(ofClient: "bbb", holding: Fixture.webToken, on: .web) == [browser.key])
+        #expect(store.keys(ofClient: "bbb", holding: Fixture.webToken, on: .fcm).isEmpty)
     }
 
     @Test func anotherTypeOrDeviceIsAnotherSubscription() {

@@ -22,6 +22,7 @@ import Testing
             Self.series(registry) == [
                 #"push_token_invalidation_suspended{app="",provider="apns"} 0"#,
                 #"push_token_invalidation_suspended{app="",provider="fcm"} 0"#,
+                #"push_token_invalidation_suspended{app="",provider="webpush"} 0"#,
             ])
         _ = watch.answer(.init(app: "", provider: .fcm), invalid: true, nowMillis: clock.nowMillis())
         #expect(Self.series(registry).contains(#"push_token_invalidation_suspended{app="",provider="fcm"} 1"#))

@@ -44,7 +44,7 @@ import Testing
         ("https://127.0.0.1./x", "the endpoint is a private IPv4 address"),
         ("https://[zz::1]/x", "the endpoint's host is a numeric address in a non-canonical form"),
         ("https://push.example.net:8443/x", "the endpoint's port 8443 is not 443"),
-        ("https://127.0.0.1:8443/x", "the endpoint's port 8443 is not 443"),
+        ("https://127.0.0.1:8443/x", "the endpoint is a private IPv4 address"),
     ])
     func privateAddressesAndOtherPortsAreRefusedByDefault(endpoint: String, reason: String) throws {
         #expect(try refusal(endpoint) == reason)

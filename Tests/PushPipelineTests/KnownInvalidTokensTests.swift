@@ -13,6 +13,14 @@ import Testing
         #expect(tokens.count == 1)
     }
 
+    @Test func aWebSubscriptionCalledGoneIsKnownDead() {
+        var tokens = KnownInvalidTokens()
+        let applied = tokens.apply(key: "web:" + hash, value: [1])
+        #expect(applied)
+        #expect(tokens.contains(platform: "web", tokenHash: hash))
+        #expect(!tokens.contains(platform: "fcm", tokenHash: hash))
+    }
+
     @Test func aTombstoneBringsTheTokenBack() {
         var tokens = KnownInvalidTokens()
         tokens.apply(key: "apns-voip:" + hash, value: [1])
@@ -22,7 +30,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "fcm", "fcm:", "web:" + InvalidTokenRecordTests.hash, "fcm:sha256:xyz",
+        "fcm", "fcm:", "hms:" + InvalidTokenRecordTests.hash, "fcm:sha256:xyz",
         "fcm:md5:" + String(repeating: "0", count: 64),
         "fcm:sha256:" + String(repeating: "G", count: 64), "fcm:sha256:" + String(repeating: "A", count: 64),
     ])

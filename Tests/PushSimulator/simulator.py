@@ -1,4 +1,4 @@
-"""The push simulator: a TLS HTTP/2 test double of APNs, FCM and Google OAuth, with a control API.
+"""The push simulator: a TLS HTTP/2 test double of APNs, FCM, Google OAuth and a Web Push service, with a control API.
 
     python Tests/PushSimulator/simulator.py --cert-dir DIR [--port 0] [--control-port 0] [--routes echo,apns]
 
@@ -33,7 +33,7 @@ import certs  # noqa: E402
 import control  # noqa: E402
 from server import Simulator  # noqa: E402
 
-OPTIONAL_ROUTE_MODULES = ("apns", "fcm", "oauth", "hostile")
+OPTIONAL_ROUTE_MODULES = ("apns", "fcm", "oauth", "hostile", "webpush")
 
 
 def route_modules(requested: str | None) -> list[str]:

@@ -7,6 +7,7 @@ extension DeliveryOutcome {
         case .delivered: "delivered"
         case .invalidToken: "invalidToken"
         case .rejected: "rejected"
+        case .tooLarge: "tooLarge"
         case .retry: "retry"
         case .credentials: "credentials"
         }
@@ -17,7 +18,7 @@ extension DeliveryOutcome {
         switch self {
         case .delivered: nil
         case .invalidToken(_, let reason, _), .rejected(_, let reason), .retry(_, let reason, _),
-            .credentials(_, let reason):
+            .credentials(_, let reason), .tooLarge(_, let reason):
             reason
         }
     }

@@ -49,8 +49,8 @@ import Testing
             catalog: catalog, transport: transport, signers: APNsTokenSigners(), requestDeadline: .seconds(1),
             maximumLiveApps: 4,
             idleTimeout: .seconds(60), metrics: metrics, clock: ManualClock())
-        let sender = ProviderSender(apns: nil, fcm: nil, apps: apps)
-        #expect(sender.configuredProviders == PushProvider.allCases)
+        let sender = ProviderSender(apns: nil, fcm: nil, webPush: nil, apps: apps)
+        #expect(sender.configuredProviders == [.apns, .fcm])
 
         #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))
         #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))

@@ -47,12 +47,15 @@ struct WorkerHealthTests {
     }
 
     @Test func theProvidersCheckNamesTheActiveProvidersAndWhyOneIsLeftOutWithoutFailing() {
-        #expect(WorkerHealth.providers(configured: [.apns, .fcm], absent: []) == .pass("apns,fcm"))
+        #expect(
+            WorkerHealth.providers(configured: [.apns, .fcm], absent: [])
+                == .pass("apns,fcm; webpush: no VAPID key (WEBPUSH_VAPID_KEY_FILE), web devices are skipped"))
+        #expect(WorkerHealth.providers(configured: [.apns, .fcm, .webpush], absent: []) == .pass("apns,fcm,webpush"))
         let absent = AbsentProvider(
             provider: .apns, variable: "APNS_KEY_FILE", reason: "APNS_KEY_FILE /k.p8 does not exist")
         #expect(
-            WorkerHealth.providers(configured: [.fcm], absent: [absent])
-                == .pass("fcm; left out: apns: APNS_KEY_FILE /k.p8 does not exist"))
+            WorkerHealth.providers(configured: [.fcm, .webpush], absent: [absent])
+                == .pass("fcm,webpush; left out: apns: APNS_KEY_FILE /k.p8 does not exist"))
     }
 
     @Test func aTableFailsWhileLoadingWithinTheStartWaitAndWarnsPastIt() {

@@ -1,4 +1,4 @@
-/// What one send to APNs or FCM came to, as the provider said it: its HTTP status when it answered (`nil` when no
+/// What one send to APNs, FCM or a Web Push service came to, as the provider said it: its HTTP status when it answered (`nil` when no
 /// response came or the client decided before sending) and its reason, verbatim (`Unregistered`,
 /// `UNREGISTERED`, `transport: timeout`). Receipts, dead letters, logs and metrics take these as they are.
 public enum DeliveryOutcome: Sendable, Equatable {
@@ -9,6 +9,8 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case invalidToken(status: Int?, reason: String, invalidSinceMillis: Int64?)
     /// Refused for good: sending the same request again will fail again.
     case rejected(status: Int?, reason: String)
+    /// Refused as too large (a Web Push service's 413): dead-lettered as `payload_too_large`, not sent again.
+    case tooLarge(status: Int?, reason: String)
     /// A transient failure (5xx, 429, a lost connection); `after` is at least the provider's Retry-After.
     case retry(status: Int?, reason: String, after: Duration?)
     /// The provider refused our credentials (key, team, project or trust configuration) and one renewal did not
@@ -19,7 +21,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
     public var isProviderFailure: Bool {
         switch self {
         case .retry, .credentials: true
-        case .delivered, .invalidToken, .rejected: false
+        case .delivered, .invalidToken, .rejected, .tooLarge: false
         }
     }
 

@@ -64,13 +64,31 @@ public enum DecisionReport {
 
     private static func requestValue(_ request: ProviderRequest) -> JSONValue {
         var members = [JSONMember("method", .string(request.method)), JSONMember("path", .string(request.path))]
-        if request.platform != .fcm {
+        if request.platform == .apns || request.platform == .apnsVoip {
             members.append(JSONMember("host", .string(request.sandbox ? "sandbox" : "production")))
         }
         members.append(JSONMember("headers", .object(request.headers.map { JSONMember($0.name, .string($0.value)) })))
         let body = (try? JSONParser.parse(request.body)) ?? .string(String(decoding: request.body, as: UTF8.self))
         members.append(JSONMember("body", body))
         members.append(JSONMember("bodySize", .number(String(request.body.count))))
+        if request.platform == .web { members.append(JSONMember("encryption", webPushEncryption(request))) }
         return .object(members)
+    }
+
+    /// How the sender encrypts and signs a Web Push request: the body above is the plaintext; the key and salt are
+    /// drawn per message, and the VAPID key is the sender's, so neither is shown.
+    private static func webPushEncryption(_ request: ProviderRequest) -> JSONValue {
+        let encrypted = 86 + request.body.count + 1 + 16
+        return .object([
+            JSONMember("contentEncoding", .string("aes128gcm (RFC 8291)")),
+            JSONMember("recordSize", .number("4096")),
+            JSONMember("paddingDelimiter", .string("0x02")),
+            JSONMember("salt", .string("16 random bytes per message")),
+            JSONMember("senderKey", .string("a fresh P-256 key per message")),
+            JSONMember("encryptedSize", .number(String(encrypted))),
+            JSONMember(
+                "authorization",
+                .string("vapid t=<ES256 JWT: aud the endpoint's origin, exp ≤ 24 h, sub>, k=<VAPID public key>")),
+        ])
     }
 }

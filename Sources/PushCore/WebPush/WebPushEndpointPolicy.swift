@@ -16,10 +16,12 @@ public struct WebPushEndpointPolicy: Sendable, Equatable {
     /// Why `subscription`'s endpoint is refused, or `nil` when it may be sent to. Names the rule, not the endpoint.
     public func refusal(of subscription: WebPushSubscription) -> String? {
         if allowsPrivateEndpoints { return nil }
-        if let port = subscription.port, port != 443 {
-            return "the endpoint's port \(port) is not 443"
-        }
-        let host = subscription.host
+        if let refusal = Self.refusal(ofHost: subscription.host) { return refusal }
+        if let port = subscription.port, port != 443 { return "the endpoint's port \(port) is not 443" }
+        return nil
+    }
+
+    private static func refusal(ofHost host: String) -> String? {
         if host == "localhost" || host.hasSuffix(".localhost") || host == "localhost." {
             return "the endpoint's host is localhost"
         }

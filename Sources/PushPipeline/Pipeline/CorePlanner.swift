@@ -99,9 +99,15 @@ public final class CorePlanner: EventPlanner {
         return .success(planned)
     }
 
-    /// The APNs topic or FCM project a send goes to (`nil` when nothing is sent).
+    /// The APNs topic, FCM project or Web Push service origin a send goes to (`nil` when nothing is sent).
     static func app(of outcome: DeviceDecision.Outcome) -> String? {
         guard case .send(let request) = outcome else { return nil }
+        if request.platform == .web {
+            // The endpoint's `https://host[:port]`: its path names the subscription, its origin only the service.
+            let rest = request.path.utf8.drop { $0 != UInt8(ascii: "/") }.dropFirst(2)
+            let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
+            return "https://" + String(Substring(authority)).lowercased()
+        }
         if request.platform == .fcm {
             // `/v1/projects/<project>/messages:send`: the third segment, read in place.
             let prefix = "/v1/projects/"
@@ -127,7 +133,12 @@ public final class CorePlanner: EventPlanner {
     {
         switch outcome {
         case .send(let request):
-            let provider: PushProvider = request.platform == .fcm ? .fcm : .apns
+            let provider: PushProvider =
+                switch request.platform {
+                case .apns, .apnsVoip: .apns
+                case .fcm: .fcm
+                case .web: .webpush
+                }
             return .send(provider, ProviderSend(request: request, deviceToken: token, appID: appID))
         case .skipped(let reason):
             return .skipped(reason: reason)

@@ -128,7 +128,7 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
 
     /// What an attempt means for its device: a final result, or a reason to send again.
     enum Verdict {
-        /// Delivered, invalid token or rejected: a receipt, no further attempt.
+        /// Delivered, invalid token, rejected or too large: a receipt (and a dead letter), no further attempt.
         case final(DeviceResult)
         /// A failure worth another attempt: its reason, HTTP status and `Retry-After`.
         case again(reason: String, status: Int?, retryAfter: Duration?)
@@ -148,6 +148,10 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
                         tokenInvalidSinceMillis: timestamp)))
         case .rejected(_, let why):
             .final(.finished(FinishedDevice(.rejected, reason: why, attempt: attempt, attempts: attempts)))
+        case .tooLarge(let code, let why):
+            .final(
+                .deadLettered(
+                    DeliveryFailure(reason: .payloadTooLarge, message: why, status: code, attempts: attempts)))
         case .retry(let code, let why, let after):
             .again(reason: why, status: code, retryAfter: after)
         case .credentials(let code, let why):

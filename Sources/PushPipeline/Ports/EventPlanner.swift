@@ -4,12 +4,14 @@ import PushCore
 public enum PushProvider: String, Sendable, Hashable, CaseIterable {
     case apns
     case fcm
+    /// Web Push (RFC 8030) to the push service of each `web` device's endpoint.
+    case webpush
 }
 
 /// One device of one recipient, as receipts and narrowed events name it.
 public struct DeviceTarget: Sendable, Hashable {
     public var userId: String
-    /// `apns`, `apns-voip` or `fcm`, as in the event.
+    /// `apns`, `apns-voip`, `fcm` or `web`, as in the event.
     public var platform: String
     /// The raw device token: only ever written to invalid-token records and narrowed events.
     public var token: String

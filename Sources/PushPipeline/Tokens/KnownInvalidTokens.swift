@@ -22,7 +22,7 @@ public struct KnownInvalidTokens: Sendable {
         }
     }
 
-    private static let platforms = ["apns", "apns-voip", "fcm"]
+    private static let platforms = ["apns", "apns-voip", "fcm", "web"]
     private var entries: Set<Entry> = []
 
     public init() {}

@@ -3,34 +3,42 @@ import Providers
 import PushCore
 import PushPipeline
 
-/// The sender port over the APNs and FCM clients: the default app's, or, for a message with an `appID`, that app's
-/// of `PUSH_APPS_DIR`.
+/// The sender port over the APNs, FCM and Web Push clients: the default app's, or, for a message with an `appID`,
+/// that app's of `PUSH_APPS_DIR`.
 public struct ProviderSender: PushSender {
     private let apns: APNsClient?
     private let fcm: FCMClient?
+    private let webPush: WebPushClient?
     private let apps: AppSenders?
 
-    public init(apns: APNsClient?, fcm: FCMClient?) {
-        self.init(apns: apns, fcm: fcm, apps: nil)
+    public init(apns: APNsClient?, fcm: FCMClient?, webPush: WebPushClient? = nil) {
+        self.init(apns: apns, fcm: fcm, webPush: webPush, apps: nil)
     }
 
     /// With `apps`, a send with an `appID` goes with that app's clients; without, every send goes with the default
     /// app's.
-    init(apns: APNsClient?, fcm: FCMClient?, apps: AppSenders?) {
+    init(apns: APNsClient?, fcm: FCMClient?, webPush: WebPushClient?, apps: AppSenders?) {
         self.apns = apns
         self.fcm = fcm
+        self.webPush = webPush
         self.apps = apps
     }
 
-    /// The providers with a client, in `PushProvider` order: every provider when apps may bring their own.
+    /// The providers with a client, in `PushProvider` order: APNs and FCM when apps may bring their own.
     public var configuredProviders: [PushProvider] {
-        guard apps == nil else { return PushProvider.allCases }
-        return PushProvider.allCases.filter { $0 == .apns ? apns != nil : fcm != nil }
+        PushProvider.allCases.filter { provider in
+            switch provider {
+            case .apns: apps != nil || apns != nil
+            case .fcm: apps != nil || fcm != nil
+            case .webpush: webPush != nil
+            }
+        }
     }
 
     public func send(_ send: ProviderSend, to provider: PushProvider) async -> DeliveryOutcome {
-        guard let apps else { return await self.send(send, to: provider, with: AppClients(apns: apns, fcm: fcm)) }
-        var clients = AppClients(apns: apns, fcm: fcm)
+        let defaults = AppClients(apns: apns, fcm: fcm, webPush: webPush)
+        guard let apps else { return await self.send(send, to: provider, with: defaults) }
+        var clients = defaults
         if !send.appID.isEmpty {
             switch apps.clients(ofApp: send.appID) {
             case .success(let app): clients = app
@@ -57,6 +65,11 @@ public struct ProviderSender: PushSender {
         case .fcm:
             guard let fcm = clients.fcm else { return .rejected(status: nil, reason: "FCM is not configured") }
             return await fcm.send(body: request.body)
+        case .webpush:
+            guard let webPush = clients.webPush else {
+                return .rejected(status: nil, reason: "Web Push is not configured")
+            }
+            return await webPush.send(subscription: send.deviceToken, request: request)
         }
     }
 }

@@ -4,10 +4,12 @@ import Providers
 import PushPipeline
 import Synchronization
 
-/// The APNs and FCM clients of one app: its provider tokens and OAuth tokens.
+/// The APNs, FCM and Web Push clients of one app: its provider tokens, OAuth tokens and VAPID key. The apps of
+/// `PUSH_APPS_DIR` have no Web Push client (their `web` devices are skipped, reason `platform`).
 struct AppClients: Sendable {
     var apns: APNsClient?
     var fcm: FCMClient?
+    var webPush: WebPushClient?
 }
 
 /// The clients of the apps of `PUSH_APPS_DIR`, made from the catalog on an app's first send and dropped when idle

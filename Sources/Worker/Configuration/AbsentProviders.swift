@@ -20,7 +20,7 @@ public struct AbsentProvider: Sendable, Equatable, CustomStringConvertible {
 ///
 /// APNs' identity variables are `APNS_KEY_ID`, `APNS_TEAM_ID` and `APNS_CERT_KEY_PASSWORD`, its credential files
 /// `APNS_KEY_FILE`, `APNS_CERT_FILE` and `APNS_CERT_KEY_FILE`; FCM has only `FCM_SERVICE_ACCOUNT_FILE` (the project
-/// is the service account's).
+/// is the service account's); Web Push only `WEBPUSH_VAPID_KEY_FILE` (its subject goes with it).
 enum AbsentProviders {
     /// One provider's variables as the rule sees them.
     struct Variables {
@@ -35,6 +35,7 @@ enum AbsentProviders {
             provider: .apns, prefix: "APNS_", identity: ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_CERT_KEY_PASSWORD"],
             files: ["APNS_KEY_FILE", "APNS_CERT_FILE", "APNS_CERT_KEY_FILE"]),
         Variables(provider: .fcm, prefix: "FCM_", identity: [], files: ["FCM_SERVICE_ACCOUNT_FILE"]),
+        Variables(provider: .webpush, prefix: "WEBPUSH_", identity: [], files: ["WEBPUSH_VAPID_KEY_FILE"]),
     ]
 
     /// `variables` without the variables of every absent provider, and those providers. When none remains, the

@@ -14,6 +14,8 @@ public struct ProviderCredentials: Sendable {
     public var apnsClientCertificate: Secret<ClientCertificate>?
     /// FCM: the service account of `FCM_SERVICE_ACCOUNT_FILE`, its private key included.
     public var googleServiceAccount: Secret<GoogleServiceAccount>?
+    /// Web Push: the VAPID key of `WEBPUSH_VAPID_KEY_FILE` with `WEBPUSH_VAPID_SUBJECT`.
+    public var vapidKey: Secret<VAPIDKey>?
 
     /// Reads and checks the credentials `configuration` names, and that `PUSH_APPS_DIR` can be listed.
     static func load(for configuration: WorkerConfiguration, files: some FileReading) throws(InvalidSetting) -> Self {
@@ -62,6 +64,15 @@ public struct ProviderCredentials: Sendable {
                 throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(error.reason)")
             }
             credentials.googleServiceAccount = Secret(account)
+        }
+        if let webPush = configuration.webPush {
+            let pem = String(
+                decoding: try read(webPush.keyFile, variable: "WEBPUSH_VAPID_KEY_FILE", files: files), as: UTF8.self)
+            do {
+                credentials.vapidKey = Secret(try VAPIDKey(pem: pem, subject: webPush.subject))
+            } catch {
+                throw InvalidSetting(variable: error.field, reason: error.reason)
+            }
         }
         if let apps = configuration.apps {
             // The app folders themselves are read by `AppCatalog`: a broken one refuses its app only.

@@ -32,6 +32,17 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         public var serviceAccountFile: String
     }
 
+    /// Web Push for the default app: its VAPID key file and subject, and where endpoints may point.
+    public struct WebPush: Sendable, Equatable {
+        /// `WEBPUSH_VAPID_KEY_FILE`: a PEM P-256 private key.
+        public var keyFile: String
+        /// `WEBPUSH_VAPID_SUBJECT`: a `mailto:` or `https:` contact.
+        public var subject: String
+        /// `WEBPUSH_ALLOW_PRIVATE_ENDPOINTS=true`: private, loopback and link-local IP literals and any port
+        /// (tests, the demo).
+        public var allowsPrivateEndpoints: Bool
+    }
+
     /// librdkafka properties from `KAFKA_*` (bootstrap servers and group id included).
     public var kafka: KafkaConfiguration
     /// `KAFKA_*` variables that name no librdkafka property (Kubernetes' service links such as `KAFKA_PORT`):
@@ -50,6 +61,8 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var rulesCheckInterval: Duration
     public var apns: APNs?
     public var fcm: FCM?
+    /// Web Push for the default app; `nil` without VAPID keys (its `web` devices are skipped, reason `platform`).
+    public var webPush: WebPush?
     /// The apps of `PUSH_APPS_DIR`, each with its own credentials; `nil` for one app per deployment.
     public var apps: AppsConfiguration?
     /// Extra CA bundle to trust for provider connections.
@@ -103,6 +116,11 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
             lines.append("apns: url=\(apns.url) sandbox=\(apns.sandboxURL) \(credentials) topic=\(apns.topic)")
         }
         if let fcm { lines.append("fcm: url=\(fcm.url) serviceAccount=\(fcm.serviceAccountFile)") }
+        if let webPush {
+            lines.append(
+                "webpush: vapidKey=\(webPush.keyFile) subject=\(webPush.subject) "
+                    + "privateEndpoints=\(webPush.allowsPrivateEndpoints ? "allowed" : "refused")")
+        }
         if let apps {
             lines.append(
                 "apps: dir=\(apps.directory) checkMs=\(apps.checkInterval.wholeMilliseconds) maxLive=\(apps.maximumLiveApps) "
@@ -215,7 +233,8 @@ extension SettingReader {
         let apns = try apnsSettings(allowsInsecureHTTP: allowsInsecureHTTP)
         let fcm = try fcmSettings(allowsInsecureHTTP: allowsInsecureHTTP)
         let apps = try appsConfiguration(allowsInsecureHTTP: allowsInsecureHTTP)
-        guard apns != nil || fcm != nil || apps != nil else {
+        let webPush = try webPushSettings()
+        guard apns != nil || fcm != nil || webPush != nil || apps != nil else {
             if let first = absentProviders.first {
                 throw InvalidSetting(
                     variable: first.variable,
@@ -236,6 +255,7 @@ extension SettingReader {
             retryBase: retryBase, retryCap: retryCap)
         configuration.ignoredKafkaVariables = environmentKafka.ignored
         configuration.apps = apps
+        configuration.webPush = webPush
         configuration.allowsInsecureHTTP = allowsInsecureHTTP
         configuration.invalidTokensLoadTimeout = try milliseconds(
             "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)
@@ -370,6 +390,25 @@ extension SettingReader {
             values.append(value)
         }
         return values
+    }
+
+    /// Web Push needs both `WEBPUSH_VAPID_KEY_FILE` and `WEBPUSH_VAPID_SUBJECT`; neither leaves it out.
+    private func webPushSettings() throws(InvalidSetting) -> WorkerConfiguration.WebPush? {
+        let keyFile = optional("WEBPUSH_VAPID_KEY_FILE")
+        let subject = optional("WEBPUSH_VAPID_SUBJECT")
+        let allowsPrivateEndpoints = try flag("WEBPUSH_ALLOW_PRIVATE_ENDPOINTS", default: false)
+        switch (keyFile, subject) {
+        case (nil, nil): return nil
+        case (nil, _?):
+            throw InvalidSetting(
+                variable: "WEBPUSH_VAPID_KEY_FILE", reason: "is unset but WEBPUSH_VAPID_SUBJECT is set")
+        case (_?, nil):
+            throw InvalidSetting(
+                variable: "WEBPUSH_VAPID_SUBJECT", reason: "is unset but WEBPUSH_VAPID_KEY_FILE is set")
+        case (let keyFile?, let subject?):
+            return WorkerConfiguration.WebPush(
+                keyFile: keyFile, subject: subject, allowsPrivateEndpoints: allowsPrivateEndpoints)
+        }
     }
 
     private func fcmSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.FCM? {

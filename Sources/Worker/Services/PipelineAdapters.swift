@@ -68,9 +68,18 @@ public struct PipelineAdapters: Sendable {
                 configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
                 serviceAccount: account, transport: transport)
         }
+        var webPushClient: WebPushClient?
+        if let webPush = configuration.webPush, let vapid = credentials.vapidKey?.revealed {
+            webPushClient = WebPushClient(
+                configuration: WebPushConfiguration(
+                    requestDeadline: configuration.requestTimeout,
+                    policy: WebPushEndpointPolicy(allowsPrivateEndpoints: webPush.allowsPrivateEndpoints)),
+                vapid: vapid, transport: transport)
+        }
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
-        let context = ProviderContext(apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID)
+        let context = ProviderContext(
+            apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID, sendsWebPush: webPushClient != nil)
         eventLimits = decoder.limits
         if let settings = configuration.apps {
             let metrics = AppMetrics(registry: registry, labelLimit: settings.maximumLabelledApps)
@@ -94,7 +103,7 @@ public struct PipelineAdapters: Sendable {
         planner = CorePlanner(
             rules: rules.table, apps: appContexts,
             defaultLocale: configuration.defaultLocale, decoder: decoder)
-        sender = ProviderSender(apns: apnsClient, fcm: fcmClient, apps: apps?.senders)
+        sender = ProviderSender(apns: apnsClient, fcm: fcmClient, webPush: webPushClient, apps: apps?.senders)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),

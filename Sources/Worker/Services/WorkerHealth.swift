@@ -51,10 +51,16 @@ enum WorkerHealth {
     /// `providers.configured`: which providers the worker sends to, and which it was started without and why
     /// (`AbsentProviders`); never fails, as the worker refuses to start without any.
     static func providers(configured: [PushProvider], absent: [AbsentProvider]) -> HealthCheckResult {
-        let active = configured.map(\.rawValue).joined(separator: ",")
-        guard !absent.isEmpty else { return .pass(active) }
-        return .pass(active + "; left out: " + absent.map(\.description).joined(separator: "; "))
+        var detail = configured.map(\.rawValue).joined(separator: ",")
+        if !absent.isEmpty { detail += "; left out: " + absent.map(\.description).joined(separator: "; ") }
+        if !configured.contains(.webpush), !absent.contains(where: { $0.provider == .webpush }) {
+            detail += "; " + webPushUnset
+        }
+        return .pass(detail)
     }
+
+    /// What the worker says once at start and in `/readyz` when the default app has no VAPID key.
+    static let webPushUnset = "webpush: no VAPID key (WEBPUSH_VAPID_KEY_FILE), web devices are skipped"
 
     /// `tables.<name>`: a table read from a compacted topic holds what its topic held at the start. Fails while it
     /// is still loading within the start's wait for it; past that wait (the pipeline then runs anyway) it warns.

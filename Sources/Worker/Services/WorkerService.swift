@@ -56,6 +56,9 @@ public enum WorkerService {
             await adapters.shutDownTransports()
             return WorkerExitCode.failure
         }
+        if !adapters.sender.configuredProviders.contains(.webpush) {
+            logger.notice("web devices are skipped", metadata: ["push.reason": .string(WorkerHealth.webPushUnset)])
+        }
         return await serve(
             adapters, source: source, configuration: configuration, status: settings.status, registry: registry,
             absentProviders: settings.absentProviders, logger: logger)

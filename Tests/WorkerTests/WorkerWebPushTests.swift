@@ -1,0 +1,185 @@
+import Essentials
+import Foundation
+import IntegrationSupport
+import Kafka
+import KafkaTypes
+import PushCore
+import TestSupport
+import Testing
+
+/// `push-worker run` with a VAPID key, the registry on the dev broker and the push simulator's Web Push service:
+/// IMKIT messages to `web` devices are encrypted, signed, decrypted by the simulator, and each outcome has its
+/// receipt.
+@Suite(.serialized) struct WorkerWebPushTests {
+    struct Subscribed: Decodable {
+        var id: String
+        var subscription: String
+    }
+
+    struct Messages: Decodable {
+        struct Message: Decodable {
+            var id: String
+            var payload: JSONAny
+            var headers: [String: JSONAny]
+            var vapid: [String: JSONAny]
+        }
+        var messages: [Message]
+    }
+
+    /// Any JSON value, decoded as the text of its encoding.
+    struct JSONAny: Decodable, Equatable {
+        var text: String
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let string = try? container.decode(String.self) {
+                text = string
+            } else if let number = try? container.decode(Int.self) {
+                text = String(number)
+            } else if container.decodeNil() {
+                text = "null"
+            } else if let array = try? container.decode([JSONAny].self) {
+                text = "[" + array.map(\.text).joined(separator: ",") + "]"
+            } else {
+                let object = try container.decode([String: JSONAny].self)
+                text = "{" + object.keys.sorted().map { "\($0)=\(object[$0]!.text)" }.joined(separator: ",") + "}"
+            }
+        }
+    }
+
+    static func subscribe(_ simulator: PushSimulator) async throws -> Subscribed {
+        try await simulator.control(
+            "POST", "/control/webpush-subscribe", body: #"{"origin": "\#(simulator.baseURL)"}"#, as: Subscribed.self)
+    }
+
+    static func record(_ client: String, _ device: String, token: String) -> (String, String) {
+        let quoted = JSONWriter.quoted(token)
+        return (
+            "SampleApp/\(client)/web/\(device)",
+            #"{"appID": "SampleApp", "clientId": "\#(client)", "type": "web", "token": \#(quoted), "deviceId": "\#(device)"}"#
+        )
+    }
+
+    /// The worker's environment with a VAPID key: APNs and FCM of the simulator too, as every end-to-end test has.
+    static func environment(bootstrap: String, simulator: PushSimulator, allowPrivate: Bool) async throws
+        -> [String: String]
+    {
+        let vapid = try Repository.temporaryFile(Array(try TestKeys.p256.get().utf8), suffix: ".pem")
+        return EndToEnd.workerEnvironment(
+            bootstrap: bootstrap, simulator: simulator, apns: try await simulator.apnsCredentials(),
+            fcm: try await simulator.serviceAccountFile()
+        ).merging([
+            "WEBPUSH_VAPID_KEY_FILE": vapid.path, "WEBPUSH_VAPID_SUBJECT": "mailto:push@example.com",
+            "WEBPUSH_ALLOW_PRIVATE_ENDPOINTS": allowPrivate ? "true" : "false", "PUSH_WORKER_ID": "worker-webpush",
+            "PUSH_RETRY_BASE_MS": "100",
+        ]) { $1 }
+    }
+
+    @Test func anIMKITMessageReachesBrowsersDecryptedAndEachOutcomeHasItsReceipt() async throws {
+        let simulator = try await PushSimulator.start()
+        let (aaa, bbb, ccc, ddd) = (
+            try await Self.subscribe(simulator), try await Self.subscribe(simulator),
+            try await Self.subscribe(simulator), try await Self.subscribe(simulator)
+        )
+        _ = try await simulator.control("POST", "/control/webpush-unsubscribe", body: #"{"id": "\#(bbb.id)"}"#)
+        try await simulator.addFaultRule(#"{"path": "/wp/\#(ccc.id)$", "status": 413}"#)
+        try await simulator.addFaultRule(#"{"path": "/wp/\#(ddd.id)$", "status": 429, "retry_after": 1, "times": 1}"#)
+        let (broker, bootstrap) = try await startDevBroker()
+        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        let producer = try KafkaProducer(configuration: kafka)
+        func produce(_ topic: String, _ key: String, _ value: String) async throws {
+            _ = try await producer.send(
+                KafkaProducerRecord(topic: topic, key: Array(key.utf8), value: Array(value.utf8)))
+        }
+        for (client, subscribed) in [("aaa", aaa), ("bbb", bbb), ("ccc", ccc), ("ddd", ddd)] {
+            let (key, value) = Self.record(client, "B1", token: subscribed.subscription)
+            try await produce("push.devices", key, value)
+        }
+        try await produce(
+            "chat.messages", "demo-room",
+            #"{"_id": "imkit-w1", "message": "hello browsers", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "data": {"payload": {"k": "v"}}, "pushToClients": ["aaa", "bbb", "ccc", "ddd"]}"#
+        )
+        try await produce(
+            "chat.messages", "custom",
+            #"{"clients": ["aaa"], "appID": "SampleApp", "id": "promo-1", "payload": {"title": "Sale", "body": "50% off", "badge": 2}}"#
+        )
+        let worker = try workerProcess(
+            environment: try await Self.environment(bootstrap: bootstrap, simulator: simulator, allowPrivate: true))
+        let receipts = try await readRecords(kafka, topic: "push.receipts", count: 5, within: .seconds(90))
+        let messages = try await simulator.control("POST", "/control/webpush-messages", body: "{}", as: Messages.self)
+        let dead = try await readRecords(kafka, topic: "push.invalid-tokens", count: 1, within: .seconds(30))
+        // The tombstone goes with the invalid-token record, in the same batch as the receipts but maybe seen later.
+        let registry = try await readRecords(kafka, topic: "push.devices", count: 5, within: .seconds(30))
+        let listed = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", "bbb"],
+            environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus()
+        _ = await producer.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+        await simulator.stop()
+        #expect(status == 0)
+
+        let values = receipts.compactMap { try? JSONParser.parse($0.value) }
+        let outline = values.map { receipt in
+            [receipt["messageId"], receipt["userId"], receipt["platform"], receipt["status"]]
+                .map { $0?.stringValue ?? "-" }.joined(separator: " ")
+        }
+        #expect(
+            outline.sorted() == [
+                "imkit-w1 aaa web delivered", "imkit-w1 bbb web invalid_token", "imkit-w1 ccc web dead_lettered",
+                "imkit-w1 ddd web delivered", "promo-1 aaa web delivered",
+            ])
+        #expect(values.first { $0["userId"]?.stringValue == "ddd" }?["attempts"] == .number("2"))
+        #expect(registry.last.map { String(decoding: $0.key ?? [], as: UTF8.self) } == "SampleApp/bbb/web/B1")
+        #expect(registry.last?.value.isEmpty == true)
+        #expect(listed.stdout.isEmpty)
+        let invalid = try JSONParser.parse(try #require(dead.first).value)
+        #expect(invalid["platform"] == .string("web"))
+        #expect(invalid["userId"] == .string("bbb"))
+        #expect(invalid["app"] == .string(simulator.baseURL))
+        #expect(try schemaViolations(receipts.map(\.value), schema: "receipt.schema.json") == nil)
+        let toAAA = messages.messages.filter { $0.id == aaa.id }
+        #expect(toAAA.count == 2)
+        let message = try #require(toAAA.first { $0.payload.text.contains("mid=imkit-w1") })
+        #expect(message.payload.text.contains("body=SSS: hello browsers"))
+        #expect(message.payload.text.contains("tag=demo-room"))
+        #expect(message.headers["urgency"]?.text == "high")
+        #expect(message.vapid["aud"]?.text == simulator.baseURL)
+        #expect(message.vapid["sub"]?.text == "mailto:push@example.com")
+        let promo = try #require(toAAA.first { $0.payload.text.contains("mid=promo-1") })
+        #expect(promo.payload.text.contains("title=Sale"))
+        #expect(promo.payload.text.contains("badge=2"))
+        #expect(messages.messages.filter { $0.id == ddd.id }.count == 1)
+    }
+
+    @Test func aSubscriptionAtALoopbackAddressIsRefusedByDefaultAndNothingIsConnectedTo() async throws {
+        let simulator = try await PushSimulator.start()
+        let aaa = try await Self.subscribe(simulator)
+        let (broker, bootstrap) = try await startDevBroker()
+        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        let producer = try KafkaProducer(configuration: kafka)
+        let (key, value) = Self.record("aaa", "B1", token: aaa.subscription)
+        _ = try await producer.send(
+            KafkaProducerRecord(topic: "push.devices", key: Array(key.utf8), value: Array(value.utf8)))
+        _ = try await producer.send(
+            KafkaProducerRecord(
+                topic: "chat.messages", key: Array("demo-room".utf8),
+                value: Array(
+                    #"{"_id": "imkit-w2", "message": "hi", "room": "demo-room", "sender": {"_id": "sss"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["aaa"]}"#
+                        .utf8)))
+        let worker = try workerProcess(
+            environment: try await Self.environment(bootstrap: bootstrap, simulator: simulator, allowPrivate: false))
+        let receipts = try await readRecords(kafka, topic: "push.receipts", count: 1, within: .seconds(90))
+        let requests = try await simulator.requests()
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus()
+        _ = await producer.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+        await simulator.stop()
+        #expect(status == 0)
+        let receipt = try JSONParser.parse(try #require(receipts.first).value)
+        #expect(receipt["status"] == .string("rejected"))
+        #expect(receipt["reason"] == .string("endpoint refused: the endpoint is a private IPv4 address"))
+        #expect(!requests.contains { $0.path.hasPrefix("/wp/") })
+    }
+}
