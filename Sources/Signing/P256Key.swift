@@ -5,12 +5,6 @@ internal import COpenSSL
 ///
 /// `@unchecked Sendable`: the key is never mutated after `init`, and each derivation uses its own `EVP_PKEY_CTX`.
 final class P256Key: @unchecked Sendable {
-    /// The DER `SubjectPublicKeyInfo` of a P-256 key up to its point: id-ecPublicKey, prime256v1, a 66-byte bit
-    /// string.
-    private static let publicKeyPrefix: [UInt8] = [
-        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A, 0x86, 0x48,
-        0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-    ]
     /// The DER `ECPrivateKey` (RFC 5915) of a P-256 key up to its 32-byte scalar, and the curve after it.
     private static let privateKeyPrefix: [UInt8] = [0x30, 0x31, 0x02, 0x01, 0x01, 0x04, 0x20]
     private static let privateKeyCurve: [UInt8] = [
@@ -38,26 +32,25 @@ final class P256Key: @unchecked Sendable {
 
     /// The public key of an uncompressed point (`0x04‖x‖y`); throws when it is not a point of the curve.
     static func publicKey(point: [UInt8]) throws(SigningError) -> P256Key {
-        try decode(publicKeyPrefix + point, private: false, what: "an uncompressed P-256 point")
+        ERR_clear_error()
+        guard point.count == 65, point[0] == 0x04, let key = copenssl_p256_public_key(point, point.count) else {
+            throw SigningError(
+                .unreadableKey, "the key is not an uncompressed P-256 point (\(drainOpenSSLErrors()))")
+        }
+        return P256Key(key)
     }
 
     /// The key pair of a 32-byte private scalar (a fixed key, for the RFCs' test vectors).
     static func privateKey(scalar: [UInt8]) throws(SigningError) -> P256Key {
         guard scalar.count == 32 else { throw SigningError(.unreadableKey, "a P-256 private key has 32 bytes") }
-        return try decode(privateKeyPrefix + scalar + privateKeyCurve, private: true, what: "a P-256 private key")
-    }
-
-    private static func decode(_ der: [UInt8], private isPrivate: Bool, what: String) throws(SigningError)
-        -> P256Key
-    {
         ERR_clear_error()
+        let der = privateKeyPrefix + scalar + privateKeyCurve
         let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return isPrivate
-                ? d2i_AutoPrivateKey(nil, &cursor, buffer.count) : d2i_PUBKEY(nil, &cursor, buffer.count)
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
         }
         guard let decoded else {
-            throw SigningError(.unreadableKey, "the key is not \(what) (\(drainOpenSSLErrors()))")
+            throw SigningError(.unreadableKey, "the key is not a P-256 private key (\(drainOpenSSLErrors()))")
         }
         return P256Key(decoded)
     }
@@ -84,7 +77,9 @@ final class P256Key: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var length = 32
         var secret = [UInt8](repeating: 0, count: 32)
-        guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer(context, peer.key) == 1,
+        // The peer is not validated again: `publicKey(point:)` made it from a point of the curve, and P-256's
+        // cofactor is 1, so that is the whole check (the full one costs another scalar multiplication).
+        guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer_ex(context, peer.key, 0) == 1,
             EVP_PKEY_derive(context, &secret, &length) == 1, length == 32
         else {
             throw SigningError(.signingFailed, "ECDH failed (\(drainOpenSSLErrors()))")
