@@ -121,6 +121,38 @@ final class MemoryFolders: FileReading {
         #expect(Self.refusedFile(files) == "/apps/alpha/app.json")
     }
 
+    @Test func aVAPIDKeyWithItsSubjectTurnsWebPushOnForTheApp() throws {
+        let files = try Self.folder("alpha")
+        #expect(try Self.parse(files, app: "alpha").context.sendsWebPush == false)
+        files.write("/apps/alpha/webpush-vapid.pem", try TestKeys.p256.get())
+        files.write("/apps/alpha/webpush.json", #"{"subject": "mailto:ops@alpha.example"}"#)
+        let credentials = try Self.parse(files, app: "alpha")
+        #expect(credentials.context.sendsWebPush)
+        #expect(credentials.webPush?.revealed.subject == "mailto:ops@alpha.example")
+        files.write("/apps/alpha/app.json", "{}")
+        files.remove("/apps/alpha/apns-key.p8")
+        #expect(try Self.parse(files, app: "alpha").context.sendsWebPush, "Web Push alone is an app")
+    }
+
+    @Test(arguments: [
+        ("webpush.json", "", "/apps/alpha/webpush.json"),
+        ("webpush-vapid.pem", "", "/apps/alpha/webpush-vapid.pem"),
+        ("webpush.json", #"{"subject": "ops@alpha.example"}"#, "/apps/alpha/webpush.json"),
+        ("webpush.json", #"{"subject": "mailto:a@b", "extra": 1}"#, "/apps/alpha/webpush.json"),
+        ("webpush-vapid.pem", "not a key", "/apps/alpha/webpush-vapid.pem"),
+    ])
+    func aHalfOrBrokenWebPushPairIsRefusedNamingItsFile(file: String, contents: String, refused: String) throws {
+        let files = try Self.folder("alpha")
+        files.write("/apps/alpha/webpush-vapid.pem", try TestKeys.p256.get())
+        files.write("/apps/alpha/webpush.json", #"{"subject": "mailto:ops@alpha.example"}"#)
+        if contents.isEmpty {
+            files.remove("/apps/alpha/\(file)")
+        } else {
+            files.write("/apps/alpha/\(file)", contents)
+        }
+        #expect(Self.refusedFile(files) == refused)
+    }
+
     static func refusedFile(_ files: MemoryFolders) -> String? {
         do {
             _ = try parse(files, app: "alpha")

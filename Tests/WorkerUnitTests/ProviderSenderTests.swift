@@ -50,7 +50,7 @@ import Testing
             maximumLiveApps: 4,
             idleTimeout: .seconds(60), metrics: metrics, clock: ManualClock())
         let sender = ProviderSender(apns: nil, fcm: nil, webPush: nil, apps: apps)
-        #expect(sender.configuredProviders == [.apns, .fcm])
+        #expect(sender.configuredProviders == PushProvider.allCases)
 
         #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))
         #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))
@@ -76,5 +76,33 @@ import Testing
         #expect(text.contains(#"push_app_sends_total{app="alpha",provider="apns",status="delivered"} 2"#))
         #expect(text.contains(#"push_app_sends_total{app="broken",provider="apns",status="app_misconfigured"} 1"#))
         #expect(text.contains(#"push_app_sends_total{app="(default)",provider="apns",status="rejected"} 1"#))
+    }
+
+    @Test func anAppsWebPushIsSignedWithItsOwnVAPIDKey() async throws {
+        let files = try AppFolderTests.folder("alpha", settings: Self.settings)
+        let key = try TestKeys.p256.get()
+        files.write("/apps/alpha/webpush-vapid.pem", key)
+        files.write("/apps/alpha/webpush.json", #"{"subject": "https://alpha.example/contact"}"#)
+        let catalog = AppFolderTests.catalog(files)
+        catalog.refresh()
+        let transport = ScriptedTransport { _ in HTTPResponse(status: 201) }
+        let apps = AppSenders(
+            catalog: catalog, transport: transport, signers: APNsTokenSigners(), requestDeadline: .seconds(1),
+            maximumLiveApps: 4, idleTimeout: .seconds(60),
+            metrics: AppMetrics(registry: MetricsRegistry(), labelLimit: 10), clock: ManualClock())
+        let sender = ProviderSender(apns: nil, fcm: nil, webPush: nil, apps: apps)
+        let request = ProviderRequest(
+            platform: .web, path: "https://push.example.net/x", headers: [], body: Array("{}".utf8),
+            expiresAtEpochSeconds: 0)
+        let web = ProviderSend(
+            request: request, deviceToken: Fixture.webToken(endpoint: "https://push.example.net/x"), appID: "alpha")
+        #expect(await sender.send(web, to: .webpush) == .delivered(providerMessageId: nil))
+        var noApp = web
+        noApp.appID = ""
+        #expect(await sender.send(noApp, to: .webpush) == .rejected(status: nil, reason: "Web Push is not configured"))
+        let authorization = try #require(transport.requests.first?.headers.first { $0.hasName("authorization") })
+        let expected = try VAPIDKey(pem: key, subject: "https://alpha.example/contact").publicKey
+        #expect(authorization.value.hasSuffix(", k=\(expected)"))
+        #expect(transport.requests.count == 1)
     }
 }

@@ -24,13 +24,13 @@ public struct ProviderSender: PushSender {
         self.apps = apps
     }
 
-    /// The providers with a client, in `PushProvider` order: APNs and FCM when apps may bring their own.
+    /// The providers with a client, in `PushProvider` order: every provider when apps may bring their own.
     public var configuredProviders: [PushProvider] {
         PushProvider.allCases.filter { provider in
             switch provider {
             case .apns: apps != nil || apns != nil
             case .fcm: apps != nil || fcm != nil
-            case .webpush: webPush != nil
+            case .webpush: apps != nil || webPush != nil
             }
         }
     }

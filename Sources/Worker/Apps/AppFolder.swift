@@ -11,10 +11,14 @@ enum AppFolder {
     static let apnsKey = "apns-key.p8"
     /// The FCM service account; its presence turns FCM on for the app.
     static let fcmServiceAccount = "fcm-service-account.json"
-    static let files = [settings, apnsKey, fcmServiceAccount]
+    /// The VAPID key (a PEM P-256 private key); its presence turns Web Push on for the app, with `webPushSettings`.
+    static let webPushKey = "webpush-vapid.pem"
+    /// Web Push's settings: `{"subject": "mailto:…" or "https://…"}`.
+    static let webPushSettings = "webpush.json"
+    static let files = [settings, apnsKey, fcmServiceAccount, webPushKey, webPushSettings]
 }
 
-/// The three files of one app folder as read at one check: what changed is found by comparing two of them.
+/// The files of one app folder as read at one check: what changed is found by comparing two of them.
 struct AppFolderContents: Sendable, Equatable {
     /// One file: absent, its bytes, or why it could not be read.
     enum File: Sendable, Equatable {
@@ -77,10 +81,14 @@ public struct AppCredentials: Sendable {
 
     public var apns: APNs?
     public var fcm: FCM?
+    /// Web Push of the app: its VAPID key and subject.
+    public var webPush: Secret<VAPIDKey>?
 
     /// What planning a message of this app uses.
     public var context: ProviderContext {
-        ProviderContext(apnsTopic: apns?.topic ?? "", fcmProjectID: fcm?.serviceAccount.revealed.projectId ?? "")
+        ProviderContext(
+            apnsTopic: apns?.topic ?? "", fcmProjectID: fcm?.serviceAccount.revealed.projectId ?? "",
+            sendsWebPush: webPush != nil)
     }
 
     /// Checks `contents`; each error names the file at fault. `defaults` are the base URLs `app.json` does not name.
@@ -146,11 +154,39 @@ public struct AppCredentials: Sendable {
         } else if fcm != nil {
             throw FileReadError(path: accountPath, reason: "is missing (app.json configures fcm)")
         }
-        guard credentials.apns != nil || credentials.fcm != nil else {
+        credentials.webPush = try webPush(contents)
+        guard credentials.apns != nil || credentials.fcm != nil || credentials.webPush != nil else {
             throw fault(
-                "configures no provider: add \"apns\" (with \(AppFolder.apnsKey)) or \(AppFolder.fcmServiceAccount)")
+                "configures no provider: add \"apns\" (with \(AppFolder.apnsKey)), \(AppFolder.fcmServiceAccount) "
+                    + "or \(AppFolder.webPushKey) with \(AppFolder.webPushSettings)")
         }
         return credentials
+    }
+
+    /// The app's VAPID key and subject: both files or neither.
+    private static func webPush(_ contents: AppFolderContents) throws(FileReadError) -> Secret<VAPIDKey>? {
+        let keyPath = contents.path(AppFolder.webPushKey)
+        let settingsPath = contents.path(AppFolder.webPushSettings)
+        switch (try contents.bytes(AppFolder.webPushKey), try contents.bytes(AppFolder.webPushSettings)) {
+        case (nil, nil):
+            return nil
+        case (nil, _?):
+            throw FileReadError(path: keyPath, reason: "is missing (\(AppFolder.webPushSettings) is there)")
+        case (_?, nil):
+            throw FileReadError(path: settingsPath, reason: "is missing (\(AppFolder.webPushKey) is there)")
+        case (let pem?, let settings?):
+            guard case .object(let members)? = try? JSONParser.parse(settings),
+                members.allSatisfy({ $0.key == "subject" }), let subject = members.first?.value.stringValue
+            else {
+                throw FileReadError(path: settingsPath, reason: #"must be {"subject": "mailto:…" or "https://…"}"#)
+            }
+            do {
+                return Secret(try VAPIDKey(pem: String(decoding: pem, as: UTF8.self), subject: subject))
+            } catch {
+                let path = error.field == "WEBPUSH_VAPID_SUBJECT" ? settingsPath : keyPath
+                throw FileReadError(path: path, reason: error.reason)
+            }
+        }
     }
 }
 

@@ -1,11 +1,11 @@
 import Essentials
 import HTTPTypes
 import Providers
+import PushCore
 import PushPipeline
 import Synchronization
 
-/// The APNs, FCM and Web Push clients of one app: its provider tokens, OAuth tokens and VAPID key. The apps of
-/// `PUSH_APPS_DIR` have no Web Push client (their `web` devices are skipped, reason `platform`).
+/// The APNs, FCM and Web Push clients of one app: its provider tokens, OAuth tokens and VAPID key.
 struct AppClients: Sendable {
     var apns: APNsClient?
     var fcm: FCMClient?
@@ -21,13 +21,15 @@ final class AppSenders: Sendable {
     private let transport: any HTTPTransport
     private let signers: APNsTokenSigners
     private let requestDeadline: Duration
+    /// Where the apps' Web Push endpoints may point (`WEBPUSH_ALLOW_PRIVATE_ENDPOINTS`).
+    private let webPushPolicy: WebPushEndpointPolicy
     private let clock: any WallClock
     private let metrics: AppMetrics
     private let live: Mutex<LiveApps<AppClients>>
 
     init(
         catalog: AppCatalog, transport: any HTTPTransport, signers: APNsTokenSigners, requestDeadline: Duration,
-        maximumLiveApps: Int,
+        webPushPolicy: WebPushEndpointPolicy = WebPushEndpointPolicy(), maximumLiveApps: Int,
         idleTimeout: Duration, metrics: AppMetrics, clock: any WallClock = SystemWallClock()
     ) {
         self.metrics = metrics
@@ -35,6 +37,7 @@ final class AppSenders: Sendable {
         self.transport = transport
         self.signers = signers
         self.requestDeadline = requestDeadline
+        self.webPushPolicy = webPushPolicy
         self.clock = clock
         live = Mutex(LiveApps(maximum: maximumLiveApps, idleMillis: idleTimeout.wholeMilliseconds))
     }
@@ -80,6 +83,11 @@ final class AppSenders: Sendable {
                 FCMClient(
                     configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: requestDeadline),
                     serviceAccount: fcm.serviceAccount.revealed, transport: transport, clock: clock)
+            },
+            webPush: credentials.webPush.map { vapid in
+                WebPushClient(
+                    configuration: WebPushConfiguration(requestDeadline: requestDeadline, policy: webPushPolicy),
+                    vapid: vapid.revealed, transport: transport, clock: clock)
             })
     }
 }

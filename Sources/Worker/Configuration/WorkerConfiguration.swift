@@ -38,9 +38,6 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         public var keyFile: String
         /// `WEBPUSH_VAPID_SUBJECT`: a `mailto:` or `https:` contact.
         public var subject: String
-        /// `WEBPUSH_ALLOW_PRIVATE_ENDPOINTS=true`: private, loopback and link-local IP literals and any port
-        /// (tests, the demo).
-        public var allowsPrivateEndpoints: Bool
     }
 
     /// librdkafka properties from `KAFKA_*` (bootstrap servers and group id included).
@@ -63,6 +60,9 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var fcm: FCM?
     /// Web Push for the default app; `nil` without VAPID keys (its `web` devices are skipped, reason `platform`).
     public var webPush: WebPush?
+    /// `WEBPUSH_ALLOW_PRIVATE_ENDPOINTS=true`: Web Push endpoints may be private, loopback and link-local IP literals
+    /// on any port (tests, the demo), for every app.
+    public var allowsPrivateWebPushEndpoints = false
     /// The apps of `PUSH_APPS_DIR`, each with its own credentials; `nil` for one app per deployment.
     public var apps: AppsConfiguration?
     /// Extra CA bundle to trust for provider connections.
@@ -119,7 +119,7 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
         if let webPush {
             lines.append(
                 "webpush: vapidKey=\(webPush.keyFile) subject=\(webPush.subject) "
-                    + "privateEndpoints=\(webPush.allowsPrivateEndpoints ? "allowed" : "refused")")
+                    + "privateEndpoints=\(allowsPrivateWebPushEndpoints ? "allowed" : "refused")")
         }
         if let apps {
             lines.append(
@@ -256,6 +256,7 @@ extension SettingReader {
         configuration.ignoredKafkaVariables = environmentKafka.ignored
         configuration.apps = apps
         configuration.webPush = webPush
+        configuration.allowsPrivateWebPushEndpoints = try flag("WEBPUSH_ALLOW_PRIVATE_ENDPOINTS", default: false)
         configuration.allowsInsecureHTTP = allowsInsecureHTTP
         configuration.invalidTokensLoadTimeout = try milliseconds(
             "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)
@@ -396,7 +397,6 @@ extension SettingReader {
     private func webPushSettings() throws(InvalidSetting) -> WorkerConfiguration.WebPush? {
         let keyFile = optional("WEBPUSH_VAPID_KEY_FILE")
         let subject = optional("WEBPUSH_VAPID_SUBJECT")
-        let allowsPrivateEndpoints = try flag("WEBPUSH_ALLOW_PRIVATE_ENDPOINTS", default: false)
         switch (keyFile, subject) {
         case (nil, nil): return nil
         case (nil, _?):
@@ -406,8 +406,7 @@ extension SettingReader {
             throw InvalidSetting(
                 variable: "WEBPUSH_VAPID_SUBJECT", reason: "is unset but WEBPUSH_VAPID_KEY_FILE is set")
         case (let keyFile?, let subject?):
-            return WorkerConfiguration.WebPush(
-                keyFile: keyFile, subject: subject, allowsPrivateEndpoints: allowsPrivateEndpoints)
+            return WorkerConfiguration.WebPush(keyFile: keyFile, subject: subject)
         }
     }
 

@@ -68,12 +68,13 @@ public struct PipelineAdapters: Sendable {
                 configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
                 serviceAccount: account, transport: transport)
         }
+        let webPushPolicy = WebPushEndpointPolicy(
+            allowsPrivateEndpoints: configuration.allowsPrivateWebPushEndpoints)
         var webPushClient: WebPushClient?
-        if let webPush = configuration.webPush, let vapid = credentials.vapidKey?.revealed {
+        if let vapid = credentials.vapidKey?.revealed {
             webPushClient = WebPushClient(
                 configuration: WebPushConfiguration(
-                    requestDeadline: configuration.requestTimeout,
-                    policy: WebPushEndpointPolicy(allowsPrivateEndpoints: webPush.allowsPrivateEndpoints)),
+                    requestDeadline: configuration.requestTimeout, policy: webPushPolicy),
                 vapid: vapid, transport: transport)
         }
         var decoder = EventDecoder()
@@ -94,6 +95,7 @@ public struct PipelineAdapters: Sendable {
                 senders: AppSenders(
                     catalog: catalog, transport: transport, signers: signers,
                     requestDeadline: configuration.requestTimeout,
+                    webPushPolicy: webPushPolicy,
                     maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
                 metrics: metrics)
         } else {
