@@ -102,8 +102,8 @@ import Testing
             "chat.messages", "custom",
             #"{"clients": ["aaa"], "appID": "SampleApp", "id": "promo-1", "payload": {"title": "Sale", "body": "50% off", "badge": 2}}"#
         )
-        let worker = try workerProcess(
-            environment: try await Self.environment(bootstrap: bootstrap, simulator: simulator, allowPrivate: true))
+        let environment = try await Self.environment(bootstrap: bootstrap, simulator: simulator, allowPrivate: true)
+        let worker = try workerProcess(environment: environment)
         let receipts = try await readRecords(kafka, topic: "push.receipts", count: 5, within: .seconds(90))
         let messages = try await simulator.control("POST", "/control/webpush-messages", body: "{}", as: Messages.self)
         let dead = try await readRecords(kafka, topic: "push.invalid-tokens", count: 1, within: .seconds(30))
@@ -112,6 +112,15 @@ import Testing
         let listed = try await ChildProcessResult.run(
             ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", "bbb"],
             environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
+        // A replay sends the window again, to the registry as it is now: bbb's subscription is gone.
+        let replay = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"),
+            ["replay", "--topic", "chat.messages", "--run-id", "web-again", "--format", "json"],
+            environment: environment.merging(["LOG_LEVEL": "warning"]) { $1 }, within: .seconds(90))
+        let replayed = try await readRecords(kafka, topic: "push.receipts", count: 10, within: .seconds(60))
+            .compactMap { try? JSONParser.parse($0.value) }.filter { $0["replayRunId"] == .string("web-again") }
+        let afterReplay = try await simulator.control(
+            "POST", "/control/webpush-messages", body: #"{"id": "\#(aaa.id)"}"#, as: Messages.self)
         worker.signal(SIGTERM)
         let status = await worker.exitStatus()
         _ = await producer.close(timeout: .seconds(5))
@@ -152,6 +161,16 @@ import Testing
         #expect(promo.payload.text.contains("title=Sale"))
         #expect(promo.payload.text.contains("badge=2"))
         #expect(messages.messages.filter { $0.id == ddd.id }.count == 1)
+        #expect(replay.status == 0)
+        #expect(
+            replayed.map { receipt in
+                [receipt["messageId"], receipt["userId"], receipt["platform"], receipt["status"]]
+                    .map { $0?.stringValue ?? "-" }.joined(separator: " ")
+            }.sorted() == [
+                "imkit-w1 aaa web delivered", "imkit-w1 bbb none skipped", "imkit-w1 ccc web dead_lettered",
+                "imkit-w1 ddd web delivered", "promo-1 aaa web delivered",
+            ])
+        #expect(afterReplay.messages.count == 4)
     }
 
     @Test func aSubscriptionAtALoopbackAddressIsRefusedByDefaultAndNothingIsConnectedTo() async throws {
