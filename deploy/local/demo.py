@@ -118,7 +118,8 @@ class Demo:
             self.write_app(apps / app, self.control("POST", "/control/apns-credentials", {"app": app}),
                            self.control("POST", "/control/oauth-credentials",
                                         {"token_uri": token_uri, "project": f"{app.lower()}-project"}))
-        return {"PUSH_APPS_DIR": str(apps)}
+        # The simulator's Web Push service listens on 127.0.0.1: allowed here, never in production.
+        return {"PUSH_APPS_DIR": str(apps), "WEBPUSH_ALLOW_PRIVATE_ENDPOINTS": "true"}
 
     @staticmethod
     def write_app(folder: Path, apns: dict, fcm: dict) -> None:
@@ -129,6 +130,9 @@ class Demo:
         shutil.copyfile(fcm["service_account_file"], folder / "fcm-service-account.json")
         say(f"app {folder.name}: APNs key {apns['key_id']} (team {apns['team_id']}, topic {apns['topic']}) and FCM "
             f"project {fcm['project_id']} in {folder}")
+        if folder.name == demo_imkit.APP:
+            demo_imkit.write_vapid_key(folder)
+            say(f"app {folder.name}: a VAPID key for Web Push (webpush-vapid.pem, webpush.json)")
 
     def start_worker(self, servers: str, settings: dict[str, str]) -> Child:
         worker, self.metrics_port = start_worker(self.worker_binary, self.directory, {
@@ -260,7 +264,8 @@ def main() -> int:
         metrics = demo.metrics()
         ingress_problems = demo_ingress.run(demo, servers)
         # After the snapshot of requests and metrics: the main report's checks count only the chat events.
-        imkit_problems = demo_imkit.run(demo.worker_binary, servers, demo.metrics, say)
+        imkit_problems = demo_imkit.run(demo.worker_binary, servers, demo.metrics, say, demo.control,
+                                        demo.simulator.base_url)
         worker_status = demo.stop()["push-worker run"]
     except Interrupted as interruption:
         demo.stop()
