@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
         // The device registry and the client settings as tables on every pod, behind the `DeviceStore` port: in
         // memory (pure) or in an LMDB file (the one part that imports `CLMDB`).
-        .target(name: "DeviceRegistry", dependencies: ["PushCore", "CLMDB"], swiftSettings: strict),
+        .target(name: "DeviceRegistry", dependencies: ["PushCore", "CLMDB", "Essentials"], swiftSettings: strict),
         // Pure: the ingress's request handling (routes, keys, client allowlist, validation, IMKIT's answers).
         .target(name: "Ingress", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Pure: one of each building block (JSON writer, base64url, RFC 3339, durations, clock, limiter, backoff,

@@ -1,9 +1,10 @@
+import Essentials
 import PushCore
 
 /// One client's subscriptions as the memory store keeps them: one byte array, its entries in the order lookups return
-/// them (by type, then device id). Each entry is the type and the device id as texts, then the subscription's stored
-/// value (`StoredRegistryValue`) as a text: a client costs one allocation, not a dictionary and a string per token.
-/// Pure.
+/// them (by type, then device id as bytes). Each entry is the type and the device id as texts, then the
+/// subscription's stored value (`StoredRegistryValue`) as a text: a client costs one allocation, not a dictionary and
+/// a string per token. Pure.
 struct DeviceList {
     private(set) var bytes: [UInt8] = []
 
@@ -11,10 +12,10 @@ struct DeviceList {
 
     private struct Entry {
         var type: SubscriptionType
-        var deviceID: String
+        var deviceID: ByteID
         var value: ArraySlice<UInt8>
 
-        var order: (String, String) { (type.rawValue, deviceID) }
+        var order: (String, ByteID) { (type.rawValue, deviceID) }
     }
 
     private var entries: [Entry] {
@@ -24,7 +25,7 @@ struct DeviceList {
             guard let type = reader.text().flatMap(SubscriptionType.init(rawValue:)), let deviceID = reader.text(),
                 let value = reader.textRange()
             else { break }
-            entries.append(Entry(type: type, deviceID: deviceID, value: bytes[value]))
+            entries.append(Entry(type: type, deviceID: ByteID(deviceID), value: bytes[value]))
         }
         return entries
     }
@@ -33,7 +34,7 @@ struct DeviceList {
         var writer = StoredRegistryValue.Writer()
         for entry in entries {
             writer.text(entry.type.rawValue)
-            writer.text(entry.deviceID)
+            writer.text(entry.deviceID.text)
             writer.number(UInt64(entry.value.count))
             writer.bytes += entry.value
         }
@@ -49,14 +50,14 @@ struct DeviceList {
         entries.compactMap { entry in
             StoredRegistryValue.subscription(
                 key: DeviceKey(
-                    appID: client.appID, clientID: client.clientID, type: entry.type, deviceID: entry.deviceID),
+                    appID: client.appID, clientID: client.clientID, type: entry.type, deviceID: entry.deviceID.text),
                 value: entry.value)
         }
     }
 
     /// The subscription of `key`, if the list holds one.
     func subscription(_ key: DeviceKey) -> Subscription? {
-        entries.first { $0.type == key.type && $0.deviceID == key.deviceID }.flatMap {
+        entries.first { $0.type == key.type && $0.deviceID == ByteID(key.deviceID) }.flatMap {
             StoredRegistryValue.subscription(key: key, value: $0.value)
         }
     }
@@ -65,7 +66,7 @@ struct DeviceList {
     mutating func put(_ subscription: Subscription) -> Bool {
         var entries = entries
         let entry = Entry(
-            type: subscription.type, deviceID: subscription.deviceID,
+            type: subscription.type, deviceID: ByteID(subscription.deviceID),
             value: ArraySlice(StoredRegistryValue.encode(subscription)))
         let isNew: Bool
         if let index = entries.firstIndex(where: { $0.type == entry.type && $0.deviceID == entry.deviceID }) {
@@ -82,6 +83,7 @@ struct DeviceList {
     /// Removes the subscription of `type` and `deviceID`; whether there was one.
     mutating func remove(type: SubscriptionType, deviceID: String) -> Bool {
         var entries = entries
+        let deviceID = ByteID(deviceID)
         guard let index = entries.firstIndex(where: { $0.type == type && $0.deviceID == deviceID }) else {
             return false
         }

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// Where the device registry and the client settings are kept on a pod: the port the follower writes through and
@@ -60,8 +61,23 @@ public struct RegistryStatistics: Sendable, Equatable {
             self.type = type
         }
 
+        /// Apps are compared as bytes (`ByteID`), as the registry's keys are.
+        public static func == (lhs: AppAndType, rhs: AppAndType) -> Bool {
+            lhs.type == rhs.type && ByteID(lhs.appID) == ByteID(rhs.appID)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(ByteID(appID))
+            hasher.combine(type)
+        }
+
         public static func < (lhs: AppAndType, rhs: AppAndType) -> Bool {
-            (lhs.appID, lhs.type.rawValue) < (rhs.appID, rhs.type.rawValue)
+            (ByteID(lhs.appID), lhs.type.rawValue) < (ByteID(rhs.appID), rhs.type.rawValue)
+        }
+
+        /// The apps that hold devices in `counts`, each once, in byte order.
+        static func apps(in counts: [AppAndType: Int]) -> [String] {
+            Set(counts.keys.map { ByteID($0.appID) }).sorted().map(\.text)
         }
 
         /// Adds `delta` to this pair's count in `counts`; a count that reaches 0 is dropped, so the keys are the apps

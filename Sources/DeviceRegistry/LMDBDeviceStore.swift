@@ -1,3 +1,4 @@
+import Essentials
 import Glibc
 import PushCore
 import Synchronization
@@ -199,7 +200,7 @@ public final class LMDBDeviceStore: DeviceStore {
                 }
                 return true
             }
-            return found.sorted { ($0.type.rawValue, $0.deviceID) < ($1.type.rawValue, $1.deviceID) }
+            return found.sorted { ($0.type.rawValue, ByteID($0.deviceID)) < ($1.type.rawValue, ByteID($1.deviceID)) }
         }
     }
 
@@ -220,7 +221,7 @@ public final class LMDBDeviceStore: DeviceStore {
     }
 
     public func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey] {
-        let apps = Set(counts.withLock { $0.byAppAndType.keys.map(\.appID) }).sorted()
+        let apps = RegistryStatistics.AppAndType.apps(in: counts.withLock { $0.byAppAndType })
         return apps.flatMap { app in
             subscriptions(of: ClientKey(appID: app, clientID: clientID)).filter {
                 $0.token == token && $0.type.platform == platform

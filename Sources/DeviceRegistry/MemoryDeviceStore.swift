@@ -92,7 +92,7 @@ public final class MemoryDeviceStore: DeviceStore {
 
     public func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey] {
         state.withLock { state in
-            Set(state.byAppAndType.keys.map(\.appID)).sorted().flatMap { app in
+            RegistryStatistics.AppAndType.apps(in: state.byAppAndType).flatMap { app in
                 let client = ClientKey(appID: app, clientID: clientID)
                 return (state.devices[client]?.subscriptions(of: client) ?? []).filter {
                     $0.token == token && $0.type.platform == platform

@@ -1,3 +1,5 @@
+import Essentials
+
 /// The record keys of the device registry (`appID/clientId/type/deviceId`) and the client settings
 /// (`appID/clientId`): each part percent-encoded as RFC 3986 does it, parts joined by `/`.
 ///
@@ -107,7 +109,7 @@ public enum RegistryKey {
 }
 
 /// The key of one subscription in the device registry: one device of one client of one app, per IMKIT's rule of
-/// one subscription per `type` + `deviceId`.
+/// one subscription per `type` + `deviceId`. Its ids are compared and hashed as bytes (`ByteID`).
 public struct DeviceKey: Sendable, Hashable, CustomStringConvertible {
     /// The app; the empty string for the default app.
     public var appID: String
@@ -135,9 +137,20 @@ public struct DeviceKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The record key, `appID/clientId/type/deviceId` percent-encoded.
     public var description: String { RegistryKey.join([appID, clientID, type.rawValue, deviceID]) }
+
+    public static func == (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
+        lhs.type == rhs.type && ByteID(lhs.deviceID) == ByteID(rhs.deviceID) && lhs.client == rhs.client
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(client)
+        hasher.combine(type)
+        hasher.combine(ByteID(deviceID))
+    }
 }
 
-/// The key of one client's settings (`appID/clientId`), and the key devices are looked up by.
+/// The key of one client's settings (`appID/clientId`), and the key devices are looked up by. Its ids are compared
+/// and hashed as bytes (`ByteID`).
 public struct ClientKey: Sendable, Hashable, CustomStringConvertible {
     /// The app; the empty string for the default app.
     public var appID: String
@@ -156,4 +169,13 @@ public struct ClientKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The record key, `appID/clientId` percent-encoded.
     public var description: String { RegistryKey.join([appID, clientID]) }
+
+    public static func == (lhs: ClientKey, rhs: ClientKey) -> Bool {
+        ByteID(lhs.clientID) == ByteID(rhs.clientID) && ByteID(lhs.appID) == ByteID(rhs.appID)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ByteID(appID))
+        hasher.combine(ByteID(clientID))
+    }
 }
