@@ -111,6 +111,6 @@ public final class MemoryDeviceStore: DeviceStore {
     }
 
     private static func bytes(of settings: ClientSettings) -> Int {
-        settings.appID.utf8.count + settings.clientID.utf8.count + settings.mutedRooms.reduce(0) { $0 + $1.utf8.count }
+        settings.appID.utf8.count + settings.clientID.utf8.count + settings.mutedRooms.storageBytes
     }
 }

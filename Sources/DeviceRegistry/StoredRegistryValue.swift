@@ -55,7 +55,7 @@ enum StoredRegistryValue {
         writer.bytes += [version, flags]
         if let locale = settings.locale { writer.text(locale.description) }
         if let badge = settings.badge { writer.number(UInt64(clamping: badge)) }
-        let rooms = settings.mutedRooms.sorted()
+        let rooms = settings.mutedRooms.rooms
         writer.number(UInt64(rooms.count))
         for room in rooms { writer.text(room) }
         return writer.bytes
@@ -75,10 +75,12 @@ enum StoredRegistryValue {
             settings.badge = count
         }
         guard let count = reader.number(), count <= UInt64(RegistryRecordDecoder.maximumMutedRooms) else { return nil }
+        var rooms: [String] = []
         for _ in 0..<count {
             guard let room = reader.text() else { return nil }
-            settings.mutedRooms.insert(room)
+            rooms.append(room)
         }
+        settings.mutedRooms = MutedRooms(rooms)
         return reader.isAtEnd ? settings : nil
     }
 

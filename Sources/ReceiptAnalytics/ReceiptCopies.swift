@@ -1,3 +1,5 @@
+import Essentials
+
 /// Tells a receipt that repeats one already counted (the same `receiptId`: a copy that at-least-once delivery
 /// wrote again after a crash or a rebalance) from a new one, in bounded memory. Pure.
 ///
@@ -22,7 +24,7 @@ struct ReceiptCopies: Sendable {
     /// Whether `receiptId` was seen before; remembers it when not.
     mutating func isCopy(_ receiptId: String) -> Bool {
         var hasher = Hasher()
-        hasher.combine(receiptId)
+        hasher.combine(ByteID(receiptId))
         let key = hasher.finalize()
         if newer.contains(key) || older.contains(key) { return true }
         if newer.count >= generationSize {

@@ -1,3 +1,4 @@
+import Essentials
 import PushPipeline
 
 /// `--skip-delivered`: the device sends the receipts topic already has an outcome for that must not be
@@ -12,7 +13,7 @@ public struct DeliveredSends: Sendable {
         case invalidToken
     }
 
-    private var outcomes: [String: Outcome] = [:]
+    private var outcomes: [ByteID: Outcome] = [:]
 
     public init() {}
 
@@ -35,5 +36,8 @@ public struct DeliveredSends: Sendable {
         outcomes[Self.key(messageId, tokenHash)]
     }
 
-    private static func key(_ messageId: String, _ tokenHash: String) -> String { messageId + "\u{0}" + tokenHash }
+    /// Message ids are compared as bytes, as every id is.
+    private static func key(_ messageId: String, _ tokenHash: String) -> ByteID {
+        ByteID(messageId + "\u{0}" + tokenHash)
+    }
 }

@@ -25,6 +25,12 @@ import Testing
         #expect(statistics.copiesAreExact)
     }
 
+    @Test func receiptIdsOfOtherBytesAreNotCopiesEvenWhenCanonicallyEquivalent() {
+        let statistics = Self.statistics(["caf\u{E9}", "cafe\u{301}", "caf\u{E9}"])
+        #expect(statistics.total == 2)
+        #expect(statistics.copiesDropped == 1)
+    }
+
     @Test func countingCopiesCountsEveryRecord() {
         let statistics = Self.statistics(["a", "b", "a"], countsCopies: true)
         #expect(statistics.total == 3)

@@ -40,6 +40,13 @@ import Testing
         #expect(sends.count == 2)
     }
 
+    @Test func messageIdsOfOtherBytesAreOtherMessagesEvenWhenCanonicallyEquivalent() {
+        var sends = DeliveredSends()
+        sends.add(messageId: "caf\u{E9}", tokenHash: "sha256:a", status: "delivered")
+        #expect(sends.outcome(messageId: "caf\u{E9}", tokenHash: "sha256:a") == .delivered)
+        #expect(sends.outcome(messageId: "cafe\u{301}", tokenHash: "sha256:a") == nil)
+    }
+
     @Test func aSuspectInvalidTokenReceiptDoesNotKeepTheSendFromBeingReplayed() {
         var sends = DeliveredSends()
         sends.add(messageId: "m-1", tokenHash: "sha256:b", status: "invalid_token", suspect: true)

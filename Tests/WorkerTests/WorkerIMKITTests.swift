@@ -7,6 +7,57 @@ import PushCore
 import TestSupport
 import Testing
 
+/// The simulator, the dev broker and a producer of one test; the worker starts once the registry is written, so that
+/// it reads both topics before it consumes a message.
+final class IMKITRun {
+    let simulator: PushSimulator
+    let broker: DevBrokerProcess
+    let bootstrap: String
+    let kafka: KafkaConfiguration
+    let producer: KafkaProducer
+    private var worker: ChildProcess?
+
+    init(beforeStart: (PushSimulator) async throws -> Void = { _ in }) async throws {
+        simulator = try await PushSimulator.start()
+        try await beforeStart(simulator)
+        (broker, bootstrap) = try await startDevBroker()
+        kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
+        producer = try KafkaProducer(configuration: kafka)
+    }
+
+    /// Writes one record (`value == nil`: a tombstone).
+    func produce(_ topic: String, _ key: String, _ value: String?) async throws {
+        _ = try await producer.send(
+            KafkaProducerRecord(topic: topic, key: Array(key.utf8), value: value.map { Array($0.utf8) } ?? []))
+    }
+
+    func startWorker(id: String) async throws {
+        let apns = try await simulator.apnsCredentials()
+        let fcm = try await simulator.serviceAccountFile()
+        worker = try workerProcess(
+            environment: EndToEnd.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
+                .merging(["PUSH_WORKER_ID": id]) { $1 })
+    }
+
+    /// `push-worker devices list` of `client` in `SampleApp`, one line a device.
+    func listed(_ client: String) async throws -> [String] {
+        let result = try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", client],
+            environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Stops the worker with SIGTERM and returns its exit status; then stops the rest.
+    func stop() async -> Int32? {
+        worker?.signal(SIGTERM)
+        let status = await worker?.exitStatus()
+        _ = await producer.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+        await simulator.stop()
+        return status
+    }
+}
+
 /// `push-worker run` with the device registry and the client settings on the dev broker and the push simulator:
 /// IMKIT messages on the input topic become sends to the registry's devices, and receipts say what was not sent.
 @Suite(.serialized) struct WorkerIMKITTests {
@@ -23,19 +74,12 @@ import Testing
     }
 
     @Test func anIMKITMessageGoesToTheRegistrysDevicesAndReceiptsSayWhoWasNotReached() async throws {
-        let simulator = try await PushSimulator.start()
-        _ = try await simulator.control(
-            "POST", "/control/apns-unregister",
-            body: "{\"tokens\": [\"\(Self.deadToken)\"], \"timestamp\": 1700000000000}")
-        let apns = try await simulator.apnsCredentials()
-        let fcm = try await simulator.serviceAccountFile()
-        let (broker, bootstrap) = try await startDevBroker()
-        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
-        let producer = try KafkaProducer(configuration: kafka)
-        func produce(_ topic: String, _ key: String, _ value: String?) async throws {
-            _ = try await producer.send(
-                KafkaProducerRecord(topic: topic, key: Array(key.utf8), value: value.map { Array($0.utf8) } ?? []))
+        let run = try await IMKITRun { simulator in
+            _ = try await simulator.control(
+                "POST", "/control/apns-unregister",
+                body: "{\"tokens\": [\"\(Self.deadToken)\"], \"timestamp\": 1700000000000}")
         }
+        let produce = run.produce
         let devices: [(String, String?)] = [
             Self.subscription("aaa", "ios", "D1", token: Self.replacedToken),
             Self.subscription("aaa", "fcm", "P1", token: Self.fcmToken),
@@ -69,27 +113,13 @@ import Testing
             "chat.messages", "demo-room",
             #"{"_id": "imkit-2", "message": "hi", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "toClient": "aaa", "badge": 7, "alert": "SSS says hi"}"#
         )
-        // The worker starts after the registry is written: it reads both topics before it consumes a message.
-        let worker = try workerProcess(
-            environment: EndToEnd.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
-                .merging(["PUSH_WORKER_ID": "worker-imkit"]) { $1 })
-        let receipts = try await readRecords(kafka, topic: "push.receipts", count: 9, within: .seconds(90))
-        let requests = try await simulator.requests()
+        try await run.startWorker(id: "worker-imkit")
+        let receipts = try await readRecords(run.kafka, topic: "push.receipts", count: 9, within: .seconds(90))
+        let requests = try await run.simulator.requests()
         // The dead token's tombstone was acknowledged with its receipt: the registry no longer lists fff's device.
-        func listed(_ client: String) async throws -> [String] {
-            let result = try await ChildProcessResult.run(
-                ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", client],
-                environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
-            return result.stdout.split(separator: "\n").map(String.init)
-        }
-        let deadClientDevices = try await listed("fff")
-        let liveClientDevices = try await listed("aaa")
-        worker.signal(SIGTERM)
-        let status = await worker.exitStatus()
-        _ = await producer.close(timeout: .seconds(5))
-        _ = try? await broker.terminate()
-        await simulator.stop()
-        #expect(status == 0)
+        let deadClientDevices = try await run.listed("fff")
+        let liveClientDevices = try await run.listed("aaa")
+        #expect(await run.stop() == 0)
 
         let values = receipts.compactMap { try? JSONParser.parse($0.value) }
         let outline = values.map { receipt in
@@ -116,5 +146,39 @@ import Testing
         #expect(v1?.body.contains(#""badge":7"#) == true)
         #expect(v1?.body.contains(#""body":"SSS says hi""#) == true)
         #expect(try schemaViolations(receipts.map(\.value), schema: "receipt.schema.json") == nil)
+    }
+
+    @Test func twoClientsWhoseIdsDifferOnlyByNormalizationEachGetTheirOwnDevicesPush() async throws {
+        let run = try await IMKITRun()
+        // café as NFC (caf%C3%A9) and as NFD (cafe%CC%81): equal Strings, two users.
+        let clients = [
+            ("composed", "caf\u{E9}", String(repeating: "c1", count: 32)),
+            ("decomposed", "cafe\u{301}", String(repeating: "d2", count: 32)),
+        ]
+        for (_, client, token) in clients {
+            let (_, value) = Self.subscription(client, "ios", "D1", token: token)
+            try await run.produce("push.devices", RegistryKey.join(["SampleApp", client, "ios", "D1"]), value)
+        }
+        for (name, client, _) in clients {
+            try await run.produce(
+                "chat.messages", "demo-room",
+                #"{"_id": "m-\#(name)", "message": "hi", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["\#(client)"]}"#
+            )
+        }
+        try await run.startWorker(id: "worker-ids")
+        let receipts = try await readRecords(run.kafka, topic: "push.receipts", count: 2, within: .seconds(90))
+        let requests = try await run.simulator.requests()
+        let listed = try await run.listed(clients[0].1)
+        #expect(await run.stop() == 0)
+
+        let sends = receipts.compactMap { try? JSONParser.parse($0.value) }.map { receipt in
+            [receipt["messageId"], receipt["status"], receipt["tokenHash"]].map { $0?.stringValue ?? "-" }
+                .joined(separator: " ")
+        }
+        #expect(
+            sends.sorted() == clients.map { "m-\($0.0) delivered \(SHA256.tokenHash($0.2))" }.sorted())
+        #expect(requests.map(\.path).sorted() == clients.map { "/3/device/\($0.2)" }.sorted())
+        #expect(listed.count == 1)
+        #expect(listed.first?.contains(SHA256.tokenHash(clients[0].2)) == true)
     }
 }

@@ -55,7 +55,7 @@ final class MemoryFolders: FileReading {
             AppFolderContents.read("\(directory)/\(app)", files: files), defaults: AppURLs(), allowsInsecureHTTP: false)
     }
 
-    static func catalog(_ files: MemoryFolders, registry: MetricsRegistry = MetricsRegistry()) -> AppCatalog {
+    static func catalog(_ files: any FileReading, registry: MetricsRegistry = MetricsRegistry()) -> AppCatalog {
         AppCatalog(
             configuration: AppsConfiguration(directory: directory, defaultURLs: AppURLs()), allowsInsecureHTTP: false,
             defaultContext: ProviderContext(apnsTopic: "com.example.default", fcmProjectID: "default-project"),

@@ -67,7 +67,7 @@ public struct CustomPushDecoder: Sendable {
                 .decodeError, path: "clients", "must list 1 to \(limits.maximumRecipients) clients, not \(values.count)"
             )
         }
-        var seen: Set<String> = []
+        var seen: Set<ByteID> = []
         var clients: [String] = []
         for (index, value) in values.enumerated() {
             guard case .string(let client) = value, !client.isEmpty,
@@ -77,7 +77,7 @@ public struct CustomPushDecoder: Sendable {
                     .decodeError, path: "clients[\(index)]",
                     "must be a client id of 1 to \(EventLimits.maximumIDLength) characters")
             }
-            if seen.insert(client).inserted { clients.append(client) }
+            if seen.insert(ByteID(client)).inserted { clients.append(client) }
         }
         return clients
     }

@@ -116,8 +116,8 @@ public struct IMKITMessageDecoder: Sendable {
         } else {
             throw EventError(.decodeError, path: "pushToClients", "required (or toClient)")
         }
-        var seen: Set<String> = [sender]
-        return listed.filter { seen.insert($0).inserted }
+        var seen: Set<ByteID> = [ByteID(sender)]
+        return listed.filter { seen.insert(ByteID($0)).inserted }
     }
 
     /// `messageTimeMS`, else `createdAtMS` (epoch milliseconds), else `messageTime` (RFC 3339).

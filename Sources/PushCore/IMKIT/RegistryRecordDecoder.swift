@@ -116,7 +116,7 @@ public enum RegistryRecordDecoder {
         }
         guard let value else { return .delete(clientKey) }
         let settings = try readObject(value) { (fields) throws(EventError) in
-            var muted: Set<String> = []
+            var muted: [String] = []
             if let mute = fields.value("mute"), !mute.isNull {
                 let rooms = try fields.array("mute")
                 guard rooms.count <= maximumMutedRooms else {
@@ -126,13 +126,13 @@ public enum RegistryRecordDecoder {
                     guard let id = room.string, !id.isEmpty else {
                         throw EventError(.decodeError, path: "mute[\(index)]", "must be a non-empty string")
                     }
-                    muted.insert(id)
+                    muted.append(id)
                 }
             }
             return ClientSettings(
                 appID: try fields.optionalString("appID", maxLength: EventLimits.maximumIDLength) ?? "",
                 clientID: try fields.requiredString("clientId", maxLength: EventLimits.maximumIDLength),
-                mutedRooms: muted,
+                mutedRooms: MutedRooms(muted),
                 notificationEnabled: try fields.optionalBool("notificationEnabled") ?? true,
                 locale: try fields.optionalString("locale", maxLength: nil).flatMap { LanguageTag(lenient: $0) },
                 badge: try fields.optionalInteger("badge", in: 0...Int(Int32.max)))

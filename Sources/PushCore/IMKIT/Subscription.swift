@@ -45,7 +45,7 @@ public struct ClientSettings: Sendable, Equatable {
     public var appID: String
     public var clientID: String
     /// The rooms the client muted: their messages push nothing to this client (silent pushes still go).
-    public var mutedRooms: Set<String>
+    public var mutedRooms: MutedRooms
     /// `false` when the client turned notifications off altogether.
     public var notificationEnabled: Bool
     /// The client's language, used for devices without their own.
@@ -54,7 +54,7 @@ public struct ClientSettings: Sendable, Equatable {
     public var badge: Int?
 
     public init(
-        appID: String, clientID: String, mutedRooms: Set<String> = [], notificationEnabled: Bool = true,
+        appID: String, clientID: String, mutedRooms: MutedRooms = [], notificationEnabled: Bool = true,
         locale: LanguageTag? = nil, badge: Int? = nil
     ) {
         self.appID = appID

@@ -29,9 +29,10 @@ final class AppCatalog: AppContexts, Sendable {
         case unlisted(FileReadError)
     }
 
+    /// Keyed by the app's folder name as bytes (`ByteID`), as a message's `appID` is matched.
     private struct State {
-        var contents: [String: AppFolderContents] = [:]
-        var entries: [String: Entry] = [:]
+        var contents: [ByteID: AppFolderContents] = [:]
+        var entries: [ByteID: Entry] = [:]
         var generation = 0
         var limiter: LogRateLimiter
     }
@@ -71,12 +72,12 @@ final class AppCatalog: AppContexts, Sendable {
         } catch {
             return [.unlisted(FileReadError(path: configuration.directory, reason: String(describing: error)))]
         }
+        // Two names whose bytes are not UTF-8 may read as one text: the first is kept.
         let read = Dictionary(
-            uniqueKeysWithValues: names.map {
-                ($0, AppFolderContents.read("\(configuration.directory)/\($0)", files: files))
-            })
+            names.map { (ByteID($0), AppFolderContents.read("\(configuration.directory)/\($0)", files: files)) }
+        ) { first, _ in first }
         let known = state.withLock { $0.contents }
-        var parsed: [String: Entry] = [:]
+        var parsed: [ByteID: Entry] = [:]
         for (app, contents) in read where known[app] != contents {
             do {
                 let credentials = try AppCredentials.parse(
@@ -92,7 +93,7 @@ final class AppCatalog: AppContexts, Sendable {
                 guard let contents = read[app] else {
                     state.contents[app] = nil
                     state.entries[app] = nil
-                    changes.append(.removed(app))
+                    changes.append(.removed(app.text))
                     continue
                 }
                 guard var entry = parsed[app] else { continue }
@@ -102,9 +103,9 @@ final class AppCatalog: AppContexts, Sendable {
                 case .ready(let credentials, _):
                     state.generation += 1
                     entry = .ready(credentials, generation: state.generation)
-                    changes.append(isNew ? .added(app) : .changed(app))
+                    changes.append(isNew ? .added(app.text) : .changed(app.text))
                 case .broken(let error):
-                    changes.append(.broken(app, error))
+                    changes.append(.broken(app.text, error))
                 }
                 state.entries[app] = entry
             }
@@ -114,7 +115,7 @@ final class AppCatalog: AppContexts, Sendable {
 
     /// The app `appID` as last read; `nil` when `PUSH_APPS_DIR` has no folder of that name.
     func entry(ofApp appID: String) -> Entry? {
-        state.withLock { $0.entries[appID] }
+        state.withLock { $0.entries[ByteID(appID)] }
     }
 
     public func standing(ofApp appID: String) -> AppStanding {

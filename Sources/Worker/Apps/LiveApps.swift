@@ -1,10 +1,13 @@
+import Essentials
+
 /// The clients of the apps that sent lately, made on first use and bounded: at most `maximum` apps at once (making
 /// one more drops the least recently used), and an app unused for `idleMillis` is dropped by `dropIdle`. An entry
-/// made for an older `generation` of the app's files is replaced. Pure: the caller passes the time.
+/// made for an older `generation` of the app's files is replaced. Apps are told apart by their ids' bytes (`ByteID`).
+/// Pure: the caller passes the time.
 struct LiveApps<Value> {
     let maximum: Int
     let idleMillis: Int64
-    private var entries: [String: Entry] = [:]
+    private var entries: [ByteID: Entry] = [:]
 
     private struct Entry {
         var value: Value
@@ -24,6 +27,7 @@ struct LiveApps<Value> {
     mutating func value(
         for app: String, generation: Int, nowMillis: Int64, make: () -> Value
     ) -> Value {
+        let app = ByteID(app)
         if var entry = entries[app], entry.generation == generation {
             entry.lastUsedMillis = nowMillis
             entries[app] = entry
@@ -46,6 +50,6 @@ struct LiveApps<Value> {
         }
         .keys.sorted()
         for app in idle { entries[app] = nil }
-        return idle
+        return idle.map(\.text)
     }
 }
