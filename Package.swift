@@ -80,7 +80,8 @@ let package = Package(
         .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
         // `/metrics`, `/healthz` and `/readyz` on libmicrohttpd.
         .target(
-            name: "StatusServer", dependencies: ["Observability", "Sockets", "CMicroHTTPD"], swiftSettings: strict),
+            name: "StatusServer", dependencies: ["Observability", "Sockets", "Essentials", "CMicroHTTPD"],
+            swiftSettings: strict),
         // Pure: receipt statistics (streaming aggregation, latency sketch) and their table/JSON/CSV/HTML forms.
         .target(name: "ReceiptAnalytics", dependencies: ["PushCore", "Essentials"], swiftSettings: strict),
         // Reading a window [from, to) of a topic by explicit assignment, for the tools (receipts, replay).
@@ -151,6 +152,7 @@ var unitTests: [Target] {
         .testTarget(
             name: "KafkaUnitTests", dependencies: ["Kafka", "KafkaTypes", "CRdKafka"], swiftSettings: strict),
         .testTarget(name: "HTTP2UnitTests", dependencies: ["HTTP2", "HTTPTypes"], swiftSettings: strict),
+        .testTarget(name: "StatusServerUnitTests", dependencies: ["StatusServer"], swiftSettings: strict),
         .testTarget(
             name: "ProvidersUnitTests",
             dependencies: ["Providers", "Signing", "HTTP2", "HTTPTypes", "TestSupport", "Essentials"],

@@ -14,16 +14,19 @@
 /// Starts a daemon on an already listening socket `listen_fd` (which it then owns and closes), with its own
 /// polling thread (epoll on Linux) and `thread_pool_size` workers. `connection_timeout_seconds` closes a
 /// connection idle that long; `connection_memory_limit` bounds each connection's buffers, and with them the
-/// request head; `connection_limit` bounds the connections held at once. Connections may be suspended while an
-/// answer is awaited elsewhere and resumed from any thread; `completed` is told when each request ends (answered
-/// or not), with `context`. With `tls_cert_pem` and `tls_key_pem` (NUL-terminated PEM) the daemon speaks TLS
-/// (GnuTLS); both NULL for plain HTTP. Returns NULL when it cannot start.
+/// request head; `connection_limit` bounds the connections held at once, `per_address_limit` those of one client
+/// address (0: no such bound). Connections may be suspended while an answer is awaited elsewhere and resumed from
+/// any thread; `completed` is told when each request ends (answered or not), `connections` when each connection
+/// opens and closes, both with `context`. With `tls_cert_pem` and `tls_key_pem` (NUL-terminated PEM) the daemon
+/// speaks TLS (GnuTLS); both NULL for plain HTTP. Returns NULL when it cannot start.
 static inline struct MHD_Daemon *pw_mhd_start_daemon(int listen_fd, unsigned int thread_pool_size,
                                                      unsigned int connection_timeout_seconds,
                                                      size_t connection_memory_limit,
                                                      unsigned int connection_limit,
+                                                     unsigned int per_address_limit,
                                                      MHD_AccessHandlerCallback handler,
-                                                     MHD_RequestCompletedCallback completed, void *context,
+                                                     MHD_RequestCompletedCallback completed,
+                                                     MHD_NotifyConnectionCallback connections, void *context,
                                                      const char *tls_cert_pem, const char *tls_key_pem) {
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
     if (tls_cert_pem != NULL && tls_key_pem != NULL) {
@@ -33,7 +36,9 @@ static inline struct MHD_Daemon *pw_mhd_start_daemon(int listen_fd, unsigned int
                                 MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                                MHD_OPTION_NOTIFY_CONNECTION, connections, context,
                                 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
                                 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
                                 MHD_OPTION_END);
@@ -43,7 +48,9 @@ static inline struct MHD_Daemon *pw_mhd_start_daemon(int listen_fd, unsigned int
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_NOTIFY_CONNECTION, connections, context,
                             MHD_OPTION_END);
 }
 
@@ -67,6 +74,23 @@ static inline size_t pw_mhd_client_address(struct MHD_Connection *connection, ui
         return 16;
     }
     return 0;
+}
+
+/// The socket of `connection`, or -1 when it is unknown.
+static inline int pw_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}
+
+/// Whether a connection callback's `code` tells that the connection opened (else it closed).
+static inline int pw_mhd_connection_opened(enum MHD_ConnectionNotificationCode code) {
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
+}
+
+/// The value the connection callback stored for `connection` when it opened, or NULL.
+static inline void *pw_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 /// A response holding its own copy of `size` bytes at `data`.

@@ -19,6 +19,12 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var backlog: Int32
     /// TLS directly in the server; `nil` for plain HTTP (TLS ends in front of it, or the status port).
     public var tls: ServerTLS? = nil
+    /// How long one request's head and body may take to arrive, however steadily the bytes trickle in; with it, a new
+    /// connection beyond `connectionLimit` also closes the one that has been reading its request longest (up to twice
+    /// `connectionLimit` are accepted meanwhile). `nil`: only `connectionTimeout` bounds a slow request.
+    public var requestDeadline: Duration? = nil
+    /// The most connections held at once from one client address; `nil` for no such bound.
+    public var connectionsPerAddress: Int? = nil
 
     public init(
         host: String = "0.0.0.0",

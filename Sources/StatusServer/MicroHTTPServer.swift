@@ -12,7 +12,9 @@ import Synchronization
 /// delays another client's answer. A connection idle for `connectionTimeout` is closed; its buffers (and with them
 /// the request head) are bounded by `connectionMemoryLimit`; at most `connectionLimit` are held at once. While a
 /// handler has not answered, its connection is suspended (`MHD_suspend_connection`): it holds no thread, and it is
-/// resumed when the answer comes.
+/// resumed when the answer comes. With a `requestDeadline`, a `ConnectionWatch` closes the connections whose request
+/// takes longer to arrive, and makes room for new connections by closing those reading longest; with
+/// `connectionsPerAddress`, libmicrohttpd refuses further connections of one address.
 public final class MicroHTTPServer: Sendable {
     /// The port actually bound (the configured one, or the one the system chose for port 0).
     public let port: Int
@@ -37,15 +39,21 @@ public final class MicroHTTPServer: Sendable {
             close(listener)
             throw HTTPServerError(address: address, reason: "this libmicrohttpd was built without TLS")
         }
-        let context = Unmanaged.passRetained(ServerContext(handler))
+        let watch = configuration.requestDeadline.map {
+            ConnectionWatch(deadline: $0, limit: configuration.connectionLimit)
+        }
+        let context = Unmanaged.passRetained(ServerContext(handler, watch: watch))
         let (timeoutSeconds, _) = configuration.connectionTimeout.components
+        let connectionLimit = configuration.connectionLimit.multipliedReportingOverflow(by: watch == nil ? 1 : 2)
         // libmicrohttpd loads the certificate and key into GnuTLS while it starts; the strings need not outlive it.
         let started = withOptionalCString(configuration.tls?.certificatePEM) { certificate in
             withOptionalCString(configuration.tls?.keyPEM.revealed) { key in
                 pw_mhd_start_daemon(
                     listener, UInt32(clamping: configuration.threadPoolSize), UInt32(clamping: max(1, timeoutSeconds)),
-                    configuration.connectionMemoryLimit, UInt32(clamping: configuration.connectionLimit),
-                    accessHandler, completedHandler, context.toOpaque(), certificate, key)
+                    configuration.connectionMemoryLimit,
+                    UInt32(clamping: connectionLimit.overflow ? Int.max : connectionLimit.partialValue),
+                    UInt32(clamping: configuration.connectionsPerAddress ?? 0), accessHandler, completedHandler,
+                    connectionHandler, context.toOpaque(), certificate, key)
             }
         }
         guard let handle = started else {
@@ -56,6 +64,7 @@ public final class MicroHTTPServer: Sendable {
                 ? "libmicrohttpd could not start" : "libmicrohttpd could not start TLS with this certificate and key"
             throw HTTPServerError(address: address, reason: reason)
         }
+        watch?.start()
         return MicroHTTPServer(port: port, handle: handle, context: context)
     }
 
@@ -73,6 +82,7 @@ public final class MicroHTTPServer: Sendable {
         // Quiescing hands the listening socket back: it is closed here, after the daemon stopped.
         let listener = MHD_quiesce_daemon(daemon.handle)
         let counts = context.takeUnretainedValue()
+        counts.watch?.stop()
         let deadline = ContinuousClock.now + answerBudget
         while counts.suspended.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
             usleep(5_000)
@@ -101,12 +111,16 @@ private struct Daemon: @unchecked Sendable {
     let handle: OpaquePointer
 }
 
-/// What libmicrohttpd's callbacks reach through their context pointer: the handler and the count of suspended
-/// connections.
+/// What libmicrohttpd's callbacks reach through their context pointer: the handler, the count of suspended
+/// connections and the connection watch.
 private final class ServerContext: Sendable {
     let handler: any HTTPRequestHandler
     let suspended = Atomic<Int>(0)
-    init(_ handler: any HTTPRequestHandler) { self.handler = handler }
+    let watch: ConnectionWatch?
+    init(_ handler: any HTTPRequestHandler, watch: ConnectionWatch?) {
+        self.handler = handler
+        self.watch = watch
+    }
 }
 
 /// One request in progress, kept in libmicrohttpd's per-request pointer from its first callback to its completion.
@@ -211,6 +225,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
 private func answer(_ pending: PendingRequest, _ connection: OpaquePointer, _ server: ServerContext) -> MHD_Result {
     if !pending.dispatched {
         pending.dispatched = true
+        server.watch?.read(watchedID(connection))
         let reply = pending.reply
         server.handler.handle(pending.request) { reply.deliver($0, counts: server) }
     }
@@ -262,8 +277,30 @@ private let collectParameter: MHD_KeyValueIterator = { context, _, key, value in
 }
 
 /// libmicrohttpd's completion callback: the request is over (answered, or its connection gone); releases it.
-private let completedHandler: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let completedHandler: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<ServerContext>.fromOpaque(context).takeUnretainedValue().watch?.ended(watchedID(connection))
+    }
     guard let requestContext, let stored = requestContext.pointee else { return }
     Unmanaged<PendingRequest>.fromOpaque(stored).release()
     requestContext.pointee = nil
+}
+
+/// libmicrohttpd's connection callback: tells the watch that a connection opened (keeping its id as the
+/// connection's socket context) or closed.
+private let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, socketContext, event in
+    guard let context, let connection, let socketContext,
+        let watch = Unmanaged<ServerContext>.fromOpaque(context).takeUnretainedValue().watch
+    else { return }
+    if pw_mhd_connection_opened(event) != 0 {
+        socketContext.pointee = UnsafeMutableRawPointer(
+            bitPattern: watch.opened(socket: pw_mhd_connection_socket(connection)))
+    } else if let id = socketContext.pointee {
+        watch.closed(Int(bitPattern: id))
+    }
+}
+
+/// The watch's id of `connection` (0 when it has none).
+private func watchedID(_ connection: OpaquePointer) -> Int {
+    Int(bitPattern: pw_mhd_socket_context(connection))
 }

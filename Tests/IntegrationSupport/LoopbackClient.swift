@@ -75,8 +75,11 @@ public enum LoopbackClient {
         return received
     }
 
-    /// An open socket connected to `host`:`port` (numeric, loopback only), with receive and send timeouts of `timeoutSeconds`.
-    public static func connect(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 5) throws -> Int32 {
+    /// An open socket connected to `host`:`port` (numeric, loopback only), with receive and send timeouts of
+    /// `timeoutSeconds`; from the IPv4 address `source` when given (another loopback address, `127.0.0.2`).
+    public static func connect(
+        host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 5, source: String? = nil
+    ) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -90,6 +93,22 @@ public enum LoopbackClient {
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &local.sin_addr) == 1,
+                withUnsafePointer(
+                    to: &local,
+                    {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        }
+                    }) == 0
+            else {
+                close(descriptor)
+                throw ClientError("cannot bind to \(source)")
+            }
+        }
         guard Glibc.connect(descriptor, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             close(descriptor)
             throw ClientError("connect to \(host) port \(port) failed: \(String(cString: strerror(errno)))")

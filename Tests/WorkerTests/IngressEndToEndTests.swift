@@ -26,7 +26,7 @@ import Testing
         let ingress: IngressServer
         let registry = MetricsRegistry()
 
-        init(kafkaTimeoutMilliseconds: Int = 10_000) async throws {
+        init(kafkaTimeoutMilliseconds: Int = 10_000, environment: [String: String] = [:]) async throws {
             cluster = try MockCluster(brokers: 1)
             try cluster.createTopic("chat", partitions: 3)
             let configuration = try IngressConfiguration.load(
@@ -37,7 +37,7 @@ import Testing
                     "PUSH_INGRESS_KAFKA_TIMEOUT_MS": String(kafkaTimeoutMilliseconds),
                     "KAFKA_BOOTSTRAP_SERVERS": cluster.bootstrapServers,
                     "KAFKA_TOPIC_METADATA_REFRESH_INTERVAL_MS": "1000",
-                ], configFile: nil)
+                ].merging(environment) { $1 }, configFile: nil)
             ingress = try IngressServer.start(
                 configuration: configuration, registry: registry, logger: Logger(label: "t", level: .critical))
         }

@@ -10,8 +10,8 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
     /// `LOG_LEVEL` (default `info`).
     public var logLevel: LogLevel
     /// `PUSH_INGRESS_PORT` (default 8080), `PUSH_INGRESS_HOST`, `PUSH_INGRESS_MAX_CONNECTIONS`,
-    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_THREADS`, `PUSH_INGRESS_TLS_CERT_FILE` with
-    /// `PUSH_INGRESS_TLS_KEY_FILE`.
+    /// `PUSH_INGRESS_IDLE_SECONDS`, `PUSH_INGRESS_REQUEST_SECONDS`, `PUSH_INGRESS_MAX_CONNECTIONS_PER_ADDRESS`,
+    /// `PUSH_INGRESS_THREADS`, `PUSH_INGRESS_TLS_CERT_FILE` with `PUSH_INGRESS_TLS_KEY_FILE`.
     public var server: HTTPServerConfiguration
     /// `PUSH_HTTP_PORT`, `PUSH_HTTP_HOST`: `/metrics`, `/healthz`, `/readyz`, as for the worker.
     public var status: HTTPServerConfiguration
@@ -57,6 +57,9 @@ public struct IngressConfiguration: Sendable, CustomStringConvertible {
         }
         server.connectionLimit = try reader.integer("PUSH_INGRESS_MAX_CONNECTIONS", default: 1_024, in: 1...65_536)
         server.connectionTimeout = .seconds(try reader.integer("PUSH_INGRESS_IDLE_SECONDS", default: 10, in: 1...600))
+        server.requestDeadline = .seconds(try reader.integer("PUSH_INGRESS_REQUEST_SECONDS", default: 10, in: 1...600))
+        server.connectionsPerAddress = try reader.integer(
+            "PUSH_INGRESS_MAX_CONNECTIONS_PER_ADDRESS", default: 256, in: 1...65_536)
         server.threadPoolSize = try reader.integer("PUSH_INGRESS_THREADS", default: 2, in: 1...64)
         server.tls = try Self.tls(reader, files: files)
 
