@@ -63,7 +63,7 @@ public struct IngressAdmission: Sendable {
                     field: error.field.isEmpty ? nil : error.field))
         }
         let named = Self.namedApp(root)
-        if let named, !named.utf8.elementsEqual(app.utf8) {
+        if let named, ByteID(named) != ByteID(app) {
             return .answer(
                 .refusal(403, code: "APP_MISMATCH", message: "the key is not valid for this appID", field: "appID"))
         }

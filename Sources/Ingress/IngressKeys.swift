@@ -1,3 +1,5 @@
+import Essentials
+
 /// The shared secrets that prove a request comes from an app's platform: one or more per app, so that a key can be
 /// rotated with the old and the new one valid at once.
 ///
@@ -38,7 +40,7 @@ public struct IngressKeys: Sendable, CustomStringConvertible {
             let key = entry[entry.index(after: colon)...].trimmingSpaces
             guard !app.isEmpty else { throw InvalidEntry(position: position, reason: "has no app before ':'") }
             guard !key.isEmpty else { throw InvalidEntry(position: position, reason: "has no key after ':'") }
-            let isDefault = app.utf8.elementsEqual(Self.defaultAppName.utf8)
+            let isDefault = ByteID(String(app)) == ByteID(Self.defaultAppName)
             entries.append((isDefault ? "" : String(app), Array(key.utf8)))
         }
         guard !entries.isEmpty else { throw InvalidEntry(position: 0, reason: "no app:key entry") }
@@ -48,9 +50,7 @@ public struct IngressKeys: Sendable, CustomStringConvertible {
     /// The apps that have keys, each once (apps are told apart by their bytes), in the order of their UTF-8 bytes;
     /// the default app is the empty string.
     public var apps: [String] {
-        Set(entries.map { Array($0.app.utf8) }).sorted { $0.lexicographicallyPrecedes($1) }.map {
-            String(decoding: $0, as: UTF8.self)
-        }
+        Set(entries.map { ByteID($0.app) }).sorted().map(\.text)
     }
 
     /// The app whose key `presented` is (the empty string for the default app), or `nil`. Every key is compared in
@@ -78,7 +78,7 @@ public struct IngressKeys: Sendable, CustomStringConvertible {
     /// The apps and how many keys each has; never a key.
     public var description: String {
         apps.map { app in
-            let count = entries.count { $0.app.utf8.elementsEqual(app.utf8) }
+            let count = entries.count { ByteID($0.app) == ByteID(app) }
             return "\(app.isEmpty ? Self.defaultAppName : app): \(count) key(s)"
         }.joined(separator: ", ")
     }
