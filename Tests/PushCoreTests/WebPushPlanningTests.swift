@@ -50,6 +50,24 @@ import Testing
         )
     }
 
+    @Test func theReportShowsThePlaintextAndHowItIsEncryptedAndSigned() throws {
+        let event = try EventDecoder().decode(Self.event(type: "text"), now: Fixture.now)
+        let decisions = PushPlanner(rules: .standard, context: Self.webContext).plan(event, now: Fixture.now)
+        let report = try JSONParser.parse(
+            Array(DecisionReport.json(event: event, decisions: decisions, now: Fixture.now).utf8))
+        guard case .array(let devices)? = report["devices"], let request = devices.first?["request"] else {
+            Issue.record("no request in the report")
+            return
+        }
+        #expect(request["path"] == .string("https://push.example.net/push/JzLQ3raZJfFBR0aqvOMsLrt54w4rJUsV"))
+        #expect(request["host"] == nil)
+        #expect(request["body"]?["mid"] == .string("m-1"))
+        let size = try #require(
+            request["bodySize"].flatMap { if case .number(let text) = $0 { Int(text) } else { nil } })
+        #expect(request["encryption"]?["contentEncoding"] == .string("aes128gcm (RFC 8291)"))
+        #expect(request["encryption"]?["encryptedSize"] == .number(String(86 + size + 1 + 16)))
+    }
+
     @Test func aSilentPushHasNormalUrgencyAndNoTexts() throws {
         let request = try #require(try outcome(Self.event(type: "unreadCount")).request)
         #expect(request.header("urgency") == "normal")

@@ -12,7 +12,9 @@ it reads every request body before answering; APNs-shaped answers carry `apns-id
   `--max-lag-sends` device sends unanswered, so the mock cluster never drops unread input), or at a fixed
   `--rate` (events/s) to see the end-to-end latency below saturation;
 - fanout: group-chat events of `--fanout-recipients` recipients with two devices each, written before the worker
-  starts (issue 13's memory target).
+  starts (issue 13's memory target);
+- apns1 and web: `--single-events` one-device events, to APNs and to Web Push subscriptions at the endpoint (each
+  message encrypted and VAPID-signed), written before the worker starts: Web Push's cost beside APNs' in one run.
 
 For each case it reads every receipt from `push.receipts` and prints pushes/s (first to last receipt, by the
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
@@ -66,9 +68,9 @@ from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
-CASES = ("backlog", "stream", "fanout")
+CASES = ("backlog", "stream", "fanout", "apns1", "web")
 # Cases whose events are all written before the worker starts.
-PREWRITTEN = ("backlog", "fanout")
+PREWRITTEN = ("backlog", "fanout", "apns1", "web")
 # The worker's HTTP/2 transports (PUSH_HTTP_TRANSPORT), in the order --transport defaults to.
 TRANSPORTS = ("curl", "nghttp2")
 # The label of a --bin given without one.
@@ -125,7 +127,8 @@ def workers(arguments: argparse.Namespace, round: int) -> list[Variant]:
 
 def case_sizes(arguments: argparse.Namespace) -> list[tuple[str, int]]:
     """The cases asked for (events > 0) and their events, in the order they run."""
-    sizes = (("backlog", arguments.backlog_events), ("stream", arguments.events), ("fanout", arguments.fanout_events))
+    sizes = (("backlog", arguments.backlog_events), ("stream", arguments.events), ("fanout", arguments.fanout_events),
+             ("apns1", arguments.single_events), ("web", arguments.single_events))
     return [(case, events) for case, events in sizes if events]
 
 
@@ -162,6 +165,9 @@ class Bench:
                   for kind in ("events", "receipts")] + ["bench.replay.receipts"]
         # The dead-letter topic and the worker's default retry tiers (PUSH_RETRY_TIERS 1s,10s,1m,10m,1h).
         topics += ["push.dlq"] + [f"push.retry-{delay_ms}" for delay_ms in (1_000, 10_000, 60_000, 600_000, 3_600_000)]
+        # The tables every worker follows: with librdkafka 2.16 a missing one is not created by reading it, and the
+        # worker would wait for it (PUSH_INVALID_TOKENS_LOAD_MS) before consuming.
+        topics += ["push.invalid-tokens", "push.devices", "push.clients"]
         broker = self.spawn([arguments.bin[0].path, "dev-broker", "--partitions", str(arguments.partitions),
                              "--topics", ",".join(topics)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -183,6 +189,10 @@ class Bench:
         self.endpoint = Endpoint(self.directory, certificates)
         self.processes.append(self.endpoint.process)
         self.apns_port, self.fcm_port = self.endpoint.apns_port, self.endpoint.fcm_port
+        # Web Push: a VAPID key of the bench's own (the endpoint checks nothing; the worker signs and encrypts).
+        self.vapid_key_file = self.directory / "vapid.pem"
+        subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out",
+                        str(self.vapid_key_file)], check=True, capture_output=True)
 
     def single(self) -> bool:
         """Whether one worker runs (one binary, one transport, one round): it uses the plain topics."""
@@ -220,6 +230,8 @@ class Bench:
             "FCM_URL": f"https://127.0.0.1:{self.fcm_port}", "FCM_SERVICE_ACCOUNT_FILE": self.fcm["service_account_file"],
             "PUSH_CA_FILE": self.ca_file, "PUSH_HTTP_PORT": "0", "PUSH_HTTP_HOST": "127.0.0.1",
             "PUSH_WORKER_ID": "bench", "LOG_LEVEL": "warning", "PUSH_SHUTDOWN_GRACE_SECONDS": "10",
+            "WEBPUSH_VAPID_KEY_FILE": str(self.vapid_key_file), "WEBPUSH_VAPID_SUBJECT": "mailto:bench@example.com",
+            "WEBPUSH_ALLOW_PRIVATE_ENDPOINTS": "true",
         })
         for setting in self.arguments.worker_env:
             name, _, value = setting.partition("=")
@@ -256,7 +268,9 @@ class Bench:
     def run_case(self, case: str, events: int, variant: Variant, tag: str = "", round: int = 1) -> Result:
         prefix = f"{tag}{case}-{int(time.time())}"
         factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix,
-                               fanout=self.arguments.fanout_recipients if case == "fanout" else 0)
+                               fanout=self.arguments.fanout_recipients if case == "fanout" else 0,
+                               single={"apns1": "apns", "web": "web"}.get(case, ""),
+                               web_origin=f"https://127.0.0.1:{self.apns_port}")
         created: dict[str, int] = {}
         base = self.topic_base(tag, case)
         reader = ReceiptReader(self.bootstrap, f"{base}.receipts", prefix, created)
@@ -440,6 +454,9 @@ def main() -> int:
                         help="events of the backlog case (0: skip it); the mock cluster keeps ~5 MB per partition")
     parser.add_argument("--fanout-events", type=int, default=100,
                         help="events of the group-chat fan-out case, written before the worker starts (0: skip it)")
+    parser.add_argument("--single-events", type=int, default=20_000,
+                        help="events of the apns1 and web cases (one device each), written before the worker starts "
+                             "(0: skip both)")
     parser.add_argument("--fanout-recipients", type=int, default=500,
                         help="fan-out case: recipients per event, each with one APNs and one FCM device")
     parser.add_argument("--partitions", type=int, default=6)

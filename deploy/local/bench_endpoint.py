@@ -1,4 +1,4 @@
-"""The benchmark's push endpoint: nginx with the echo module as a fast TLS HTTP/2 APNs and FCM, and what it takes
+"""The benchmark's push endpoint: nginx with the echo module as a fast TLS HTTP/2 APNs, FCM and Web Push service, and what it takes
 alone (h2load) or from the bare libcurl peer (`bench_peer.c`), the Node.js http2 peer and the bare nghttp2 peer
 (`bench_nghttp2_peer.c`)."""
 
@@ -46,6 +46,10 @@ http {{
             echo_read_request_body;
             add_header apns-id $http_apns_id always;
             echo_status 200;
+        }}
+        location /wp/ {{
+            echo_read_request_body;
+            echo_status 201;
         }}
         location ~ ^/v1/projects/([^/]+)/messages:send$ {{
             default_type application/json;

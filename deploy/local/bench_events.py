@@ -11,11 +11,16 @@ from processes import popen
 
 
 class EventFactory:
-    """Chat events with 1-3 devices each, APNs and FCM mixed, over `rooms` rooms; deterministic per seed."""
+    """Chat events with 1-3 devices each, APNs and FCM mixed, over `rooms` rooms; deterministic per seed. With
+    `single`, one device each: `apns`, or `web` (a push subscription at `web_origin`/wp/<n>, every one with the same
+    keys: each message is still encrypted with a fresh key)."""
 
     TYPES = ("text", "text", "text", "image", "sticker", "file")
+    # A browser's keys (RFC 8291 Appendix A's receiver).
+    WEB_KEYS = {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                "auth": "BTBZMqHH6r4Tts7J_aSIgg"}
 
-    def __init__(self, seed: int, rooms: int, prefix: str, fanout: int = 0):
+    def __init__(self, seed: int, rooms: int, prefix: str, fanout: int = 0, single: str = "", web_origin: str = ""):
         self.random = random.Random(seed)
         self.rooms = rooms
         self.prefix = prefix
@@ -23,6 +28,8 @@ class EventFactory:
         self.sends = 0
         # Group-chat fan-out: this many recipients with one APNs and one FCM device each (0: one recipient, 1-3).
         self.fanout = fanout
+        self.single = single
+        self.web_origin = web_origin
 
     def next(self) -> tuple[str, str, str, int]:
         """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
@@ -36,6 +43,14 @@ class EventFactory:
                            "devices": [{"platform": "apns", "token": "%064x" % generator.getrandbits(256)},
                                        {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}]}
                           for _ in range(self.fanout)]
+        elif self.single:
+            device = {"platform": "apns", "token": "%064x" % generator.getrandbits(256)}
+            if self.single == "web":
+                subscription = {"endpoint": f"{self.web_origin}/wp/{generator.getrandbits(96):024x}",
+                                "keys": self.WEB_KEYS}
+                device = {"platform": "web", "token": json.dumps(subscription, separators=(",", ":"))}
+            recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
+                           "muted": False, "devices": [device]}]
         else:
             devices = []
             for _ in range(generator.choice((1, 1, 2, 2, 3))):
