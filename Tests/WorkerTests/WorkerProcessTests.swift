@@ -3,15 +3,20 @@ import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing
+import Worker
 
 /// `push-worker run` built beside the tests, as a child process with only `environment` as its environment.
 func workerProcess(environment: [String: String]) throws -> ChildProcess {
     try ChildProcess(ChildProcess.built("push-worker"), ["run"], environment: environment)
 }
 
-/// `push-worker dev-broker` with one broker and two partitions per topic, and its bootstrap servers.
-func startDevBroker(partitions: Int = 2) async throws -> (DevBrokerProcess, String) {
-    let broker = try DevBrokerProcess(arguments: ["--brokers", "1", "--partitions", String(partitions)])
+/// The test broker `kind` (`PUSH_TEST_BROKER`'s unless told: `push-worker dev-broker` with one broker, or Tansu) with
+/// the dev broker's topics of `partitions` partitions each, and its bootstrap servers.
+func startDevBroker(partitions: Int = 2, kind: TestBroker = .chosen) async throws -> (DevBrokerProcess, String) {
+    let broker =
+        kind == .tansu
+        ? try DevBrokerProcess(tansuWithTopics: DevBrokerConfiguration.defaultTopics, partitions: partitions)
+        : try DevBrokerProcess(arguments: ["--brokers", "1", "--partitions", String(partitions)])
     return (broker, try await broker.bootstrapServers(within: .seconds(30)))
 }
 

@@ -1,8 +1,11 @@
 """A plain confluent-kafka consumer on the worker's scale-out/in schedule: the yardstick for duplicates.
 
     .venv/bin/python deploy/local/plain_consumer_baseline.py --bin .build/debug/push-worker [--commit-ms 1000]
+    .venv/bin/python deploy/local/plain_consumer_baseline.py --bootstrap HOST:PORT --topic T [--partitions 2]
 
-The schedule of Tests/WorkerTests/ScaleOutInTests.swift on the same dev broker (one broker, two partitions): 300
+The schedule of Tests/WorkerTests/ScaleOutInTests.swift, on a dev broker of its own (one broker, two partitions) or,
+with `--bootstrap`, on a running broker's topic `--topic` of `--partitions` partitions, which must exist and be empty
+(ScaleOutInTests runs it so, on its own broker, the mock cluster or Tansu, beside the worker's figures): 300
 events a second in 20 rooms; one consumer for 3 s, two more join, once every partition is owned the two leave
 (SIGTERM: `close()`), once the first owns every partition again 2 s more, then the stream stops. Each consumer is
 what a careful application writes: cooperative-sticky, offsets stored after processing, auto-commit every
@@ -26,11 +29,7 @@ from confluent_kafka import Consumer, KafkaException, Producer
 
 from processes import popen, stop
 
-TOPIC = "chat.messages"
-PARTITIONS = {0, 1}
-
-
-def consume(bootstrap: str, commit_ms: int, out: Path) -> int:
+def consume(bootstrap: str, topic: str, commit_ms: int, out: Path) -> int:
     """One consumer of the group until SIGTERM; prints its assignment (a JSON list) on every change."""
     running = True
 
@@ -39,6 +38,8 @@ def consume(bootstrap: str, commit_ms: int, out: Path) -> int:
         running = False
 
     signal.signal(signal.SIGTERM, terminate)
+    # A parent may have started it with SIGTERM blocked (a Swift test's child processes inherit the test runner's mask).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     owned: set[int] = set()
 
     def report() -> None:
@@ -62,7 +63,7 @@ def consume(bootstrap: str, commit_ms: int, out: Path) -> int:
         "enable.auto.commit": True, "auto.commit.interval.ms": commit_ms, "auto.offset.reset": "earliest",
         "session.timeout.ms": 6000, "heartbeat.interval.ms": 300,
     })
-    consumer.subscribe([TOPIC], on_assign=assigned, on_revoke=revoked, on_lost=revoked)
+    consumer.subscribe([topic], on_assign=assigned, on_revoke=revoked, on_lost=revoked)
     with open(out, "a") as processed:
         while running:
             message = consumer.poll(0.1)
@@ -102,24 +103,33 @@ def wait_until(condition, limit: float) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", help="the push-worker binary (for its dev broker)")
+    parser.add_argument("--bootstrap", help="a running broker instead of a dev broker of its own")
+    parser.add_argument("--topic", default="chat.messages", help="the topic to stream through (with --bootstrap)")
+    parser.add_argument("--partitions", type=int, default=2, help="the topic's partitions (with --bootstrap)")
     parser.add_argument("--commit-ms", type=int, default=1000, help="auto.commit.interval.ms of the consumers")
     parser.add_argument("--consume", metavar="BOOTSTRAP", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.consume:
-        return consume(arguments.consume, arguments.commit_ms, arguments.out)
-    if not arguments.bin:
-        parser.error("--bin is required")
+        return consume(arguments.consume, arguments.topic, arguments.commit_ms, arguments.out)
+    if not arguments.bin and not arguments.bootstrap:
+        parser.error("--bin or --bootstrap is required")
 
     directory = Path(tempfile.mkdtemp(prefix="plain-baseline-"))
-    broker = popen([arguments.bin, "dev-broker", "--brokers", "1", "--partitions", "2"], stdin=subprocess.PIPE,
-                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    bootstrap = broker.stdout.readline().strip().split("=", 1)[1]
+    broker = None
+    topic, partitions = arguments.topic, set(range(arguments.partitions))
+    if arguments.bootstrap:
+        bootstrap = arguments.bootstrap
+    else:
+        broker = popen([arguments.bin, "dev-broker", "--brokers", "1", "--partitions", "2"], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        bootstrap = broker.stdout.readline().strip().split("=", 1)[1]
+        topic, partitions = "chat.messages", {0, 1}
     members: list[Member] = []
 
     def member(index: int) -> Member:
-        started = Member([sys.executable, __file__, "--consume", bootstrap, "--commit-ms", str(arguments.commit_ms),
-                          "--out", str(directory / f"consumer-{index}.txt")])
+        started = Member([sys.executable, __file__, "--consume", bootstrap, "--topic", topic,
+                          "--commit-ms", str(arguments.commit_ms), "--out", str(directory / f"consumer-{index}.txt")])
         members.append(started)
         return started
 
@@ -132,7 +142,7 @@ def main() -> int:
         tick = time.monotonic()
         while streaming:
             for _ in range(30):
-                producer.produce(TOPIC, key=f"r-{produced % 20}", value=json.dumps({"id": f"m-{produced}"}))
+                producer.produce(topic, key=f"r-{produced % 20}", value=json.dumps({"id": f"m-{produced}"}))
                 produced += 1
             producer.poll(0)
             tick += 0.1
@@ -141,7 +151,7 @@ def main() -> int:
 
     try:
         first = member(1)
-        if not wait_until(lambda: first.owned == PARTITIONS, 60):
+        if not wait_until(lambda: first.owned == partitions, 60):
             raise RuntimeError("the first consumer got no assignment within 60 s")
         writer = threading.Thread(target=stream)
         writer.start()
@@ -152,13 +162,13 @@ def main() -> int:
         steps.append(f"two joining at {time.monotonic() - began:.0f} s")
         # Two partitions, three consumers: one of the two that join stays idle.
         settled = wait_until(lambda: any(m.assigned_once for m in joined)
-                             and set().union(*(m.owned for m in members)) == PARTITIONS, 60)
+                             and set().union(*(m.owned for m in members)) == partitions, 60)
         steps.append(f"two leaving at {time.monotonic() - began:.0f} s" + ("" if settled else " (not settled)"))
         for leaving in joined:
             leaving.process.send_signal(signal.SIGTERM)
         for leaving in joined:
             leaving.process.wait(60)
-        settled = wait_until(lambda: first.owned == PARTITIONS, 60)
+        settled = wait_until(lambda: first.owned == partitions, 60)
         steps.append(f"one again at {time.monotonic() - began:.0f} s" + ("" if settled else " (not settled)"))
         time.sleep(2)
         streaming = False
@@ -181,7 +191,8 @@ def main() -> int:
     finally:
         for running in reversed(members):
             stop(running.process, timeout=30)
-        stop(broker, timeout=10)
+        if broker is not None:
+            stop(broker, timeout=10)
     return 0
 
 

@@ -3,7 +3,9 @@
 # every test: the unit layer (`swift test` alone), in a network namespace of its own when the machine allows one
 # (no network there, not even loopback: a unit test that opens a connection fails), then the integration layer (the
 # targets Package.swift adds when PUSH_WORKER_INTEGRATION=1) in processes of its own, the unit targets skipped there:
-# first everything but the consumer-group suites, a few tests at a time, then those suites one test at a time.
+# first everything but the consumer-group suites, a few tests at a time, then those suites one test at a time. Each
+# on librdkafka 2.16 and on 2.0.2; the group suites, replay and the registry's also on Tansu, a real broker, where
+# ScaleOutInTests prints a plain consumer's figures beside the worker's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/setup.sh
@@ -19,16 +21,35 @@ if unshare -rn true 2>/dev/null; then
 else
     echo "test.sh: no network namespace here (unshare -rn); the unit layer runs with the network" >&2
 fi
-"${isolated[@]}" swift test --skip-build
+# Every layer runs on both librdkafkas (deploy/local/librdkafka.sh): the current one (the confluent-kafka wheel's 2.16)
+# and Debian's 2.0.2, which the binary is built against, so that a behaviour that differs between them shows up.
+on_librdkafka() {
+    local choice=$1
+    shift
+    echo "test.sh: on librdkafka '$choice': $*" >&2
+    (PUSH_LIBRDKAFKA=$choice && source deploy/local/librdkafka.sh && "$@")
+}
+status=0
+on_librdkafka current "${isolated[@]}" swift test --skip-build || status=$?
+on_librdkafka debian "${isolated[@]}" swift test --skip-build || status=$?
 unit_targets=$(swift package dump-package | python3 -c \
     'import json, sys; print("|".join(t["name"] for t in json.load(sys.stdin)["targets"] if t["type"] == "test"))')
 # Suites whose workers share a consumer group, scale, restart or are killed: their rebalances are timing races on
 # the mock cluster (docs/kafka.md), so they run alone, on a machine the other suites no longer load.
 group_suites='ConsumerGroupTests|ScaleOutInTests|RollingRestartTests|WorkerCrashTests|CrashDuplicatesTests'
 group_suites+='|ReceiptCopiesEndToEndTests'
+# The suites that also run on Tansu, a real broker (PUSH_TEST_BROKER=tansu; librdkafka 2.0.2 cannot reach it): the
+# group suites whose workers are processes (ConsumerGroupTests runs librdkafka's mock cluster in the test process),
+# replay and the device registry's topics; a fault-injection test among them stays on the mock cluster.
+tansu_suites='ScaleOutInTests|RollingRestartTests|WorkerCrashTests|CrashDuplicatesTests|ReceiptCopiesEndToEndTests'
+tansu_suites+='|ReplayEndToEndTests|DevicesCommandTests|WorkerIMKITTests'
 export PUSH_WORKER_INTEGRATION=1
-status=0
-swift test --experimental-maximum-parallelization-width 6 \
-    --skip "^($unit_targets)\." --skip "\.($group_suites)/" || status=$?
-swift test --skip-build --no-parallel --filter "\.($group_suites)/" || status=$?
+swift build --build-tests
+for choice in current debian; do
+    on_librdkafka "$choice" swift test --skip-build --experimental-maximum-parallelization-width 6 \
+        --skip "^($unit_targets)\." --skip "\.($group_suites)/" || status=$?
+done
+(export PUSH_TEST_BROKER=tansu && on_librdkafka current swift test --skip-build --no-parallel \
+    --filter "\.($tansu_suites)/") || status=$?
+on_librdkafka debian swift test --skip-build --no-parallel --filter "\.($group_suites)/" || status=$?
 exit "$status"
