@@ -73,9 +73,9 @@ import Testing
         #expect(unsubscribed.status == 0, "\(unsubscribed.stderr)")
         let stats = try await devices(["stats"])
         #expect(stats.status == 0, "\(stats.stderr)")
-        // On Tansu, `devices stats` read the registry's topic without the imported android device (one run,
-        // docs/kafka.md, "Where Tansu falls short of Kafka"): kept here as a known difference.
-        withKnownIssue("on Tansu, devices stats missed a record of the registry's topic", isIntermittent: true) {
+        // On Tansu, `devices stats` reads the registry's topic only up to its high watermark, which Tansu puts at the
+        // last batch's base offset + 1 (TansuDifferencesTests): the import's last device of a partition is left out.
+        withKnownIssue("Tansu's high watermark leaves a device out of the window", isIntermittent: true) {
             #expect(stats.stdout.contains("SampleApp\tandroid\t1"))
             #expect(stats.stdout.contains("3 devices, 2 clients"))
         } when: {
