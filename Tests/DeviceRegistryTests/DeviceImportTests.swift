@@ -1,5 +1,7 @@
 import DeviceRegistry
+import Essentials
 import PushCore
+import TestSupport
 import Testing
 
 @Suite struct DeviceImportTests {
@@ -33,6 +35,20 @@ import Testing
             return
         }
         #expect(error.message.contains(message), "\(error)")
+    }
+
+    @Test func aBrowsersSubscriptionComesThroughAJSONLine() throws {
+        let token = String(decoding: JSONWriter.encode(.string(Fixture.webToken)), as: UTF8.self)
+        let line = #"{"appID": "A", "clientId": "c", "type": "web", "token": \#(token), "deviceId": "B1"}"#
+        let subscription = try DeviceImport.subscription(jsonLine: Substring(line)).get()
+        #expect(subscription.device == Device(platform: .web, token: Fixture.webToken))
+        let notASubscription =
+            #"{"appID": "A", "clientId": "c", "type": "web", "token": "https://e/x", "deviceId": "B1"}"#
+        guard case .failure(let error) = DeviceImport.subscription(jsonLine: Substring(notASubscription)) else {
+            Issue.record("a URL alone was imported as a web token")
+            return
+        }
+        #expect(error.reason == .badToken)
     }
 
     @Test func aJSONLineIsASubscriptionRecord() throws {
