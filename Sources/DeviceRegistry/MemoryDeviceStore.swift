@@ -101,7 +101,7 @@ public final class MemoryDeviceStore: DeviceStore {
         }
     }
 
-    /// What the store holds; `bytes` counts the clients' lists and the settings' texts.
+    /// What the store holds; `bytes` counts the clients' device lists and what the settings records take.
     public var statistics: RegistryStatistics {
         state.withLock { state in
             RegistryStatistics(
@@ -110,7 +110,17 @@ public final class MemoryDeviceStore: DeviceStore {
         }
     }
 
+    /// What one settings record takes in the table: its slot in the dictionary (key and value, at a hash table's
+    /// load of at most 3/4), the ids' text where it does not fit inline, and the muted rooms' arrays.
     private static func bytes(of settings: ClientSettings) -> Int {
-        settings.appID.utf8.count + settings.clientID.utf8.count + settings.mutedRooms.storageBytes
+        (MemoryLayout<ClientKey>.stride + MemoryLayout<ClientSettings>.stride) * 4 / 3 + heapBytes(settings.appID)
+            + heapBytes(settings.clientID) + settings.mutedRooms.storageBytes
+    }
+
+    /// A native string's heap storage: none up to 15 UTF-8 bytes (stored inline), else a 32-byte header, the bytes
+    /// and a terminating NUL.
+    private static func heapBytes(_ text: String) -> Int {
+        let count = text.utf8.count
+        return count <= 15 ? 0 : 32 + count + 1
     }
 }

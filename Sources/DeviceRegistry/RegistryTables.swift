@@ -52,7 +52,8 @@ public final class RegistryTables: Sendable {
 
     /// Applies one batch of `topic`'s records (named `name` in Kafka) to the store at once, with the offsets they
     /// bring each partition to (records without an offset bring none); returns the records ignored, each with why
-    /// (they are counted, and change nothing).
+    /// (they are counted, and change nothing; a settings record of `tooManyMutedRooms` is applied with the rooms
+    /// kept).
     @discardableResult
     public func apply(_ records: [RegistryRecord], of topic: Topic, named name: String = "") throws(RegistryStoreError)
         -> [(
@@ -64,7 +65,12 @@ public final class RegistryTables: Sendable {
         for (record, decoded) in zip(records, Self.decode(records, of: topic)) {
             switch decoded {
             case .device(let change): batch.devices.append(change)
-            case .client(let change): batch.clients.append(change)
+            case .client(let change, let leftOut):
+                batch.clients.append(change)
+                if let leftOut {
+                    count(leftOut, in: topic)
+                    ignored.append((record, leftOut))
+                }
             case .ignored(let error):
                 count(error, in: topic)
                 ignored.append((record, error))
@@ -82,7 +88,8 @@ public final class RegistryTables: Sendable {
     /// What one record decodes to.
     private enum Decoded: Sendable {
         case device(RegistryChange<DeviceKey, Subscription>)
-        case client(RegistryChange<ClientKey, ClientSettings>)
+        /// With why some of its muted rooms were left out, if they were.
+        case client(RegistryChange<ClientKey, ClientSettings>, roomsLeftOut: RegistryRecordError?)
         case ignored(RegistryRecordError)
     }
 
@@ -115,7 +122,17 @@ public final class RegistryTables: Sendable {
             switch topic {
             case .devices:
                 return .device(try RegistryRecordDecoder.subscription(key: record.key, value: value, locales: &locales))
-            case .clients: return .client(try RegistryRecordDecoder.settings(key: record.key, value: value))
+            case .clients:
+                var leftOut = 0
+                let change = try RegistryRecordDecoder.settings(key: record.key, value: value, roomsLeftOut: &leftOut)
+                return .client(
+                    change,
+                    roomsLeftOut: leftOut == 0
+                        ? nil
+                        : RegistryRecordError(
+                            .tooManyMutedRooms,
+                            "mute: \(leftOut) rooms beyond the first \(RegistryRecordDecoder.maximumMutedRooms) ignored"
+                        ))
             }
         } catch {
             return .ignored(error)

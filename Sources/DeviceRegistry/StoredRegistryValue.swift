@@ -74,7 +74,8 @@ enum StoredRegistryValue {
             guard let badge = reader.number(), let count = Int(exactly: badge) else { return nil }
             settings.badge = count
         }
-        guard let count = reader.number(), count <= UInt64(RegistryRecordDecoder.maximumMutedRooms) else { return nil }
+        // Each room takes at least one byte: a count beyond what is left is a corrupt value.
+        guard let count = reader.number(), count <= UInt64(reader.bytes.count - reader.index) else { return nil }
         var rooms: [String] = []
         for _ in 0..<count {
             guard let room = reader.text() else { return nil }

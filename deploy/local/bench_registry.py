@@ -14,7 +14,10 @@ the process's start to the registry loaded, the records read per second over tha
 bound), the worker's CPU seconds until then, the resident memory once loaded (VmRSS, with its anonymous and file-backed
 parts) and the registry's own `push_registry_bytes`. A worker with an empty registry is the baseline. With `--lookup-bin
 .build/release/RegistryBenchmark` (built with `PUSH_WORKER_INTEGRATION=1 swift build -c release --product
-RegistryBenchmark`) it adds what a lookup in each store costs against planning one send.
+RegistryBenchmark`) it adds what a lookup in each store costs against planning one send. With `--settings N --rooms R`
+it also writes N client settings records muting R rooms each (`--devices 0` for settings alone), and `--small-fetch`
+runs the workers with 1 MiB fetches and prefetch, so that RSS follows what the tables hold rather than librdkafka's
+buffers: compare the RSS over the empty worker's with `push_registry_bytes`.
 """
 
 import argparse
@@ -49,16 +52,26 @@ def subscriptions(count: int):
         yield f"{APP}/{client}/{kind}/{device}".encode(), json.dumps(value, separators=(",", ":")).encode()
 
 
-def fill(bootstrap: str, count: int) -> float:
+def settings_records(count: int, rooms: int):
+    """(key, value) of `count` client settings records, each muting `rooms` rooms of 6-character ids."""
+    for index in range(count):
+        client = f"settings-{index:07d}"
+        value = {"appID": APP, "clientId": client, "mute": [f"r{room:05d}" for room in range(rooms)]}
+        yield f"{APP}/{client}".encode(), json.dumps(value, separators=(",", ":")).encode()
+
+
+def fill(bootstrap: str, count: int, settings: int = 0, rooms: int = 0) -> float:
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.num.messages": 10000,
                          "queue.buffering.max.messages": 100000})
     started = time.monotonic()
-    for index, (key, value) in enumerate(subscriptions(count)):
+    records = [("push.devices", record) for record in subscriptions(count)]
+    records += [("push.clients", record) for record in settings_records(settings, rooms)]
+    for index, (topic, (key, value)) in enumerate(records):
         if index % 10000 == 0:
             producer.poll(0)
         while True:
             try:
-                producer.produce("push.devices", value, key)
+                producer.produce(topic, value, key)
                 break
             except BufferError:
                 producer.poll(0.1)
@@ -130,6 +143,10 @@ def main() -> None:
     parser.add_argument("--devices", type=int, default=1_000_000)
     parser.add_argument("--partitions", type=int, default=128)
     parser.add_argument("--lookup-bin", help="the RegistryBenchmark executable (its lookup figures), if built")
+    parser.add_argument("--settings", type=int, default=0, help="client settings records to write besides the devices")
+    parser.add_argument("--rooms", type=int, default=1000, help="muted rooms in each of those settings records")
+    parser.add_argument("--small-fetch", action="store_true",
+                        help="1 MiB fetches and prefetch (KAFKA_QUEUED_MAX_MESSAGES_KBYTES, KAFKA_FETCH_MAX_BYTES)")
     arguments = parser.parse_args()
     binaries = [(binary.partition("=")[0], binary.partition("=")[2]) if "=" in binary else ("", binary)
                 for binary in arguments.bin]
@@ -144,9 +161,13 @@ def main() -> None:
         try:
             base = {"KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": str(account),
                     "FCM_URL": "https://127.0.0.1:9", "PUSH_WORKER_ID": "bench-registry"}
+            if arguments.small_fetch:
+                base.update(KAFKA_QUEUED_MAX_MESSAGES_KBYTES="1024", KAFKA_FETCH_MAX_BYTES="1048576",
+                            KAFKA_MAX_PARTITION_FETCH_BYTES="1048576")
             rows = [measure(binaries[0][1], scratch, "empty", base, 0)]
-            produce_seconds = fill(bootstrap, arguments.devices)
-            ceilings.append(ceiling(bootstrap, arguments.devices))
+            produce_seconds = fill(bootstrap, arguments.devices, arguments.settings, arguments.rooms)
+            if arguments.devices:
+                ceilings.append(ceiling(bootstrap, arguments.devices))
             file_mib = 0.0
             for round_index in range(arguments.rounds):
                 # Alternate the order (A B, then B A, ...): the machine's load drifts over a run.
@@ -162,19 +183,21 @@ def main() -> None:
                         rows.append(measure(binary, scratch, prefix + "lmdb", lmdb, arguments.devices + 1))
                         rows.append(measure(binary, scratch, prefix + "lmdb-resume", lmdb, 0))
                         file_mib = (store / "data.mdb").stat().st_size / 2**20
-                ceilings.append(ceiling(bootstrap, arguments.devices))
+                if arguments.devices:
+                    ceilings.append(ceiling(bootstrap, arguments.devices))
         finally:
             broker.stop()
     print(f"{arguments.devices} devices written in {produce_seconds:.1f} s; LMDB file {file_mib:.0f} MiB")
-    reference = statistics.median(row["rate"] for row in ceilings)
-    print("ceiling (kcat, whole topic): " + ", ".join(f"{row['rate']:.0f} records/s ({row['seconds']:.1f} s)"
-                                                       for row in ceilings) + f"; median {reference:.0f}")
+    reference = statistics.median(row["rate"] for row in ceilings) if ceilings else 0.0
+    if ceilings:
+        print("ceiling (kcat, whole topic): " + ", ".join(f"{row['rate']:.0f} records/s ({row['seconds']:.1f} s)"
+                                                           for row in ceilings) + f"; median {reference:.0f}")
     width = max(12, *(len(row["name"]) for row in rows))
     header = (f"{'store':<{width}} {'devices':>9} {'load s':>8} {'records/s':>10} {'/ ceiling':>9} {'CPU s':>6}"
               f" {'RSS MiB':>8} {'anon':>6} {'file':>6} {'bytes MiB':>9}")
 
     def line(row):
-        ratio = f"{row['rate'] / reference:.2f}" if row["rate"] else "—"
+        ratio = f"{row['rate'] / reference:.2f}" if row["rate"] and reference else "—"
         return (f"{row['name']:<{width}} {row['devices']:>9} {row['seconds']:>8.1f} {row['rate']:>10.0f} {ratio:>9}"
                 f" {row['cpu']:>6.1f} {row['VmRSS']:>8.0f} {row['RssAnon']:>6.0f} {row['RssFile']:>6.0f}"
                 f" {row['bytes']:>9.1f}")

@@ -46,9 +46,17 @@ public struct MutedRooms: Sendable, Equatable, ExpressibleByArrayLiteral, Custom
         }
     }
 
-    /// The bytes the two arrays' storage takes.
+    /// The bytes the two arrays take on the heap: each one's elements and its header (none for an empty one).
     public var storageBytes: Int {
-        bytes.capacity + ends.capacity * MemoryLayout<UInt32>.stride
+        Self.heapBytes(capacity: bytes.capacity, stride: 1)
+            + Self.heapBytes(capacity: ends.capacity, stride: MemoryLayout<UInt32>.stride)
+    }
+
+    /// A Swift array's header on the heap: the object's header, the count and the capacity.
+    static let arrayHeaderBytes = 32
+
+    private static func heapBytes(capacity: Int, stride: Int) -> Int {
+        capacity == 0 ? 0 : arrayHeaderBytes + capacity * stride
     }
 
     public var description: String { rooms.description }

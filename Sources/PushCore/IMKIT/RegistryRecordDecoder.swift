@@ -24,6 +24,9 @@ public struct RegistryRecordError: Error, Sendable, Equatable, CustomStringConve
         case keyMismatch = "key_mismatch"
         /// The token fails its platform's syntax.
         case badToken = "bad_token"
+        /// A settings record lists more than `RegistryRecordDecoder.maximumMutedRooms` muted rooms: it is applied with
+        /// the first ones, the others are ignored.
+        case tooManyMutedRooms = "too_many_muted_rooms"
     }
 
     public init(_ reason: Reason, _ message: String) {
@@ -58,8 +61,10 @@ public struct LocaleMemo: Sendable {
 public enum RegistryRecordDecoder {
     /// The longest value accepted: a subscription or a settings record is far smaller.
     public static let maximumValueBytes = 64 * 1024
-    /// The most muted rooms one settings record may list.
-    public static let maximumMutedRooms = 10_000
+    /// The most muted rooms kept of one settings record: the first ones it lists; the others are ignored and the
+    /// record counted (`tooManyMutedRooms`). A 64 KB value of short room ids lists up to about 16,000 of them;
+    /// kept, they would cost a lookup and 4 bytes of memory each for a list no user keeps.
+    public static let maximumMutedRooms = 1_000
 
     /// The change one device-registry record makes; `value == nil` is a tombstone.
     public static func subscription(key: [UInt8]?, value: [UInt8]?) throws(RegistryRecordError) -> RegistryChange<
@@ -111,22 +116,29 @@ public enum RegistryRecordDecoder {
     public static func settings(key: [UInt8]?, value: [UInt8]?) throws(RegistryRecordError) -> RegistryChange<
         ClientKey, ClientSettings
     > {
+        var roomsLeftOut = 0
+        return try settings(key: key, value: value, roomsLeftOut: &roomsLeftOut)
+    }
+
+    /// As `settings(key:value:)`, setting `roomsLeftOut` to how many of the record's muted rooms beyond
+    /// `maximumMutedRooms` were left out.
+    public static func settings(key: [UInt8]?, value: [UInt8]?, roomsLeftOut: inout Int) throws(RegistryRecordError)
+        -> RegistryChange<ClientKey, ClientSettings>
+    {
         guard let key, let text = String(validating: key, as: UTF8.self), let clientKey = ClientKey(text: text) else {
             throw RegistryRecordError(.badKey, "the key must be appID/clientId, percent-encoded")
         }
         guard let value else { return .delete(clientKey) }
+        var leftOut = 0
         let settings = try readObject(value) { (fields) throws(EventError) in
             var muted: [String] = []
             if let mute = fields.value("mute"), !mute.isNull {
                 let rooms = try fields.array("mute")
-                guard rooms.count <= maximumMutedRooms else {
-                    throw EventError(.decodeError, path: "mute", "lists more than \(maximumMutedRooms) rooms")
-                }
                 for (index, room) in rooms.enumerated() {
                     guard let id = room.string, !id.isEmpty else {
                         throw EventError(.decodeError, path: "mute[\(index)]", "must be a non-empty string")
                     }
-                    muted.append(id)
+                    if muted.count < maximumMutedRooms { muted.append(id) } else { leftOut += 1 }
                 }
             }
             return ClientSettings(
@@ -140,6 +152,7 @@ public enum RegistryRecordDecoder {
         guard settings.key == clientKey else {
             throw RegistryRecordError(.keyMismatch, "the value's appID and clientId differ from the key")
         }
+        roomsLeftOut = leftOut
         return .put(clientKey, settings)
     }
 

@@ -65,7 +65,9 @@ struct RegistryFollowerService: Service {
                     ]
                     if let partition = record.partition { metadata["kafka.partition"] = .init(Int(partition)) }
                     if let offset = record.offset { metadata["kafka.offset"] = .init(Int(offset)) }
-                    logger.warning("registry record ignored", metadata: metadata)
+                    // A settings record with too many muted rooms is applied with the first ones.
+                    let trimmed = error.reason == .tooManyMutedRooms
+                    logger.warning(trimmed ? "registry record trimmed" : "registry record ignored", metadata: metadata)
                 }
             })
     }

@@ -5,7 +5,7 @@ import Observability
 /// `push_registry_clients`, `push_registry_settings`, `push_registry_bytes`, `push_registry_lag{topic}`,
 /// `push_registry_loaded`, `push_registry_records_total{topic}` for the records read since the start (a store that
 /// resumes reads only the newer ones), and `push_registry_ignored_total{topic,reason}` for records ignored with a
-/// warning.
+/// warning (reason `too_many_muted_rooms`: the muted rooms of a settings record beyond the bound).
 enum RegistryMetrics {
     static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
         let devices = registry.gauge("push_registry_devices", help: "Device subscriptions in the registry table.")
