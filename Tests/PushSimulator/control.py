@@ -9,7 +9,7 @@
     POST   /faults/rules        append one FaultRule: {"path": "regex", "times": N, "rate": 0.5,
                                 "latency_ms": N, "stall": true, "reset_stream": CODE,
                                 "reset_connection": true, "status": N, "retry_after": S, "body": ..., "trickle_ms": N,
-                                "hostile": true}  (hostile: seeded hostile answers, see hostile.py)
+                                "location": URL, "hostile": true}  (hostile: seeded hostile answers, see hostile.py)
     DELETE /faults              clear every fault
     POST   /reset               clear records, statistics and faults
     POST   /control/NAME        a route module's command (JSON in, JSON out)

@@ -120,9 +120,9 @@ class FaultRule:
     """A per-request fault: applies to requests whose path matches `path`, `times` times (None: always),
     each time with probability `rate`. Actions, in order: `latency_ms` delay; then one of `stall` (never
     answer), `reset_stream` (RST_STREAM with that error code), `reset_connection` (TCP reset of the
-    connection), `status` (answer it, with `retry_after` (any text) and `body` (JSON, text or bytes) if given,
-    the body trickling out 16 bytes every `trickle_ms` when set); else the handler. `hostile`: instead of these,
-    a seeded hostile answer of hostile.py (fuzzing)."""
+    connection), `status` (answer it, with `retry_after` (any text), `location` (a redirect's target) and `body`
+    (JSON, text or bytes) if given, the body trickling out 16 bytes every `trickle_ms` when set); else the
+    handler. `hostile`: instead of these, a seeded hostile answer of hostile.py (fuzzing)."""
 
     path: str | None = None
     times: int | None = None
@@ -133,6 +133,7 @@ class FaultRule:
     reset_connection: bool = False
     status: int | None = None
     retry_after: int | str | None = None
+    location: str | None = None
     body: Any = None
     trickle_ms: int = 0
     hostile: bool = False
@@ -530,6 +531,8 @@ class Connection(asyncio.Protocol):
         if rule.status is not None:
             entry["fault"] = "status"
             headers = [("retry-after", str(rule.retry_after))] if rule.retry_after is not None else []
+            if rule.location is not None:
+                headers.append(("location", rule.location))
             body = rule.body if rule.body is not None else {"reason": "InjectedFault"}
             if isinstance(body, (dict, list)):
                 response = Response.json(rule.status, body, headers)

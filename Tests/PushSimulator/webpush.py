@@ -7,8 +7,8 @@ k=<key>`, the JWT signed ES256 by `k`'s key, `aud` this service's origin (`https
 non-negative integer), `Urgency` (very-low, low, normal, high), `Topic` (at most 32 URL-safe base64 characters),
 `Content-Encoding: aes128gcm`, `Content-Type: application/octet-stream` and a body of at most 4096 bytes. The
 first violation is answered 400 with the reason as text (401 for VAPID problems); an unknown or unsubscribed id
-404 / 410. Delivered: 201 with a `Location`. Faults (429 + Retry-After, 413, 5xx) come from the control API's
-generic fault rules on the path `/wp/…`.
+404 / 410. Delivered: 201 with a `Location`. Faults (429 + Retry-After, 413, 5xx, 4xx with a text, a 3xx with a
+`location`) come from the control API's generic fault rules on the path `/wp/…`.
 
 Control commands:
   webpush-subscribe {"origin": "https://localhost:PORT"} → {"id", "subscription": PushSubscription JSON text}

@@ -83,49 +83,43 @@ import Testing
         _ = try await simulator.control("POST", "/control/webpush-unsubscribe", body: #"{"id": "\#(bbb.id)"}"#)
         try await simulator.addFaultRule(#"{"path": "/wp/\#(ccc.id)$", "status": 413}"#)
         try await simulator.addFaultRule(#"{"path": "/wp/\#(ddd.id)$", "status": 429, "retry_after": 1, "times": 1}"#)
-        let (broker, bootstrap) = try await startDevBroker()
-        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
-        let producer = try KafkaProducer(configuration: kafka)
-        func produce(_ topic: String, _ key: String, _ value: String) async throws {
-            _ = try await producer.send(
-                KafkaProducerRecord(topic: topic, key: Array(key.utf8), value: Array(value.utf8)))
-        }
-        for (client, subscribed) in [("aaa", aaa), ("bbb", bbb), ("ccc", ccc), ("ddd", ddd)] {
+        var records = [("aaa", aaa), ("bbb", bbb), ("ccc", ccc), ("ddd", ddd)].map { client, subscribed in
             let (key, value) = Self.record(client, "B1", token: subscribed.subscription)
-            try await produce("push.devices", key, value)
+            return (topic: "push.devices", key: key, value: value)
         }
-        try await produce(
-            "chat.messages", "demo-room",
-            #"{"_id": "imkit-w1", "message": "hello browsers", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "data": {"payload": {"k": "v"}}, "pushToClients": ["aaa", "bbb", "ccc", "ddd"]}"#
-        )
-        try await produce(
-            "chat.messages", "custom",
-            #"{"clients": ["aaa"], "appID": "SampleApp", "id": "promo-1", "payload": {"title": "Sale", "body": "50% off", "badge": 2}}"#
-        )
-        let environment = try await Self.environment(bootstrap: bootstrap, simulator: simulator, allowPrivate: true)
-        let worker = try workerProcess(environment: environment)
-        let receipts = try await readRecords(kafka, topic: "push.receipts", count: 5, within: .seconds(90))
-        let messages = try await simulator.control("POST", "/control/webpush-messages", body: "{}", as: Messages.self)
-        let dead = try await readRecords(kafka, topic: "push.invalid-tokens", count: 1, within: .seconds(30))
-        // The tombstone goes with the invalid-token record, in the same batch as the receipts but maybe seen later.
-        let registry = try await readRecords(kafka, topic: "push.devices", count: 5, within: .seconds(30))
-        let listed = try await ChildProcessResult.run(
-            ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", "bbb"],
-            environment: ["KAFKA_BOOTSTRAP_SERVERS": bootstrap], within: .seconds(60))
-        // A replay sends the window again, to the registry as it is now: bbb's subscription is gone.
-        let replay = try await ChildProcessResult.run(
-            ChildProcess.built("push-worker"),
-            ["replay", "--topic", "chat.messages", "--run-id", "web-again", "--format", "json"],
-            environment: environment.merging(["LOG_LEVEL": "warning"]) { $1 }, within: .seconds(90))
-        let replayed = try await readRecords(kafka, topic: "push.receipts", count: 10, within: .seconds(60))
-            .compactMap { try? JSONParser.parse($0.value) }.filter { $0["replayRunId"] == .string("web-again") }
-        let afterReplay = try await simulator.control(
-            "POST", "/control/webpush-messages", body: #"{"id": "\#(aaa.id)"}"#, as: Messages.self)
-        worker.signal(SIGTERM)
-        let status = await worker.exitStatus()
-        _ = await producer.close(timeout: .seconds(5))
-        _ = try? await broker.terminate()
-        await simulator.stop()
+        records.append(
+            (
+                "chat.messages", "demo-room",
+                #"{"_id": "imkit-w1", "message": "hello browsers", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "data": {"payload": {"k": "v"}}, "pushToClients": ["aaa", "bbb", "ccc", "ddd"]}"#
+            ))
+        records.append(
+            (
+                "chat.messages", "custom",
+                #"{"clients": ["aaa"], "appID": "SampleApp", "id": "promo-1", "payload": {"title": "Sale", "body": "50% off", "badge": 2}}"#
+            ))
+        let (status, (receipts, messages, dead, registry, listed, replay, replayed, afterReplay)) = try await Self.run(
+            simulator, records: records
+        ) { run in
+            let receipts = try await readRecords(run.kafka, topic: "push.receipts", count: 5, within: .seconds(90))
+            let messages = try await simulator.control(
+                "POST", "/control/webpush-messages", body: "{}", as: Messages.self)
+            let dead = try await readRecords(run.kafka, topic: "push.invalid-tokens", count: 1, within: .seconds(30))
+            // The tombstone goes with the invalid-token record, in the same batch as the receipts but maybe seen later.
+            let registry = try await readRecords(run.kafka, topic: "push.devices", count: 5, within: .seconds(30))
+            let listed = try await ChildProcessResult.run(
+                ChildProcess.built("push-worker"), ["devices", "list", "--app", "SampleApp", "--client", "bbb"],
+                environment: ["KAFKA_BOOTSTRAP_SERVERS": run.bootstrap], within: .seconds(60))
+            // A replay sends the window again, to the registry as it is now: bbb's subscription is gone.
+            let replay = try await ChildProcessResult.run(
+                ChildProcess.built("push-worker"),
+                ["replay", "--topic", "chat.messages", "--run-id", "web-again", "--format", "json"],
+                environment: run.environment.merging(["LOG_LEVEL": "warning"]) { $1 }, within: .seconds(90))
+            let replayed = try await readRecords(run.kafka, topic: "push.receipts", count: 10, within: .seconds(60))
+                .compactMap { try? JSONParser.parse($0.value) }.filter { $0["replayRunId"] == .string("web-again") }
+            let afterReplay = try await simulator.control(
+                "POST", "/control/webpush-messages", body: #"{"id": "\#(aaa.id)"}"#, as: Messages.self)
+            return (receipts, messages, dead, registry, listed, replay, replayed, afterReplay)
+        }
         #expect(status == 0)
 
         let values = receipts.compactMap { try? JSONParser.parse($0.value) }
@@ -173,30 +167,96 @@ import Testing
         #expect(afterReplay.messages.count == 4)
     }
 
+    /// The push service's other answers, injected per subscription: 404 tombstones like 410, a 5xx is retried, 4xx
+    /// texts reach the receipt bounded and sanitized, and a redirect is answered but never followed.
+    @Test func theServicesErrorsRedirectsAndRetriesHaveTheirReceipts() async throws {
+        let simulator = try await PushSimulator.start()
+        var subscribed: [String: Subscribed] = [:]
+        for client in ["gone", "flaky", "bad", "unauthorized", "forbidden", "moved", "target"] {
+            subscribed[client] = try await Self.subscribe(simulator)
+        }
+        func path(_ client: String) -> String { "/wp/\(subscribed[client]?.id ?? client)" }
+        // A tab, a newline and more than the 160 bytes a reason quotes.
+        let badText = "bad\trequest\n" + String(repeating: "x", count: 200)
+        for rule in [
+            #"{"path": "\#(path("gone"))$", "status": 404, "body": "no such subscription"}"#,
+            #"{"path": "\#(path("flaky"))$", "status": 503, "times": 1, "body": "try later"}"#,
+            #"{"path": "\#(path("bad"))$", "status": 400, "body": \#(JSONWriter.quoted(badText))}"#,
+            #"{"path": "\#(path("unauthorized"))$", "status": 401, "body": "VAPID signature invalid"}"#,
+            #"{"path": "\#(path("forbidden"))$", "status": 403, "body": "key mismatch"}"#,
+            #"{"path": "\#(path("moved"))$", "status": 301, "location": "\#(simulator.baseURL)\#(path("target"))"}"#,
+        ] {
+            try await simulator.addFaultRule(rule)
+        }
+        let clients = ["gone", "flaky", "bad", "unauthorized", "forbidden", "moved"]
+        var records = try clients.map { client in
+            let (key, value) = Self.record(client, "B1", token: try #require(subscribed[client]).subscription)
+            return (topic: "push.devices", key: key, value: value)
+        }
+        let listed = clients.map { "\"\($0)\"" }.joined(separator: ", ")
+        records.append(
+            (
+                "chat.messages", "demo-room",
+                #"{"_id": "imkit-w3", "message": "hi", "room": "demo-room", "sender": {"_id": "sss", "nickname": "SSS"}, "messageType": "text", "appID": "SampleApp", "pushToClients": [\#(listed)]}"#
+            ))
+        let (status, (receipts, invalid, requests, delivered)) = try await Self.run(simulator, records: records) {
+            run in
+            (
+                try await readRecords(run.kafka, topic: "push.receipts", count: 6, within: .seconds(90)),
+                try await readRecords(run.kafka, topic: "push.invalid-tokens", count: 1, within: .seconds(30)),
+                try await simulator.requests(),
+                try await simulator.control("POST", "/control/webpush-messages", body: "{}", as: Messages.self)
+            )
+        }
+        #expect(status == 0)
+
+        var byClient: [String: JSONValue] = [:]
+        for record in receipts {
+            let receipt = try JSONParser.parse(record.value)
+            byClient[receipt["userId"]?.stringValue ?? "-"] = receipt
+        }
+        func outline(_ client: String) -> String {
+            ["status", "attempts", "reason"].map { field in
+                switch byClient[client]?[field] {
+                case .string(let text): text
+                case .number(let number): number
+                default: "-"
+                }
+            }.joined(separator: " | ")
+        }
+        #expect(byClient["gone"]?["status"] == .string("invalid_token"))
+        #expect(byClient["flaky"]?["status"] == .string("delivered"))
+        #expect(byClient["flaky"]?["attempts"] == .number("2"))
+        #expect(outline("bad") == "rejected | 1 | HTTP 400: bad request " + String(repeating: "x", count: 148))
+        #expect(outline("unauthorized") == "rejected | 1 | HTTP 401: VAPID signature invalid")
+        #expect(outline("forbidden") == "rejected | 1 | HTTP 403: key mismatch")
+        #expect(outline("moved") == "rejected | 1 | redirect not followed (HTTP 301)")
+        #expect(try JSONParser.parse(try #require(invalid.first).value)["userId"] == .string("gone"))
+        #expect(requests.filter { $0.path == path("flaky") }.count == 2)
+        #expect(requests.filter { $0.path == path("moved") }.count == 1)
+        #expect(!requests.contains { $0.path == path("target") })
+        #expect(delivered.messages.map(\.id) == [try #require(subscribed["flaky"]).id])
+    }
+
     @Test func aSubscriptionAtALoopbackAddressIsRefusedByDefaultAndNothingIsConnectedTo() async throws {
         let simulator = try await PushSimulator.start()
         let aaa = try await Self.subscribe(simulator)
-        let (broker, bootstrap) = try await startDevBroker()
-        let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
-        let producer = try KafkaProducer(configuration: kafka)
         let (key, value) = Self.record("aaa", "B1", token: aaa.subscription)
-        _ = try await producer.send(
-            KafkaProducerRecord(topic: "push.devices", key: Array(key.utf8), value: Array(value.utf8)))
-        _ = try await producer.send(
-            KafkaProducerRecord(
-                topic: "chat.messages", key: Array("demo-room".utf8),
-                value: Array(
+        let records = [
+            (topic: "push.devices", key: key, value: value),
+            (
+                topic: "chat.messages", key: "demo-room",
+                value:
                     #"{"_id": "imkit-w2", "message": "hi", "room": "demo-room", "sender": {"_id": "sss"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["aaa"]}"#
-                        .utf8)))
-        let worker = try workerProcess(
-            environment: try await Self.environment(bootstrap: bootstrap, simulator: simulator, allowPrivate: false))
-        let receipts = try await readRecords(kafka, topic: "push.receipts", count: 1, within: .seconds(90))
-        let requests = try await simulator.requests()
-        worker.signal(SIGTERM)
-        let status = await worker.exitStatus()
-        _ = await producer.close(timeout: .seconds(5))
-        _ = try? await broker.terminate()
-        await simulator.stop()
+            ),
+        ]
+        let (status, (receipts, requests)) = try await Self.run(simulator, allowPrivate: false, records: records) {
+            run in
+            (
+                try await readRecords(run.kafka, topic: "push.receipts", count: 1, within: .seconds(90)),
+                try await simulator.requests()
+            )
+        }
         #expect(status == 0)
         let receipt = try JSONParser.parse(try #require(receipts.first).value)
         #expect(receipt["status"] == .string("rejected"))
