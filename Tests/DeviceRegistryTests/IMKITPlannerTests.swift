@@ -84,6 +84,23 @@ import Testing
         #expect(try JSONParser.parse(Array(payload.utf8)) == (try JSONParser.parse(Array(json.utf8))))
     }
 
+    /// IMKIT's push format names the whole message object FCM's `data.payload`; the Message Model has no `data` of its
+    /// own, so a member of that name is just another field of the message and is not unwrapped.
+    @Test func aBrowsersDataIsTheWholeMessageAsFCMDataPayloadIs() throws {
+        subscribe(Registry.subscription(client: "aaa", type: .web, device: "B1", token: Fixture.webToken))
+        let json = Self.message(["aaa"], extra: #", "data": {"payload": {"k": "v"}}"#)
+        let planner = IMKITPlanner(
+            events: CorePlanner(
+                rules: .standard,
+                context: ProviderContext(
+                    apnsTopic: "com.example.chat", fcmProjectID: "demo-project", sendsWebPush: true)),
+            directory: store)
+        let event = try planner.plan(Array(json.utf8), nowMillis: Self.nowMillis).get()
+        #expect(event.outline.count == 1 && event.outline.first?.hasPrefix("aaa web send") == true)
+        let plaintext = try JSONParser.parse(Array(body(event.devices[0]).utf8))
+        #expect(plaintext["data"] == (try JSONParser.parse(Array(json.utf8))))
+    }
+
     @Test func theLanguageIsTheDevicesElseTheClientsElseTheDefault() throws {
         subscribe(
             Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1), locale: "ko-KR"),
