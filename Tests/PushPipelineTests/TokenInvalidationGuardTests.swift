@@ -18,6 +18,16 @@ import Testing
         #expect(guardrail.suspendedScopes(nowMillis: 1_000) == [Self.scope])
     }
 
+    @Test func appsOfCanonicallyEquivalentIdsAreCountedApart() {
+        var guardrail = TokenInvalidationGuard()
+        let composed = TokenInvalidationGuard.Scope(app: "caf\u{E9}", provider: .apns)
+        let decomposed = TokenInvalidationGuard.Scope(app: "cafe\u{301}", provider: .apns)
+        for _ in 0..<300 { guardrail.record(composed, invalid: true, nowMillis: 0) }
+        #expect(guardrail.isSuspended(composed, nowMillis: 0))
+        #expect(!guardrail.isSuspended(decomposed, nowMillis: 0))
+        #expect(guardrail.suspendedScopes(nowMillis: 0).count == 1)
+    }
+
     @Test func aRatioAtTheLimitIsNotSuspect() {
         var guardrail = TokenInvalidationGuard()
         Self.answer(&guardrail, sends: 1_000, invalid: 200, at: 0)

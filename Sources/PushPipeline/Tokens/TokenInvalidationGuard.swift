@@ -1,3 +1,5 @@
+import Essentials
+
 /// The guard against a misconfiguration wiping the device registry: a wrong `APNS_TOPIC`, sandbox tokens sent to
 /// production or another project's FCM account make the provider call every token dead. When, over the sliding
 /// window, more than `maximumRatio` of an app's sends to one provider came back "invalid token", with at least
@@ -8,7 +10,7 @@
 /// The window is `bucketCount` buckets of `window / bucketCount` each; a bucket older than the window is dropped,
 /// so the counts slide by one bucket at a time and memory stays bounded per app and provider.
 public struct TokenInvalidationGuard: Sendable {
-    /// One app's sends to one provider.
+    /// One app's sends to one provider; apps are told apart by their ids' bytes (`ByteID`).
     public struct Scope: Sendable, Hashable {
         public var app: String
         public var provider: PushProvider
@@ -16,6 +18,15 @@ public struct TokenInvalidationGuard: Sendable {
         public init(app: String, provider: PushProvider) {
             self.app = app
             self.provider = provider
+        }
+
+        public static func == (lhs: Scope, rhs: Scope) -> Bool {
+            lhs.provider == rhs.provider && ByteID(lhs.app) == ByteID(rhs.app)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(ByteID(app))
+            hasher.combine(provider)
         }
     }
 
