@@ -11,15 +11,23 @@ import Synchronization
 /// Layout: `devices` maps each record key `appID/clientId/type/deviceId` to the subscription's token and options (a
 /// client's devices share the prefix `appID/clientId/`), `clients` maps `appID/clientId` to its settings, `offsets`
 /// maps `topic/partition` to the next offset to read, and `meta` holds the format and the counts the gauges read.
-/// One worker per directory.
+/// One worker per directory: the store holds an exclusive lock on `push-worker.lock` while it is open.
 ///
 /// A store created empty is filled without flushing each commit to the disk (the first load of a large registry
 /// would spend most of its time waiting for the disk), under a marker file, `loading`, beside the data: `loaded()`
 /// or `close()` flushes everything and removes the marker. A directory found holding the marker is a first load that
 /// stopped without either (a crash, `kill -9`), whose file a machine crash may have left corrupt: it is emptied and
 /// loaded again from the topics.
+///
+/// A `data.mdb` that LMDB could not map without a fault (cut short, a meta page or a tree page overwritten: LMDB 0.9
+/// trusts its file and would die of SIGBUS or SIGSEGV) is found by `LMDBFileCheck` before the file is opened, moved
+/// aside to `data.mdb.damaged` (replacing an older one) and the store loaded again from the topics (`recovery` says
+/// so); when it cannot be moved, the opening fails naming it.
 public final class LMDBDeviceStore: DeviceStore {
+    private let lock: StoreDirectoryLock
     private let environment: LMDBEnvironment
+    /// The damaged file this opening moved aside, when it found one.
+    public let recovery: StoreRecovery?
     /// The counts as the last commit left them, read from `meta` at the start.
     private let counts: Mutex<Counts>
     /// Whether commits go unflushed: from the creation of an empty store to `loaded()`.
@@ -37,9 +45,11 @@ public final class LMDBDeviceStore: DeviceStore {
 
     /// Opens the store in the directory `path` (creating its file when there is none), with a map of `mapBytes` to
     /// start with (it doubles when full). A file that is not LMDB, or an LMDB file of something else, is refused.
+    /// A directory another process holds the lock of is refused naming the lock's file.
     public init(path: String, mapBytes: Int) throws(RegistryStoreError) {
         var loaded = Counts()
         var created = false
+        lock = try StoreDirectoryLock(directory: path)
         let marker = path + "/" + Self.loadingMarker
         if access(marker, F_OK) == 0 {
             // A first load that never finished: its unflushed file cannot be trusted.
@@ -47,6 +57,7 @@ public final class LMDBDeviceStore: DeviceStore {
                 throw RegistryStoreError("\(path): cannot remove the unfinished load's \(file): \(Self.lastError)")
             }
         }
+        recovery = try Self.moveAsideIfDamaged(path)
         environment = try LMDBEnvironment(path: path, mapBytes: mapBytes) {
             transaction, isNew throws(RegistryStoreError) in
             created = isNew
@@ -68,6 +79,21 @@ public final class LMDBDeviceStore: DeviceStore {
 
     /// The marker of a first load whose commits are not flushed yet.
     public static let loadingMarker = "loading"
+
+    /// The name a damaged `data.mdb` is given, beside it.
+    public static let damagedFile = "data.mdb.damaged"
+
+    /// Moves `data.mdb` aside when `LMDBFileCheck` finds it damaged (with LMDB's lock file, which describes it), so
+    /// that LMDB creates a new one.
+    private static func moveAsideIfDamaged(_ path: String) throws(RegistryStoreError) -> StoreRecovery? {
+        let file = path + "/data.mdb"
+        guard let damage = LMDBFileCheck.damage(ofFile: file) else { return nil }
+        let aside = path + "/" + damagedFile
+        guard rename(file, aside) == 0, unlink(path + "/lock.mdb") == 0 || errno == ENOENT, syncDirectory(path) else {
+            throw RegistryStoreError("\(file): damaged (\(damage)), and cannot be moved aside: \(lastError)")
+        }
+        return StoreRecovery(file: file, movedTo: aside, reason: damage.kind.rawValue, detail: damage.detail)
+    }
 
     private static var lastError: String { String(cString: strerror(errno)) }
 
@@ -141,6 +167,7 @@ public final class LMDBDeviceStore: DeviceStore {
     public func close() {
         try? flushFirstLoad()
         environment.close()
+        lock.release()
     }
 
     /// Drops the file's pages from the process's resident memory (they stay in the kernel's page cache): after the

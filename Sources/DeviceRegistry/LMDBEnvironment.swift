@@ -106,7 +106,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             throw error
         }
         // A commit frees its transaction, whether it succeeds or not.
-        try Self.check(mdb_txn_commit(handle), path, "cannot commit")
+        try Self.check(mdb_txn_commit(handle), path, Self.cannotCommit)
         return opened
     }
 
@@ -150,7 +150,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                     try grow()
                     continue
                 }
-                try Self.check(code, path, "cannot commit")
+                try Self.check(code, path, Self.cannotCommit)
                 return result
             }
         }
@@ -229,6 +229,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     deinit {
         close()
     }
+
+    /// A commit fails when the disk refuses a page: LMDB reports a short write (a full disk, a quota, a file-size
+    /// limit) as an I/O error.
+    private static let cannotCommit = "cannot commit (the disk refused a write: full, a quota or a file-size limit?)"
 
     fileprivate static func check(_ code: Int32, _ path: String, _ what: String) throws(RegistryStoreError) {
         guard code != 0 else { return }

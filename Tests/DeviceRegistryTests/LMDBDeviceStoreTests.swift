@@ -282,14 +282,16 @@ import Testing
         return total
     }
 
-    @Test func aFileThatIsNotLMDBIsRefusedWithTheReason() throws {
+    @Test func aFileThatIsNotLMDBIsMovedAsideWithTheReason() throws {
         let path = try Repository.temporaryDirectory().path
         try Data(repeating: 0x5A, count: 64 * 1024).write(to: URL(fileURLWithPath: path + "/data.mdb"))
-        let error = #expect(throws: RegistryStoreError.self) {
-            try LMDBDeviceStore(path: path, mapBytes: 4 * Self.megabyte)
-        }
-        #expect(error?.message.hasPrefix(path) == true)
-        #expect(error?.message.contains("not an LMDB file") == true)
+        let store = try LMDBDeviceStore(path: path, mapBytes: 4 * Self.megabyte)
+        let recovery = try #require(store.recovery)
+        #expect(recovery.file == path + "/data.mdb")
+        #expect(recovery.movedTo == path + "/data.mdb.damaged")
+        #expect(recovery.reason == "meta")
+        #expect(recovery.detail == "the first meta page is not LMDB's")
+        #expect(store.isFirstLoad)
     }
 
     @Test func anotherApplicationsLMDBFileIsRefused() throws {

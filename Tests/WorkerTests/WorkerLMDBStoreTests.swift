@@ -73,6 +73,151 @@ import Testing
             ])
     }
 
+    /// `count` subscriptions on `push.devices`, clients `c00000`…, written in batches of 1,000.
+    static func produceDevices(_ run: EndToEnd, count: Int) async throws {
+        let records = (0..<count).map { index in
+            let (key, value) = subscription(
+                String(format: "c%05d", index), "D", token: String(format: "%064x", index + 1))
+            return KafkaProducerRecord(topic: "push.devices", key: Array(key.utf8), value: Array((value ?? "").utf8))
+        }
+        for start in stride(from: 0, to: count, by: 1000) {
+            for case .failure(let error) in await run.producer.send(Array(records[start..<min(start + 1000, count)])) {
+                throw error
+            }
+        }
+    }
+
+    /// An end-to-end run whose first worker (on no store) is already stopped, 30,000 devices on `push.devices`,
+    /// and the environment of a worker on an LMDB store in a new directory.
+    static func stoppedRunWithDevices() async throws -> (EndToEnd, [String: String], String) {
+        let directory = try Repository.temporaryDirectory().path
+        let run = try await EndToEnd()
+        _ = try await scrape(run.worker) { _ in true }
+        run.worker.signal(SIGTERM)
+        #expect(await run.worker.exitStatus() == 0)
+        try await produceDevices(run, count: 30_000)
+        let environment = run.workerEnvironment.merging([
+            "PUSH_WORKER_ID": "worker-lmdb", "PUSH_DEVICE_STORE": "lmdb:\(directory)",
+        ]) { $1 }
+        return (run, environment, directory)
+    }
+
+    /// Stops `worker` with SIGTERM and the run's other processes; the worker's exit status.
+    static func stop(_ worker: ChildProcess, _ run: EndToEnd) async -> Int32? {
+        worker.signal(SIGTERM)
+        let status = await worker.exitStatus()
+        _ = await run.stop()
+        return status
+    }
+
+    @Test func aSecondWorkerOnTheDirectoryExitsThreeNamingTheLock() async throws {
+        let directory = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try await EndToEnd(workerEnvironment: [
+            "PUSH_WORKER_ID": "worker-lmdb", "PUSH_DEVICE_STORE": "lmdb:\(directory.path)",
+        ])
+        _ = try await Self.scrape(run.worker) { _ in true }
+        let second = try run.startWorker(id: "worker-lmdb-2")
+        #expect(await second.exitStatus() == 3)
+        #expect(
+            second.stderr.text.contains("\(directory.path)/push-worker.lock: another process uses this store"),
+            "\(second.stderr.text)")
+        #expect(run.worker.isRunning)
+        #expect(await run.stop() == 0)
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case cutToHalf
+        case garbageOverEverySeventhPage
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedFileIsMovedAsideAndTheStoreRebuiltFromTheTopics(damage: Damage) async throws {
+        let (run, environment, directory) = try await Self.stoppedRunWithDevices()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try workerProcess(environment: environment)
+        _ = try await Self.scrape(first) { $0.contains("push_registry_devices 30000") }
+        first.signal(SIGTERM)
+        #expect(await first.exitStatus() == 0)
+
+        let file = directory + "/data.mdb"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        switch damage {
+        case .cutToHalf:
+            #expect(truncate(file, off_t(size / 2)) == 0)
+        case .garbageOverEverySeventhPage:
+            let handle = try #require(FileHandle(forUpdatingAtPath: file))
+            var generator = SeededGenerator(seed: 7)
+            for page in stride(from: 0, to: size / 4096, by: 7) {
+                try handle.seek(toOffset: UInt64(page * 4096))
+                try handle.write(contentsOf: Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+            }
+            try handle.close()
+        }
+        // Every start finds the file as the damage left it, and loads.
+        for start in 0..<2 {
+            let worker = try workerProcess(environment: environment)
+            let scrape = try await Self.scrape(worker) { $0.contains("push_registry_devices 30000") }
+            worker.signal(SIGTERM)
+            #expect(await worker.exitStatus() == 0, "\(worker.stderr.text)")
+            #expect(scrape.contains("push_registry_devices 30000"))
+            let reason = damage == .cutToHalf ? "truncated" : "meta"
+            #expect(scrape.contains(#"push_registry_store_rebuilds_total{reason="\#(reason)"} 1"#), "\(scrape)")
+            #expect(worker.stderr.text.contains("device store damaged, moved aside"), "start \(start)")
+            #expect(FileManager.default.fileExists(atPath: directory + "/data.mdb.damaged"))
+            // The next start finds the same damage again.
+            try FileManager.default.removeItem(atPath: file)
+            try FileManager.default.moveItem(atPath: directory + "/data.mdb.damaged", toPath: file)
+        }
+        _ = await run.stop()
+    }
+
+    @Test func aWorkerKilledDuringItsFirstLoadLoadsAgainAtTheNextStart() async throws {
+        let (run, environment, directory) = try await Self.stoppedRunWithDevices()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let killed = try workerProcess(environment: environment)
+        let marker = directory + "/loading"
+        #expect(
+            await eventually(within: .seconds(30), every: .milliseconds(2)) {
+                FileManager.default.fileExists(atPath: marker)
+            })
+        killed.signal(SIGKILL)
+        #expect(await killed.exitStatus() == SIGKILL)
+        #expect(FileManager.default.fileExists(atPath: marker))
+
+        let worker = try workerProcess(environment: environment)
+        let scrape = try await Self.scrape(worker) { $0.contains("push_registry_devices 30000") }
+        #expect(scrape.contains("push_registry_devices 30000"))
+        #expect(scrape.contains(#"push_registry_records_total{topic="devices"} 30000"#))
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        #expect(await Self.stop(worker, run) == 0)
+    }
+
+    /// A file-size limit of 1 MiB (`RLIMIT_FSIZE`, with SIGXFSZ ignored as a full disk raises none) under a load of
+    /// an 8 MiB file: the load fails with the reason and goes on trying, the worker neither dies nor turns ready; the
+    /// next start without the limit loads everything.
+    @Test func aDiskThatRefusesWritesFailsTheLoadClearlyAndTheNextStartLoads() async throws {
+        let (run, environment, directory) = try await Self.stoppedRunWithDevices()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let limited = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"trap '' XFSZ; exec prlimit --fsize=1048576 "$0" run"#, ChildProcess.built("push-worker").path],
+            environment: environment)
+        #expect(
+            await eventually(within: .seconds(60), every: .milliseconds(50)) {
+                limited.stderr.text.contains("the disk refused a write")
+            }, "\(limited.stderr.text)")
+        #expect(limited.stderr.text.contains("cannot follow the registry topic"))
+        #expect(limited.isRunning)
+        limited.signal(SIGTERM)
+        #expect(await limited.exitStatus() == 0, "\(limited.stderr.text)")
+
+        let worker = try workerProcess(environment: environment)
+        let scrape = try await Self.scrape(worker) { $0.contains("push_registry_devices 30000") }
+        #expect(scrape.contains("push_registry_devices 30000"))
+        #expect(await Self.stop(worker, run) == 0)
+    }
+
     /// The worker's scrape once it is ready (both registry topics read, the pipeline started) and `done` holds of
     /// it, or the last one after 60 s.
     static func scrape(_ worker: ChildProcess, until done: (String) -> Bool) async throws -> String {

@@ -5,7 +5,8 @@ import Observability
 /// `push_registry_clients`, `push_registry_settings`, `push_registry_bytes`, `push_registry_lag{topic}`,
 /// `push_registry_loaded`, `push_registry_records_total{topic}` for the records read since the start (a store that
 /// resumes reads only the newer ones), and `push_registry_ignored_total{topic,reason}` for records ignored with a
-/// warning (reason `too_many_muted_rooms`: the muted rooms of a settings record beyond the bound).
+/// warning (reason `too_many_muted_rooms`: the muted rooms of a settings record beyond the bound); with the LMDB
+/// store, `push_registry_store_rebuilds_total{reason}`.
 enum RegistryMetrics {
     static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
         let devices = registry.gauge("push_registry_devices", help: "Device subscriptions in the registry table.")
@@ -47,5 +48,23 @@ enum RegistryMetrics {
                 ).advance(to: Double(count))
             }
         }
+    }
+
+    /// Counts (every reason at 0 from the start) and logs the damaged file the LMDB store moved aside at opening.
+    static func recordRebuilds(_ recovery: StoreRecovery?, in registry: MetricsRegistry, logger: Logger) {
+        for reason in StoreRecovery.reasons {
+            let counter = registry.counter(
+                "push_registry_store_rebuilds_total",
+                help: "Damaged LMDB files moved aside at start, the store rebuilt from the topics.",
+                labels: ["reason": reason])
+            if reason == recovery?.reason { counter.increment() }
+        }
+        guard let recovery else { return }
+        logger.error(
+            "device store damaged, moved aside; rebuilding it from the topics",
+            metadata: [
+                "registry.file": .string(recovery.file), "registry.moved_to": .string(recovery.movedTo),
+                "registry.reason": .string(recovery.reason), "error": .string(recovery.detail),
+            ])
     }
 }

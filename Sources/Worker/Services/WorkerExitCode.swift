@@ -9,7 +9,8 @@ public enum WorkerExitCode {
     public static let failure: Int32 = 1
     /// The command line does not fit the usage.
     public static let usage: Int32 = 2
-    /// A setting (environment, `--config` file, key or rules file) is missing or invalid.
+    /// A setting (environment, `--config` file, key or rules file) is missing or invalid, or the LMDB device store's
+    /// directory cannot serve (another process holds it, its file is foreign, or damaged and cannot be moved aside).
     public static let configuration: Int32 = 3
     /// The watchdog found polling stalled past `max.poll.interval.ms`; exits without committing.
     public static let stalled: Int32 = 4

@@ -111,15 +111,17 @@ public enum WorkerService {
         case .lmdb(let path):
             do {
                 let store = try LMDBDeviceStore(path: path, mapBytes: configuration.registry.mapBytes)
+                RegistryMetrics.recordRebuilds(store.recovery, in: registry, logger: logger)
                 try store.check(topics: [configuration.registry.devicesTopic, configuration.registry.clientsTopic])
                 registryTables = RegistryTables(store: store)
                 closeRegistryStore = { store.close() }
                 // The load touched most of the file; lookups map back only the pages they read.
                 registryLoaded = { store.releaseResidentPages() }
             } catch {
+                // The directory cannot serve: another worker holds it, or its file is foreign or cannot be moved.
                 logger.critical("cannot open the device store", metadata: ["error": .string(error.description)])
                 await adapters.shutDownTransports()
-                return WorkerExitCode.failure
+                return WorkerExitCode.configuration
             }
         }
         RegistryMetrics.register(registryTables, in: registry)
