@@ -12,15 +12,21 @@ public enum RegistryFile {
         public var description: String { "line \(line): \(problem)" }
     }
 
-    /// Applies every line of `bytes` to `store`; blank lines are skipped, the first bad one stops the load.
+    /// Applies every line of `bytes` (ended by LF or CRLF) to `store`; blank lines are skipped, the first bad one
+    /// (not UTF-8 included) stops the load.
     public static func load(_ bytes: [UInt8], into store: MemoryDeviceStore) throws(LineError) {
-        for (index, line) in String(decoding: bytes, as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false
-        ).enumerated() where !line.allSatisfy(\.isWhitespace) {
-            switch record(line) {
+        var splitter = LineSplitter(maximumBytes: DeviceImport.maximumLineBytes)
+        for line in splitter.feed(bytes) + (splitter.finish().map { [$0] } ?? []) {
+            let text: String
+            switch line.text {
+            case .success(let decoded): text = decoded
+            case .failure(let problem): throw LineError(line: line.number, problem: problem)
+            }
+            guard !text.allSatisfy(\.isWhitespace) else { continue }
+            switch record(Substring(text)) {
             case .success(.subscription(let subscription)): store.apply(.put(subscription.key, subscription))
             case .success(.settings(let settings)): store.apply(.put(settings.key, settings))
-            case .failure(let problem): throw LineError(line: index + 1, problem: problem)
+            case .failure(let problem): throw LineError(line: line.number, problem: problem)
             }
         }
     }

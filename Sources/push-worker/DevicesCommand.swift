@@ -56,9 +56,10 @@ enum DevicesCommand {
             synopsis: "--format csv|jsonl FILE",
             discussion: """
                 csv: a header naming appID, clientId, type, token, deviceId (and optionally sandbox, topic, locale),
-                then one device per line. jsonl: one subscription record per line. A bad line is reported on stderr
-                with its line number and skipped; progress goes to stderr, the summary to stdout. Exit codes: 0 done
-                (bad lines included), 2 usage, 3 configuration, 1 Kafka or file failure.
+                then one device per line. jsonl: one subscription record per line. Lines end with LF or CRLF. A bad
+                line (not UTF-8 included) is reported on stderr with its line number and reason and skipped; the file
+                is read and written in batches; progress goes to stderr, the summary to stdout. Exit codes: 0 done
+                (bad lines included), 2 usage, 3 configuration, 1 Kafka or file failure or no device imported.
                 """,
             options: [.value("--format", "FORMAT", "csv or jsonl."), config],
             arguments: [ArgumentSpec("FILE", "The file to import.")],
@@ -209,62 +210,94 @@ enum DevicesCommand {
             return ToolFailure.usage(error)
         }
         guard let configuration = settings(arguments, environment) else { return WorkerExitCode.configuration }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let file = FileHandle(forReadingAtPath: path) else {
             return ToolFailure.runtime("reading \(path)", "cannot read the file")
         }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        var records: [(DeviceKey, [UInt8])] = []
-        var skipped = 0
-        var columns: [String: Int]?
-        for (index, line) in lines.enumerated() where !line.allSatisfy({ $0 == " " || $0 == "\r" }) {
-            let result: Result<Subscription, RegistryRecordError>
-            switch format {
-            case .jsonl:
-                result = DeviceImport.subscription(jsonLine: line)
-            case .csv:
-                guard let known = columns else {
-                    switch DeviceImport.columns(csvHeader: line) {
-                    case .success(let found): columns = found
-                    case .failure(let error): return ToolFailure.runtime("reading \(path) line \(index + 1)", error)
-                    }
-                    continue
-                }
-                result = DeviceImport.subscription(csvLine: line, columns: known)
-            }
-            switch result {
-            case .success(let subscription):
-                records.append((subscription.key, subscription.json()))
-            case .failure(let error):
-                skipped += 1
-                StandardStreams.writeError("line \(index + 1): \(error.message)")
-            }
+        defer { try? file.close() }
+        let topic = configuration.registry.devicesTopic
+        let producer: KafkaProducer
+        do {
+            producer = try KafkaProducer(configuration: configuration.kafka)
+        } catch {
+            return ToolFailure.runtime("writing \(topic)", error)
         }
-        let configurationResult = await writeWithProgress(records, configuration)
-        guard configurationResult == 0 else { return configurationResult }
-        StandardStreams.writeOut("imported \(records.count) devices, skipped \(skipped) lines")
-        return 0
+        let result: Result<ImportCounts, ImportStop>
+        do throws(ImportStop) {
+            result = .success(try await importLines(of: file, format: format, to: producer, topic: topic))
+        } catch {
+            result = .failure(error)
+        }
+        _ = await producer.close(timeout: .seconds(10))
+        switch result {
+        case .failure(.reading(let error)): return ToolFailure.runtime("reading \(path)", error)
+        case .failure(.header(let line, let error)): return ToolFailure.runtime("reading \(path) line \(line)", error)
+        case .failure(.writing(let error)): return ToolFailure.runtime("writing \(topic)", error)
+        case .success(let counts):
+            StandardStreams.writeOut("imported \(counts.imported) devices, skipped \(counts.skipped) lines")
+            guard counts.imported > 0 else {
+                return ToolFailure.runtime("importing \(path)", "no line holds a device to import")
+            }
+            return 0
+        }
     }
 
-    private static func writeWithProgress(_ records: [(DeviceKey, [UInt8])], _ configuration: DevicesConfiguration)
-        async -> Int32
-    {
-        do {
-            let producer = try KafkaProducer(configuration: configuration.kafka)
-            let batch = 1000
-            for start in stride(from: 0, to: records.count, by: batch) {
-                let slice = records[start..<min(start + batch, records.count)]
-                let results = await producer.send(
-                    slice.map {
-                        KafkaProducerRecord(
-                            topic: configuration.registry.devicesTopic, key: Array($0.0.description.utf8), value: $0.1)
-                    })
-                for case .failure(let error) in results { throw error }
-                StandardStreams.writeError("imported \(start + slice.count)/\(records.count)")
+    private struct ImportCounts {
+        var imported = 0
+        var skipped = 0
+    }
+
+    /// How an import stopped before the end of its file.
+    private enum ImportStop: Error {
+        case reading(any Error)
+        case header(line: Int, RegistryRecordError)
+        case writing(any Error)
+    }
+
+    /// The devices written at once.
+    private static let importBatch = 1000
+
+    /// Reads `file` a chunk at a time and writes its devices in batches as it goes, so memory holds one chunk and
+    /// about one batch whatever the file's size; each bad line is reported on stderr with its number and reason.
+    private static func importLines(
+        of file: FileHandle, format: DeviceImport.Format, to producer: KafkaProducer, topic: String
+    ) async throws(ImportStop) -> ImportCounts {
+        var reader = DeviceImport.Reader(format: format)
+        var splitter = LineSplitter(maximumBytes: DeviceImport.maximumLineBytes)
+        var counts = ImportCounts()
+        var batch: [KafkaProducerRecord] = []
+        var lastLine = 0
+        var ended = false
+        while !ended {
+            let chunk: Data
+            do {
+                chunk = try file.read(upToCount: 64 * 1024) ?? Data()
+            } catch {
+                throw .reading(error)
             }
-            _ = await producer.close(timeout: .seconds(10))
-        } catch {
-            return ToolFailure.runtime("writing \(configuration.registry.devicesTopic)", error)
+            ended = chunk.isEmpty
+            let lines = ended ? (splitter.finish().map { [$0] } ?? []) : splitter.feed(chunk)
+            for line in lines {
+                lastLine = line.number
+                switch reader.read(line) {
+                case .blank, .header:
+                    continue
+                case .subscription(let subscription):
+                    batch.append(
+                        KafkaProducerRecord(
+                            topic: topic, key: Array(subscription.key.description.utf8), value: subscription.json()))
+                case .skipped(let error):
+                    counts.skipped += 1
+                    StandardStreams.writeError("line \(line.number): \(error.message)")
+                case .refused(let error):
+                    throw .header(line: line.number, error)
+                }
+            }
+            guard batch.count >= importBatch || (ended && !batch.isEmpty) else { continue }
+            for case .failure(let error) in await producer.send(batch) { throw .writing(error) }
+            counts.imported += batch.count
+            batch.removeAll(keepingCapacity: true)
+            StandardStreams.writeError("imported \(counts.imported) devices (line \(lastLine))")
         }
-        return 0
+        return counts
     }
 }

@@ -34,4 +34,18 @@ import Testing
             (error as? RegistryFile.LineError)?.description.hasPrefix(prefix) == true
         }
     }
+
+    @Test func windowsLineEndsLoadTheSameAndBytesThatAreNotUTF8StopTheLoad() throws {
+        let first = #"{"appID": "A", "clientId": "aaa", "type": "ios", "token": "\#(Self.token)", "deviceId": "D1"}"#
+        let second = #"{"appID": "A", "clientId": "aaa", "mute": ["room-1"]}"#
+        let store = MemoryDeviceStore()
+        try RegistryFile.load(Array("\(first)\r\n\r\n\(second)\r\n".utf8), into: store)
+        #expect(store.subscriptions(of: ClientKey(appID: "A", clientID: "aaa")).map(\.token) == [Self.token])
+        #expect(store.settings(of: ClientKey(appID: "A", clientID: "aaa"))?.mutedRooms == ["room-1"])
+        #expect {
+            try RegistryFile.load(Array("\(first)\r\n".utf8) + [0x7B, 0xFF, 0x7D], into: MemoryDeviceStore())
+        } throws: { error in
+            (error as? RegistryFile.LineError)?.description == "line 2: bad_value: not UTF-8 (byte 2)"
+        }
+    }
 }

@@ -11,13 +11,17 @@ import Testing
 @Suite(.serialized) struct DevicesCommandTests {
     static let token = String(repeating: "ab", count: 32)
 
+    /// `push-worker devices ARGUMENTS` with `environment`, waited for.
+    static func devices(_ arguments: [String], environment: [String: String]) async throws -> ChildProcessResult {
+        try await ChildProcessResult.run(
+            ChildProcess.built("push-worker"), ["devices"] + arguments, environment: environment, within: .seconds(60))
+    }
+
     @Test func subscribeImportListStatsAndUnsubscribe() async throws {
         let (broker, bootstrap) = try await startDevBroker()
         let environment = ["KAFKA_BOOTSTRAP_SERVERS": bootstrap]
         func devices(_ arguments: [String]) async throws -> ChildProcessResult {
-            try await ChildProcessResult.run(
-                ChildProcess.built("push-worker"), ["devices"] + arguments, environment: environment,
-                within: .seconds(60))
+            try await Self.devices(arguments, environment: environment)
         }
         let subscribed = try await devices([
             "subscribe", "--app", "SampleApp", "--client", "a/b", "--type", "ios", "--device", "D1", "--token",
@@ -46,7 +50,7 @@ import Testing
         #expect(imported.stdout.contains("imported 2 devices, skipped 2 lines"))
         #expect(imported.stderr.contains("line 3: token: must be"))
         #expect(imported.stderr.contains("line 5: type: must be one of"))
-        #expect(imported.stderr.contains("imported 2/2"))
+        #expect(imported.stderr.contains("imported 2 devices (line 5)"))
         let withoutFile = try await devices(["import", "--format", "csv"])
         #expect(withoutFile.status == 2)
         #expect(withoutFile.stderr.contains("missing argument FILE"))
@@ -83,6 +87,51 @@ import Testing
         }
         #expect(stats.stdout.contains("SampleApp\tfcm\t2"))
         #expect(!stats.stdout.contains("SampleApp\tios"))
+        _ = try? await broker.terminate()
+    }
+
+    @Test func importTakesCRLFFilesSkipsLinesThatAreNotUTF8AndFailsWhenItImportsNothing() async throws {
+        let (broker, bootstrap) = try await startDevBroker()
+        let environment = ["KAFKA_BOOTSTRAP_SERVERS": bootstrap]
+        func devices(_ arguments: [String]) async throws -> ChildProcessResult {
+            try await Self.devices(arguments, environment: environment)
+        }
+        func file(_ bytes: [UInt8], _ suffix: String) throws -> URL {
+            try Repository.temporaryFile(bytes, suffix: suffix)
+        }
+        // Windows line ends, and `caf` followed by two bytes that are not UTF-8 (line 4, byte 14).
+        let csv = try file(
+            Array("appID,clientId,type,token,deviceId\r\nSampleApp,crlf-1,fcm,fcm-token-1,P1\r\n".utf8)
+                + Array("SampleApp,crlf-2,fcm,fcm-token-2,P2\r\nSampleApp,caf".utf8) + [0xFF, 0xFE]
+                + Array(",fcm,fcm-token-3,P3\r\n".utf8), ".csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
+        let importedCSV = try await devices(["import", "--format", "csv", csv.path])
+        #expect(importedCSV.status == 0, "\(importedCSV.stderr)")
+        #expect(importedCSV.stdout.contains("imported 2 devices, skipped 1 lines"), "\(importedCSV.stdout)")
+        #expect(importedCSV.stderr.contains("line 4: not UTF-8 (byte 14)"), "\(importedCSV.stderr)")
+
+        let rows = (1...3).map {
+            #"{"appID": "SampleApp", "clientId": "jsonl-\#($0)", "type": "fcm", "token": "fcm-token-\#($0)", "deviceId": "P"}"#
+        }
+        let jsonl = try file(Array(rows.map { $0 + "\r\n" }.joined().utf8), ".jsonl")
+        defer { try? FileManager.default.removeItem(at: jsonl) }
+        let importedLines = try await devices(["import", "--format", "jsonl", jsonl.path])
+        #expect(importedLines.status == 0, "\(importedLines.stderr)")
+        #expect(importedLines.stdout.contains("imported 3 devices, skipped 0 lines"), "\(importedLines.stdout)")
+
+        let nothing = try file(
+            Array(#"{"appID": "SampleApp", "clientId": "caf"#.utf8) + [0xFF]
+                + Array(#"", "type": "fcm", "token": "t", "deviceId": "P"}"#.utf8) + Array("\r\nnot json\r\n".utf8),
+            ".jsonl")
+        defer { try? FileManager.default.removeItem(at: nothing) }
+        let importedNothing = try await devices(["import", "--format", "jsonl", nothing.path])
+        #expect(importedNothing.status == 1, "\(importedNothing.stderr)")
+        #expect(importedNothing.stdout.contains("imported 0 devices, skipped 2 lines"))
+        #expect(importedNothing.stderr.contains("line 1: not UTF-8 (byte 40)"), "\(importedNothing.stderr)")
+        #expect(importedNothing.stderr.contains("line 2: not a JSON object"))
+
+        let stats = try await devices(["stats"])
+        #expect(stats.stdout.contains("5 devices, 5 clients"), "\(stats.stdout)")
         _ = try? await broker.terminate()
     }
 }
