@@ -198,9 +198,15 @@ import Testing
         try fixture.cluster.setRoundTripTime(broker: 1, milliseconds: 2_500)
         let late = try await fixture.post(
             "/push/push2clients", #"{"id":"p-late","clients":["u"],"payload":{"title":"T"}}"#)
-        #expect(late.status == 504)
-        #expect(late.body.contains(#""RC":504,"RM":"Gateway Timeout","error":{"code":"UNCONFIRMED""#))
-        #expect(late.headers["retry-after"] == nil)
+        // librdkafka 2.0.2 may instead wait for the late acknowledgement and report the record written (docs/kafka.md):
+        // 200 is then the truth. Never 503, "not written", for a record that is.
+        if late.status == 200 && ProcessInfo.processInfo.environment["PUSH_LIBRDKAFKA"] == "debian" {
+            #expect(late.body == #"{"RC":0,"RM":"OK","result":{}}"#)
+        } else {
+            #expect(late.status == 504)
+            #expect(late.body.contains(#""RC":504,"RM":"Gateway Timeout","error":{"code":"UNCONFIRMED""#))
+            #expect(late.headers["retry-after"] == nil)
+        }
         try fixture.cluster.setRoundTripTime(broker: 1, milliseconds: 0)
         // The producer still works, and the late record is in the topic once.
         #expect(try await fixture.post("/imkit/push/v2", Self.v2).status == 200)
