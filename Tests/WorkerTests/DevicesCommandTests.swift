@@ -131,7 +131,12 @@ import Testing
         #expect(importedNothing.stderr.contains("line 2: not a JSON object"))
 
         let stats = try await devices(["stats"])
-        #expect(stats.stdout.contains("5 devices, 5 clients"), "\(stats.stdout)")
+        // On Tansu, `devices stats` reads only up to the high watermark (TansuDifferencesTests), as above.
+        withKnownIssue("Tansu's high watermark leaves a device out of the window", isIntermittent: true) {
+            #expect(stats.stdout.contains("5 devices, 5 clients"), "\(stats.stdout)")
+        } when: {
+            broker.kind == .tansu
+        }
         _ = try? await broker.terminate()
     }
 }

@@ -62,7 +62,6 @@ import Testing
             "kill -9 after \(atKill) of \(count) sends: \(written) receipts, \(receipts.duplicates) copies "
                 + "(\(Self.extraCopies) written again by the test)")
         #expect(atKill < count)
-        #expect(records.count == written)
         #expect(receipts.distinct == count)
         #expect(receipts.duplicates >= Self.extraCopies)
         #expect(
@@ -71,11 +70,19 @@ import Testing
                 let body = (try? JSONParser.parse(record.value))?["receiptId"]?.stringValue
                 return header.map { String(decoding: $0, as: UTF8.self) } == body && body != nil
             })
-        #expect(Self.number(stats["total"]) == Double(count))
-        #expect(Self.number(stats["copies"]?["dropped"]) == Double(receipts.duplicates))
         #expect(Self.number(warehouse["total"]) == Double(count))
         #expect(Self.number(warehouse["copies"]?["dropped"]) == Double(receipts.duplicates))
-        #expect(stats["byStatus"] == warehouse["byStatus"])
+        let onTansu = run.broker.kind == .tansu
+        // On Tansu, `receipts stats` reads only up to the high watermark, which Tansu puts at the last batch's base
+        // offset + 1 (TansuDifferencesTests): the newest receipts of a partition may be left out of its counts.
+        withKnownIssue("Tansu's high watermark leaves receipts out of the stats window", isIntermittent: true) {
+            #expect(records.count == written)
+            #expect(Self.number(stats["total"]) == Double(count))
+            #expect(Self.number(stats["copies"]?["dropped"]) == Double(receipts.duplicates))
+            #expect(stats["byStatus"] == warehouse["byStatus"])
+        } when: {
+            onTansu
+        }
     }
 
     static func stats(_ arguments: [String], environment: [String: String]) async throws -> JSONValue {
