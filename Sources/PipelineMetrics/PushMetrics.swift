@@ -132,7 +132,7 @@ public struct PushMetrics: Sendable {
     }
 
     /// `push_http_oversized_responses_total`: responses the HTTP/2 transports cut off past their size bound
-    /// (`HTTP2ClientConfiguration.maxResponseBytes`): each failed its request and had its stream reset (sampled).
+    /// (`HTTP2TransportConfiguration.maxResponseBytes`): each failed its request and had its stream reset (sampled).
     public var httpOversizedResponses: SampledCounter {
         registry.sampledCounter(
             "push_http_oversized_responses_total",

@@ -8,7 +8,7 @@ public enum APNsAuthentication: Sendable {
     /// Token auth: an ES256 provider token from this key in every request's `authorization` header.
     case token(APNsSigningKey)
     /// Certificate auth: the transport presents the client certificate during the TLS handshake
-    /// (`HTTP2ClientConfiguration.clientCertificate`, one transport per certificate); requests carry no
+    /// (`HTTP2TransportConfiguration.clientCertificate`, one transport per certificate); requests carry no
     /// `authorization` header, and APNs takes the topic from the certificate when `apns-topic` is absent.
     case certificate
 }

@@ -11,7 +11,7 @@ struct CombinedCAFileShutdownTests {
     static let pemFile = "/etc/ssl/certs/ca-certificates.crt"
 
     @Test func shutdownRemovesTheCombinedFileNotOnlyDeinit() async throws {
-        let client = try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: Self.pemFile))
+        let client = try CurlTransport(configuration: HTTP2TransportConfiguration(extraCAFile: Self.pemFile))
         let path = try #require(client.combinedCAFile)
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(path.contains("push-worker-ca-\(getpid())-"))

@@ -150,7 +150,7 @@ private func withHostileServer(
             mode: mode, certificatesBesides: simulator.endpoint.caFile, count: count, pause: pause)
         defer { server.stop() }
         let url = "https://127.0.0.1:\(try await server.port())"
-        let client = try kind.make(HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
+        let client = try kind.make(HTTP2TransportConfiguration(extraCAFile: simulator.endpoint.caFile))
         do {
             try await body(server, client, url)
         } catch {

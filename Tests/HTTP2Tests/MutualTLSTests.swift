@@ -19,7 +19,7 @@ struct MutualTLSTests {
         HTTPResponse, HTTPError
     > {
         let client = try kind.make(
-            HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
+            HTTP2TransportConfiguration(extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate))
         let outcome = await result(
             client, HTTPRequest(method: "GET", url: "\(simulator.mutualTLSBaseURL)/echo", deadline: .seconds(30)))
         await client.shutdown()
@@ -84,7 +84,7 @@ struct MutualTLSTests {
     ) throws {
         let missing = ClientCertificate(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem")
         #expect(throws: HTTPError(.tls, "cannot read the client certificate file /nonexistent/cert.pem")) {
-            try kind.make(HTTP2ClientConfiguration(clientCertificate: missing))
+            try kind.make(HTTP2TransportConfiguration(clientCertificate: missing))
         }
     }
 }

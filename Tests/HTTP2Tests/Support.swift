@@ -20,7 +20,7 @@ func withSimulator(routes: String = "echo", _ body: (PushSimulator) async throws
 /// Runs `body` with a fresh simulator and a transport of `kind` trusting its CA; shuts both down afterwards.
 func withSimulatorAndClient(
     _ kind: HTTP2TransportKind,
-    _ configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
+    _ configuration: HTTP2TransportConfiguration = HTTP2TransportConfiguration(),
     _ body: (PushSimulator, any HTTP2Transport) async throws -> Void
 ) async throws {
     try await withSimulator { simulator in

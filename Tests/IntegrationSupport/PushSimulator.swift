@@ -30,7 +30,7 @@ public final class PushSimulator: Sendable {
 
     public let endpoint: Endpoint
     private let process: ChildProcess
-    private let control: HTTP2Client
+    private let control: CurlTransport
     /// The simulator's certificates and keys; removed by `stop()`.
     private let directory: String
 
@@ -45,7 +45,7 @@ public final class PushSimulator: Sendable {
         self.directory = directory
         self.process = process
         // The recorded requests of a long test run are many megabytes.
-        self.control = try HTTP2Client(configuration: HTTP2ClientConfiguration(maxResponseBytes: 1 << 30))
+        self.control = try CurlTransport(configuration: HTTP2TransportConfiguration(maxResponseBytes: 1 << 30))
     }
 
     /// Starts the simulator with its certificates and keys in a fresh temporary directory (its `TMPDIR` too, so

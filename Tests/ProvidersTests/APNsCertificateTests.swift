@@ -28,8 +28,8 @@ extension EndToEndTests {
                 configuration: APNsConfiguration(
                     authentication: .certificate, productionURL: simulator.mutualTLSBaseURL,
                     sandboxURL: simulator.mutualTLSBaseURL),
-                transport: try HTTP2Client(
-                    configuration: HTTP2ClientConfiguration(
+                transport: try CurlTransport(
+                    configuration: HTTP2TransportConfiguration(
                         extraCAFile: simulator.endpoint.caFile, clientCertificate: certificate)))
         }
 
@@ -82,7 +82,8 @@ extension EndToEndTests {
             let clock = ManualClock(Date())
             let apns = try simulator.apnsClient(
                 key: credentials.signingKey(),
-                transport: HTTP2ClientConfiguration(maxConnectionsPerHost: 1, extraCAFile: simulator.endpoint.caFile),
+                transport: HTTP2TransportConfiguration(
+                    maxConnectionsPerHost: 1, extraCAFile: simulator.endpoint.caFile),
                 kind: kind, clock: clock)
             let alert = [HTTPHeader("apns-push-type", "alert"), HTTPHeader("apns-topic", "com.example.chat")]
             #expect(

@@ -197,7 +197,7 @@ extension EndToEndTests {
             outcomes.append(await apns.send(deviceToken: Self.deviceToken, sandbox: false, headers: [], body: []))
             let wrongTrust = try simulator.apnsClient(
                 key: credentials.signingKey(),
-                transport: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.otherCAFile))
+                transport: HTTP2TransportConfiguration(extraCAFile: simulator.endpoint.otherCAFile))
             outcomes.append(await Self.sendAlert(wrongTrust))
             #expect(outcomes.last?.className == "credentials")
             for outcome in outcomes {

@@ -65,18 +65,18 @@ extension PushSimulator {
     /// An APNs client signing provider tokens with `key` and sending to the simulator (both environments) over
     /// a transport of `kind` with the `transport` settings, by default trusting the simulator's CA.
     func apnsClient(
-        key: APNsSigningKey, transport: HTTP2ClientConfiguration? = nil, kind: HTTP2TransportKind = .curl,
+        key: APNsSigningKey, transport: HTTP2TransportConfiguration? = nil, kind: HTTP2TransportKind = .curl,
         clock: any WallClock = SystemWallClock()
     ) throws -> APNsClient {
         APNsClient(
             configuration: APNsConfiguration(authentication: .token(key), productionURL: baseURL, sandboxURL: baseURL),
-            transport: try kind.make(transport ?? HTTP2ClientConfiguration(extraCAFile: endpoint.caFile)),
+            transport: try kind.make(transport ?? HTTP2TransportConfiguration(extraCAFile: endpoint.caFile)),
             clock: clock)
     }
 
     /// A libcurl HTTP/2 client trusting the simulator's CA.
-    func transport() throws -> HTTP2Client {
-        try HTTP2Client(configuration: HTTP2ClientConfiguration(extraCAFile: endpoint.caFile))
+    func transport() throws -> CurlTransport {
+        try CurlTransport(configuration: HTTP2TransportConfiguration(extraCAFile: endpoint.caFile))
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 
 /// A TLS client certificate and its private key, PEM files presented on every connection a client opens
-/// (APNs certificate-based authentication). A client certificate belongs to a connection, so one `HTTP2Client`
+/// (APNs certificate-based authentication). A client certificate belongs to a connection, so one `CurlTransport`
 /// serves one credential set.
 public struct ClientCertificate: Sendable, Equatable, CustomStringConvertible {
     /// The PEM certificate (chain) file.

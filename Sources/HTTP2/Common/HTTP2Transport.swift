@@ -20,7 +20,7 @@ public protocol HTTP2Transport: HTTPTransport, AnyObject {
 
 /// Which implementation carries the worker's HTTP/2 (`PUSH_HTTP_TRANSPORT`).
 public enum HTTP2TransportKind: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// libcurl's multi interface (`HTTP2Client`): the rollback, and the HTTP/1.1 path of both.
+    /// libcurl's multi interface (`CurlTransport`): the rollback, and the HTTP/1.1 path of both.
     case curl
     /// nghttp2 and OpenSSL directly (`NGHTTP2Transport`), a sixth of libcurl's CPU per request: the default.
     case nghttp2
@@ -28,13 +28,13 @@ public enum HTTP2TransportKind: String, Sendable, CaseIterable, CustomStringConv
     public var description: String { rawValue }
 
     /// A new transport of this kind, started.
-    public func make(_ configuration: HTTP2ClientConfiguration) throws(HTTPError) -> any HTTP2Transport {
+    public func make(_ configuration: HTTP2TransportConfiguration) throws(HTTPError) -> any HTTP2Transport {
         switch self {
-        case .curl: try HTTP2Client(configuration: configuration)
+        case .curl: try CurlTransport(configuration: configuration)
         case .nghttp2: try NGHTTP2Transport(configuration: configuration)
         }
     }
 }
 
-extension HTTP2Client: HTTP2Transport {}
+extension CurlTransport: HTTP2Transport {}
 extension NGHTTP2Transport: HTTP2Transport {}

@@ -1,5 +1,5 @@
-/// The knobs of an `HTTP2Client`, with defaults that suit APNs and FCM.
-public struct HTTP2ClientConfiguration: Sendable {
+/// The knobs of both HTTP/2 transports (`CurlTransport`, `NGHTTP2Transport`), with defaults that suit APNs and FCM.
+public struct HTTP2TransportConfiguration: Sendable {
     /// Connections opened to one origin (scheme, host, port) at most.
     public var maxConnectionsPerHost: Int
     /// Streams in flight on one connection at most; the client keeps at most

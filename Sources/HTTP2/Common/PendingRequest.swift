@@ -1,7 +1,7 @@
 import HTTPTypes
 
 /// A request a transport accepted, from `send` to its result: what it is, where it goes, by when, and the caller
-/// waiting for it. Each transport keeps the state of an attempt in its own subclass (`Transfer`, `NGHTTP2Stream`).
+/// waiting for it. Each transport keeps the state of an attempt in its own subclass (`CurlTransfer`, `NGHTTP2Stream`).
 ///
 /// `@unchecked Sendable`: the sending task hands it to the transport's thread through the locked `LoopInbox` and
 /// never touches it again; from then on only that thread reads or writes it (the C libraries' callbacks run there).

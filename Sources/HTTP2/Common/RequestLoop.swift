@@ -1,6 +1,6 @@
 import HTTPTypes
 
-/// An event-loop thread that carries `PendingRequest`s to their results: what `HTTP2Client` and `NGHTTP2Transport`
+/// An event-loop thread that carries `PendingRequest`s to their results: what `CurlTransport` and `NGHTTP2Transport`
 /// share of handing requests to their loop and waiting for them.
 protocol RequestLoop: AnyObject, Sendable {
     associatedtype Request: PendingRequest

@@ -103,7 +103,7 @@ struct TransferFailure: Equatable {
     }
 
     /// The error for a request to `origin` whose response went past `limit` bytes
-    /// (`HTTP2ClientConfiguration.maxResponseBytes`).
+    /// (`HTTP2TransportConfiguration.maxResponseBytes`).
     static func oversizedResponse(_ origin: RequestOrigin, limit: Int) -> HTTPError {
         HTTPError(.connectionLost, "the response from \(origin) is larger than \(limit) bytes")
     }

@@ -8,7 +8,7 @@ public struct HTTP2TransportCounts: Sendable, Equatable {
     /// Requests sent again after the server refused them (REFUSED_STREAM, GOAWAY) or their connection was lost
     /// before any response byte.
     public var resends: Int
-    /// Responses that went past `HTTP2ClientConfiguration.maxResponseBytes`: each failed its request, and its
+    /// Responses that went past `HTTP2TransportConfiguration.maxResponseBytes`: each failed its request, and its
     /// stream was reset.
     public var oversizedResponses: Int
 

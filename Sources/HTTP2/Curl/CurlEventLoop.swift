@@ -9,25 +9,25 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: everything but `inbox` and `multi.wakeup()` is confined to the event-loop thread; the
 /// inbox locks, and `curl_multi_wakeup` is documented as callable from any thread.
-final class EventLoop: RequestLoop, @unchecked Sendable {
-    private let configuration: HTTP2ClientConfiguration
+final class CurlEventLoop: RequestLoop, @unchecked Sendable {
+    private let configuration: HTTP2TransportConfiguration
     private let certificates: TrustedCertificates?
     private let multi: MultiHandle
-    let inbox = LoopInbox<Transfer>()
-    /// Connections opened and transfers sent again, for `HTTP2Client.counts`.
+    let inbox = LoopInbox<CurlTransfer>()
+    /// Connections opened and transfers sent again, for `CurlTransport.counts`.
     let counters = TransportCounters()
     private let clock = ContinuousClock()
 
     // Confined to the event-loop thread.
-    private var waiting: [RequestOrigin: RingBuffer<Transfer>] = [:]
+    private var waiting: [RequestOrigin: RingBuffer<CurlTransfer>] = [:]
     private var inFlight: [RequestOrigin: Int] = [:]
     private var succeededOrigins: Set<RequestOrigin> = []
     /// Origins that answered over HTTP/1.x (no ALPN h2): one request per connection.
     private var http1Origins: Set<RequestOrigin> = []
     /// Origins whose server refused requests since it last answered, and when their requests may start again.
     private var refusals: [RequestOrigin: RefusalBackoff] = [:]
-    private var running: [UnsafeMutableRawPointer: Transfer] = [:]
-    private var known: [UInt64: Transfer] = [:]
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var known: [UInt64: CurlTransfer] = [:]
     private var idleHandles: [EasyHandle] = []
     private var lastExpirySweep: ContinuousClock.Instant
     /// When the loop last started a turn (a turn waits at most a second).
@@ -37,9 +37,9 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
     /// The loop's own wake-up (an eventfd), for the turns `pacer` makes wait without libcurl.
     private let pacingWakeup: Int32
     private var pacer = IdleTurnPacer()
-    private let received = Transfer.ReceivedBytes()
+    private let received = CurlTransfer.ReceivedBytes()
 
-    init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
+    init(configuration: HTTP2TransportConfiguration) throws(HTTPError) {
         self.configuration = configuration
         certificates = try configuration.extraCAFile.map { file throws(HTTPError) in
             try TrustedCertificates(extraFile: file)
@@ -114,7 +114,7 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
         inbox.close()
     }
 
-    private func accept(_ transfer: Transfer) {
+    private func accept(_ transfer: CurlTransfer) {
         known[transfer.id] = transfer
         waiting[transfer.origin, default: RingBuffer()].append(transfer)
     }
@@ -140,7 +140,7 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
         }
     }
 
-    private func start(_ transfer: Transfer) {
+    private func start(_ transfer: CurlTransfer) {
         let now = clock.now
         guard now < transfer.deadline else {
             complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
@@ -244,14 +244,14 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
     }
 
     /// Removes an in-flight transfer's handle from libcurl and frees its stream slot.
-    private func release(_ transfer: Transfer, handle: EasyHandle) {
+    private func release(_ transfer: CurlTransfer, handle: EasyHandle) {
         multi.remove(handle)
         running[handle.raw] = nil
         transfer.handle = nil
         inFlight[transfer.origin, default: 1] -= 1
     }
 
-    private func complete(_ transfer: Transfer, with result: Result<HTTPResponse, HTTPError>) {
+    private func complete(_ transfer: CurlTransfer, with result: Result<HTTPResponse, HTTPError>) {
         known[transfer.id] = nil
         transfer.finish(result)
     }
@@ -279,7 +279,7 @@ final class EventLoop: RequestLoop, @unchecked Sendable {
     /// A new easy handle with the client's options and the transfers' callbacks, set once for all its requests.
     private func makeHandle() -> EasyHandle? {
         guard let handle = EasyHandle(configuration: configuration, certificates: certificates) else { return nil }
-        Transfer.installCallbacks(on: handle)
+        CurlTransfer.installCallbacks(on: handle)
         return handle
     }
 

@@ -9,7 +9,7 @@ let curlGlobalInitialization: Void = {
 
 /// Owns one libcurl easy handle (`CURL*`); reused across requests by the event loop. The options every request of
 /// a client shares are set once, when the handle is made (`init(configuration:certificates:)`); a request sets
-/// only its own (`Transfer.configure`), overwriting every option an earlier request of the handle may have set.
+/// only its own (`CurlTransfer.configure`), overwriting every option an earlier request of the handle may have set.
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     /// libcurl's detailed text for the last failure (`CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes).
@@ -32,7 +32,7 @@ final class EasyHandle {
 
     /// A handle with the options shared by every request of a client with `configuration`; nil if libcurl could
     /// not allocate one.
-    convenience init?(configuration: HTTP2ClientConfiguration, certificates: TrustedCertificates?) {
+    convenience init?(configuration: HTTP2TransportConfiguration, certificates: TrustedCertificates?) {
         self.init()
         set(CURLOPT_PROTOCOLS_STR, "http,https")
         set(CURLOPT_NOSIGNAL, 1)
@@ -192,7 +192,7 @@ final class MultiHandle {
     private let raw: UnsafeMutableRawPointer
 
     /// Nil if libcurl could not allocate a multi handle.
-    init?(configuration: HTTP2ClientConfiguration) {
+    init?(configuration: HTTP2TransportConfiguration) {
         curlGlobalInitialization
         guard let raw = curl_multi_init() else { return nil }
         self.raw = raw

@@ -4,7 +4,7 @@ import HTTPTypes
 
 /// A request of the libcurl transport (`PendingRequest`) with the state of its attempt: the easy handle while in
 /// flight, the header list it was given, and the response as libcurl hands it over.
-final class Transfer: PendingRequest, @unchecked Sendable {
+final class CurlTransfer: PendingRequest, @unchecked Sendable {
     /// The response bytes the transfers of one loop received, all attempts together: a loop turn after which it
     /// is unchanged received nothing (`IdleTurnPacer`). Confined to the loop's thread.
     final class ReceivedBytes {
@@ -26,14 +26,14 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     private(set) var responseBody: [UInt8] = []
     /// True once any byte of a response (status line, header or body) arrived in this attempt.
     private(set) var receivedResponseBytes = false
-    /// True once the response went past `HTTP2ClientConfiguration.maxResponseBytes` (libcurl then ends the
+    /// True once the response went past `HTTP2TransportConfiguration.maxResponseBytes` (libcurl then ends the
     /// transfer with a write error and resets its stream).
     private(set) var isOversized = false
     /// Header and body bytes received in this attempt.
     private var receivedBytes = 0
     /// The loop's tally, while in flight.
     private var loopTally: ReceivedBytes?
-    /// The bytes a response may have (`HTTP2ClientConfiguration.maxResponseBytes`).
+    /// The bytes a response may have (`HTTP2TransportConfiguration.maxResponseBytes`).
     private var responseLimit = 0
 
     /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
@@ -55,7 +55,7 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     /// request's next attempt: every option that differs between requests is set, so nothing of the handle's last
     /// request carries over.
     func configure(
-        _ handle: EasyHandle, configuration: HTTP2ClientConfiguration, tally: ReceivedBytes,
+        _ handle: EasyHandle, configuration: HTTP2TransportConfiguration, tally: ReceivedBytes,
         now: ContinuousClock.Instant
     ) {
         loopTally = tally
@@ -109,7 +109,7 @@ final class Transfer: PendingRequest, @unchecked Sendable {
         handle.set(CURLOPT_PREREQDATA, pointer: context)
     }
 
-    /// Points a new handle's header, body, socket and pre-request callbacks at whichever `Transfer` is its
+    /// Points a new handle's header, body, socket and pre-request callbacks at whichever `CurlTransfer` is its
     /// request's context (`CURLOPT_HEADERDATA`, `CURLOPT_WRITEDATA`, `CURLOPT_OPENSOCKETDATA`,
     /// `CURLOPT_PREREQDATA`, set by `configure`).
     static func installCallbacks(on handle: EasyHandle) {
@@ -177,36 +177,36 @@ final class Transfer: PendingRequest, @unchecked Sendable {
     }
 }
 
-/// libcurl's header callback: one response header line per call, `context` is the unretained `Transfer`. Taking
+/// libcurl's header callback: one response header line per call, `context` is the unretained `CurlTransfer`. Taking
 /// fewer bytes than given (0) ends the transfer with a write error, past the response's bound.
 private let receiveHeaderLine: pw_curl_data_callback = { data, size, count, context in
     let length = size * count
     guard let context, let data else { return length }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.receive(headerLine: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
-/// libcurl's write callback: a piece of the response body, `context` is the unretained `Transfer`. Taking fewer
+/// libcurl's write callback: a piece of the response body, `context` is the unretained `CurlTransfer`. Taking fewer
 /// bytes than given (0) ends the transfer with a write error, past the response's bound.
 private let receiveBody: pw_curl_data_callback = { data, size, count, context in
     let length = size * count
     guard let context, let data else { return length }
-    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.receive(body: UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
 
-/// libcurl's socket opener, `context` is the unretained `Transfer`: the socket libcurl's own opener would make, unless
+/// libcurl's socket opener, `context` is the unretained `CurlTransfer`: the socket libcurl's own opener would make, unless
 /// the attempt's request already went out on a connection (then CURL_SOCKET_BAD: the attempt fails at once).
 private let openSocketCallback: pw_curl_open_socket_callback = { context, _, address in
     guard let address else { return CURL_SOCKET_BAD }
-    if let context, !Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().mayOpenSocket() {
+    if let context, !Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().mayOpenSocket() {
         return CURL_SOCKET_BAD
     }
     return pw_curl_open_socket(address)
 }
 
-/// libcurl's pre-request callback, `context` is the unretained `Transfer`: the request goes out now.
+/// libcurl's pre-request callback, `context` is the unretained `CurlTransfer`: the request goes out now.
 private let requestGoesOutCallback: pw_curl_prerequest_callback = { context, _, _, _, _ in
-    if let context { Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().noteRequestGoesOut() }
+    if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().noteRequestGoesOut() }
     return CURL_PREREQFUNC_OK
 }

@@ -10,15 +10,15 @@ import Synchronization
 /// queue, never in libcurl's), and each by its own deadline. A request refused by the server (REFUSED_STREAM) is
 /// sent again up to 5 times, from the second refusal in a row after a growing pause (`RefusalBackoff`); one lost
 /// with its connection before any response byte (GOAWAY, reset) is sent once more on another connection.
-public final class HTTP2Client: HTTPTransport {
-    private let loop: EventLoop
+public final class CurlTransport: HTTPTransport {
+    private let loop: CurlEventLoop
     private let admission: AsyncLimiter
     private let nextID = Atomic<UInt64>(0)
 
     /// Creates a client and starts its event-loop thread; throws `.tls` if `extraCAFile` or the client certificate
     /// files cannot be read.
-    public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTPError) {
-        loop = try EventLoop(configuration: configuration)
+    public init(configuration: HTTP2TransportConfiguration = HTTP2TransportConfiguration()) throws(HTTPError) {
+        loop = try CurlEventLoop(configuration: configuration)
         admission = AsyncLimiter(limit: configuration.maxOutstandingRequests)
         loop.start()
     }
@@ -39,7 +39,8 @@ public final class HTTP2Client: HTTPTransport {
         defer { admission.release() }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         return try await loop.exchange(id: id) { continuation in
-            Transfer(id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
+            CurlTransfer(
+                id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
         }.get()
     }
 

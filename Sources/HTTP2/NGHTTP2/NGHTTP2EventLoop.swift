@@ -32,7 +32,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         var hasOpenConnection: Bool { connections.contains { $0.state == .open && !$0.isDraining } }
     }
 
-    let configuration: HTTP2ClientConfiguration
+    let configuration: HTTP2TransportConfiguration
     private let tls: TLSContext
     let inbox = LoopInbox<NGHTTP2Stream>()
     /// Connections opened and streams sent again, for `NGHTTP2Transport.counts`.
@@ -59,7 +59,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     /// The CPU time of the loop's thread.
     let cpu = ThreadCPUClock()
 
-    init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
+    init(configuration: HTTP2TransportConfiguration) throws(HTTPError) {
         self.configuration = configuration
         tls = try TLSContext(configuration: configuration)
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))

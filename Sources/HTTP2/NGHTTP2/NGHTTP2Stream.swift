@@ -14,11 +14,11 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     private(set) var responseBody: [UInt8] = []
     /// True once any byte of a response arrived in this attempt.
     private(set) var receivedResponseBytes = false
-    /// True once the response went past `HTTP2ClientConfiguration.maxResponseBytes`.
+    /// True once the response went past `HTTP2TransportConfiguration.maxResponseBytes`.
     private(set) var isOversized = false
     /// Header and body bytes received in this attempt.
     private var receivedBytes = 0
-    /// The bytes a response may have (`HTTP2ClientConfiguration.maxResponseBytes`), set when placed.
+    /// The bytes a response may have (`HTTP2TransportConfiguration.maxResponseBytes`), set when placed.
     private var responseLimit = 0
 
     override func finish(_ result: Result<HTTPResponse, HTTPError>) {

@@ -4,25 +4,25 @@ import Synchronization
 
 /// An `HTTPTransport` on nghttp2 and OpenSSL directly: HTTP/2 over TLS driven by one event-loop thread, with
 /// the frames of a loop turn written to each connection in one batch. The same bounds and guarantees as
-/// `HTTP2Client` (which it is chosen over by `PUSH_HTTP_TRANSPORT=nghttp2`): `maxOutstandingRequests` accepted at
+/// `CurlTransport` (which it is chosen over by `PUSH_HTTP_TRANSPORT=nghttp2`): `maxOutstandingRequests` accepted at
 /// once, the per-origin connection and stream bounds (and the server's own stream limit), each request's
 /// deadline, and cancellation resetting the stream. A request the server refused (REFUSED_STREAM, GOAWAY) goes
 /// again up to 5 times, one lost with its connection before any response byte once (`ResendAllowance`).
 ///
-/// Cleartext `http://` origins, and servers that choose HTTP/1.1 in ALPN, are served by an `HTTP2Client` made
+/// Cleartext `http://` origins, and servers that choose HTTP/1.1 in ALPN, are served by a `CurlTransport` made
 /// on first need: APNs and FCM speak HTTP/2, so HTTP/1.1 is left to libcurl.
 public final class NGHTTP2Transport: HTTPTransport {
-    private let configuration: HTTP2ClientConfiguration
+    private let configuration: HTTP2TransportConfiguration
     private let loop: NGHTTP2EventLoop
     private let admission: AsyncLimiter
     private let nextID = Atomic<UInt64>(0)
     /// The libcurl client for HTTP/1.1 origins, once one was needed; and the TLS origins that chose HTTP/1.1.
-    private let fallback = Mutex<(client: HTTP2Client?, http1Origins: Set<RequestOrigin>, isShutDown: Bool)>(
+    private let fallback = Mutex<(client: CurlTransport?, http1Origins: Set<RequestOrigin>, isShutDown: Bool)>(
         (nil, [], false))
 
     /// Creates a transport and starts its thread; throws `.tls` if `extraCAFile` or the client certificate
     /// files cannot be read.
-    public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTPError) {
+    public init(configuration: HTTP2TransportConfiguration = HTTP2TransportConfiguration()) throws(HTTPError) {
         self.configuration = configuration
         loop = try NGHTTP2EventLoop(configuration: configuration)
         admission = AsyncLimiter(limit: configuration.maxOutstandingRequests)
@@ -56,12 +56,12 @@ public final class NGHTTP2Transport: HTTPTransport {
     }
 
     /// The libcurl client for HTTP/1.1, made on first need with the same configuration.
-    private func http1Client() throws(HTTPError) -> HTTP2Client {
-        let made: Result<HTTP2Client, HTTPError> = fallback.withLock { state in
+    private func http1Client() throws(HTTPError) -> CurlTransport {
+        let made: Result<CurlTransport, HTTPError> = fallback.withLock { state in
             if state.isShutDown { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
             if let client = state.client { return .success(client) }
             do throws(HTTPError) {
-                let client = try HTTP2Client(configuration: configuration)
+                let client = try CurlTransport(configuration: configuration)
                 state.client = client
                 return .success(client)
             } catch {

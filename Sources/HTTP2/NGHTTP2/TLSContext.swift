@@ -18,7 +18,7 @@ final class TLSContext: @unchecked Sendable {
 
     /// Builds the context; throws `.tls` if `extraCAFile` holds no certificate OpenSSL can load, or if the
     /// client certificate's files cannot be read (`ClientCertificate.validate()`).
-    init(configuration: HTTP2ClientConfiguration) throws(HTTPError) {
+    init(configuration: HTTP2TransportConfiguration) throws(HTTPError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw HTTPError(.tls, "OpenSSL could not create a TLS context")
         }

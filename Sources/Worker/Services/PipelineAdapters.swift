@@ -42,7 +42,7 @@ public struct PipelineAdapters: Sendable {
     ) async throws {
         self.files = files
         rulesStamp = rules.stamp
-        let transportConfiguration = HTTP2ClientConfiguration(
+        let transportConfiguration = HTTP2TransportConfiguration(
             maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
         let transport = try configuration.httpTransport.make(transportConfiguration)
@@ -137,7 +137,7 @@ extension APNsClient {
     /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
     /// certificate belongs to every connection of its transport).
     fileprivate static func transport(
-        certificate: Secret<ClientCertificate>?, configuration: HTTP2ClientConfiguration,
+        certificate: Secret<ClientCertificate>?, configuration: HTTP2TransportConfiguration,
         shared: any HTTP2Transport, kind: HTTP2TransportKind
     ) throws -> any HTTP2Transport {
         guard let certificate else { return shared }

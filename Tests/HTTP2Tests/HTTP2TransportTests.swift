@@ -4,10 +4,10 @@ import IntegrationSupport
 import TestSupport
 import Testing
 
-/// Both transports (libcurl's `HTTP2Client` and `NGHTTP2Transport`) against the push simulator over real TLS
+/// Both transports (libcurl's `CurlTransport` and `NGHTTP2Transport`) against the push simulator over real TLS
 /// HTTP/2: the same contract, test by test.
 @Suite("HTTP/2 transports against the push simulator", .serialized)
-struct HTTP2ClientTests {
+struct HTTP2TransportTests {
     /// Stands for a device token: request paths carry it and no error message may.
     static let token = String(repeating: "c0ffee", count: 10) + "abcd"
 
@@ -64,7 +64,7 @@ struct HTTP2ClientTests {
         async throws
     {
         let listener = try SilentListener()
-        let client = try kind.make(HTTP2ClientConfiguration(connectTimeout: .milliseconds(500)))
+        let client = try kind.make(HTTP2TransportConfiguration(connectTimeout: .milliseconds(500)))
         let started = ContinuousClock.now
         let url = "https://127.0.0.1:\(listener.port)/3/device/\(Self.token)"
         let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(20))).failure
@@ -81,7 +81,7 @@ struct HTTP2ClientTests {
     {
         let server = try PythonServer.closingEveryConnection()
         defer { server.stop() }
-        let client = try kind.make(HTTP2ClientConfiguration())
+        let client = try kind.make(HTTP2TransportConfiguration())
         let url = "https://127.0.0.1:\(try await server.port())/3/device/\(Self.token)"
         let (results, elapsed) = await sendAllThenShutDown(client, url: url, count: 20)
         #expect(results.allSatisfy { $0.failure?.kind == .connectionLost || $0.failure?.kind == .tls })
@@ -107,7 +107,7 @@ struct HTTP2ClientTests {
     @Test(arguments: HTTP2TransportKind.allCases) func completesFiveThousandConcurrentRequestsOverAtMostFourConnections(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 4, maxStreamsPerConnection: 100)
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 4, maxStreamsPerConnection: 100)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             let requests = (0..<5000).map { request(simulator, "/echo/\($0)", method: "POST", body: "{\"n\":\($0)}") }
             let results = await sendAll(client, requests)
@@ -188,7 +188,7 @@ struct HTTP2ClientTests {
     @Test(arguments: HTTP2TransportKind.allCases) func aRequestQueuedBehindTheStreamLimitTimesOutAtItsDeadlineUnsent(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"path": "^/stall", "stall": true}"#)
             let stalled = Task { await result(client, request(simulator, "/stall", deadline: .seconds(120))) }
@@ -205,7 +205,7 @@ struct HTTP2ClientTests {
     @Test(arguments: HTTP2TransportKind.allCases) func cleartextHTTP1OriginsGetOneRequestPerConnectionAtATime(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2)
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 2)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             let url = "http://127.0.0.1:\(simulator.endpoint.controlPort)/health"
             let requests = (0..<50).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(60)) }
@@ -219,7 +219,7 @@ struct HTTP2ClientTests {
     ) async throws {
         try await withSimulator { simulator in
             for caFile in [simulator.endpoint.otherCAFile, nil] {
-                let client = try kind.make(HTTP2ClientConfiguration(extraCAFile: caFile))
+                let client = try kind.make(HTTP2TransportConfiguration(extraCAFile: caFile))
                 let error = await result(client, request(simulator, "/echo/\(Self.token)")).failure
                 await client.shutdown()
                 #expect(error?.kind == .tls)
@@ -231,7 +231,7 @@ struct HTTP2ClientTests {
 
     @Test(arguments: HTTP2TransportKind.allCases) func anUnreadableCAFileFailsAtCreation(_ kind: HTTP2TransportKind) {
         #expect(throws: HTTPError.self) {
-            try kind.make(HTTP2ClientConfiguration(extraCAFile: "/nonexistent/ca.pem"))
+            try kind.make(HTTP2TransportConfiguration(extraCAFile: "/nonexistent/ca.pem"))
         }
     }
 
@@ -258,7 +258,7 @@ struct HTTP2ClientTests {
     @Test(arguments: HTTP2TransportKind.allCases) func sendsOneStreamAtATimeUntilTheFirstSuccess(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let configuration = HTTP2ClientConfiguration(singleStreamUntilFirstSuccess: true)
+        let configuration = HTTP2TransportConfiguration(singleStreamUntilFirstSuccess: true)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
             let results = await sendAll(client, (0..<40).map { _ in request(simulator, "/echo") })
@@ -275,7 +275,7 @@ struct HTTP2ClientTests {
     @Test(arguments: HTTP2TransportKind.allCases) func aServerStreamLimitBelowTheClientsDoesNotHang(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let configuration = HTTP2ClientConfiguration(maxConnectionsPerHost: 2, maxStreamsPerConnection: 100)
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 2, maxStreamsPerConnection: 100)
         try await withSimulatorAndClient(kind, configuration) { simulator, client in
             try await simulator.setFaults(#"{"max_concurrent_streams": 5}"#)
             let results = await sendAll(client, (0..<500).map { _ in request(simulator, "/echo") })
@@ -305,7 +305,7 @@ struct HTTP2ClientTests {
     @Test(arguments: HTTP2TransportKind.allCases) func aURLThatIsNotAbsoluteHTTPIsAnInvalidRequest(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let client = try kind.make(HTTP2ClientConfiguration())
+        let client = try kind.make(HTTP2TransportConfiguration())
         for url in ["/3/device/\(Self.token)", "ftp://host/\(Self.token)", "https:///\(Self.token)"] {
             let error = await result(client, HTTPRequest(method: "GET", url: url, deadline: .seconds(1))).failure
             #expect(error?.kind == .invalidRequest)
@@ -334,8 +334,8 @@ struct NGHTTP2TransportTests {
             let server = try PythonServer.http1TLS(certificatesBesides: simulator.endpoint.caFile)
             defer { server.stop() }
             let client = try NGHTTP2Transport(
-                configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
-            let url = "https://127.0.0.1:\(try await server.port())/x/\(HTTP2ClientTests.token)"
+                configuration: HTTP2TransportConfiguration(extraCAFile: simulator.endpoint.caFile))
+            let url = "https://127.0.0.1:\(try await server.port())/x/\(HTTP2TransportTests.token)"
             let results = await sendAll(
                 client, (0..<5).map { _ in HTTPRequest(method: "GET", url: url, deadline: .seconds(30)) })
             await client.shutdown()
@@ -353,17 +353,17 @@ struct NGHTTP2TransportTests {
             let server = try PythonServer.h2Garbage(certificatesBesides: simulator.endpoint.caFile, garbage: garbage)
             defer { server.stop() }
             let client = try NGHTTP2Transport(
-                configuration: HTTP2ClientConfiguration(extraCAFile: simulator.endpoint.caFile))
-            let url = "https://127.0.0.1:\(try await server.port())/3/device/\(HTTP2ClientTests.token)"
+                configuration: HTTP2TransportConfiguration(extraCAFile: simulator.endpoint.caFile))
+            let url = "https://127.0.0.1:\(try await server.port())/3/device/\(HTTP2TransportTests.token)"
             let (results, elapsed) = await sendAllThenShutDown(client, url: url, count: 10)
             #expect(results.allSatisfy { $0.failure?.kind == .connectionLost }, "\(results.compactMap(\.failure))")
-            #expect(results.allSatisfy { $0.failure?.description.contains(HTTP2ClientTests.token) == false })
+            #expect(results.allSatisfy { $0.failure?.description.contains(HTTP2TransportTests.token) == false })
             #expect(elapsed < .seconds(15))
         }
     }
 
     @Test func aConnectionIdleLongerThanTheTimeoutIsClosedAndTheNextRequestOpensANewOne() async throws {
-        let configuration = HTTP2ClientConfiguration(idleConnectionTimeout: .seconds(1))
+        let configuration = HTTP2TransportConfiguration(idleConnectionTimeout: .seconds(1))
         try await withSimulatorAndClient(.nghttp2, configuration) {
             (simulator: PushSimulator, client: any HTTP2Transport) async throws in
             #expect(try await client.send(request(simulator, "/echo")).status == 200)
