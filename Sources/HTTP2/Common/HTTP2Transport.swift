@@ -20,9 +20,9 @@ public protocol HTTP2Transport: HTTPTransport, AnyObject {
 
 /// Which implementation carries the worker's HTTP/2 (`PUSH_HTTP_TRANSPORT`).
 public enum HTTP2TransportKind: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// libcurl's multi interface (`CurlTransport`): the rollback, and the HTTP/1.1 path of both.
+    /// libcurl's multi interface (`CurlTransport`): the fallback; it also carries HTTP/1.1 origins for both kinds.
     case curl
-    /// nghttp2 and OpenSSL directly (`NGHTTP2Transport`), a sixth of libcurl's CPU per request: the default.
+    /// nghttp2 and OpenSSL directly (`NGHTTP2Transport`), about half libcurl's worker CPU per push: the default.
     case nghttp2
 
     public var description: String { rawValue }

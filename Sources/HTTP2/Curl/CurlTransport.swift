@@ -2,11 +2,13 @@ import Essentials
 import HTTPTypes
 import Synchronization
 
-/// The production `HTTPTransport`: HTTP/2 over TLS with libcurl's multi interface, driven by one event-loop
-/// thread per client, multiplexing many streams over a few connections per origin.
+/// An `HTTPTransport` on libcurl's multi interface: HTTP/2 over TLS (and HTTP/1.1) driven by one event-loop thread
+/// per transport, multiplexing many streams over a few connections per origin. `NGHTTP2Transport` is the worker's
+/// default; this one carries the origins that speak HTTP/1.1 (cleartext `http://`, or no ALPN h2, as some Web Push
+/// services), which `NGHTTP2Transport` hands to it, and is the fallback (`PUSH_HTTP_TRANSPORT=curl`).
 ///
 /// Requests are bounded three times: `maxOutstandingRequests` accepted at once (`send` waits beyond that),
-/// `maxConnectionsPerHost × maxStreamsPerConnection` in flight per origin (the rest wait in the client's own
+/// `maxConnectionsPerHost × maxStreamsPerConnection` in flight per origin (the rest wait in the transport's own
 /// queue, never in libcurl's), and each by its own deadline. A request refused by the server (REFUSED_STREAM) is
 /// sent again up to 5 times, from the second refusal in a row after a growing pause (`RefusalBackoff`); one lost
 /// with its connection before any response byte (GOAWAY, reset) is sent once more on another connection.
