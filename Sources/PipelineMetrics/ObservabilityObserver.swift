@@ -151,6 +151,14 @@ public final class ObservabilityObserver: PipelineObserver {
         case .breakerClosed(let provider):
             logger.notice(
                 "provider breaker closed, its sends resumed", metadata: ["push.provider": .string(provider.rawValue)])
+        case .originBreakerOpened(let provider, let origin):
+            limited(
+                .warning, "push service breaker opened, its sends go to the retry topic", key: "origin-breaker:open",
+                metadata: ["push.provider": .string(provider.rawValue), "push.origin": .string(origin)])
+        case .originBreakerClosed(let provider, let origin):
+            limited(
+                .notice, "push service breaker closed, its sends resumed", key: "origin-breaker:closed",
+                metadata: ["push.provider": .string(provider.rawValue), "push.origin": .string(origin)])
         case .paused(let partitions):
             logger.debug("partitions paused", metadata: ["kafka.partitions": .string(Self.list(partitions))])
         case .resumed(let partitions):

@@ -109,6 +109,13 @@ public struct PushMetrics: Sendable {
             labels: ["provider": provider])
     }
 
+    /// `push_origin_breakers_open`: push-service origins (Web Push) whose breaker is open; a count, as origins are
+    /// unbounded.
+    public var originBreakersOpen: Gauge {
+        registry.gauge(
+            "push_origin_breakers_open", help: "Push-service origins (Web Push) whose failure breaker is open.")
+    }
+
     /// `push_in_flight_limit_waits_total`: times the run loop found `PUSH_MAX_IN_FLIGHT` records in flight and waited
     /// for one to end instead of polling (the worker is saturated; a limit held for a second also pauses).
     public var inFlightLimitWaits: Counter {

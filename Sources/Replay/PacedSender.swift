@@ -23,4 +23,8 @@ public final class PacedSender<Inner: PushSender>: PushSender {
         if wait > 0 { try? await clock.sleep(for: .microseconds(wait)) }
         return await inner.send(request, to: provider)
     }
+
+    public func origin(of request: Request, to provider: PushProvider) -> String? {
+        inner.origin(of: request, to: provider)
+    }
 }

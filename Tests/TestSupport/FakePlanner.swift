@@ -4,7 +4,8 @@ import PushPipeline
 
 /// Events as text: `messageId;device,device,…`. A device named `skip…` is skipped, `old…` expired,
 /// `big…` dead-lettered as too large, `unknown…` dead-lettered quoting its name, `noapp…`
-/// rejected as `unknown_app`, `f…` goes to FCM and any other to APNs; the request is the name.
+/// rejected as `unknown_app`, `f…` goes to FCM, `w…` to Web Push (the push service `FakeSender.origin` names) and
+/// any other to APNs; the request is the name.
 /// A value without `;` is undecodable. Narrowing keeps the chosen devices.
 public struct FakePlanner: EventPlanner {
     public init() {}
@@ -22,7 +23,7 @@ public struct FakePlanner: EventPlanner {
         let names = parts[1].split(separator: ",").map(String.init)
         let devices = names.map { name -> PlannedDevice<String> in
             let target = DeviceTarget(
-                userId: "u-\(name)", platform: name.hasPrefix("f") ? "fcm" : "apns", token: "token-\(name)",
+                userId: "u-\(name)", platform: platform(of: name), token: "token-\(name)",
                 tokenHash: "sha256:\(name)")
             let action: DeviceAction<String> =
                 if name.hasPrefix("skip") {
@@ -36,7 +37,7 @@ public struct FakePlanner: EventPlanner {
                 } else if name.hasPrefix("unknown") {
                     .deadLetter(reason: .unknownType, message: "no rule for type '\(name)'")
                 } else {
-                    .send(name.hasPrefix("f") ? .fcm : .apns, "\(messageId)/\(name)")
+                    .send(provider(of: name), "\(messageId)/\(name)")
                 }
             return PlannedDevice(target: target, decision: action)
         }
@@ -46,5 +47,17 @@ public struct FakePlanner: EventPlanner {
                 devices: devices,
                 narrowed: { indices in Array("\(messageId);\(indices.map { names[$0] }.joined(separator: ","))".utf8) })
         )
+    }
+
+    private func provider(of name: String) -> PushProvider {
+        name.hasPrefix("f") ? .fcm : name.hasPrefix("w") ? .webpush : .apns
+    }
+
+    private func platform(of name: String) -> String {
+        switch provider(of: name) {
+        case .apns: "apns"
+        case .fcm: "fcm"
+        case .webpush: "web"
+        }
     }
 }

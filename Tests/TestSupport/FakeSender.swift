@@ -4,7 +4,8 @@ import PushPipeline
 import Synchronization
 
 /// A provider whose answers are scripted per request (`message/device`); unscripted requests are
-/// delivered. Requests named in `held` wait until released. Records the order of sends.
+/// delivered. Requests named in `held` wait until released. Records the order of sends. A Web Push request
+/// `message/w<letter>…` goes to the push service `https://<letter>.example`.
 public final class FakeSender: PushSender {
     public struct State {
         public var scripts: [String: [DeliveryOutcome]] = [:]
@@ -52,5 +53,12 @@ public final class FakeSender: PushSender {
             state.scripts[request] = outcomes
             return next
         }
+    }
+
+    public func origin(of request: String, to provider: PushProvider) -> String? {
+        guard provider == .webpush, let device = request.split(separator: "/").last, device.count > 1 else {
+            return nil
+        }
+        return "https://\(device.dropFirst().prefix(1)).example"
     }
 }

@@ -38,6 +38,8 @@ struct WorkerHealthTests {
     @Test func anOpenBreakerWarnsNamingTheProvidersWithoutMakingThePodUnready() {
         #expect(WorkerHealth.breakers(open: []) == .pass("all closed"))
         #expect(WorkerHealth.breakers(open: [.apns, .fcm]) == .warn("open: apns,fcm"))
+        #expect(WorkerHealth.breakers(open: [], openOrigins: 2) == .warn("webpush origins open: 2"))
+        #expect(WorkerHealth.breakers(open: [.fcm], openOrigins: 1) == .warn("open: fcm; webpush origins open: 1"))
         let readiness = HealthChecks()
         readiness.set("kafka.group", passing: true)
         readiness.register("providers.breakers") { WorkerHealth.breakers(open: [.apns]) }

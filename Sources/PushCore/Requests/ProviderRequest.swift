@@ -24,10 +24,13 @@ public struct ProviderRequest: Sendable, Equatable {
     public var sandbox: Bool
     /// When the push stops being worth sending (event time + time to live, epoch seconds).
     public var expiresAtEpochSeconds: Int
+    /// For Web Push: the push service's origin (`https://host[:port]`, lowercased), which has its own breaker and
+    /// in-flight limit.
+    public var origin: String?
 
     public init(
         platform: Platform, method: String = "POST", path: String, headers: [Header], body: [UInt8],
-        sandbox: Bool = false, expiresAtEpochSeconds: Int
+        sandbox: Bool = false, expiresAtEpochSeconds: Int, origin: String? = nil
     ) {
         self.platform = platform
         self.method = method
@@ -36,6 +39,7 @@ public struct ProviderRequest: Sendable, Equatable {
         self.body = body
         self.sandbox = sandbox
         self.expiresAtEpochSeconds = expiresAtEpochSeconds
+        self.origin = origin
     }
 
     /// The value of header `name`, if present.

@@ -23,7 +23,7 @@ public enum WebPushRequestBuilder {
         headers.append(.init("content-type", "application/octet-stream"))
         return ProviderRequest(
             platform: .web, method: "POST", path: subscription.endpoint, headers: headers, body: body,
-            expiresAtEpochSeconds: expiresAt)
+            expiresAtEpochSeconds: expiresAt, origin: subscription.origin)
     }
 
     /// The `Topic` header of `collapseKey`: the key itself when it is at most 32 characters of the URL-safe base64

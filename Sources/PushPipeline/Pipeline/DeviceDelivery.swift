@@ -55,6 +55,7 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
     let breakers: ProviderBreakers
     let globalLimit: AsyncLimiter
     let providerLimits: [PushProvider: AsyncLimiter]
+    let originLimits: OriginLimits
     let settings: PipelineSettings
     let observer: any PipelineObserver
     /// True once shutdown began: failures go to the retry topic at once instead of waiting.
@@ -63,7 +64,8 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
     init(
         sender: any PushSender<Request>, retryPolicy: any RetryDelayPolicy, clock: any WallClock,
         breakers: ProviderBreakers, globalLimit: AsyncLimiter, providerLimits: [PushProvider: AsyncLimiter],
-        settings: PipelineSettings, observer: any PipelineObserver, isStopping: @escaping @Sendable () -> Bool
+        originLimits: OriginLimits, settings: PipelineSettings, observer: any PipelineObserver,
+        isStopping: @escaping @Sendable () -> Bool
     ) {
         self.sender = sender
         self.retryPolicy = retryPolicy
@@ -71,30 +73,50 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
         self.breakers = breakers
         self.globalLimit = globalLimit
         self.providerLimits = providerLimits
+        self.originLimits = originLimits
         self.settings = settings
         self.observer = observer
         self.isStopping = isStopping
     }
 
-    /// Sends once, within the limits and when the provider's breaker admits it. With `context`, a failed send is also
+    /// Sends once, within the limits and when the breaker admits it: the provider's, or for a request to one of the
+    /// provider's many push services (`PushSender.origin`) that origin's. With `context`, a failed send is also
     /// observed as `sendFailed`, naming the message, room and device.
     ///
     /// Once shutdown began, a send the open breaker holds back is not made: it comes back as a `heldBack` retry
     /// outcome, which `settle` hands to the retry topic, so that the record is done (and its offset committed)
-    /// within the grace period instead of being abandoned and sent again by the partition's next owner.
+    /// within the grace period instead of being abandoned and sent again by the partition's next owner. A send an
+    /// origin's open breaker holds back is not made either, shutdown or not: it comes back at once as an
+    /// `originHeldBack` retry outcome, and the sends to other origins go on.
+    ///
+    /// The limits are taken origin first, so that sends waiting for a slow origin hold none of the provider's or
+    /// the global in-flight sends.
     func attempt(_ request: Request, to provider: PushProvider, context: SendContext? = nil) async throws -> Attempt {
         try Task.checkCancellation()
-        guard try await breakers.waitForAdmission(to: provider, clock: clock, unless: isStopping) else {
+        let origin = sender.origin(of: request, to: provider)
+        if let origin {
+            let now = clock.nowMillis()
+            if let probeMillis = breakers.admit(origin: origin, nowMillis: now) {
+                let outcome = Self.originHeldBack(until: probeMillis, nowMillis: now)
+                return Attempt(outcome: outcome, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
+            }
+        } else if !(try await breakers.waitForAdmission(to: provider, clock: clock, unless: isStopping)) {
             return Attempt(outcome: Self.heldBack, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
         }
         let providerLimit = providerLimits[provider]
         // The pipeline never closes its limiters: a refusal means the task was cancelled while waiting.
         do throws(AsyncLimiter.Refusal) {
-            try await globalLimit.acquire()
-            do {
+            if let origin { try await originLimits.acquire(origin) }
+            do throws(AsyncLimiter.Refusal) {
                 try await providerLimit?.acquire()
+                do throws(AsyncLimiter.Refusal) {
+                    try await globalLimit.acquire()
+                } catch {
+                    providerLimit?.release()
+                    throw error
+                }
             } catch {
-                globalLimit.release()
+                if let origin { originLimits.release(origin) }
                 throw error
             }
         } catch {
@@ -104,15 +126,29 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
         let start = clock.nowMicros()
         let outcome = await sender.send(request, to: provider)
         let end = clock.nowMicros()
-        providerLimit?.release()
         globalLimit.release()
-        if let open = breakers.record(outcome, from: provider, nowMillis: end / 1000) {
+        providerLimit?.release()
+        if let origin {
+            originLimits.release(origin)
+            if let open = breakers.record(outcome, from: origin, nowMillis: end / 1000) {
+                observer.observe(
+                    open
+                        ? .originBreakerOpened(provider, origin: origin)
+                        : .originBreakerClosed(provider, origin: origin))
+            }
+        } else if let open = breakers.record(outcome, from: provider, nowMillis: end / 1000) {
             observer.observe(open ? .breakerOpened(provider) : .breakerClosed(provider))
         }
         let attempt = Attempt(outcome: outcome, sentAtMicros: start, latencyMillis: Double(end - start) / 1000)
         observer.observe(.sent(provider, outcome, latencyMillis: attempt.latencyMillis))
         if let context, !Self.delivered(outcome) { observer.observe(.sendFailed(outcome, context)) }
         return attempt
+    }
+
+    /// The outcome of a send not made because its origin's breaker is open: to be tried again once the breaker lets
+    /// its next probe through (at `probeMillis`).
+    static func originHeldBack(until probeMillis: Int64, nowMillis: Int64) -> DeliveryOutcome {
+        .retry(status: nil, reason: "push service breaker open", after: .milliseconds(max(0, probeMillis - nowMillis)))
     }
 
     /// The outcome of a send not made because the provider's breaker was open when shutdown began.

@@ -74,7 +74,8 @@ public actor Pipeline<Request: Sendable> {
                     ($0, AsyncLimiter(limit: settings.maxSendsPerProvider))
                 }
             ),
-            settings: settings, observer: observer, isStopping: { stopFlag.isSet })
+            originLimits: OriginLimits(limit: settings.maxSendsPerOrigin), settings: settings, observer: observer,
+            isStopping: { stopFlag.isSet })
         self.source = source
         self.sink = sink
         self.processor = RecordProcessor(
@@ -102,6 +103,7 @@ public actor Pipeline<Request: Sendable> {
         var snapshot = published.withLock { $0 }
         snapshot.devicesInFlight = processor.deviceBudget.held
         snapshot.openBreakers = PushProvider.allCases.filter(breakers.isOpen)
+        snapshot.openOriginBreakers = breakers.openOrigins
         return snapshot
     }
 

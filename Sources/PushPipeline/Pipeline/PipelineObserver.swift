@@ -25,6 +25,9 @@ public enum PipelineEvent: Sendable, Equatable {
     case recordDeadLettered(DeliveryFailure, TopicPartition, offset: Int64)
     case breakerOpened(PushProvider)
     case breakerClosed(PushProvider)
+    /// The breaker of one push-service origin of `provider` (Web Push) opened: its sends go to the retry topic.
+    case originBreakerOpened(PushProvider, origin: String)
+    case originBreakerClosed(PushProvider, origin: String)
     /// Records were at `maxInFlightRecords`: the run loop waited for one to end instead of polling.
     case waitedForRoom
     case paused([TopicPartition])

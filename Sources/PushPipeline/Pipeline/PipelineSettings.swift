@@ -46,6 +46,10 @@ public struct PipelineSettings: Sendable, Equatable {
     public var maxConcurrentSends: Int = 200
     /// Sends in flight at once to one provider.
     public var maxSendsPerProvider: Int = 100
+    /// Sends in flight at once to one push-service origin of a provider of many (Web Push): a slow or stalling
+    /// service holds no more of its provider's sends than this. Half of `maxSendsPerProvider` by default: one origin
+    /// (Chrome's, FCM's web endpoints) may carry most of a provider's sends.
+    public var maxSendsPerOrigin: Int = 50
     /// The total of in-process retry delays one device may spend before going to the retry topic.
     public var retryBudget: Duration = .seconds(10)
     /// When a room's next record may start: after the previous one's in-process retries (`strict`) or
@@ -53,7 +57,7 @@ public struct PipelineSettings: Sendable, Equatable {
     public var roomOrder: RoomOrdering = .strict
     /// Sends of one device, over all passes through the retry topic, before it is dead-lettered.
     public var maxAttempts: Int = 8
-    /// Consecutive provider-wide failures that open a provider's breaker.
+    /// Consecutive provider-wide failures that open a provider's breaker, or a push-service origin's.
     public var providerFailureThreshold: Int = 50
     /// How often an open breaker lets one probe send through.
     public var probeInterval: Duration = .seconds(5)

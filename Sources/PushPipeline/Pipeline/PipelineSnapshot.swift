@@ -16,6 +16,9 @@ public struct PipelineSnapshot: Sendable, Equatable {
     public var partitionsPaused = 0
     /// The providers whose breaker is open, in `PushProvider` order.
     public var openBreakers: [PushProvider] = []
+    /// How many push-service origins' breakers are open (Web Push; their sends go to the retry topic, consumption
+    /// goes on).
+    public var openOriginBreakers = 0
     /// When the last poll returned, in epoch microseconds.
     public var lastPollMicros: Int64
 

@@ -11,7 +11,8 @@ struct BreakerState: Sendable, Equatable {
     private(set) var consecutiveFailures = 0
     private(set) var isOpen = false
     private var probeInFlight = false
-    private var nextProbeMillis: Int64 = 0
+    /// While open, when the next probe may go (epoch milliseconds).
+    private(set) var nextProbeMillis: Int64 = 0
 
     init(threshold: Int, probeIntervalMillis: Int64) {
         self.threshold = max(1, threshold)
@@ -45,19 +46,26 @@ struct BreakerState: Sendable, Equatable {
     }
 }
 
-/// The breakers of all providers, shared by every send.
+/// The breakers of all providers, shared by every send: one per provider, and for a provider of many push services
+/// (Web Push) one per origin instead (`OriginBreakers`).
 final class ProviderBreakers: Sendable {
     private let states: Mutex<[PushProvider: BreakerState]>
+    private let origins: Mutex<OriginBreakers>
     private let closed: BreakerState
     private let probeInterval: Duration
 
-    init(threshold: Int, probeInterval: Duration) {
+    /// `origins` bounds the origins tracked at once; one without an outcome for `originIdleTime` is forgotten.
+    init(threshold: Int, probeInterval: Duration, origins: Int = 1_000, originIdleTime: Duration = .seconds(300)) {
         closed = BreakerState(threshold: threshold, probeIntervalMillis: probeInterval.wholeMilliseconds)
         states = Mutex([:])
+        self.origins = Mutex(
+            OriginBreakers(
+                threshold: threshold, probeIntervalMillis: probeInterval.wholeMilliseconds, capacity: origins,
+                idleMillis: originIdleTime.wholeMilliseconds))
         self.probeInterval = probeInterval
     }
 
-    /// Whether any provider is failing as a whole (consumption is paused then).
+    /// Whether any provider is failing as a whole (consumption is paused then); an origin's breaker does not count.
     var anyOpen: Bool { states.withLock { $0.values.contains { $0.isOpen } } }
 
     /// The providers whose breaker is open.
@@ -66,6 +74,9 @@ final class ProviderBreakers: Sendable {
     }
 
     func isOpen(_ provider: PushProvider) -> Bool { states.withLock { $0[provider]?.isOpen == true } }
+
+    /// How many origins' breakers are open.
+    var openOrigins: Int { origins.withLock { $0.openCount } }
 
     /// Waits until a send to `provider` may go: at once while closed, as the next probe while open. Returns false,
     /// admitting nothing, once `givingUp` says so while the breaker holds the send back; it is asked at least every
@@ -83,10 +94,23 @@ final class ProviderBreakers: Sendable {
     /// How often a send held back by an open breaker asks whether to give up.
     static let givingUpCheck = Duration.milliseconds(100)
 
+    /// Whether a send to `origin` may go now: `nil` if so, else when its breaker lets the next probe through (epoch
+    /// milliseconds). An origin's sends do not wait for it: they go to the retry topic, and the others keep going.
+    func admit(origin: String, nowMillis: Int64) -> Int64? {
+        origins.withLock { $0.admit(origin, nowMillis: nowMillis) }
+    }
+
     /// Records how a send ended; returns the new open state when it changed.
     func record(_ outcome: DeliveryOutcome, from provider: PushProvider, nowMillis: Int64) -> Bool? {
         states.withLock { [closed] in
             $0[provider, default: closed].record(providerFailure: outcome.isProviderFailure, nowMillis: nowMillis)
+        }
+    }
+
+    /// Records how a send to `origin` ended; returns its breaker's new open state when it changed.
+    func record(_ outcome: DeliveryOutcome, from origin: String, nowMillis: Int64) -> Bool? {
+        origins.withLock {
+            $0.record(providerFailure: outcome.isProviderFailure, origin: origin, nowMillis: nowMillis)
         }
     }
 }

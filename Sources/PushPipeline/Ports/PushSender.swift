@@ -6,6 +6,14 @@ public protocol PushSender<Request>: Sendable {
     associatedtype Request: Sendable
     /// Sends `request` to `provider` once and classifies the answer; never throws.
     func send(_ request: Request, to provider: PushProvider) async -> DeliveryOutcome
+    /// The push service `request` goes to when `provider` has many (Web Push: the endpoint's origin), each with its
+    /// own breaker and in-flight limit; `nil` for a provider that is one service.
+    func origin(of request: Request, to provider: PushProvider) -> String?
+}
+
+extension PushSender {
+    /// No origin: every provider is one service.
+    public func origin(of request: Request, to provider: PushProvider) -> String? { nil }
 }
 
 /// The delay before the next attempt: backoff with jitter, never shorter than Retry-After.

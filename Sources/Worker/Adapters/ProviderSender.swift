@@ -52,6 +52,11 @@ public struct ProviderSender: PushSender {
         return outcome
     }
 
+    /// A Web Push send's push-service origin: its breaker and in-flight limit are that origin's.
+    public func origin(of send: ProviderSend, to provider: PushProvider) -> String? {
+        provider == .webpush ? send.request.origin : nil
+    }
+
     private func send(_ send: ProviderSend, to provider: PushProvider, with clients: AppClients) async
         -> DeliveryOutcome
     {

@@ -201,6 +201,8 @@ extension SettingReader {
             "PUSH_MAX_CONCURRENT_SENDS", default: pipeline.maxConcurrentSends, in: 1...100_000)
         pipeline.maxSendsPerProvider = try integer(
             "PUSH_MAX_SENDS_PER_PROVIDER", default: pipeline.maxSendsPerProvider, in: 1...100_000)
+        pipeline.maxSendsPerOrigin = try integer(
+            "WEBPUSH_MAX_SENDS_PER_ORIGIN", default: pipeline.maxSendsPerOrigin, in: 1...100_000)
         pipeline.retryBudget = try milliseconds(
             "PUSH_RETRY_BUDGET_MS", default: pipeline.retryBudget, in: 0...3_600_000)
         pipeline.roomOrder = try choice("PUSH_ROOM_ORDER", default: RoomOrdering.strict)

@@ -43,9 +43,12 @@ enum WorkerHealth {
     }
 
     /// `providers.breakers`: warns naming the providers whose breaker is open (consumption of their work is
-    /// paused); never fails.
-    static func breakers(open: [PushProvider]) -> HealthCheckResult {
-        open.isEmpty ? .pass("all closed") : .warn("open: " + open.map(\.rawValue).joined(separator: ","))
+    /// paused) and counting the push-service origins whose breaker is open (their sends go to the retry topic);
+    /// never fails.
+    static func breakers(open: [PushProvider], openOrigins: Int = 0) -> HealthCheckResult {
+        var parts = open.isEmpty ? [] : ["open: " + open.map(\.rawValue).joined(separator: ",")]
+        if openOrigins > 0 { parts.append("webpush origins open: \(openOrigins)") }
+        return parts.isEmpty ? .pass("all closed") : .warn(parts.joined(separator: "; "))
     }
 
     /// `providers.configured`: which providers the worker sends to, and which it was started without and why

@@ -264,7 +264,10 @@ public enum WorkerService {
         }
         readiness.register("kafka.group") { WorkerHealth.group(source.health) }
         readiness.register("kafka.brokers") { WorkerHealth.brokers(source.health) }
-        readiness.register("providers.breakers") { WorkerHealth.breakers(open: snapshot().openBreakers) }
+        readiness.register("providers.breakers") {
+            let now = snapshot()
+            return WorkerHealth.breakers(open: now.openBreakers, openOrigins: now.openOriginBreakers)
+        }
     }
 
     /// Registers the readiness check `name` of a table loaded from a compacted topic, started now.
