@@ -12,11 +12,11 @@ extension WorkerWebPushTests {
     }
 
     /// One `push-worker run` against `simulator`: the dev broker with `records` produced in order, the worker with a
-    /// VAPID key, then `observe`; the worker, the broker and the simulator are stopped afterwards, also when
+    /// VAPID key (and `settings` over its environment), then `observe`; the worker, the broker and the simulator are stopped afterwards, also when
     /// `observe` throws. Returns the worker's exit status and what `observe` returned.
     static func run<Observed>(
-        _ simulator: PushSimulator, allowPrivate: Bool = true, records: [(topic: String, key: String, value: String)],
-        observe: (RunContext) async throws -> Observed
+        _ simulator: PushSimulator, allowPrivate: Bool = true, settings: [String: String] = [:],
+        records: [(topic: String, key: String, value: String)], observe: (RunContext) async throws -> Observed
     ) async throws -> (status: Int32?, observed: Observed) {
         let (broker, bootstrap) = try await startDevBroker()
         let kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
@@ -30,7 +30,8 @@ extension WorkerWebPushTests {
                         topic: record.topic, key: Array(record.key.utf8), value: Array(record.value.utf8)))
             }
             let environment = try await environment(
-                bootstrap: bootstrap, simulator: simulator, allowPrivate: allowPrivate)
+                bootstrap: bootstrap, simulator: simulator, allowPrivate: allowPrivate
+            ).merging(settings) { $1 }
             worker = try workerProcess(environment: environment)
             observed = .success(
                 try await observe(RunContext(kafka: kafka, bootstrap: bootstrap, environment: environment)))
