@@ -113,8 +113,7 @@ final class NGHTTP2Connection {
         closeSocket()
         var lastError = lastError
         while let address = addresses.popFirst() {
-            let descriptor = Glibc.socket(
-                address.family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            let descriptor = pw_socket_nonblocking_stream(address.family)
             guard descriptor >= 0 else {
                 lastError = errno
                 continue
