@@ -186,7 +186,9 @@ final class ConsumerContext: KafkaLogReceiving {
 
 extension KafkaError {
     /// The error for a librdkafka result code, `nil` for success.
-    static func from(_ code: rd_kafka_resp_err_t, context: String) -> KafkaError? {
-        code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(code, context: context)
+    static func from(_ code: rd_kafka_resp_err_t, context: String, file: String = #fileID, line: UInt = #line)
+        -> KafkaError?
+    {
+        code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(code, context: context, file: file, line: line)
     }
 }

@@ -4,8 +4,9 @@ internal import CRdKafka
 ///
 /// `isRetriable` says that the same operation may succeed if tried again (a timeout, a broker that is
 /// down); `isFatal` says the client instance is unusable and must be recreated (for example an idempotent
-/// producer that lost its sequence).
-public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
+/// producer that lost its sequence). `file` and `line` say where the Kafka layer raised it; two errors that differ
+/// only there are equal.
+public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The librdkafka code (`rd_kafka_resp_err_t`): negative for client errors, positive for broker errors.
     public let code: Code
     /// What went wrong, in words; never contains record contents or credentials.
@@ -18,12 +19,21 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED`: it was sent, but no acknowledgement came in time), so sending it
     /// again may store it twice. `false` when it surely was not stored, and for every other error.
     public var mayHaveBeenStored = false
+    /// The source file (`#fileID`) where the error was raised.
+    public let file: String
+    /// The line in `file` where the error was raised.
+    public let line: UInt
 
-    public init(code: Code, message: String, isRetriable: Bool? = nil, isFatal: Bool = false) {
+    public init(
+        code: Code, message: String, isRetriable: Bool? = nil, isFatal: Bool = false, file: String = #fileID,
+        line: UInt = #line
+    ) {
         self.code = code
         self.message = message
         self.isRetriable = isRetriable ?? code.isRetriableByDefault
         self.isFatal = isFatal
+        self.file = file
+        self.line = line
     }
 
     /// The symbolic name of the code, e.g. `REQUEST_TIMED_OUT` or `_MSG_TIMED_OUT`.
@@ -31,26 +41,36 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code.name): \(message)" }
 
-    init(_ code: rd_kafka_resp_err_t, context: String? = nil) {
-        let code = Code(rawValue: code.rawValue)
-        let reason = code.reason
-        self.init(code: code, message: context.map { "\($0): \(reason)" } ?? reason)
+    /// The description with where the error was raised.
+    public var debugDescription: String { "\(description) (\(file):\(line))" }
+
+    /// Equal when everything but the place it was raised at is.
+    public static func == (lhs: KafkaError, rhs: KafkaError) -> Bool {
+        (lhs.code, lhs.message, lhs.isRetriable, lhs.isFatal, lhs.mayHaveBeenStored)
+            == (rhs.code, rhs.message, rhs.isRetriable, rhs.isFatal, rhs.mayHaveBeenStored)
     }
 
-    init(taking error: OpaquePointer) {
+    init(_ code: rd_kafka_resp_err_t, context: String? = nil, file: String = #fileID, line: UInt = #line) {
+        let code = Code(rawValue: code.rawValue)
+        let reason = code.reason
+        self.init(code: code, message: context.map { "\($0): \(reason)" } ?? reason, file: file, line: line)
+    }
+
+    init(taking error: OpaquePointer, file: String = #fileID, line: UInt = #line) {
         defer { rd_kafka_error_destroy(error) }
         self.init(
             code: Code(rawValue: rd_kafka_error_code(error).rawValue),
             message: String(libraryText: rd_kafka_error_string(error))
                 ?? Code(rawValue: rd_kafka_error_code(error).rawValue).reason,
             isRetriable: rd_kafka_error_is_retriable(error) != 0,
-            isFatal: rd_kafka_error_is_fatal(error) != 0
+            isFatal: rd_kafka_error_is_fatal(error) != 0,
+            file: file, line: line
         )
     }
 
     /// A usage error of this layer (bad configuration, an unknown name), never retriable.
-    static func invalidArgument(_ message: String) -> KafkaError {
-        KafkaError(code: .invalidArgument, message: message, isRetriable: false)
+    static func invalidArgument(_ message: String, file: String = #fileID, line: UInt = #line) -> KafkaError {
+        KafkaError(code: .invalidArgument, message: message, isRetriable: false, file: file, line: line)
     }
 }
 

@@ -52,8 +52,8 @@ final class RDKafkaTopicPartitionList {
     }
 
     /// The first per-partition error, as a `KafkaError` naming the partition.
-    func firstError(context: String) -> KafkaError? {
+    func firstError(context: String, file: String = #fileID, line: UInt = #line) -> KafkaError? {
         guard let failed = entries.first(where: { $0.error != RD_KAFKA_RESP_ERR_NO_ERROR }) else { return nil }
-        return KafkaError(failed.error, context: "\(context) \(failed.partition)")
+        return KafkaError(failed.error, context: "\(context) \(failed.partition)", file: file, line: line)
     }
 }

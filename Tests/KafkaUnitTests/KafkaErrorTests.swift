@@ -26,4 +26,23 @@ import Testing
         #expect(KafkaError.Code(name: "NO_SUCH_ERROR") == nil)
         #expect(KafkaError(code: .queueFull, message: "queue is full").description == "_QUEUE_FULL: queue is full")
     }
+
+    /// An error says where the Kafka layer raised it (in its debug description, not in the description logs show),
+    /// and two errors that differ only there are equal.
+    @Test func errorsCarryWhereTheyWereRaised() {
+        do {
+            _ = try MockClusterCommand.parse("")
+            Issue.record("an empty command parsed")
+        } catch {
+            #expect(error.file == "Kafka/MockClusterCommand.swift")
+            #expect(error.line > 0)
+            #expect(error.description == "_INVALID_ARG: empty command")
+            #expect(
+                error.debugDescription == "_INVALID_ARG: empty command (Kafka/MockClusterCommand.swift:\(error.line))")
+        }
+        let here = KafkaError(code: .queueFull, message: "full")
+        #expect(here.file == "KafkaUnitTests/KafkaErrorTests.swift")
+        #expect(here == KafkaError(code: .queueFull, message: "full", file: "elsewhere", line: 1))
+        #expect(here != KafkaError(code: .queueFull, message: "other"))
+    }
 }
