@@ -9,6 +9,7 @@ import Synchronization
 /// blocks) and never on the thread that dropped the last `KafkaProducer`.
 final class ProducerPoller: Sendable {
     private let stopped = Atomic(false)
+    private let ended = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
     init(client: RDKafkaClient) {
@@ -23,6 +24,7 @@ final class ProducerPoller: Sendable {
             for _ in 0..<200 where rd_kafka_outq_len(client.handle) > 0 {
                 rd_kafka_poll(client.handle, 10)
             }
+            ended.store(true, ordering: .releasing)
             finished.signal()
         }
         thread.start()
@@ -34,9 +36,13 @@ final class ProducerPoller: Sendable {
     }
 
     /// Stops the thread and waits (blocking: call it off the cooperative pool) until every pending delivery
-    /// report has been served.
+    /// report has been served, also when a stop was requested before. Any number of callers may wait.
     func stopAndWait() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        requestStop()
         finished.wait()
+        finished.signal()  // for the next caller
     }
+
+    /// Whether the thread has served its last reports.
+    var hasFinished: Bool { ended.load(ordering: .acquiring) }
 }
