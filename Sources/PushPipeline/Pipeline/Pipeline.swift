@@ -118,15 +118,12 @@ public actor Pipeline<Request: Sendable> {
     nonisolated var recordsWaitingForDevices: Int { processor.deviceBudget.waitingCount }
 
     /// Consumes until `shutdown()`, then drains within the grace period, commits and closes the source.
+    ///
+    /// Compiled once more for the worker's request type (`@_specialize`: the compiler enters that copy when
+    /// `Request` is `ProviderSend`), so the poll loop, the record tasks, the record processor and device delivery run
+    /// without run-time type metadata lookups and witness-table copies per record. Tests' fakes run the generic code.
+    @_specialize(where Request == ProviderSend)
     public func run() async -> PipelineStop {
-        // The worker's request type takes the entry below, where the type is known: the poll loop, the record tasks,
-        // the record processor and device delivery are then compiled for it, without run-time type metadata lookups
-        // and witness-table copies per record. Tests' fakes run the generic code.
-        if let worker = self as? Pipeline<ProviderSend> { return await worker.consumeProviderSends() }
-        return await consume()
-    }
-
-    private func consume() async -> PipelineStop {
         while !stopFlag.isSet {
             await perform(core.handle(.tick(nowMicros: clock.nowMicros(), breakersOpen: breakers.anyOpen)))
             if core.waitsForRoom {
@@ -333,9 +330,4 @@ public actor Pipeline<Request: Sendable> {
             observer.observe(.commitFailed(String(describing: error)))
         }
     }
-}
-
-extension Pipeline where Request == ProviderSend {
-    /// `consume()` compiled for `ProviderSend` (see `run()`).
-    fileprivate func consumeProviderSends() async -> PipelineStop { await consume() }
 }
