@@ -99,9 +99,8 @@ final class ConsumerContext: KafkaLogReceiving {
         partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
         let changed = RDKafkaTopicPartitionList.entries(of: partitions).map(\.partition)
-        let cooperative = state.withLock { state in
-            state.noteRebalanceProtocol(String(libraryText: rd_kafka_rebalance_protocol(handle)))
-        }
+        let named = String(libraryText: rd_kafka_rebalance_protocol(handle))
+        let cooperative = state.withLock { $0.noteRebalanceProtocol(named) }
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             let error =
@@ -142,6 +141,18 @@ final class ConsumerContext: KafkaLogReceiving {
                 state.replaceAssignment(with: [])
                 if state.revokeHandling == .acknowledged && !state.isClosed { state.events.append(.lost(owned)) }
             }
+        }
+    }
+
+    /// Applies the pauses, resumes and seeks asked for so far, oldest first, through `control`: each taken from the
+    /// state under the lock and applied after it. A change that failed is undone in the state and reported. Runs
+    /// on the thread that polls, before it polls.
+    func applyFetchChanges(through control: some FetchControl) {
+        while let change = state.withLock({ $0.takeFetchChange() }) {
+            let (failed, error) = control.apply(change)
+            guard let error else { continue }
+            state.withLock { $0.undo(change, failedFor: failed) }
+            report(error)
         }
     }
 

@@ -34,6 +34,9 @@ struct ConsumerState: Sendable {
     /// Per partition, the offset at which the consumer last reached its end (`enable.partition.eof=true` only):
     /// past any transaction marker, which is never handed out as a record.
     var ends: [TopicPartition: Int64] = [:]
+    /// Pauses, resumes and seeks asked for and not yet applied by the poll loop, oldest first. `paused` already
+    /// counts the pauses and resumes among them.
+    var fetchChanges: [FetchChange] = []
 
     /// Notes the rebalance protocol librdkafka names (`COOPERATIVE`, `EAGER`, `NONE`) and returns whether it is
     /// cooperative; `nil` (librdkafka 2.16 names none while the consumer closes) keeps the protocol last named.
@@ -47,6 +50,8 @@ struct ConsumerState: Sendable {
     }
 
     mutating func unassign(_ partitions: [TopicPartition]) {
+        let gone = Set(partitions)
+        fetchChanges = fetchChanges.compactMap { $0.without(gone) }
         assignment.subtract(partitions)
         paused.subtract(partitions)
         revoking.subtract(partitions)
@@ -77,19 +82,52 @@ struct ConsumerState: Sendable {
         return timestamp < floor
     }
 
-    /// The partitions of `requested` that are owned and not paused yet; marks them paused.
+    /// The partitions of `requested` that are owned and not paused yet; marks them paused and queues their pause.
+    @discardableResult
     mutating func pause(_ requested: [TopicPartition]) -> [TopicPartition] {
-        let toPause = Set(requested).intersection(assignment).subtracting(paused).subtracting(revoking)
+        let toPause = Set(requested).intersection(assignment).subtracting(paused).subtracting(revoking).sorted()
         paused.formUnion(toPause)
-        return toPause.sorted()
+        if !toPause.isEmpty { fetchChanges.append(.pause(toPause)) }
+        return toPause
     }
 
-    /// The partitions of `requested` that are paused; marks them resumed. Resuming a partition that is not
-    /// paused would rewind it in librdkafka 2.0.2, so others are left alone.
+    /// The partitions of `requested` that are paused; marks them resumed and queues their resume. Resuming a
+    /// partition that is not paused would rewind it in librdkafka 2.0.2, so others are left alone.
+    @discardableResult
     mutating func resume(_ requested: [TopicPartition]) -> [TopicPartition] {
-        let toResume = Set(requested).intersection(paused).subtracting(revoking)
+        let toResume = Set(requested).intersection(paused).subtracting(revoking).sorted()
         paused.subtract(toResume)
-        return toResume.sorted()
+        if !toResume.isEmpty { fetchChanges.append(.resume(toResume)) }
+        return toResume
+    }
+
+    /// Queues a seek of `partition` to `offset`, if it is owned.
+    mutating func seek(_ partition: TopicPartition, to offset: Int64) {
+        if assignment.contains(partition) { fetchChanges.append(.seek(partition, offset)) }
+    }
+
+    /// The oldest fetch change not yet applied, taken out of the queue.
+    mutating func takeFetchChange() -> FetchChange? {
+        fetchChanges.isEmpty ? nil : fetchChanges.removeFirst()
+    }
+
+    /// Puts the state back where librdkafka left it when `change` failed for `failed`: a pause that failed leaves
+    /// the partitions fetching (and a resume of theirs queued later would rewind them: it goes), a resume that
+    /// failed leaves them paused.
+    mutating func undo(_ change: FetchChange, failedFor failed: [TopicPartition]) {
+        switch change {
+        case .pause:
+            let fetching = Set(failed)
+            paused.subtract(fetching)
+            fetchChanges = fetchChanges.compactMap { queued in
+                guard case .resume = queued else { return queued }
+                return queued.without(fetching)
+            }
+        case .resume:
+            paused.formUnion(Set(failed).intersection(assignment))
+        case .seek:
+            break
+        }
     }
 
     /// Puts back offsets whose commit failed, unless the partition was lost or a newer offset was stored since.

@@ -6,15 +6,17 @@ import Synchronization
 /// A Kafka consumer for at-least-once processing: group subscription or explicit assignment, batches,
 /// offsets stored by the application when a record is done, commits, pause/resume and bounded close.
 ///
-/// All polling, rebalancing and closing happens on the consumer's own serial poll queue; rebalances come back
-/// from `pollWithRebalances` as values (`RebalanceEvent`). Other blocking calls (commits, finishing a revoke,
-/// queries) run on a second queue.
+/// All polling, rebalancing, pausing, resuming, seeking and closing happens on the consumer's own serial poll queue;
+/// rebalances come back from `pollWithRebalances` as values (`RebalanceEvent`). Other blocking calls (commits,
+/// finishing a revoke, queries) run on a second queue. No librdkafka call runs under the lock the callbacks take.
 public final class KafkaConsumer: Sendable {
     /// Told about every error librdkafka reports outside a call's result (broker down, fatal errors, …).
     public typealias ErrorHandler = @Sendable (KafkaError) -> Void
 
     private let client: RDKafkaClient
     private let context: ConsumerContext
+    /// Applies pauses, resumes and seeks: the client, or a fake in tests.
+    private let fetchControl: any FetchControl
     private let pollQueue = DispatchQueue(label: "kafka.consumer.poll")
     private let callQueue = DispatchQueue(label: "kafka.consumer.calls", attributes: .concurrent)
 
@@ -24,8 +26,17 @@ public final class KafkaConsumer: Sendable {
 
     /// Creates a consumer; nothing is fetched until `subscribe` or `assign`. librdkafka's log lines go to
     /// `logHandler`, or are dropped without one.
-    public init(
+    public convenience init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
+    ) throws(KafkaError) {
+        try self.init(
+            configuration: configuration, errorHandler: errorHandler, logHandler: logHandler, fetchControl: nil)
+    }
+
+    /// A consumer whose pauses, resumes and seeks go to `fetchControl` (tests), or to its handle when `nil`.
+    init(
+        configuration: KafkaConfiguration, errorHandler: ErrorHandler?, logHandler: KafkaLogHandler?,
+        fetchControl: (any FetchControl)?
     ) throws(KafkaError) {
         var given = configuration.properties.filter { !PropertyScope.producerOnly.contains($0.key) }
         given["enable.auto.offset.store"] = "false"
@@ -40,6 +51,7 @@ public final class KafkaConsumer: Sendable {
         }
         self.client = client
         self.context = context
+        self.fetchControl = fetchControl ?? client
         self.properties = properties
     }
 
@@ -147,7 +159,9 @@ public final class KafkaConsumer: Sendable {
         try checkUsable()
         let client = client
         let context = context
+        let fetchControl = fetchControl
         return try await pollQueue.blocking { () throws(KafkaError) in
+            context.applyFetchChanges(through: fetchControl)
             var records: [KafkaRecord] = []
             var wait = timeout.milliseconds
             while records.count < max(maxRecords, 1), let message = rd_kafka_consumer_poll(client.handle, wait) {
@@ -191,13 +205,11 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Makes `offset` the next record of `partition` to fetch (without waiting for the seek): records after it
-    /// already fetched are fetched again.
+    /// Makes `offset` the next record of `partition` to fetch: records after it already fetched are fetched again.
+    /// Applied by the next poll, before it polls (see `pause`).
     public func seek(_ partition: TopicPartition, to offset: Int64) throws(KafkaError) {
-        let list = RDKafkaTopicPartitionList([partition: offset])
-        if let error = rd_kafka_seek_partitions(client.handle, list.pointer, 0) {
-            throw KafkaError(taking: error)
-        }
+        try checkUsable()
+        context.state.withLock { $0.seek(partition, to: offset) }
     }
 
     /// Marks everything before `nextOffset` in `partition` as done; it is committed with the next commit.
@@ -249,35 +261,19 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Stops fetching from these partitions (those assigned and not paused yet); their records already
-    /// polled stay valid, nothing more arrives until `resume`.
+    /// polled stay valid, nothing more arrives until `resume`. `pausedPartitions` counts them at once; librdkafka is
+    /// told by the next poll, before it polls, on the poll queue: its pause waits for the fetchers, so it never runs
+    /// on the caller's thread (the pipeline's actor) nor under the lock the consumer's callbacks take.
     public func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
-        try changeFetching(partitions, select: { $0.pause($1) }, call: rd_kafka_pause_partitions, context: "pausing")
+        try checkUsable()
+        context.state.withLock { _ = $0.pause(partitions) }
     }
 
-    /// Resumes those of these partitions that are paused, from where they stopped. Partitions that are not
-    /// paused are left alone: resuming them would rewind them in librdkafka 2.0.2.
+    /// Resumes those of these partitions that are paused, from where they stopped, with the next poll (as `pause`).
+    /// Partitions that are not paused are left alone: resuming them would rewind them in librdkafka 2.0.2.
     public func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
-        try changeFetching(
-            partitions, select: { $0.resume($1) }, call: rd_kafka_resume_partitions, context: "resuming")
-    }
-
-    /// Pauses or resumes (`call`) the partitions that `select` picks from `partitions` and marks in the state.
-    private func changeFetching(
-        _ partitions: [TopicPartition],
-        select: (inout ConsumerState, [TopicPartition]) -> [TopicPartition],
-        call: (OpaquePointer?, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) -> rd_kafka_resp_err_t,
-        context description: String
-    ) throws(KafkaError) {
-        try context.state.withLock { state throws(KafkaError) in
-            let selected = select(&state, partitions)
-            guard !selected.isEmpty else { return }
-            let list = RDKafkaTopicPartitionList(selected)
-            if let error = KafkaError.from(call(client.handle, list.pointer), context: description)
-                ?? list.firstError(context: description)
-            {
-                throw error
-            }
-        }
+        try checkUsable()
+        context.state.withLock { _ = $0.resume(partitions) }
     }
 
     /// The partitions this consumer owns now.
@@ -303,6 +299,18 @@ public final class KafkaConsumer: Sendable {
     /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
     func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
         client.raiseFatalErrorForTesting(code)
+    }
+
+    /// Serves an assignment of `partitions` on the poll queue, as librdkafka's rebalance callback does inside a poll
+    /// (tests only; `@testable import Kafka`).
+    func serveAssignmentForTesting(_ partitions: [TopicPartition]) async {
+        let client = client
+        let context = context
+        try? await pollQueue.blocking { () throws(KafkaError) in
+            let list = RDKafkaTopicPartitionList(partitions)
+            context.rebalance(
+                handle: client.handle, code: RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS, partitions: list.pointer)
+        }
     }
 
     /// The fatal error that made this consumer unusable, if one was raised.

@@ -31,11 +31,13 @@ public protocol RecordSource: Sendable {
     func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll
     /// Records `offset` (the next one to read) as the position to commit for `partition`.
     func storeOffset(_ offset: Int64, for partition: TopicPartition) throws
-    /// Stops fetching from `partitions`.
+    /// Stops fetching from `partitions`. Returns at once (it is called from the pipeline's actor): a source applies
+    /// it before its next poll at the latest.
     func pause(_ partitions: [TopicPartition]) throws
-    /// Fetches from `partitions` again; only called for partitions that were paused.
+    /// Fetches from `partitions` again; only called for partitions that were paused. Returns at once, as `pause`.
     func resume(_ partitions: [TopicPartition]) throws
     /// Makes `offset` the next record `partition` hands out: records after it already handed out come again.
+    /// Returns at once, as `pause`.
     func seek(_ partition: TopicPartition, to offset: Int64) throws
     /// Commits the stored offsets of `partitions` (revoking, see `SourceEvent.revoking`) and waits for the
     /// broker's answer, then gives the partitions up. Called once per revoking partition.
