@@ -14,6 +14,9 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case cancelled
         /// The request itself is malformed (bad URL, unsupported method).
         case invalidRequest
+        /// The host resolved only to addresses the request may not connect to (`publicAddressesOnly`); nothing was
+        /// connected to.
+        case addressRefused
     }
 
     public var kind: Kind

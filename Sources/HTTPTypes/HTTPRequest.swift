@@ -12,10 +12,14 @@ public struct HTTPRequest: Sendable {
     /// that origin to make room, so the new connection replaces it; the nghttp2 transport drains the origin's
     /// connections (no new streams; each closes once its last stream ended).
     public var freshConnection: Bool
+    /// Connects only to public addresses (`PublicAddress`): when the host resolves to none, the request fails with
+    /// `.addressRefused` and nothing is connected to. Checked on the addresses connected to, so a second lookup
+    /// cannot answer otherwise; the nghttp2 transport keeps these connections apart from others to the same origin.
+    public var publicAddressesOnly: Bool
 
     public init(
         method: String, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], deadline: Duration,
-        freshConnection: Bool = false
+        freshConnection: Bool = false, publicAddressesOnly: Bool = false
     ) {
         self.method = method
         self.url = url
@@ -23,5 +27,6 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.deadline = deadline
         self.freshConnection = freshConnection
+        self.publicAddressesOnly = publicAddressesOnly
     }
 }

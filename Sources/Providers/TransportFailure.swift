@@ -11,7 +11,7 @@ extension DeliveryOutcome {
         case .tls:
             // Trust or client-certificate configuration: nothing about this message, and retrying won't fix it.
             self = .credentials(status: nil, reason: reason)
-        case .invalidRequest:
+        case .invalidRequest, .addressRefused:
             self = .rejected(status: nil, reason: reason)
         }
     }

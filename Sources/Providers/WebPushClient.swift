@@ -79,7 +79,10 @@ public final class WebPushClient: Sendable {
             response = try await transport.send(
                 HTTPRequest(
                     method: "POST", url: subscription.endpoint, headers: headers, body: body,
-                    deadline: configuration.requestDeadline))
+                    deadline: configuration.requestDeadline,
+                    publicAddressesOnly: !configuration.policy.allowsPrivateEndpoints))
+        } catch let error where error.kind == .addressRefused {
+            return .rejected(status: nil, reason: "endpoint refused: its host resolves to no public address")
         } catch {
             return DeliveryOutcome(transportError: error)
         }

@@ -49,6 +49,15 @@ public struct SocketAddress: Sendable, Equatable {
         return .success(addresses)
     }
 
+    /// The IP address's bytes (4 or 16), or `nil` for another family.
+    public var ipBytes: [UInt8]? {
+        switch family {
+        case AF_INET where bytes.count >= 8: Array(bytes[4..<8])  // sockaddr_in: family, port, sin_addr
+        case AF_INET6 where bytes.count >= 24: Array(bytes[8..<24])  // sockaddr_in6: family, port, flow, sin6_addr
+        default: nil
+        }
+    }
+
     /// Whether `host` is a numeric IPv4 or IPv6 address.
     public static func isNumericHost(_ host: String) -> Bool {
         var storage = in6_addr()

@@ -39,6 +39,26 @@ struct HTTP2TransportTests {
         }
     }
 
+    /// `localhost` resolves to 127.0.0.1 where the simulator listens: a request for public addresses only is refused
+    /// on the address looked up, and nothing is connected to; the same origin without the rule is served.
+    @Test(arguments: HTTP2TransportKind.allCases)
+    func aNameResolvingToLoopbackIsRefusedToARequestForPublicAddressesOnly(_ kind: HTTP2TransportKind)
+        async throws
+    {
+        try await withSimulatorAndClient(kind) { simulator, client in
+            let url = "https://localhost:\(simulator.endpoint.port)/echo/\(Self.token)"
+            let refused = HTTPRequest(method: "GET", url: url, deadline: .seconds(30), publicAddressesOnly: true)
+            let error = await result(client, refused).failure
+            #expect(error?.kind == .addressRefused)
+            #expect(error?.description.contains("https://localhost:") == true)
+            #expect(error?.description.contains(Self.token) == false)
+            #expect(try await simulator.stats().connectionsOpened == 0)
+            let response = try await client.send(HTTPRequest(method: "GET", url: url, deadline: .seconds(30)))
+            #expect(response.status == 200)
+            #expect(try await simulator.requests().count == 1)
+        }
+    }
+
     @Test(arguments: HTTP2TransportKind.allCases)
     func aHostThatDoesNotResolveIsAConnectErrorNamingOnlyTheOrigin(_ kind: HTTP2TransportKind) async throws {
         try await withSimulatorAndClient(kind) { _, client in

@@ -45,6 +45,26 @@ import Testing
         #expect(parts.last.flatMap { Base64URL.decode($0) }?.count == 65)
     }
 
+    @Test func theTransportConnectsOnlyToPublicAddressesUnlessPrivateEndpointsAreAllowed() async throws {
+        let token = Fixture.webToken(endpoint: "https://push.example.net/push/abc")
+        for allowsPrivate in [false, true] {
+            let transport = ScriptedTransport { _ in HTTPResponse(status: 201) }
+            _ = try await client(transport, allowsPrivate: allowsPrivate).send(
+                subscription: token, request: Self.request)
+            #expect(transport.requests.first?.publicAddressesOnly == !allowsPrivate)
+        }
+    }
+
+    @Test func aHostResolvingToNoPublicAddressIsRejectedAsARefusedEndpoint() async throws {
+        let transport = ScriptedTransport { _ throws(HTTPError) in
+            throw HTTPError(.addressRefused, "https://push.example.net resolves to no public address")
+        }
+        let token = Fixture.webToken(endpoint: "https://push.example.net/push/abc")
+        #expect(
+            try await client(transport).send(subscription: token, request: Self.request)
+                == .rejected(status: nil, reason: "endpoint refused: its host resolves to no public address"))
+    }
+
     @Test func oneTokenPerOriginIsSignedAgainOnlyAfterHalfItsLife() async throws {
         let transport = ScriptedTransport { _ in HTTPResponse(status: 201) }
         let clock = ManualClock()

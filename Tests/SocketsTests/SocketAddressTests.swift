@@ -25,6 +25,14 @@ import Testing
         }
     }
 
+    @Test func theIPAddressBytesAreReadFromEitherFamily() throws {
+        let v4 = try SocketAddress.resolve(host: "192.0.2.7", port: 443, for: .connect).get()
+        #expect(v4.first?.ipBytes == [192, 0, 2, 7])
+        let v6 = try SocketAddress.resolve(host: "2001:db8::9", port: 443, for: .listen).get()
+        #expect(v6.first?.ipBytes == [0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 11) + [9])
+        #expect(SocketAddress(family: AF_UNIX, bytes: [1, 0]).ipBytes == nil)
+    }
+
     @Test func anIPv6HostResolvesToAnIPv6Address() throws {
         let addresses = try SocketAddress.resolve(host: "::1", port: 9090, for: .listen).get()
         #expect(addresses.map(\.family) == [AF_INET6])

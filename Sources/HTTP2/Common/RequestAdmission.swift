@@ -5,9 +5,10 @@ extension HTTPRequest {
     /// The origin and method of a request either transport can send; `.invalidRequest` naming only the origin
     /// otherwise (the URL's path carries device tokens).
     func validated() throws(HTTPError) -> (origin: RequestOrigin, method: RequestMethod) {
-        guard let origin = RequestOrigin(url: url) else {
+        guard var origin = RequestOrigin(url: url) else {
             throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
         }
+        origin.publicAddressesOnly = publicAddressesOnly
         guard let method = RequestMethod(validating: self) else {
             throw HTTPError(.invalidRequest, "request to \(origin) has an invalid method or a header with a line break")
         }

@@ -7,6 +7,9 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
     let description: String
     /// True for `https`; cleartext `http` is HTTP/1.1 here (libcurl 7.88 does not multiplex prior-knowledge h2).
     let isTLS: Bool
+    /// Only public addresses may be connected to (`HTTPRequest.publicAddressesOnly`): such an origin has its own
+    /// connections.
+    var publicAddressesOnly = false
 
     /// Parses the origin of an absolute `http` or `https` URL; nil if the URL is not one. Reads the URL's bytes in
     /// place and writes the origin's text once (it runs for every request): only an authority with non-ASCII bytes

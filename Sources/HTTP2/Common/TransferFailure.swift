@@ -75,6 +75,7 @@ struct TransferFailure: Equatable {
         case .connectionLost: return HTTPError(.connectionLost, "connection to \(origin) lost: \(reason)")
         case .cancelled: return HTTPError(.cancelled, "request to \(origin) cancelled")
         case .invalidRequest: return HTTPError(.invalidRequest, "request to \(origin) rejected by libcurl: \(reason)")
+        case .addressRefused: return origin.addressRefusal
         }
     }
 

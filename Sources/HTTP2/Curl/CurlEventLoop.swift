@@ -213,6 +213,11 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
                 }
                 continue
             }
+            if transfer.refusedAddress {
+                recycle(handle)
+                complete(transfer, with: .failure(transfer.origin.addressRefusal))
+                continue
+            }
             let detail = handle.errorText
             let failure = TransferFailure(
                 code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline,

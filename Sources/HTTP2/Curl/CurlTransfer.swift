@@ -1,6 +1,7 @@
 internal import CCurl
 import Essentials
 import HTTPTypes
+import Sockets
 
 /// A request of the libcurl transport (`PendingRequest`) with the state of its attempt: the easy handle while in
 /// flight, the header list it was given, and the response as libcurl hands it over.
@@ -19,6 +20,8 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
     /// 7.88 does that at once, up to 5 times, after REFUSED_STREAM (or a reused connection that was dead). The
     /// transport refuses that socket, so the attempt fails, and resends by itself, paced (`RefusalBackoff`).
     private(set) var stoppedReconnect = false
+    /// True once libcurl was refused a socket to an address the origin may not connect to (`publicAddressesOnly`).
+    private(set) var refusedAddress = false
     /// The easy handle while the request is in flight.
     var handle: EasyHandle?
     private var headerList: HeaderList?
@@ -67,6 +70,7 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
         receivedBytes = 0
         requestWentOut = false
         stoppedReconnect = false
+        refusedAddress = false
         resends.attemptStarted()
         let remaining = (deadline - now).roundedUpMilliseconds
         let headers = HeaderList(request.headers, removingUnset: Self.suppressedDefaults)
@@ -119,9 +123,14 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
         handle.setPrerequest(callback: requestGoesOutCallback)
     }
 
-    /// Whether libcurl may open a socket for this attempt: not once its request went out on a connection.
-    fileprivate func mayOpenSocket() -> Bool {
+    /// Whether libcurl may open a socket to `address` for this attempt: not once its request went out on a
+    /// connection, nor to an address the origin may not connect to (`refusedAddress`).
+    fileprivate func mayOpenSocket(to address: SocketAddress) -> Bool {
         if requestWentOut { stoppedReconnect = true }
+        if origin.publicAddressesOnly, !address.isPublic {
+            refusedAddress = true
+            return false
+        }
         return !requestWentOut
     }
 
@@ -199,7 +208,12 @@ private let receiveBody: pw_curl_data_callback = { data, size, count, context in
 /// the attempt's request already went out on a connection (then CURL_SOCKET_BAD: the attempt fails at once).
 private let openSocketCallback: pw_curl_open_socket_callback = { context, _, address in
     guard let address else { return CURL_SOCKET_BAD }
-    if let context, !Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().mayOpenSocket() {
+    // `addr` is declared a `sockaddr`, but libcurl's storage behind it holds all `addrlen` bytes (an IPv6 one's too).
+    let addressBytes = UnsafeRawBufferPointer(
+        start: UnsafeRawPointer(address) + (MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 0),
+        count: Int(address.pointee.addrlen))
+    let target = SocketAddress(family: address.pointee.family, bytes: Array(addressBytes))
+    if let context, !Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().mayOpenSocket(to: target) {
         return CURL_SOCKET_BAD
     }
     return pw_curl_open_socket(address)

@@ -256,7 +256,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
             now: turnStarted)
         nextTag += 1
         do throws(HTTPError) {
-            try connection.connect(to: addresses.get())
+            try connection.connect(to: origin.connectable(addresses.get()))
         } catch {
             if !state.hasOpenConnection { failWaiting(of: state, with: error) }
             return

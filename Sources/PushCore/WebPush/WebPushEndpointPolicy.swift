@@ -1,10 +1,12 @@
+import Essentials
 import Foundation
 
 /// Where the worker may send a Web Push request. An endpoint is data from the registry, so it may point anywhere:
 /// by default only port 443, and no IP literal in a private, loopback, link-local, shared, multicast or
 /// unspecified range (nor `localhost`). `WEBPUSH_ALLOW_PRIVATE_ENDPOINTS=true` (tests, the demo) allows both.
 ///
-/// IP literals only: a name is not resolved here, so a name that resolves to a private address is not caught.
+/// IP literals here, before anything is resolved; a name's addresses are checked by the transport, on the addresses
+/// it connects to (`HTTPRequest.publicAddressesOnly`, which `WebPushClient` sets unless private endpoints are allowed).
 public struct WebPushEndpointPolicy: Sendable, Equatable {
     /// Allows private, loopback and link-local IP literals and ports other than 443.
     public var allowsPrivateEndpoints: Bool
@@ -28,12 +30,12 @@ public struct WebPushEndpointPolicy: Sendable, Equatable {
         switch Self.address(host) {
         case .notAnAddress: return nil
         case .malformed: return "the endpoint's host is a numeric address in a non-canonical form"
-        case .v4(let bytes): return Self.isPrivate(v4: bytes) ? "the endpoint is a private IPv4 address" : nil
+        case .v4(let bytes): return PublicAddress.isPublic(v4: bytes) ? nil : "the endpoint is a private IPv4 address"
         case .v6(let bytes):
-            if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-                return Self.isPrivate(v4: Array(bytes.suffix(4))) ? "the endpoint is a private IPv4 address" : nil
+            if let mapped = PublicAddress.v4Mapped(bytes) {
+                return PublicAddress.isPublic(v4: mapped) ? nil : "the endpoint is a private IPv4 address"
             }
-            return Self.isPrivate(v6: bytes) ? "the endpoint is a private IPv6 address" : nil
+            return PublicAddress.isPublic(v6: bytes) ? nil : "the endpoint is a private IPv6 address"
         }
     }
 
@@ -58,20 +60,5 @@ public struct WebPushEndpointPolicy: Sendable, Equatable {
         guard looksNumeric else { return .notAnAddress }
         var bytes = [UInt8](repeating: 0, count: 4)
         return inet_pton(AF_INET, trimmed, &bytes) == 1 ? .v4(bytes) : .malformed
-    }
-
-    /// 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, 192.168/16, 198.18/15, 224/4 and 240/4.
-    private static func isPrivate(v4 bytes: [UInt8]) -> Bool {
-        let (a, b, c) = (bytes[0], bytes[1], bytes[2])
-        return a == 0 || a == 10 || a == 127 || a >= 224 || (a == 100 && (64...127).contains(b))
-            || (a == 169 && b == 254) || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
-            || (a == 192 && b == 0 && c == 0) || (a == 198 && (b == 18 || b == 19))
-    }
-
-    /// `::`, `::1`, fc00::/7 (unique local), fe80::/10 (link-local), fec0::/10 (site-local) and ff00::/8.
-    private static func isPrivate(v6 bytes: [UInt8]) -> Bool {
-        let unspecifiedOrLoopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] <= 1
-        return unspecifiedOrLoopback || bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0x80 == 0x80)
-            || bytes[0] == 0xFF
     }
 }
