@@ -32,6 +32,69 @@ import Testing
         _ = try? await broker.terminate()
     }
 
+    /// Kafka answers a new group's first `JoinGroup` after `group.initial.rebalance.delay.ms` (3 s by default),
+    /// whatever the session timeout. Tansu holds the `JoinGroup` that carries the member id for half the session
+    /// timeout: 6 s at 12 s here (3 s at the tests' 6 s, 22 s at librdkafka's 45 s default).
+    @Test(.enabled(if: current, "librdkafka below 2.2 cannot reach Tansu"))
+    func aNewGroupsFirstAssignmentWaitsHalfTheSessionTimeout() async throws {
+        let broker = try DevBrokerProcess(tansuWithTopics: ["joins"], partitions: 2)
+        let consumer = try KafkaConsumer(
+            configuration: Self.member(servers: try await broker.bootstrapServers(), group: "joins", session: 12_000))
+        let started = ContinuousClock.now
+        try await consumer.subscribe(topics: ["joins"])
+        let deadline = started + .seconds(30)
+        while consumer.assignment.isEmpty, ContinuousClock.now < deadline {
+            _ = try await consumer.poll(timeout: .milliseconds(50))
+        }
+        let waited = ContinuousClock.now - started
+        #expect(consumer.assignment.count == 2)
+        #expect(waited >= .seconds(5.5), "Kafka answers after 3 s: Tansu's first assignment took \(waited)")
+        _ = await consumer.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+    }
+
+    /// When the leader leaves while the group is forming (between a member's `JoinGroup` and the leader's `SyncGroup`),
+    /// Kafka completes the rebalance with the members left and elects one of them leader. Tansu removes the leaver
+    /// but keeps it as the forming group's leader: the survivor's `JoinGroup` names the member that left as leader,
+    /// its `SyncGroup` is answered `REBALANCE_IN_PROGRESS`, it joins again, and no member is ever assigned.
+    ///
+    /// The leader's heartbeat interval (4 s) keeps it from learning of the rebalance before it leaves, 1 s after the
+    /// survivor subscribed: the group is forming then.
+    @Test(.enabled(if: current, "librdkafka below 2.2 cannot reach Tansu"))
+    func aLeaderLeavingAFormingGroupLeavesTheOthersUnassigned() async throws {
+        let broker = try DevBrokerProcess(tansuWithTopics: ["leaders"], partitions: 2)
+        let configuration = Self.member(servers: try await broker.bootstrapServers(), group: "leaders", session: 12_000)
+        let leader = try KafkaConsumer(configuration: configuration)
+        try await leader.subscribe(topics: ["leaders"])
+        let formed = ContinuousClock.now + .seconds(30)
+        while leader.assignment.count < 2, ContinuousClock.now < formed {
+            _ = try await leader.poll(timeout: .milliseconds(50))
+        }
+        #expect(leader.assignment.count == 2, "the first member formed the group and leads it")
+        let survivor = try KafkaConsumer(configuration: configuration)
+        try await survivor.subscribe(topics: ["leaders"])
+        let leaving = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < leaving { _ = try await survivor.poll(timeout: .milliseconds(50)) }
+        #expect(await leader.close(timeout: .seconds(10)))
+        // Kafka assigns both partitions to the survivor within a heartbeat and a join; Tansu never does.
+        let waited = ContinuousClock.now + .seconds(15)
+        while survivor.assignment.isEmpty, ContinuousClock.now < waited {
+            _ = try await survivor.poll(timeout: .milliseconds(50))
+        }
+        #expect(survivor.assignment.isEmpty, "Kafka assigns both partitions: Tansu assigned \(survivor.assignment)")
+        _ = await survivor.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+    }
+
+    /// A group member's configuration: the worker's cooperative-sticky assignor and `session` ms of session timeout,
+    /// a third of it between heartbeats.
+    static func member(servers: String, group: String, session: Int) -> KafkaConfiguration {
+        KafkaConfiguration([
+            "bootstrap.servers": servers, "group.id": group, "session.timeout.ms": "\(session)",
+            "heartbeat.interval.ms": "\(session / 3)",
+        ])
+    }
+
     /// librdkafka below 2.2 cannot parse Tansu's `ApiVersions` v3 answer (its tagged fields: "Read underflow"), so
     /// it never gets metadata; 2.2 and later do.
     @Test func onlyACurrentLibrdkafkaReachesTansu() async throws {
