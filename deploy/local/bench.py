@@ -15,13 +15,18 @@ it reads every request body before answering; APNs-shaped answers carry `apns-id
   starts (issue 13's memory target);
 - apns1 and web: `--single-events` one-device events, to APNs and to Web Push subscriptions at the endpoint (each
   message encrypted and VAPID-signed), written before the worker starts: Web Push's cost beside APNs' in one run.
+- one-device: `--one-device-events` events of one device each, APNs and FCM alternating, over 1,000 rooms, written
+  before the worker starts: the shape that costs most per push (a one-to-one room, a user with one phone);
+- hot-rooms: `--hot-rooms-events` events over 24 rooms whose members (20 per room, one APNs or FCM device each) are
+  the same in every event of the room, each event to `--hot-room-recipients` of them (default 1), written before
+  the worker starts: few rooms, so the per-room order (`PUSH_ROOM_ORDER`) bounds what runs at once.
 
 For each case it reads every receipt from `push.receipts` and prints pushes/s (first to last receipt, by the
 receipts' Kafka timestamps), receipts vs. sends, provider latency p50/p99 (the receipts' `latencyMs`),
 end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case), the worker's peak resident
 memory (sampled VmRSS and the kernel's VmHWM) and its CPU time, split by thread kind (the Swift pool, the HTTP/2
 loop, librdkafka's threads, the rest) beside the broker's, nginx's and the driver's; with --perf, the worker's
-samples of the stream case by stage (bench_stages.py); with --runtime-events, the Swift concurrency runtime's calls
+samples of the stream case (or --perf-case) by stage (bench_stages.py); with --runtime-events, the Swift concurrency runtime's calls
 per record and per send of the stream case, counted by uprobes (bench_runtime_events.py, bench_runtime_probes.py).
 
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
@@ -57,7 +62,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_endpoint import Endpoint
+from bench_endpoint import Endpoint, cpu_per_10k_requests
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader
 from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table, print_transport_ratios
@@ -68,9 +73,15 @@ from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 SIMULATOR = ROOT / "Tests" / "PushSimulator" / "simulator.py"
-CASES = ("backlog", "stream", "fanout", "apns1", "web")
+CASES = ("backlog", "stream", "fanout", "apns1", "web", "one-device", "hot-rooms")
 # Cases whose events are all written before the worker starts.
-PREWRITTEN = ("backlog", "fanout", "apns1", "web")
+PREWRITTEN = ("backlog", "fanout", "apns1", "web", "one-device", "hot-rooms")
+# One device per event: the provider of each case's devices (EventFactory's `single`).
+SINGLE = {"apns1": "apns", "web": "web", "one-device": "alternate"}
+# Rooms of the cases that do not take --rooms.
+ROOMS = {"one-device": 1_000, "hot-rooms": 24}
+# Hot rooms: members per room, each with one device.
+HOT_ROOM_MEMBERS = 20
 # The worker's HTTP/2 transports (PUSH_HTTP_TRANSPORT), in the order --transport defaults to.
 TRANSPORTS = ("curl", "nghttp2")
 # The label of a --bin given without one.
@@ -128,7 +139,8 @@ def workers(arguments: argparse.Namespace, round: int) -> list[Variant]:
 def case_sizes(arguments: argparse.Namespace) -> list[tuple[str, int]]:
     """The cases asked for (events > 0) and their events, in the order they run."""
     sizes = (("backlog", arguments.backlog_events), ("stream", arguments.events), ("fanout", arguments.fanout_events),
-             ("apns1", arguments.single_events), ("web", arguments.single_events))
+             ("apns1", arguments.single_events), ("web", arguments.single_events),
+             ("one-device", arguments.one_device_events), ("hot-rooms", arguments.hot_rooms_events))
     return [(case, events) for case, events in sizes if events]
 
 
@@ -267,10 +279,11 @@ class Bench:
 
     def run_case(self, case: str, events: int, variant: Variant, tag: str = "", round: int = 1) -> Result:
         prefix = f"{tag}{case}-{int(time.time())}"
-        factory = EventFactory(seed=self.arguments.seed, rooms=self.arguments.rooms, prefix=prefix,
+        factory = EventFactory(seed=self.arguments.seed, rooms=ROOMS.get(case, self.arguments.rooms), prefix=prefix,
                                fanout=self.arguments.fanout_recipients if case == "fanout" else 0,
-                               single={"apns1": "apns", "web": "web"}.get(case, ""),
-                               web_origin=f"https://127.0.0.1:{self.apns_port}")
+                               single=SINGLE.get(case, ""), web_origin=f"https://127.0.0.1:{self.apns_port}",
+                               members=HOT_ROOM_MEMBERS if case == "hot-rooms" else 0,
+                               recipients=self.arguments.hot_room_recipients)
         created: dict[str, int] = {}
         base = self.topic_base(tag, case)
         reader = ReceiptReader(self.bootstrap, f"{base}.receipts", prefix, created)
@@ -291,7 +304,7 @@ class Bench:
         threads_sampler = ThreadSampler(worker.pid)
         sampler = ResourceSampler(worker.pid, interval=0.1)
         profiler = None
-        if self.arguments.perf and case == "stream":
+        if self.arguments.perf and case == self.arguments.perf_case:
             profiler = self.spawn(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-a",
                                          "-o", str(self.arguments.perf)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -391,14 +404,15 @@ class Bench:
 
 
 # The peers measured after the cases: the argument giving their requests, the endpoint's method that runs one, its
-# name, what it is, and the Result field its rate goes to.
+# name, what it is, and the Result fields its rate and its CPU seconds per 10k requests go to.
 PEERS = (
-    ("peer", "bare_peer", "bare libcurl peer", "200 streams, reused handles, the worker's requests", "peer_rate"),
+    ("peer", "bare_peer", "bare libcurl peer", "200 streams, reused handles, the worker's requests", "peer_rate",
+     "peer_cpu_10k"),
     ("node_peer", "node_peer", "Node.js http2 peer", "200 streams on 2 sessions per origin, the same requests",
-     "node_rate"),
+     "node_rate", "node_cpu_10k"),
     ("nghttp2_peer", "nghttp2_peer", "bare nghttp2 peer",
      "200 streams on 2 connections per origin, one write per connection per loop turn, the same requests",
-     "nghttp2_rate"),
+     "nghttp2_rate", "nghttp2_cpu_10k"),
 )
 
 
@@ -406,7 +420,7 @@ def run_peers(bench: Bench, arguments: argparse.Namespace, results: list[Result]
               ratios: bool = False) -> None:
     """Runs every peer asked for on the endpoint and gives its rate to `results` (and prints the worker's ratio to
     it per case with `ratios`)."""
-    for argument, method, name, about, field in PEERS:
+    for argument, method, name, about, field, cpu_field in PEERS:
         requests = getattr(arguments, argument)
         if not requests:
             continue
@@ -414,6 +428,7 @@ def run_peers(bench: Bench, arguments: argparse.Namespace, results: list[Result]
         print(f"bench: {prefix}{name} ({about}): {line}", file=sys.stderr)
         for result in results:
             setattr(result, field, rate)
+            setattr(result, cpu_field, cpu_per_10k_requests(line, requests))
             if ratios and rate and result.rate:
                 print(f"bench: {result.case}: {result.label} / {name} = {result.rate / rate:.2f}", file=sys.stderr)
 
@@ -457,6 +472,14 @@ def main() -> int:
     parser.add_argument("--single-events", type=int, default=20_000,
                         help="events of the apns1 and web cases (one device each), written before the worker starts "
                              "(0: skip both)")
+    parser.add_argument("--one-device-events", type=int, default=20_000,
+                        help="events of the one-device case (one device each, APNs and FCM alternating, 1,000 rooms), "
+                             "written before the worker starts (0: skip it)")
+    parser.add_argument("--hot-rooms-events", type=int, default=20_000,
+                        help=f"events of the hot-rooms case (24 rooms of {HOT_ROOM_MEMBERS} members with one device "
+                             "each), written before the worker starts (0: skip it)")
+    parser.add_argument("--hot-room-recipients", type=int, default=1, choices=range(1, HOT_ROOM_MEMBERS + 1),
+                        metavar="N", help="hot-rooms case: the room's members each event goes to (default 1)")
     parser.add_argument("--fanout-recipients", type=int, default=500,
                         help="fan-out case: recipients per event, each with one APNs and one FCM device")
     parser.add_argument("--partitions", type=int, default=6)
@@ -471,7 +494,10 @@ def main() -> int:
     parser.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra worker setting, e.g. PUSH_MAX_CONCURRENT_SENDS=2000 (PUSH_HTTP_TRANSPORT: "
                              "--transport's)")
-    parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during the stream case into this file")
+    parser.add_argument("--perf", type=Path, help="record a system-wide perf profile during one case (--perf-case) into "
+                                                  "this file")
+    parser.add_argument("--perf-case", default="stream", choices=CASES,
+                        help="with --perf: the case profiled (default stream)")
     parser.add_argument("--runtime-events", action="store_true",
                         help="count the Swift concurrency runtime's calls (jobs run, task switches, tasks created, "
                              "enqueues, continuation resumes) per record and per send of the stream case, by thread "

@@ -61,6 +61,16 @@ http {{
 """
 
 
+# A peer's summary line: "…: N requests in S s: R requests/s, CPU C s, failed F".
+PEER_CPU = re.compile(r"\bCPU ([\d.]+) s\b")
+
+
+def cpu_per_10k_requests(line: str, requests: int) -> float:
+    """A peer's CPU seconds (user + system) per 10k requests, from its summary `line` (0: the line has none)."""
+    match = PEER_CPU.search(line)
+    return float(match.group(1)) / requests * 10_000 if match and requests else 0.0
+
+
 def free_port() -> int:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))

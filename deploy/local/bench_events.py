@@ -12,15 +12,19 @@ from processes import popen
 
 class EventFactory:
     """Chat events with 1-3 devices each, APNs and FCM mixed, over `rooms` rooms; deterministic per seed. With
-    `single`, one device each: `apns`, or `web` (a push subscription at `web_origin`/wp/<n>, every one with the same
-    keys: each message is still encrypted with a fresh key)."""
+    `single`, one device each: `apns`, `alternate` (APNs for even events, FCM for odd ones), or `web` (a push
+    subscription at `web_origin`/wp/<n>, every one with the same keys: each message is still encrypted with a fresh
+    key). With `members` (hot rooms), every room has that many members with one device each (APNs and FCM
+    alternating), the same in every event of the room, and each event goes to `recipients` of them."""
 
     TYPES = ("text", "text", "text", "image", "sticker", "file")
     # A browser's keys (RFC 8291 Appendix A's receiver).
     WEB_KEYS = {"p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
                 "auth": "BTBZMqHH6r4Tts7J_aSIgg"}
 
-    def __init__(self, seed: int, rooms: int, prefix: str, fanout: int = 0, single: str = "", web_origin: str = ""):
+    def __init__(self, seed: int, rooms: int, prefix: str, fanout: int = 0, single: str = "", web_origin: str = "",
+                 members: int = 0, recipients: int = 1):
+        self.seed = seed
         self.random = random.Random(seed)
         self.rooms = rooms
         self.prefix = prefix
@@ -30,6 +34,26 @@ class EventFactory:
         self.fanout = fanout
         self.single = single
         self.web_origin = web_origin
+        self.members = members
+        self.recipients = recipients
+        self.rooms_members: dict[str, list[dict]] = {}
+
+    def room_members(self, room: str) -> list[dict]:
+        """Hot rooms: `room`'s members, each with one device, drawn once from the seed and the room."""
+        if room not in self.rooms_members:
+            generator = random.Random(f"{self.seed}-{room}")
+            self.rooms_members[room] = [
+                {"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20), "muted": False,
+                 "devices": [self.device("apns" if index % 2 == 0 else "fcm", generator)]}
+                for index in range(self.members)]
+        return self.rooms_members[room]
+
+    @staticmethod
+    def device(platform: str, generator: random.Random) -> dict:
+        """An APNs or FCM device with a random token of its provider's shape."""
+        if platform == "apns":
+            return {"platform": "apns", "token": "%064x" % generator.getrandbits(256)}
+        return {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}
 
     def next(self) -> tuple[str, str, str, int]:
         """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
@@ -40,11 +64,12 @@ class EventFactory:
         if self.fanout:
             recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
                            "muted": False,
-                           "devices": [{"platform": "apns", "token": "%064x" % generator.getrandbits(256)},
-                                       {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}]}
+                           "devices": [self.device("apns", generator), self.device("fcm", generator)]}
                           for _ in range(self.fanout)]
+        elif self.members:
+            recipients = generator.sample(self.room_members(room), min(self.recipients, self.members))
         elif self.single:
-            device = {"platform": "apns", "token": "%064x" % generator.getrandbits(256)}
+            device = self.device("fcm" if self.single == "alternate" and index % 2 else "apns", generator)
             if self.single == "web":
                 subscription = {"endpoint": f"{self.web_origin}/wp/{generator.getrandbits(96):024x}",
                                 "keys": self.WEB_KEYS}
@@ -54,10 +79,7 @@ class EventFactory:
         else:
             devices = []
             for _ in range(generator.choice((1, 1, 2, 2, 3))):
-                if generator.random() < 0.5:
-                    devices.append({"platform": "apns", "token": "%064x" % generator.getrandbits(256)})
-                else:
-                    devices.append({"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)})
+                devices.append(self.device("apns" if generator.random() < 0.5 else "fcm", generator))
             recipients = [{"userId": f"u-{generator.randrange(100000)}", "badge": generator.randrange(20),
                            "muted": False, "devices": devices}]
         self.sends += sum(len(recipient["devices"]) for recipient in recipients)

@@ -35,6 +35,10 @@ class Result:
     peer_rate: float = 0.0
     node_rate: float = 0.0
     nghttp2_rate: float = 0.0
+    # The peers' CPU seconds (user + system) per 10k requests in the same round (0: not run).
+    peer_cpu_10k: float = 0.0
+    node_cpu_10k: float = 0.0
+    nghttp2_cpu_10k: float = 0.0
     # The worker's CPU seconds by thread kind (bench_stages.cpu_by_kind).
     threads: dict = field(default_factory=dict)
     # The worker's perf samples by stage (bench_stages.stage_split; with --perf, the stream case).
@@ -59,6 +63,15 @@ def cpu_per_10k(result: Result) -> float:
     return result.worker_cpu_s / max(1, result.stats.count) * 10000
 
 
+def cpu_per_peer_request(result: Result) -> float | None:
+    """The worker's CPU per push over the bare libcurl peer's CPU per request in the same round (None: no peer)."""
+    return cpu_per_10k(result) / result.peer_cpu_10k if result.peer_cpu_10k else None
+
+
+def seconds_or_dash(value: float) -> str:
+    return f"{value:.2f}" if value else "-"
+
+
 def peak_mb(result: Result) -> float:
     return max(result.peak_rss_kib, result.hwm_kib) / 1024
 
@@ -70,7 +83,7 @@ def milliseconds(value: float | None) -> str:
 def print_table(results: list[Result]) -> None:
     header = ("binary", "round", "case", "events", "sends", "receipts", "pushes/s", "/ peer", "/ node", "/ nghttp2",
               "send p50 ms", "send p99 ms", "e2e p50 ms", "e2e p99 ms", "peak RSS MB", "worker CPU s",
-              "CPU s/10k pushes")
+              "CPU s/10k pushes", "peer CPU s/10k", "node CPU s/10k", "CPU / peer")
     rows = []
     for result in results:
         stats = result.stats
@@ -83,6 +96,8 @@ def print_table(results: list[Result]) -> None:
             milliseconds(percentile(stats.provider_latency_ms, 0.99)),
             milliseconds(percentile(stats.end_to_end_ms, 0.5)), milliseconds(percentile(stats.end_to_end_ms, 0.99)),
             f"{peak_mb(result):.0f}", f"{result.worker_cpu_s:.1f}", f"{cpu_per_10k(result):.2f}",
+            seconds_or_dash(result.peer_cpu_10k), seconds_or_dash(result.node_cpu_10k),
+            seconds_or_dash(cpu_per_peer_request(result) or 0.0),
         ))
     widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
     for row in [header, *rows]:
@@ -119,7 +134,8 @@ def print_medians(results: list[Result]) -> None:
     """A/B mode: the median of every figure per binary and case, and the other binaries' pushes/s and CPU relative
     to the first's on the same transport."""
     print("medians:")
-    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer", "/ node", "/ nghttp2")
+    header = ("binary", "case", "runs", "pushes/s", "CPU s/10k", "peak RSS MB", "/ peer", "/ node", "/ nghttp2",
+              "peer CPU s/10k", "CPU / peer")
     rows = []
     labels = list(dict.fromkeys(result.label for result in results))
     cases = list(dict.fromkeys(result.case for result in results))
@@ -132,11 +148,15 @@ def print_medians(results: list[Result]) -> None:
             ratios = [result.rate / result.peer_rate for result in runs if result.peer_rate]
             node_ratios = [result.rate / result.node_rate for result in runs if result.node_rate]
             nghttp2_ratios = [result.rate / result.nghttp2_rate for result in runs if result.nghttp2_rate]
+            peer_cpus = [result.peer_cpu_10k for result in runs if result.peer_cpu_10k]
+            cpu_ratios = [ratio for ratio in map(cpu_per_peer_request, runs) if ratio is not None]
             rows.append((label, case, str(len(runs)), f"{rate:,.0f}", f"{cpu:.2f}",
                          f"{statistics.median([peak_mb(result) for result in runs]):.0f}",
                          f"{statistics.median(ratios):.2f}" if ratios else "-",
                          f"{statistics.median(node_ratios):.2f}" if node_ratios else "-",
-                         f"{statistics.median(nghttp2_ratios):.2f}" if nghttp2_ratios else "-"))
+                         f"{statistics.median(nghttp2_ratios):.2f}" if nghttp2_ratios else "-",
+                         f"{statistics.median(peer_cpus):.2f}" if peer_cpus else "-",
+                         f"{statistics.median(cpu_ratios):.2f}" if cpu_ratios else "-"))
     widths = [max(len(row[index]) for row in [header, *rows]) for index in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
