@@ -7,7 +7,8 @@ threads, whose name the kernel keeps as `oot.default-qos`), the HTTP/2 transport
 A sample's stage is read from its call chain (`perf script` output, symbols demangled by `swift demangle`): the
 first frame in user space that is not the C library decides whether the sample is runtime work (retain/release,
 task switching, malloc, metadata); otherwise the first frame from the leaf up that names a stage's code decides;
-a sample with none counts by its thread (the transport's loop: send/transport; librdkafka: commit/Kafka).
+a sample with none counts by its thread (the transport's loop: send/transport). A sample on one of librdkafka's
+threads counts as theirs, whatever its frames.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ STAGES = (
         r"RegistryRecordDecoder|EventTime|TokenSyntax|Fields|ObjectFields|StringWord|MemberKey)\b",
         r"\bPushPipeline\.RecordScan\b",
     )),
+    ("render", (
+        r"\bPushCore\.(PushRenderer|Template|LocalizedTemplate|AppStrings|AppStringsFormat|FallbackTexts|RenderedPush|"
+        r"SizeFitting|APNsRequestBuilder|FCMRequestBuilder|WebPushRequestBuilder|CustomPushRequestBuilder|"
+        r"CustomPushSmallestRequest|GraphemeTruncation|DeterministicUUID|ProviderRequest)\b",
+    )),
     ("plan", (
         r"\bPushCore\.",
         r"\bPushPipeline\.(CorePlanner|IMKITPlanner|CustomPushPlanner|SkippingKnownInvalidTokens|PreparedPlan|"
@@ -73,13 +79,19 @@ STAGES = (
         r"\bKafka\.(KafkaProducer|ProducerPoller|ProducerContext|DeliveryReports|DeliveryCompletion|"
         r"KafkaProducerRecord)\b",
     )),
+    ("admission/ordering", (
+        r"^PushPipeline\.PipelineCore\.\((admit|start|freeRoom|releaseDueRecords|dropQueued|noteTheInFlightLimit) in ",
+        r"^PushPipeline\.Pipeline\.\(perform in ", r"\bEssentials\.(AsyncLimiter|AsyncBudget|ConcurrentLanes)\b",
+    )),
+    ("poll", (
+        r"\bWorker\.KafkaRecordSource\b", r"\bKafka\.(KafkaConsumer|KafkaRecord|ConsumerContext)\b",
+        r"^rd_kafka_(consume|consumer_poll|fetch|msgset_reader)",
+    )),
     ("commit/Kafka", (
-        r"\bKafka\.", r"\bKafkaTypes\.", r"\bWorker\.KafkaRecordSource\b",
-        r"\bPushPipeline\.(OffsetTracker|PipelineCore)\b", r"^rd_kafka",
+        r"\bKafka\.", r"\bKafkaTypes\.", r"\bPushPipeline\.(OffsetTracker|PipelineCore)\b", r"^rd_kafka",
     )),
     ("pipeline", (
         r"\bPushPipeline\.", r"\bPipelineMetrics\.", r"\bObservability\.",
-        r"\bEssentials\.(AsyncLimiter|AsyncBudget)\b",
     )),
 )
 STAGE_LIBRARIES = (
@@ -87,10 +99,14 @@ STAGE_LIBRARIES = (
     ("commit/Kafka", ("librdkafka",)),
 )
 # A sample no frame of which names a stage counts by its thread's kind.
-THREAD_STAGES = {"HTTP/2 loop": "send/transport", "librdkafka": "commit/Kafka"}
+THREAD_STAGES = {"HTTP/2 loop": "send/transport"}
+# Every sample on librdkafka's own threads (the broker threads' fetch, produce and commit requests, its main thread),
+# whatever its frames: they serve polls, receipts and commits alike.
+LIBRDKAFKA_THREADS = "librdkafka threads"
 OTHER = "other"
 # Every stage, in the order they are printed.
-ORDER = tuple(name for name, _ in STAGES) + tuple(name for name, _ in RUNTIME) + (OTHER,)
+ORDER = (tuple(name for name, _ in STAGES) + (LIBRDKAFKA_THREADS,) + tuple(name for name, _ in RUNTIME)
+         + (OTHER,))
 
 COMPILED_STAGES = tuple((name, tuple(re.compile(pattern) for pattern in patterns)) for name, patterns in STAGES)
 SPECIALIZATION = re.compile(r"^(generic |function signature |merged )*specialization <")
@@ -138,6 +154,8 @@ def function_name(symbol: str) -> str:
 
 def stage(frames: list[Frame], thread: str) -> str:
     """The stage of a sample whose call chain is `frames` (leaf first), taken on the thread named `thread`."""
+    if thread_kind(thread) == "librdkafka":
+        return LIBRDKAFKA_THREADS
     leaf = next((frame for frame in frames if not frame.is_kernel and not frame.is_libc), None)
     if leaf is not None:
         for name, pattern in RUNTIME:

@@ -13,8 +13,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_stages import (ENDED_THREADS, OTHER, OTHER_THREADS, Frame, ThreadSampler, cpu_by_kind, function_name,
-                          samples, stage, stage_split, thread_kind, thread_times)
+from bench_stages import (ENDED_THREADS, LIBRDKAFKA_THREADS, OTHER, OTHER_THREADS, Frame, ThreadSampler, cpu_by_kind,
+                          function_name, samples, stage, stage_split, thread_kind, thread_times)
 
 WORKER = "/build/release/push-worker"
 CORE = "/opt/swift/usr/lib/swift/linux/libswiftCore.so"
@@ -65,7 +65,10 @@ class StageTests(unittest.TestCase):
             ("PushCore.JSONTape.Reader.readObject(into:)", "decode"),
             ("PushCore.ObjectFields.requiredString(_:maxLength:)", "decode"),
             ("PushPipeline.RecordScan.init(_:)", "decode"),
-            ("PushCore.SizeFitting.fittedBody(token:badge:)", "plan"),
+            ("PushCore.SizeFitting.fittedBody(token:badge:)", "render"),
+            ("static PushCore.FCMRequestBuilder.body(_: PushCore.RenderedPush, token: Swift.String)", "render"),
+            ("static PushCore.DeterministicUUID.apnsID(messageID: Swift.String, device: PushCore.Device)", "render"),
+            ("PushCore.PushPlanner.plan(_: PushCore.ChatMessageEvent, now: FoundationEssentials.Date)", "plan"),
             ("PushPipeline.CorePlanner.plan(_:nowMillis:)", "plan"),
             ("HTTP2.NGHTTP2EventLoop.turn()", "send/transport"),
             ("Providers.APNsClient.send(_:)", "send/transport"),
@@ -74,9 +77,19 @@ class StageTests(unittest.TestCase):
             ("PushPipeline.RecordOutputs.forEvent(record:)", "receipts/produce"),
             ("PushPipeline.ReceiptID.make(_:)", "receipts/produce"),
             ("Kafka.KafkaProducer.send(_:)", "receipts/produce"),
-            ("Kafka.KafkaConsumer.poll(maxRecords:timeout:)", "commit/Kafka"),
+            ("Kafka.KafkaConsumer.poll(maxRecords:timeout:)", "poll"),
+            ("Kafka.KafkaRecord.init(message: Swift.UnsafeMutablePointer<__C.rd_kafka_message_s>)", "poll"),
+            ("Worker.KafkaRecordSource.poll(maxRecords: Swift.Int, timeout: Swift.Duration)", "poll"),
+            ("rd_kafka_consume_batch_queue", "poll"),
             ("PushPipeline.OffsetTracker.end(_:)", "commit/Kafka"),
-            ("rd_kafka_consume_batch_queue", "commit/Kafka"),
+            ("PushPipeline.PipelineCore.(end in _7840)(_: PushPipeline.RecordTicket, done: Swift.Bool)", "commit/Kafka"),
+            ("rd_kafka_commit0", "commit/Kafka"),
+            ("PushPipeline.PipelineCore.(freeRoom in _7840)(of: PushPipeline.RecordTicket)", "admission/ordering"),
+            ("PushPipeline.PipelineCore.(admit in _7840)(_: [PushPipeline.InputRecord], nowMillis: Swift.Int64)",
+             "admission/ordering"),
+            ("PushPipeline.Pipeline.(perform in _8BDA)([PushPipeline.PipelineCore.Action]) async -> ()",
+             "admission/ordering"),
+            ("Essentials.AsyncBudget.release(Swift.Int) -> ()", "admission/ordering"),
             ("PushPipeline.Pipeline.spawn(_:_:inLane:)", "pipeline"),
             ("PipelineMetrics.ObservabilityObserver.observe(_:)", "pipeline"),
         ]
@@ -101,10 +114,18 @@ class StageTests(unittest.TestCase):
         frames = chain(("[unknown]", "/usr/lib/x86_64-linux-gnu/librdkafka.so.1"))
         self.assertEqual(stage(frames, "oot.default-qos"), "commit/Kafka")
 
+    def test_librdkafkas_threads_count_as_theirs_whatever_their_frames(self):
+        for frames in (chain(("__poll", LIBC), ("rd_kafka_transport_poll", "/usr/lib/librdkafka.so.1")),
+                       chain(("rd_kafka_msgset_writer_write_msg_v2", "/usr/lib/librdkafka.so.1")),
+                       chain(("swift_retain", CORE), ("Kafka.DeliveryBatch.filled()", WORKER))):
+            with self.subTest(frames=frames):
+                self.assertEqual(stage(frames, "rdk:broker1"), LIBRDKAFKA_THREADS)
+                self.assertEqual(stage(frames, "rdk:main"), LIBRDKAFKA_THREADS)
+
     def test_a_chain_naming_nothing_counts_by_its_thread(self):
         frames = chain(("do_epoll_wait", KERNEL), ("epoll_wait", LIBC), ("[unknown]", WORKER))
         self.assertEqual(stage(frames, "http2-nghttp2"), "send/transport")
-        self.assertEqual(stage(frames, "rdk:broker1"), "commit/Kafka")
+        self.assertEqual(stage(frames, "rdk:broker1"), LIBRDKAFKA_THREADS)
         self.assertEqual(stage(frames, "oot.default-qos"), OTHER)
         self.assertEqual(stage([], "push-worker"), OTHER)
 
