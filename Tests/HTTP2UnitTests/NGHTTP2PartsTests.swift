@@ -30,7 +30,7 @@ struct NGHTTP2PartsTests {
 
     @Test(arguments: [
         "https://h:0/x", "https://h:65536/x", "https://h:12ab/x", "https://h:/x", "https://[::1/x", "https://[::1]x/",
-        "https://:443/x",
+        "https://:443/x", "https://h:+443/x",
     ])
     func endpointRejectsPortsAndLiteralsThatAreNotValid(url: String) throws {
         let origin = try #require(RequestOrigin(url: url))

@@ -1,3 +1,4 @@
+import Essentials
 import Sockets
 
 /// Where the nghttp2 transport connects for an origin: its host (an IP literal without brackets), port, and the
@@ -14,29 +15,9 @@ struct OriginEndpoint: Equatable, Sendable {
     init?(_ origin: RequestOrigin) {
         let prefix = origin.isTLS ? "https://" : "http://"
         let authority = String(origin.description.dropFirst(prefix.count))
-        let host: Substring
-        let port: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let rest = authority[authority.index(after: close)...]
-            guard rest.isEmpty || rest.hasPrefix(":") else { return nil }
-            port = rest.isEmpty ? nil : rest.dropFirst()
-        } else if let colon = authority.firstIndex(of: ":") {
-            host = authority[..<colon]
-            port = authority[authority.index(after: colon)...]
-        } else {
-            host = authority[...]
-            port = nil
-        }
-        guard !host.isEmpty else { return nil }
-        if let port {
-            guard let number = UInt16(port), number > 0 else { return nil }
-            self.port = number
-        } else {
-            self.port = origin.isTLS ? 443 : 80
-        }
-        self.host = String(host)
+        guard let parts = try? URLAuthority(authority) else { return nil }
+        host = parts.host
+        port = parts.port ?? (origin.isTLS ? 443 : 80)
         self.authority = authority
         isIPAddress = SocketAddress.isNumericHost(self.host)
     }

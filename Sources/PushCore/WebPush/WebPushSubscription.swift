@@ -82,36 +82,13 @@ public struct WebPushSubscription: Sendable, Equatable {
             throw WebPushSubscriptionError("endpoint: must not carry user information")
         }
         let lowered = String(decoding: authority.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
-        let host: Substring
-        let portText: Substring?
-        if lowered.hasPrefix("[") {
-            guard let close = lowered.firstIndex(of: "]") else {
-                throw WebPushSubscriptionError("endpoint: an IPv6 host must end with ]")
-            }
-            host = lowered[lowered.index(after: lowered.startIndex)..<close]
-            let after = lowered[lowered.index(after: close)...]
-            guard after.isEmpty || after.hasPrefix(":") else {
-                throw WebPushSubscriptionError("endpoint: only a port may follow an IPv6 host")
-            }
-            portText = after.isEmpty ? nil : after.dropFirst()
-        } else if let colon = lowered.firstIndex(of: ":") {
-            host = lowered[..<colon]
-            portText = lowered[lowered.index(after: colon)...]
-        } else {
-            host = lowered[...]
-            portText = nil
+        let parts: URLAuthority
+        do {
+            parts = try URLAuthority(lowered)
+        } catch {
+            throw WebPushSubscriptionError("endpoint: \(error)")
         }
-        guard !host.isEmpty else { throw WebPushSubscriptionError("endpoint: must name a host") }
-        var port: Int?
-        if let portText {
-            guard portText.count <= 5, portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                let number = Int(portText), (1...65535).contains(number)
-            else {
-                throw WebPushSubscriptionError("endpoint: the port must be a number from 1 to 65535")
-            }
-            port = number
-        }
-        return ("https://" + lowered, String(host), port)
+        return ("https://" + lowered, parts.host, parts.port.map(Int.init))
     }
 }
 
