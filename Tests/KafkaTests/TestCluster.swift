@@ -1,23 +1,20 @@
 import Foundation
+import IntegrationSupport
 import Kafka
 import KafkaTypes
 import Synchronization
 import TestSupport
 
-/// A mock cluster with one topic per test, and clients configured for it with fast group timings.
-struct TestCluster {
-    let cluster: MockCluster
-    let topic: String
+/// A topic of its own on the broker under a test, and clients configured for it with fast group timings.
+protocol TestTopic: Sendable {
+    var bootstrapServers: String { get }
+    var topic: String { get }
+}
 
-    init(partitions: Int, brokers: Int = 3) throws {
-        cluster = try MockCluster(brokers: brokers)
-        topic = "test-\(UUID().uuidString.prefix(8))"
-        try cluster.createTopic(topic, partitions: partitions)
-    }
-
+extension TestTopic {
     var bootstrap: KafkaConfiguration {
         KafkaConfiguration([
-            "bootstrap.servers": cluster.bootstrapServers, "topic.metadata.refresh.interval.ms": "1000",
+            "bootstrap.servers": bootstrapServers, "topic.metadata.refresh.interval.ms": "1000",
         ])
     }
 
@@ -51,6 +48,37 @@ struct TestCluster {
         }
         try await producer.flush(timeout: .seconds(30))
         return try reports.value.map { try $0.get() }
+    }
+}
+
+/// A mock cluster with one topic per test: the one with fault injection.
+struct TestCluster: TestTopic {
+    let cluster: MockCluster
+    let topic: String
+
+    init(partitions: Int, brokers: Int = 3) throws {
+        cluster = try MockCluster(brokers: brokers)
+        topic = "test-\(UUID().uuidString.prefix(8))"
+        try cluster.createTopic(topic, partitions: partitions)
+    }
+
+    var bootstrapServers: String { cluster.bootstrapServers }
+}
+
+/// Tansu, a real broker (`deploy/local/tansu.py`), with one topic: for the tests whose figures are the broker's group
+/// protocol, with `PUSH_TEST_BROKER=tansu`. It stops when the value is gone (or with `stop`).
+struct TansuTopic: TestTopic {
+    let broker: DevBrokerProcess
+    let bootstrapServers: String
+    let topic = "test-tansu"
+
+    init(partitions: Int) async throws {
+        broker = try DevBrokerProcess(tansuWithTopics: [topic], partitions: partitions)
+        bootstrapServers = try await broker.bootstrapServers(within: .seconds(30))
+    }
+
+    func stop() async {
+        _ = try? await broker.terminate()
     }
 }
 

@@ -42,10 +42,9 @@ group_suites+='|ReceiptCopiesEndToEndTests'
 # another test meanwhile, crashed (SIGSEGV in memcpy) with that many descriptors open, so it runs alone too.
 group_suites+='|IngressSlowClientsTests'
 # The suites that also run on Tansu, a real broker (PUSH_TEST_BROKER=tansu; librdkafka 2.0.2 cannot reach it): the
-# group suites whose workers are processes (ConsumerGroupTests runs librdkafka's mock cluster in the test process),
-# replay and the device registry's topics; a fault-injection test among them stays on the mock cluster.
-tansu_suites='ScaleOutInTests|RollingRestartTests|WorkerCrashTests|CrashDuplicatesTests|ReceiptCopiesEndToEndTests'
-tansu_suites+='|ReplayEndToEndTests|DevicesCommandTests|WorkerIMKITTests'
+# group suites, replay and the device registry's topics; a fault-injection test among them stays on the mock cluster.
+tansu_suites='ConsumerGroupTests|ScaleOutInTests|RollingRestartTests|WorkerCrashTests|CrashDuplicatesTests'
+tansu_suites+='|ReceiptCopiesEndToEndTests|ReplayEndToEndTests|DevicesCommandTests|WorkerIMKITTests'
 export PUSH_WORKER_INTEGRATION=1
 swift build --build-tests
 for choice in current debian; do
