@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "HTTPTypes", swiftSettings: strict),
         .target(name: "CLI", swiftSettings: strict),
         // Services, the group that runs them and shuts them down in reverse order, signals as an async sequence.
-        .target(name: "Lifecycle", swiftSettings: strict),
+        .target(name: "Lifecycle", dependencies: ["Essentials"], swiftSettings: strict),
         .target(name: "PushCore", dependencies: ["Essentials"], swiftSettings: strict),
         // The device registry and the client settings as tables on every pod, behind the `DeviceStore` port: in
         // memory (pure) or in an LMDB file (the one part that imports `CLMDB`).
@@ -59,12 +59,41 @@ let package = Package(
             name: "PipelineMetrics",
             dependencies: ["PushPipeline", "PushCore", "Observability", "KafkaTypes", "Essentials"],
             swiftSettings: strict),
+        // Pure: environment variables and files turned into the settings of every command, behind the
+        // `FileReading` port, with the file reloader.
+        .target(
+            name: "Configuration",
+            dependencies: [
+                "CLI", "PushCore", "PushPipeline", "Kafka", "HTTP2", "HTTPTypes", "Providers", "Observability",
+                "StatusServer", "Ingress", "Essentials",
+            ],
+            swiftSettings: strict),
+        // The adapters behind the pipeline's ports, built and shut down as one scope: the Kafka record source and
+        // sink, the provider sender with the apps' clients, the registry and token followers, the exit codes.
+        .target(
+            name: "Adapters",
+            dependencies: [
+                "Configuration", "CLI", "PushCore", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "HTTP2",
+                "HTTPTypes", "Providers", "Observability", "TopicWindow", "Essentials", "Lifecycle", "DeviceRegistry",
+            ],
+            swiftSettings: strict),
+        // `push-worker ingress`: the HTTP server around `Ingress`'s request handling, its Kafka producer, keys
+        // reloading and readiness.
+        .target(
+            name: "IngressServer",
+            dependencies: [
+                "Ingress", "Configuration", "Adapters", "CLI", "PushCore", "Kafka", "Observability", "StatusServer",
+                "Lifecycle", "Essentials",
+            ],
+            swiftSettings: strict),
+        // `push-worker run`: the pipeline, its adapters, status server, watchdog and followers wired into one
+        // service group.
         .target(
             name: "Worker",
             dependencies: [
-                "CLI", "PushCore", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "HTTP2", "HTTPTypes",
-                "Providers", "Observability", "StatusServer", "TopicWindow", "Essentials", "Lifecycle",
-                "DeviceRegistry", "Ingress",
+                "Configuration", "Adapters", "CLI", "PushCore", "PushPipeline", "PipelineMetrics", "Kafka",
+                "KafkaTypes", "HTTP2", "HTTPTypes", "Providers", "Observability", "StatusServer", "Essentials",
+                "Lifecycle", "DeviceRegistry",
             ],
             swiftSettings: strict
         ),
@@ -73,8 +102,8 @@ let package = Package(
         .target(
             name: "Replay",
             dependencies: [
-                "Worker", "PushPipeline", "PushCore", "Kafka", "KafkaTypes", "TopicWindow", "Providers",
-                "DeviceRegistry", "Observability", "Lifecycle", "CLI", "Essentials",
+                "Adapters", "Configuration", "PushPipeline", "PushCore", "Kafka", "KafkaTypes", "TopicWindow",
+                "Providers", "DeviceRegistry", "Observability", "Lifecycle", "CLI", "Essentials",
             ],
             swiftSettings: strict),
         .target(name: "Observability", dependencies: ["Essentials"], swiftSettings: strict),
@@ -92,8 +121,9 @@ let package = Package(
         .executableTarget(
             name: "push-worker",
             dependencies: [
-                "CLI", "PushCore", "Kafka", "Worker", "Replay", "Observability", "ReceiptAnalytics", "TopicWindow",
-                "Essentials", "Lifecycle", "MallocConfiguration", "DeviceRegistry",
+                "CLI", "PushCore", "Kafka", "Configuration", "Adapters", "IngressServer", "Worker", "Replay",
+                "Observability", "ReceiptAnalytics", "TopicWindow", "Essentials", "Lifecycle", "MallocConfiguration",
+                "DeviceRegistry",
             ],
             swiftSettings: strict
         ),
@@ -102,7 +132,9 @@ let package = Package(
         // repository's files and a seeded random generator. Nothing here starts a process or opens a socket.
         .target(
             name: "TestSupport",
-            dependencies: ["PushPipeline", "PushCore", "KafkaTypes", "Essentials", "COpenSSL", "HTTPTypes"],
+            dependencies: [
+                "PushPipeline", "PushCore", "KafkaTypes", "Essentials", "COpenSSL", "HTTPTypes", "Configuration",
+            ],
             path: "Tests/TestSupport", swiftSettings: strict),
     ] + unitTests + (integration ? integrationTests : [])
 )
@@ -138,7 +170,10 @@ var unitTests: [Target] {
             swiftSettings: strict
         ),
         .testTarget(
-            name: "ReplayTests", dependencies: ["Replay", "PushPipeline", "PushCore", "KafkaTypes", "TestSupport"],
+            name: "ReplayTests",
+            dependencies: [
+                "Replay", "Adapters", "Configuration", "PushPipeline", "PushCore", "KafkaTypes", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "IngressTests", dependencies: ["Ingress", "PushCore"], swiftSettings: strict),
         .testTarget(name: "HTTPTypesTests", dependencies: ["HTTPTypes"], swiftSettings: strict),
@@ -160,10 +195,27 @@ var unitTests: [Target] {
         ),
         .testTarget(name: "DocumentationTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(
+            name: "ConfigurationTests",
+            dependencies: [
+                "Configuration", "PushPipeline", "Kafka", "PushCore", "Providers", "Observability", "HTTP2",
+                "HTTPTypes", "TestSupport", "Essentials",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AdaptersTests",
+            dependencies: [
+                "Adapters", "Configuration", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore",
+                "Providers", "Observability", "HTTP2", "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "WorkerUnitTests",
             dependencies: [
-                "Worker", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore", "Providers",
-                "Observability", "HTTP2", "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
+                "Worker", "Adapters", "Configuration", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes",
+                "PushCore", "Providers", "Observability", "HTTP2", "HTTPTypes", "TestSupport", "Essentials",
+                "Lifecycle",
             ],
             swiftSettings: strict
         ),
@@ -211,8 +263,9 @@ var integrationTests: [Target] {
         .testTarget(
             name: "WorkerTests",
             dependencies: [
-                "Worker", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore", "Providers",
-                "Observability", "HTTP2", "HTTPTypes", "TestSupport", "IntegrationSupport", "Essentials", "Lifecycle",
+                "Worker", "Adapters", "Configuration", "IngressServer", "PushPipeline", "PipelineMetrics", "Kafka",
+                "KafkaTypes", "PushCore", "Providers", "Observability", "HTTP2", "HTTPTypes", "TestSupport",
+                "IntegrationSupport", "Essentials", "Lifecycle",
             ],
             swiftSettings: strict
         ),

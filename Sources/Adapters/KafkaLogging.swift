@@ -4,7 +4,7 @@ import PushPipeline
 
 extension Logger {
     /// librdkafka's own log lines as events of this logger, at the level matching their syslog severity.
-    func kafkaLogHandler() -> KafkaLogHandler {
+    package func kafkaLogHandler() -> KafkaLogHandler {
         { [self] line in
             log(
                 level: LogLevel(syslogSeverity: line.severity), "librdkafka",
@@ -13,7 +13,7 @@ extension Logger {
     }
 
     /// The librdkafka the process runs on, one line at start; a warning below 2.2 (`KafkaLibrary.shortcoming`).
-    func logKafkaLibrary(version: String = KafkaLibrary.version, number: Int = KafkaLibrary.versionNumber) {
+    package func logKafkaLibrary(version: String = KafkaLibrary.version, number: Int = KafkaLibrary.versionNumber) {
         if let shortcoming = KafkaLibrary.shortcoming(ofVersion: number) {
             warning(
                 "librdkafka", metadata: ["kafka.librdkafka": .string(version), "kafka.advice": .string(shortcoming)])
@@ -24,7 +24,7 @@ extension Logger {
 
     /// Errors a Kafka client reports outside a delivery (broker down, authentication, fatal) as warnings, or
     /// as critical events when the client can no longer be used.
-    func kafkaErrorHandler() -> @Sendable (KafkaError) -> Void {
+    package func kafkaErrorHandler() -> @Sendable (KafkaError) -> Void {
         { [self] error in
             log(
                 level: error.isFatal ? .critical : .warning, "kafka client error",

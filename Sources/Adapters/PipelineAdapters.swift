@@ -1,3 +1,4 @@
+import Configuration
 import HTTP2
 import Kafka
 import Lifecycle
@@ -21,7 +22,7 @@ public struct PipelineAdapters: Sendable {
     public let sender: ProviderSender
     public let producer: KafkaProducer
     /// The apps of `PUSH_APPS_DIR` and their clients, when it is set.
-    let apps: AppFolders?
+    package let apps: AppFolders?
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     public let transports: [any HTTP2Transport]
 
@@ -114,10 +115,10 @@ public struct PipelineAdapters: Sendable {
 }
 
 /// The apps of `PUSH_APPS_DIR`: their catalog, the provider clients of those in use, and their metrics.
-struct AppFolders: Sendable {
-    let catalog: AppCatalog
-    let senders: AppSenders
-    let metrics: AppMetrics
+package struct AppFolders: Sendable {
+    package let catalog: AppCatalog
+    package let senders: AppSenders
+    package let metrics: AppMetrics
 }
 
 extension APNsClient {

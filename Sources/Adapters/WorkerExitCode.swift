@@ -1,3 +1,4 @@
+import CLI
 import Lifecycle
 import PushPipeline
 
@@ -19,6 +20,12 @@ public enum WorkerExitCode {
     public static let forced: Int32 = 130
 
     /// The codes `run`'s service group returns: 0 after a signal, 1 for a service's failure, 130 when forced.
-    static let serviceGroup = ServiceGroup.ExitCodes(
+    package static let serviceGroup = ServiceGroup.ExitCodes(
         signal: success, finished: success, failure: failure, forced: forced)
+
+    /// Prints the one line that names the bad setting; returns `configuration`.
+    public static func refuse(_ error: any Error) -> Int32 {
+        StandardStreams.writeError("push-worker: \(error)")
+        return configuration
+    }
 }

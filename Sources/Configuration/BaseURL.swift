@@ -3,9 +3,9 @@ import Glibc
 /// The syntax check of a provider URL (`APNS_URL`, `FCM_URL`, a service account's `token_uri`): `https://` or
 /// `http://`, a host (a DNS name, an IPv4 address or a bracketed IPv6 address), an optional port from 1 to 65535
 /// and an optional path; no user info, query, fragment or spaces. Pure.
-enum BaseURL {
+package enum BaseURL {
     /// Why `text` is not such a URL, or `nil` when it is.
-    static func problem(with text: String) -> String? {
+    package static func problem(with text: String) -> String? {
         let lowered = text.lowercased()
         guard let scheme = ["https://", "http://"].first(where: { lowered.hasPrefix($0) }) else {
             return "is not an https URL like https://host:port"

@@ -143,7 +143,7 @@ extension WorkerConfiguration {
 
     /// Refuses a cleartext `http://` URL (a bearer token or provider token would travel unencrypted) unless
     /// `allowsHTTP` (`PUSH_ALLOW_INSECURE_HTTP=true`).
-    static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {
+    package static func checkTransport(of url: String, variable: String, allowsHTTP: Bool) throws(InvalidSetting) {
         guard !url.lowercased().hasPrefix("https://") else { return }
         guard allowsHTTP, url.lowercased().hasPrefix("http://") else {
             throw InvalidSetting(

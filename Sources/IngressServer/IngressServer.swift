@@ -1,3 +1,4 @@
+import Configuration
 import Ingress
 import Kafka
 import Observability

@@ -1,4 +1,6 @@
+import Adapters
 import CLI
+import Configuration
 import Essentials
 import Kafka
 import Lifecycle
@@ -14,7 +16,7 @@ public enum IngressService {
         do {
             configuration = try IngressConfiguration.load(environment: environment, configFile: configFile)
         } catch {
-            return WorkerService.refuse(error)
+            return WorkerExitCode.refuse(error)
         }
         let logger = Logger(label: "push-worker-ingress", level: configuration.logLevel)
         logger.info("starting", metadata: ["config": .string(configuration.description)])

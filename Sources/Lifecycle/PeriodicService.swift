@@ -1,16 +1,26 @@
 import Essentials
-import Lifecycle
 
 /// Runs `tick` every `interval` of `clock` until its shutdown, handing it the state it keeps from one tick to the
 /// next; a tick that throws a `ServiceGroupExit` ends the group with it. What the worker checks or samples on a
 /// schedule (files, apps, metrics, Kafka's fatal errors) runs as one of these.
-struct PeriodicService<State: Sendable>: Service {
+public struct PeriodicService<State: Sendable>: Service {
     let interval: Duration
     let clock: any WallClock
     let initial: State
     let tick: @Sendable (inout State) throws(ServiceGroupExit) -> Void
 
-    func run(shutdown: GracefulShutdown) async throws {
+    /// Ticks every `interval` of `clock`, starting from `initial`.
+    public init(
+        interval: Duration, clock: any WallClock, initial: State,
+        tick: @escaping @Sendable (inout State) throws(ServiceGroupExit) -> Void
+    ) {
+        self.interval = interval
+        self.clock = clock
+        self.initial = initial
+        self.tick = tick
+    }
+
+    public func run(shutdown: GracefulShutdown) async throws {
         try await shutdown.cancelOnRequest { try await repeatTicks() }
     }
 
@@ -25,21 +35,8 @@ struct PeriodicService<State: Sendable>: Service {
 
 extension PeriodicService where State == Void {
     /// A service that keeps no state between its ticks.
-    init(interval: Duration, clock: any WallClock, tick: @escaping @Sendable () throws(ServiceGroupExit) -> Void) {
+    public init(interval: Duration, clock: any WallClock, tick: @escaping @Sendable () throws(ServiceGroupExit) -> Void)
+    {
         self.init(interval: interval, clock: clock, initial: ()) { _ throws(ServiceGroupExit) in try tick() }
-    }
-}
-
-extension PeriodicService where State == FileReloader {
-    /// Checks a followed file every `interval` (`FileReloader`) and hands each check that found a new version,
-    /// applied or refused, to `report`.
-    init(
-        reloading reloader: FileReloader, every interval: Duration, clock: any WallClock,
-        report: @escaping @Sendable (FileReloader.Check) -> Void
-    ) {
-        self.init(interval: interval, clock: clock, initial: reloader) { reloader in
-            let result = reloader.check()
-            if result != .unchanged { report(result) }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Essentials
+
 /// Everything `push-worker receipts stats` reports, aggregated in one streaming pass. Pure.
 ///
 /// Memory is bounded whatever the receipts hold: at most `maximumDistinctValues` platforms, types,

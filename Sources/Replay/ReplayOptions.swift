@@ -1,7 +1,6 @@
 import Essentials
 import PushPipeline
 import TopicWindow
-import Worker
 
 /// What `push-worker replay` was asked to do, from its command line.
 public struct ReplayOptions: Sendable {

@@ -2,7 +2,6 @@ import KafkaTypes
 import PushPipeline
 import Synchronization
 import TopicWindow
-import Worker
 
 /// The record-source port for a replay: a window of one topic read by explicit assignment (never the live
 /// group, nothing committed). Each record loses the failure headers of an earlier run (`x-attempts`,

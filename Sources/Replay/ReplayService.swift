@@ -1,4 +1,6 @@
+import Adapters
 import CLI
+import Configuration
 import DeviceRegistry
 import Essentials
 import Glibc
@@ -9,7 +11,6 @@ import Providers
 import PushCore
 import PushPipeline
 import TopicWindow
-import Worker
 
 /// `push-worker replay`: sends a window of a topic again with the live worker's configuration and pipeline,
 /// by explicit assignment (never the live group, nothing committed), then prints what it did.
@@ -25,11 +26,11 @@ public enum ReplayService {
         do {
             settings = try ReplayConfiguration.load(environment: environment, configFile: configFile)
         } catch {
-            return WorkerService.refuse(error)
+            return WorkerExitCode.refuse(error)
         }
         let configuration = settings.worker
         let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
-        WorkerService.logAbsent(settings.absentProviders, logger: logger)
+        logger.logAbsent(settings.absentProviders)
         let adapters: PipelineAdapters
         do {
             adapters = try await PipelineAdapters(

@@ -1,3 +1,4 @@
+import Adapters
 import Lifecycle
 import Observability
 import PushPipeline

@@ -1,3 +1,4 @@
+import Adapters
 import Essentials
 import Kafka
 import Lifecycle

@@ -1,7 +1,9 @@
+import Adapters
 import Essentials
 import HTTP2
 import Kafka
 import KafkaTypes
+import Lifecycle
 import Observability
 import PipelineMetrics
 import PushPipeline

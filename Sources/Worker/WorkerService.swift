@@ -1,4 +1,6 @@
+import Adapters
 import CLI
+import Configuration
 import DeviceRegistry
 import Essentials
 import HTTP2
@@ -20,13 +22,13 @@ public enum WorkerService {
         do {
             settings = try RunConfiguration.load(environment: environment, configFile: configFile)
         } catch {
-            return refuse(error)
+            return WorkerExitCode.refuse(error)
         }
         let configuration = settings.worker
         let logger = Logger(label: "push-worker", level: settings.logLevel)
         logger.info("starting", metadata: ["config": .string(configuration.description)])
         logger.logKafkaLibrary()
-        logAbsent(settings.absentProviders, logger: logger)
+        logger.logAbsent(settings.absentProviders)
         if !configuration.ignoredKafkaVariables.isEmpty {
             // Kubernetes' service links (KAFKA_PORT=tcp://…) name no librdkafka property: never passed on.
             logger.warning(
@@ -62,21 +64,6 @@ public enum WorkerService {
         return await serve(
             adapters, source: source, configuration: configuration, status: settings.status, registry: registry,
             absentProviders: settings.absentProviders, logger: logger)
-    }
-
-    /// One line per provider started without (`AbsentProviders`), naming why.
-    public static func logAbsent(_ providers: [AbsentProvider], logger: Logger) {
-        for absent in providers {
-            logger.notice(
-                "provider left out, its credentials are not mounted",
-                metadata: ["push.provider": .string(absent.provider.rawValue), "push.reason": .string(absent.reason)])
-        }
-    }
-
-    /// Prints the one line that names the bad setting.
-    public static func refuse(_ error: any Error) -> Int32 {
-        StandardStreams.writeError("push-worker: \(error)")
-        return WorkerExitCode.configuration
     }
 
     /// Runs the pipeline with its status server, clients and helpers as one `ServiceGroup` until a signal or the

@@ -1,6 +1,6 @@
+import Configuration
 import PushCore
 import PushPipeline
-import Worker
 
 /// A failure of `render` or `strings` that ends the command with one line on stderr and exit code 1.
 struct CommandFailure: Error {

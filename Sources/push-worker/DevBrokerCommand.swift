@@ -1,8 +1,8 @@
 import CLI
+import Configuration
 import Foundation
 import Kafka
 import Lifecycle
-import Worker
 
 /// `push-worker dev-broker`: an embedded Kafka (librdkafka's mock cluster) for tests, demos and other clients.
 enum DevBrokerCommand {

@@ -1,11 +1,12 @@
+import Adapters
 import CLI
+import Configuration
 import DeviceRegistry
 import Essentials
 import Foundation
 import Kafka
 import PushCore
 import TopicWindow
-import Worker
 
 /// `push-worker devices …`: the device registry for operators — subscribe, unsubscribe, list, import, stats.
 enum DevicesCommand {

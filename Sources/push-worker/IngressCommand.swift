@@ -1,6 +1,6 @@
 import CLI
 import Foundation
-import Worker
+import IngressServer
 
 /// `push-worker ingress`: IMKIT's external push service over HTTP, writing each accepted push to Kafka.
 enum IngressCommand {

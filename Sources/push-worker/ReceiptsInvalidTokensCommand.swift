@@ -1,11 +1,11 @@
 import CLI
+import Configuration
 import Essentials
 import Foundation
 import PushCore
 import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
-import Worker
 
 /// `push-worker receipts invalid-tokens`: the tokens providers called dead, for their owner to delete.
 enum ReceiptsInvalidTokensCommand {

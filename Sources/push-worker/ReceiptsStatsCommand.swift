@@ -1,10 +1,10 @@
 import CLI
+import Configuration
 import Foundation
 import Observability
 import PushPipeline
 import ReceiptAnalytics
 import TopicWindow
-import Worker
 
 /// `push-worker receipts stats`: delivery statistics over a window of the receipts topic.
 enum ReceiptsStatsCommand {

@@ -4,7 +4,6 @@ import Foundation
 import PushCore
 import PushPipeline
 import Replay
-import Worker
 
 /// `push-worker replay`: backfill a topic range, or re-drive the dead-letter topic, without double pushes.
 enum ReplayCommand {

@@ -1,6 +1,6 @@
+import Adapters
 import CLI
 import PushPipeline
-import Worker
 
 /// How the Kafka tools end on an error: one line on stderr naming it, and the exit code for its kind.
 enum ToolFailure {

@@ -6,7 +6,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Adapters
+@testable import Configuration
 
 /// An in-memory `PUSH_APPS_DIR` that a test changes while the catalog reads it (`MountedFiles` under a lock).
 final class MemoryFolders: FileReading {

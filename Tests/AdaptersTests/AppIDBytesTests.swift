@@ -2,7 +2,8 @@ import PushCore
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Adapters
+@testable import Configuration
 
 /// Files under paths told apart by their bytes, as a Linux file system tells names apart.
 struct ByteNamedFiles: FileReading {

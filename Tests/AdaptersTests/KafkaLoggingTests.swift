@@ -3,7 +3,7 @@ import Observability
 import Synchronization
 import Testing
 
-@testable import Worker
+@testable import Adapters
 
 /// Keeps every record a logger writes.
 private final class RecordingSink: LogSink {

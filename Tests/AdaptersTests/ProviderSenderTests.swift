@@ -6,8 +6,8 @@ import PushCore
 import TestSupport
 import Testing
 
+@testable import Adapters
 @testable import PushPipeline
-@testable import Worker
 
 @Suite struct ProviderSenderTests {
     static let send = ProviderSend(

@@ -1,7 +1,7 @@
 import Observability
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 private let tokenVariables = [
     "APNS_KEY_FILE": "/secrets/key.p8", "APNS_KEY_ID": "ABC123DEFG", "APNS_TEAM_ID": "TEAM123456",

@@ -2,31 +2,7 @@ import PushPipeline
 import TestSupport
 import Testing
 
-@testable import Worker
-
-/// Files that exist with their bytes; every other path does not exist.
-struct MountedFiles: FileReading {
-    var files: [String: [UInt8]]
-
-    func stamp(of path: String) -> FileStamp? {
-        files[path].map { FileStamp(modifiedNanoseconds: 1, size: Int64($0.count), inode: 1) }
-    }
-
-    func contents(of path: String, kind: InputFileKind) throws -> [UInt8] {
-        guard let bytes = files[path] else { throw FileReadError(path: path, reason: "No such file or directory") }
-        return bytes
-    }
-
-    /// The folders the paths under `directory` name; a directory no path is under does not exist.
-    func folders(in directory: String) throws -> [String] {
-        let prefix = directory + "/"
-        let names = files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path in
-            path.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
-        }
-        guard !names.isEmpty else { throw FileReadError(path: directory, reason: "No such file or directory") }
-        return Set(names).sorted()
-    }
-}
+@testable import Configuration
 
 /// A credentials file variable: unset, set to a path that does not exist, or to a file holding a usable or a
 /// broken credential.

@@ -1,7 +1,7 @@
 import Observability
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 @Suite struct ConfigurationTests {
     static let fcmOnly = ["FCM_SERVICE_ACCOUNT_FILE": "/secrets/sa.json"]

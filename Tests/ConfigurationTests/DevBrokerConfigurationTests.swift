@@ -1,7 +1,7 @@
 import PushPipeline
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 @Suite struct DevBrokerConfigurationTests {
     /// A topic the mock cluster creates on first use has one partition: the dev broker creates every topic the

@@ -2,7 +2,7 @@ import Observability
 import StatusServer
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// `PUSH_INGRESS_TLS_CERT_FILE` and `PUSH_INGRESS_TLS_KEY_FILE`: both or neither, each a PEM file.
 @Suite struct IngressTLSConfigurationTests {

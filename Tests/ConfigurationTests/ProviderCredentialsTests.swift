@@ -1,7 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// The credentials are read and checked with the configuration: each error names the variable whose file is wrong,
 /// known from which file was being read, never from the text of an error.

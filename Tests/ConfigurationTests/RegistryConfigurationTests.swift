@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 @Suite struct RegistryConfigurationTests {
     static func registry(_ environment: [String: String]) throws(InvalidSetting) -> RegistryConfiguration {

@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 @Suite struct RenderConfigurationTests {
     @Test func readsTheVariablesTheOfflineCommandsFallBackOn() throws {

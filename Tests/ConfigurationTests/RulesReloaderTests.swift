@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// An in-memory file for the rules reloader.
 final class MemoryFile: FileReading {

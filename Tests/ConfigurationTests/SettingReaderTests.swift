@@ -2,7 +2,7 @@ import Kafka
 import Observability
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// The settings every command reads the same way: `LOG_LEVEL`, the status endpoints, `KAFKA_*` and `--config`.
 @Suite struct SettingReaderTests {

@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// The rules table in force at start is read with the other settings.
 @Suite struct StartingRulesTests {

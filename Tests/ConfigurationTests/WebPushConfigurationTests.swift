@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// Web Push's settings: the VAPID key file and subject come together, each error names its variable, and the
 /// private-endpoint switch is read for every app.

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `docs/configuration.md` names exactly the variables the configuration code reads: a variable added to
-/// `Sources/Worker/Configuration` without a row, or a row left behind by a variable that is gone, fails here.
+/// `Sources/Configuration` without a row, or a row left behind by a variable that is gone, fails here.
 @Suite struct ConfigurationReferenceTests {
     /// The variables named in the first column of the Markdown tables whose header starts with `| variable |`
     /// (every name in backticks there; `KAFKA_*`, the pass-through row, is not a name).
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func theConfigurationReferenceNamesEveryVariableTheCodeReadsAndNoOther() throws {
-        let folder = Repository.path("Sources/Worker/Configuration")
+        let folder = Repository.path("Sources/Configuration")
         let sources = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".swift") }
             .map { try String(contentsOf: folder.appending(path: $0), encoding: .utf8) }

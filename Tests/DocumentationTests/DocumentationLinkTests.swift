@@ -72,7 +72,7 @@ import Testing
         return anchors(text).contains(String(parts[1])) ? nil : "\(link): no such heading"
     }
 
-    /// The repository paths a text names (`deploy/local/demo.sh`, `Sources/Worker/Configuration`, …), fenced
+    /// The repository paths a text names (`deploy/local/demo.sh`, `Sources/Configuration`, …), fenced
     /// examples included; patterns (`Sources/C*`, `Tests/<Module>Tests`) and lines about `kubectl`, whose
     /// `deploy/push-worker` is a Kubernetes resource, left out.
     static func repositoryPaths(_ text: String) -> [String] {
@@ -102,9 +102,9 @@ import Testing
 
     @Test func repositoryPathsAreFoundInText() {
         let text =
-            "Run `bash deploy/local/demo.sh`; see Sources/Worker/Configuration, `Tests/<Module>Tests`, `Sources/C*`.\n"
+            "Run `bash deploy/local/demo.sh`; see Sources/Configuration, `Tests/<Module>Tests`, `Sources/C*`.\n"
             + "`kubectl rollout restart deploy/push-worker`\n"
-        #expect(Self.repositoryPaths(text) == ["deploy/local/demo.sh", "Sources/Worker/Configuration"])
+        #expect(Self.repositoryPaths(text) == ["deploy/local/demo.sh", "Sources/Configuration"])
     }
 
     @Test func everyRepositoryPathTheDocumentationNamesExists() throws {

@@ -8,7 +8,8 @@ import PushCore
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
+@testable import IngressServer
 
 /// `push2clients` through every real part: the ingress over HTTP, the dev broker over TCP, `push-worker run` with
 /// the registry, and the push simulator over HTTP/2, which records what it received.

@@ -7,7 +7,8 @@ import PushCore
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
+@testable import IngressServer
 
 /// `push-worker ingress` over real HTTP on loopback, writing to librdkafka's mock cluster over TCP; the records are
 /// read back with a consumer.

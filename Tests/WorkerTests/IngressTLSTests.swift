@@ -5,7 +5,8 @@ import Observability
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
+@testable import IngressServer
 
 /// `push-worker ingress` answering TLS itself (libmicrohttpd over GnuTLS) with a certificate made by openssl for
 /// the test; curl is the client, trusting only that certificate.

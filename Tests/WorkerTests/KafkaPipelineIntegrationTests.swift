@@ -6,7 +6,7 @@ import PushPipeline
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Adapters
 
 /// The pipeline over the real Kafka adapters and librdkafka's mock cluster (over TCP on loopback),
 /// with the fake planner and sender: consume, receipts and dead letters produced, offsets committed.

@@ -1,7 +1,7 @@
 import Kafka
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// Kubernetes' service-link variables (`KAFKA_PORT`, …) against librdkafka: a producer is made of what is left,
 /// and it resolves and connects to its bootstrap servers.

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Configuration
 
 /// Every secret-bearing variable also comes as `NAME_FILE`, a file mounted from a Secret.
 @Suite struct SecretFilesTests {

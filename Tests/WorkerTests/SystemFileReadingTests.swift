@@ -4,7 +4,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Adapters
+@testable import Configuration
 
 /// The one reader of every input file: regular files only, a size cap per kind, nothing that can block.
 @Suite(.timeLimit(.minutes(1))) struct SystemFileReadingTests {

@@ -5,7 +5,7 @@ import PushPipeline
 import TestSupport
 import Testing
 
-@testable import Worker
+@testable import Adapters
 
 @Suite struct UnsubscribingDeadTokensTests {
     static let dead = String(repeating: "0d", count: 32)

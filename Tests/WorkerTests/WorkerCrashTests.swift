@@ -5,7 +5,6 @@ import PushCore
 import PushPipeline
 import TestSupport
 import Testing
-import Worker
 
 /// At least once across crashes and group changes, with real processes.
 @Suite(.serialized) struct WorkerCrashTests {

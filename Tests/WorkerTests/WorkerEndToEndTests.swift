@@ -7,7 +7,6 @@ import PushCore
 import PushPipeline
 import TestSupport
 import Testing
-import Worker
 
 /// The real processes: `push-worker dev-broker`, the push simulator (APNs, FCM and OAuth over TLS HTTP/2) and
 /// `push-worker run`, with events produced into Kafka and the receipts, retry and dead-letter records read back.

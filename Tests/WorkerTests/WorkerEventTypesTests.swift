@@ -5,7 +5,6 @@ import PushCore
 import PushPipeline
 import TestSupport
 import Testing
-import Worker
 
 /// Events of every type the built-in rules table lists, plus one it does not (`poll`, sent by its fallback
 /// rule), each with three devices of two users: APNs, APNs VoIP and FCM mixed, some sandbox, some users muted,

@@ -1,9 +1,9 @@
+import Configuration
 import Foundation
 import IntegrationSupport
 import PushCore
 import TestSupport
 import Testing
-import Worker
 
 /// `push-worker run` built beside the tests, as a child process with only `environment` as its environment.
 func workerProcess(environment: [String: String]) throws -> ChildProcess {

@@ -2,6 +2,7 @@ import Lifecycle
 import TestSupport
 import Testing
 
+@testable import Adapters
 @testable import Worker
 
 /// The watchdog: the poll loop called stalled only past its limit, and the last poll reported once it is.

@@ -6,6 +6,7 @@ import PipelineMetrics
 import PushPipeline
 import Testing
 
+@testable import Configuration
 @testable import Worker
 
 @Suite("Worker probes and sampled metrics")

@@ -1,3 +1,4 @@
+import Configuration
 import Essentials
 import Observability
 import PipelineMetrics
@@ -11,7 +12,7 @@ import Synchronization
 /// variables.
 ///
 /// Each refusal is counted (`push_app_refusals_total`) and logged naming the file at fault, at most once per app per `logInterval` (`LogRateLimiter`).
-final class AppCatalog: AppContexts, Sendable {
+package final class AppCatalog: AppContexts, Sendable {
     /// One app as last read.
     enum Entry: Sendable {
         /// Usable; `generation` changes whenever its files do, so clients made for older files are replaced.

@@ -1,3 +1,4 @@
+import Configuration
 import Observability
 import Providers
 import PushCore

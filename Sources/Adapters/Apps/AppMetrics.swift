@@ -6,7 +6,7 @@ import Synchronization
 /// The metrics of `PUSH_APPS_DIR`'s apps. The `app` label is bounded: the first `labelLimit` apps seen keep their
 /// name, later ones share `(other)` (`BoundedKeys`), and the default app is `(default)`, so a platform of thousands of
 /// apps cannot grow the series without bound.
-final class AppMetrics: Sendable {
+package final class AppMetrics: Sendable {
     /// The `app` label of messages without an `appID`.
     static let defaultAppLabel = "(default)"
     /// The `result` values of `push_apps_reloads_total`.

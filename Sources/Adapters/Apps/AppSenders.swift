@@ -16,7 +16,7 @@ struct AppClients: Sendable {
 /// or when its files change (`LiveApps`). Every app sends over one shared HTTP/2 transport, which keeps a
 /// connection per origin, so apps with other base URLs get their own connections and apps with the same share them;
 /// clients of one APNs key share its provider token (`APNsTokenSigners`).
-final class AppSenders: Sendable {
+package final class AppSenders: Sendable {
     private let catalog: AppCatalog
     private let transport: any HTTPTransport
     private let signers: APNsTokenSigners

@@ -4,7 +4,7 @@ import Observability
 
 /// Re-reads `PUSH_APPS_DIR` every `interval` (`AppCatalog.refresh`), logging each app added, changed, removed or
 /// broken, and drops the clients of idle apps. Its shutdown stops the checks.
-struct AppsReloadService: Service {
+package struct AppsReloadService: Service {
     let catalog: AppCatalog
     let senders: AppSenders
     let interval: Duration
@@ -12,7 +12,19 @@ struct AppsReloadService: Service {
     let logger: Logger
     let clock: any WallClock
 
-    func run(shutdown: GracefulShutdown) async throws {
+    package init(
+        catalog: AppCatalog, senders: AppSenders, interval: Duration, metrics: AppMetrics, logger: Logger,
+        clock: any WallClock
+    ) {
+        self.catalog = catalog
+        self.senders = senders
+        self.interval = interval
+        self.metrics = metrics
+        self.logger = logger
+        self.clock = clock
+    }
+
+    package func run(shutdown: GracefulShutdown) async throws {
         let (catalog, senders, metrics, logger) = (catalog, senders, metrics, logger)
         try await PeriodicService(interval: interval, clock: clock) {
             let changes = catalog.refresh()

@@ -1,3 +1,4 @@
+import Configuration
 import DeviceRegistry
 import Kafka
 import Lifecycle
@@ -7,7 +8,7 @@ import Observability
 /// offsets its store holds (a disk-backed store resumes; a memory one starts from the beginning), logging each record
 /// it ignores (never its value: it holds a token) and each Kafka or store failure before retrying. Its shutdown stops
 /// following.
-struct RegistryFollowerService: Service {
+package struct RegistryFollowerService: Service {
     let configuration: KafkaConfiguration
     let registry: RegistryConfiguration
     let tables: RegistryTables
@@ -15,7 +16,18 @@ struct RegistryFollowerService: Service {
     /// Called each time both topics are read up to where they ended when the follower (re)connected.
     var loaded: @Sendable () -> Void = {}
 
-    func run(shutdown: GracefulShutdown) async throws {
+    package init(
+        configuration: KafkaConfiguration, registry: RegistryConfiguration, tables: RegistryTables, logger: Logger,
+        loaded: @escaping @Sendable () -> Void = {}
+    ) {
+        self.configuration = configuration
+        self.registry = registry
+        self.tables = tables
+        self.logger = logger
+        self.loaded = loaded
+    }
+
+    package func run(shutdown: GracefulShutdown) async throws {
         try await shutdown.cancelOnRequest { await follow() }
     }
 

@@ -7,8 +7,8 @@ import Observability
 /// resumes reads only the newer ones), and `push_registry_ignored_total{topic,reason}` for records ignored with a
 /// warning (reason `too_many_muted_rooms`: the muted rooms of a settings record beyond the bound); with the LMDB
 /// store, `push_registry_store_rebuilds_total{reason}`.
-enum RegistryMetrics {
-    static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
+package enum RegistryMetrics {
+    package static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
         let devices = registry.gauge("push_registry_devices", help: "Device subscriptions in the registry table.")
         let clients = registry.gauge("push_registry_clients", help: "Clients with at least one device.")
         let settings = registry.gauge("push_registry_settings", help: "Clients with a settings record.")
@@ -51,7 +51,7 @@ enum RegistryMetrics {
     }
 
     /// Counts (every reason at 0 from the start) and logs the damaged file the LMDB store moved aside at opening.
-    static func recordRebuilds(_ recovery: StoreRecovery?, in registry: MetricsRegistry, logger: Logger) {
+    package static func recordRebuilds(_ recovery: StoreRecovery?, in registry: MetricsRegistry, logger: Logger) {
         for reason in StoreRecovery.reasons {
             let counter = registry.counter(
                 "push_registry_store_rebuilds_total",

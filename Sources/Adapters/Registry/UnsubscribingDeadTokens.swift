@@ -8,13 +8,22 @@ import PushPipeline
 /// Only keys that still hold the dead token are tombstoned: a device that subscribed again with a new token keeps
 /// its subscription. A device re-subscribed between this check and the tombstone's write is lost; the app
 /// subscribes again at its next start.
-struct UnsubscribingDeadTokens: RecordSink {
+package struct UnsubscribingDeadTokens: RecordSink {
     let inner: any RecordSink
     let store: any DeviceStore
     let invalidTokensTopic: String
     let devicesTopic: String
 
-    func produce(_ records: [OutputRecord]) async throws {
+    package init(
+        inner: any RecordSink, store: any DeviceStore, invalidTokensTopic: String, devicesTopic: String
+    ) {
+        self.inner = inner
+        self.store = store
+        self.invalidTokensTopic = invalidTokensTopic
+        self.devicesTopic = devicesTopic
+    }
+
+    package func produce(_ records: [OutputRecord]) async throws {
         let tombstones = records.flatMap(tombstones)
         guard !tombstones.isEmpty else { return try await inner.produce(records) }
         do {
@@ -26,7 +35,7 @@ struct UnsubscribingDeadTokens: RecordSink {
         }
     }
 
-    func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
+    package func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
 
     private func tombstones(for record: OutputRecord) -> [OutputRecord] {
         guard record.topic == invalidTokensTopic, let dead = InvalidTokenRecord(json: record.value),
