@@ -1,16 +1,38 @@
 internal import COpenSSL
 
-/// The one owner of a P-256 key (`EVP_PKEY`) for ECDH: Web Push's per-message sender key (private) or a
-/// subscription's `p256dh` (public only), freed on `deinit`.
+/// The OpenSSL objects every Web Push encryption shares, made once: the P-256 group, an HMAC-SHA-256 context to copy
+/// and the AES-128-GCM cipher, so that no message pays for a group's construction or a provider lookup.
 ///
-/// `@unchecked Sendable`: the key is never mutated after `init`, and each derivation uses its own `EVP_PKEY_CTX`.
-final class P256Key: @unchecked Sendable {
-    /// The DER `ECPrivateKey` (RFC 5915) of a P-256 key up to its 32-byte scalar, and the curve after it.
-    private static let privateKeyPrefix: [UInt8] = [0x30, 0x31, 0x02, 0x01, 0x01, 0x04, 0x20]
-    private static let privateKeyCurve: [UInt8] = [
-        0xA0, 0x0A, 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07,
-    ]
+/// `@unchecked Sendable`: nothing changes them after `init`; OpenSSL only reads them (a key copies the group, an HMAC
+/// copies the context, a cipher context references the cipher).
+final class WebPushCrypto: @unchecked Sendable {
+    let group: OpaquePointer
+    let hmacTemplate: OpaquePointer
+    let aes128GCM: OpaquePointer
 
+    /// The one set; `nil` (every encryption failing) only if OpenSSL cannot make them.
+    static let shared = WebPushCrypto()
+
+    private init?() {
+        guard let group = copenssl_p256_group(), let hmacTemplate = copenssl_hmac_sha256_template(),
+            let aes128GCM = EVP_CIPHER_fetch(nil, "AES-128-GCM", nil)
+        else { return nil }
+        self.group = group
+        self.hmacTemplate = hmacTemplate
+        self.aes128GCM = aes128GCM
+    }
+
+    /// The shared set, or the error of every encryption when OpenSSL could not make it.
+    static func get() throws(SigningError) -> WebPushCrypto {
+        guard let shared else { throw SigningError(.signingFailed, "OpenSSL has no P-256, HMAC or AES-128-GCM") }
+        return shared
+    }
+}
+
+/// The one owner of a P-256 key pair (`EC_KEY`) for ECDH: Web Push's per-message sender key, freed on `deinit`.
+///
+/// `@unchecked Sendable`: the key is never mutated after `init`.
+final class P256Key: @unchecked Sendable {
     let key: OpaquePointer
 
     private init(_ key: OpaquePointer) {
@@ -18,24 +40,15 @@ final class P256Key: @unchecked Sendable {
     }
 
     deinit {
-        EVP_PKEY_free(key)
+        copenssl_ec_key_free(key)
     }
 
     /// A fresh key pair from OpenSSL's random generator.
     static func generate() throws(SigningError) -> P256Key {
+        let group = try WebPushCrypto.get().group
         ERR_clear_error()
-        guard let key = copenssl_generate_p256() else {
+        guard let key = copenssl_ec_generate(group) else {
             throw SigningError(.signingFailed, "could not generate a P-256 key (\(drainOpenSSLErrors()))")
-        }
-        return P256Key(key)
-    }
-
-    /// The public key of an uncompressed point (`0x04‖x‖y`); throws when it is not a point of the curve.
-    static func publicKey(point: [UInt8]) throws(SigningError) -> P256Key {
-        ERR_clear_error()
-        guard point.count == 65, point[0] == 0x04, let key = copenssl_p256_public_key(point, point.count) else {
-            throw SigningError(
-                .unreadableKey, "the key is not an uncompressed P-256 point (\(drainOpenSSLErrors()))")
         }
         return P256Key(key)
     }
@@ -43,24 +56,23 @@ final class P256Key: @unchecked Sendable {
     /// The key pair of a 32-byte private scalar (a fixed key, for the RFCs' test vectors).
     static func privateKey(scalar: [UInt8]) throws(SigningError) -> P256Key {
         guard scalar.count == 32 else { throw SigningError(.unreadableKey, "a P-256 private key has 32 bytes") }
+        let group = try WebPushCrypto.get().group
         ERR_clear_error()
-        let der = privateKeyPrefix + scalar + privateKeyCurve
-        let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
-        }
-        guard let decoded else {
+        guard let key = copenssl_ec_private_key(group, scalar, scalar.count) else {
             throw SigningError(.unreadableKey, "the key is not a P-256 private key (\(drainOpenSSLErrors()))")
         }
-        return P256Key(decoded)
+        return P256Key(key)
     }
 
     /// The public point, uncompressed (65 bytes).
     func publicPoint() throws(SigningError) -> [UInt8] {
-        try Self.publicPoint(of: key)
+        var point = [UInt8](repeating: 0, count: 65)
+        let length = point.withUnsafeMutableBufferPointer { copenssl_ec_public_point(key, $0.baseAddress, $0.count) }
+        guard length == 65 else { throw SigningError(.signingFailed, "could not export the P-256 public key") }
+        return point
     }
 
-    /// The uncompressed public point of any EC key OpenSSL holds (the VAPID key's too).
+    /// The uncompressed public point of any EC key OpenSSL holds as an `EVP_PKEY` (the VAPID key).
     static func publicPoint(of key: OpaquePointer) throws(SigningError) -> [UInt8] {
         var point = [UInt8](repeating: 0, count: 65)
         let length = point.withUnsafeMutableBufferPointer { copenssl_public_point(key, $0.baseAddress, $0.count) }
@@ -68,22 +80,37 @@ final class P256Key: @unchecked Sendable {
         return point
     }
 
-    /// The ECDH shared secret of this private key and `peer`'s public key: the x coordinate, 32 bytes.
-    func sharedSecret(with peer: P256Key) throws(SigningError) -> [UInt8] {
+    /// The ECDH shared secret of this private key and `peer`: the x coordinate, 32 bytes. The peer is not validated
+    /// again: `P256Point` checked it is on the curve, and P-256's cofactor is 1, so that is the whole check.
+    func sharedSecret(with peer: P256Point) throws(SigningError) -> [UInt8] {
         ERR_clear_error()
-        guard let context = EVP_PKEY_CTX_new(key, nil) else {
-            throw SigningError(.signingFailed, "could not allocate an ECDH context")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var length = 32
         var secret = [UInt8](repeating: 0, count: 32)
-        // The peer is not validated again: `publicKey(point:)` made it from a point of the curve, and P-256's
-        // cofactor is 1, so that is the whole check (the full one costs another scalar multiplication).
-        guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer_ex(context, peer.key, 0) == 1,
-            EVP_PKEY_derive(context, &secret, &length) == 1, length == 32
-        else {
+        guard copenssl_ecdh(key, peer.point, &secret) == 1 else {
             throw SigningError(.signingFailed, "ECDH failed (\(drainOpenSSLErrors()))")
         }
         return secret
+    }
+}
+
+/// The one owner of a P-256 point (`EC_POINT`): a subscription's `p256dh`, checked to be on the curve, freed on
+/// `deinit`.
+///
+/// `@unchecked Sendable`: the point is never mutated after `init`.
+final class P256Point: @unchecked Sendable {
+    let point: OpaquePointer
+
+    /// The point of an uncompressed encoding (`0x04‖x‖y`); throws when it is not a point of the curve.
+    init(uncompressed octets: [UInt8]) throws(SigningError) {
+        let group = try WebPushCrypto.get().group
+        ERR_clear_error()
+        guard octets.count == 65, octets[0] == 0x04, let point = copenssl_ec_point(group, octets, octets.count) else {
+            throw SigningError(
+                .unreadableKey, "the key is not an uncompressed P-256 point (\(drainOpenSSLErrors()))")
+        }
+        self.point = point
+    }
+
+    deinit {
+        EC_POINT_free(point)
     }
 }

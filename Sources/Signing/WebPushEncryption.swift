@@ -1,10 +1,11 @@
 internal import COpenSSL
+import Synchronization
 
 /// Web Push message encryption (RFC 8291): `aes128gcm` content coding (RFC 8188) with one record, keyed by ECDH
 /// between a sender key and the subscription's `p256dh`, and the subscription's `auth` secret.
 ///
 /// Only the RFC's key schedule is written here (HKDF as HMAC-SHA-256 steps); ECDH, HMAC and AES-128-GCM are
-/// OpenSSL's.
+/// OpenSSL's, on objects made once (`WebPushCrypto`). A subscription's point is read once and kept (`peers`).
 public enum WebPushEncryption {
     /// The record size written in the header, and the most bytes a message has: push services accept 4096 bytes of
     /// body at least (RFC 8291 §4).
@@ -13,6 +14,21 @@ public enum WebPushEncryption {
     public static let headerBytes = 86
     /// The plaintext one message holds: 4096 bytes less the header, the padding delimiter and the 16-byte tag.
     public static let maximumPlaintextBytes = recordSize - headerBytes - 1 - 16
+    /// The most subscription points kept; past it the cache starts over.
+    static let maximumCachedPeers = 4_096
+    /// The points of the subscriptions sent to lately, by their `p256dh`.
+    private static let peers = Mutex<[[UInt8]: P256Point]>([:])
+
+    /// `p256dh`'s point: the kept one, or read (and checked on the curve) and kept.
+    static func peer(_ p256dh: [UInt8]) throws(SigningError) -> P256Point {
+        if let known = peers.withLock({ $0[p256dh] }) { return known }
+        let point = try P256Point(uncompressed: p256dh)
+        peers.withLock { peers in
+            if peers.count >= maximumCachedPeers { peers.removeAll() }
+            peers[p256dh] = point
+        }
+        return point
+    }
 
     /// Encrypts `plaintext` for the subscription with a fresh sender key and a fresh 16-byte salt.
     public static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8]) throws(SigningError)
@@ -42,7 +58,7 @@ public enum WebPushEncryption {
         guard auth.count == 16, salt.count == 16 else {
             throw SigningError(.signingFailed, "the auth secret and the salt must be 16 bytes")
         }
-        let receiver = try P256Key.publicKey(point: p256dh)
+        let receiver = try peer(p256dh)
         let senderPoint = try sender.publicPoint()
         let sharedSecret = try sender.sharedSecret(with: receiver)
         // RFC 8291 §3.4: the input keying material from the ECDH secret and the auth secret.
@@ -63,11 +79,9 @@ public enum WebPushEncryption {
 
     /// HMAC-SHA-256 of `message` under `key`.
     private static func hmac(key: [UInt8], _ message: [UInt8]) throws(SigningError) -> [UInt8] {
+        let template = try WebPushCrypto.get().hmacTemplate
         var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &digest, &length) != nil,
-            length == 32
-        else {
+        guard copenssl_hmac(template, key, key.count, message, message.count, &digest) == 1 else {
             throw SigningError(.signingFailed, "HMAC-SHA-256 failed")
         }
         return digest
@@ -75,6 +89,7 @@ public enum WebPushEncryption {
 
     /// AES-128-GCM of `plaintext`: the ciphertext followed by the 16-byte tag.
     private static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]) throws(SigningError) -> [UInt8] {
+        let cipher = try WebPushCrypto.get().aes128GCM
         ERR_clear_error()
         guard let context = EVP_CIPHER_CTX_new() else {
             throw SigningError(.signingFailed, "could not allocate a cipher context")
@@ -85,7 +100,7 @@ public enum WebPushEncryption {
         var final: Int32 = 0
         let sealed = output.withUnsafeMutableBufferPointer { buffer -> Bool in
             guard let base = buffer.baseAddress,
-                EVP_EncryptInit_ex(context, EVP_aes_128_gcm(), nil, key, nonce) == 1,
+                EVP_EncryptInit_ex(context, cipher, nil, key, nonce) == 1,
                 EVP_EncryptUpdate(context, base, &written, plaintext, Int32(plaintext.count)) == 1,
                 EVP_EncryptFinal_ex(context, base + Int(written), &final) == 1,
                 Int(written + final) == plaintext.count

@@ -39,6 +39,16 @@ import Testing
         #expect(first[21..<86] != second[21..<86])
     }
 
+    @Test func aSubscriptionsPointIsReadOnceAndAPointOffTheCurveIsRefused() throws {
+        var other = try P256Key.generate().publicPoint()
+        _ = try WebPushEncryption.encrypt(Example.plaintext, p256dh: other, auth: Example.auth)
+        let kept = try WebPushEncryption.peer(other)
+        _ = try WebPushEncryption.encrypt(Example.plaintext, p256dh: other, auth: Example.auth)
+        #expect(try WebPushEncryption.peer(other) === kept)
+        other[64] ^= 1
+        #expect(throws: SigningError.self) { try WebPushEncryption.peer(other) }
+    }
+
     @Test func theLargestPlaintextFillsTheRecordAndOneByteMoreIsRefused() throws {
         let largest = [UInt8](repeating: 0x61, count: WebPushEncryption.maximumPlaintextBytes)
         let message = try WebPushEncryption.encrypt(largest, p256dh: Example.p256dh, auth: Example.auth)
