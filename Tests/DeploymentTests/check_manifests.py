@@ -211,13 +211,13 @@ def check(directory):
     elif pathlib.PurePath(env["PUSH_RULES_FILE"]["value"]).name not in configmap.get("data", {}):
         failures.append("Deployment: PUSH_RULES_FILE names a key the ConfigMap does not have")
 
-    for variable in ["APNS_KEY_FILE", "FCM_SERVICE_ACCOUNT_FILE"]:
+    for variable in ["APNS_KEY_FILE", "FCM_SERVICE_ACCOUNT_FILE", "WEBPUSH_VAPID_KEY_FILE"]:
         name, mount, volume = mounted_from(env[variable]["value"])
         if "secret" not in volume:
             failures.append(f"Deployment: {variable} is not in a Secret volume")
         elif volume["secret"].get("optional") is not True:
             failures.append(f"Deployment: the Secret of {variable} must be optional (each provider is)")
-    for variable in ["APNS_KEY_ID", "APNS_TEAM_ID"]:
+    for variable in ["APNS_KEY_ID", "APNS_TEAM_ID", "WEBPUSH_VAPID_SUBJECT"]:
         reference = env[variable].get("valueFrom", {}).get("secretKeyRef")
         if reference is None:
             failures.append(f"Deployment: {variable} must come from a Secret")

@@ -29,7 +29,11 @@ EXPECTATIONS = {
 
 
 # The provider Secrets of the worker: its volume, and the variables taken from its keys.
-PROVIDER_SECRETS = {"push-worker-apns": ("apns", ["APNS_KEY_ID", "APNS_TEAM_ID"]), "push-worker-fcm": ("fcm", [])}
+PROVIDER_SECRETS = {
+    "push-worker-apns": ("apns", ["APNS_KEY_ID", "APNS_TEAM_ID"]),
+    "push-worker-fcm": ("fcm", []),
+    "push-worker-webpush": ("webpush", ["WEBPUSH_VAPID_SUBJECT"]),
+}
 
 
 def provider_secret_problems(pod, container):
