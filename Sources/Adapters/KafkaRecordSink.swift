@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 import PushPipeline
 
 /// The record-sink port over an idempotent `KafkaProducer`.
@@ -12,7 +13,7 @@ public final class KafkaRecordSink: RecordSink {
     /// Queues every record at once, as it is, then waits for all delivery reports (one wait for the batch). Records
     /// too large for Kafka are reported together as `OutputRejected`; any other failure is thrown as `ProduceFailed`
     /// with librdkafka's error name, fatal when the producer is unusable for good.
-    public func produce(_ records: [OutputRecord]) async throws {
+    public func produce(_ records: [KafkaProducerRecord]) async throws {
         guard !records.isEmpty else { return }
         let failures = await producer.produce(records)
         if let fatal = producer.fatalError {
@@ -28,15 +29,5 @@ public final class KafkaRecordSink: RecordSink {
 
     public func flush(timeout: Duration) async {
         try? await producer.flush(timeout: timeout)
-    }
-}
-
-/// The pipeline's output record is queued by the producer as it is: its headers are read in place, not copied into
-/// `KafkaHeader`s per record. Declared here, in the adapter that joins the two modules.
-extension OutputRecord: ProducibleRecord {
-    public var headerCount: Int { headers.count }
-
-    public func forEachHeader(_ body: (String, [UInt8]?) -> Void) {
-        for header in headers { body(header.name, header.value) }
     }
 }

@@ -32,22 +32,9 @@ public final class KafkaRecordSource: RecordSource {
         consumer.lag.map { (topic: $0.key.topic, partition: $0.key.partition, records: $0.value) }
     }
 
-    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
-        let polled = try await consumer.pollWithRebalances(maxRecords: maxRecords, timeout: timeout)
-        return SourcePoll(
-            events: polled.events.map { event in
-                switch event {
-                case .assigned(let partitions): .assigned(partitions)
-                case .revoking(let partitions): .revoking(partitions)
-                case .lost(let partitions): .lost(partitions)
-                }
-            },
-            records: polled.records.map { record in
-                InputRecord(
-                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                    value: record.value, headers: record.headers.map { RecordHeader($0.name, $0.value ?? []) },
-                    timestampMillis: record.timestampMilliseconds)
-            })
+    /// The consumer's poll as it is: the port speaks the consumer's records and rebalance events.
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> ConsumerPoll {
+        try await consumer.pollWithRebalances(maxRecords: maxRecords, timeout: timeout)
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {

@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 import TopicWindow
 
 /// Reads a topic into a table from where the table left it (its beginning for a table that holds nothing), then

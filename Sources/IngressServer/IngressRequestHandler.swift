@@ -1,6 +1,7 @@
 import Foundation
 import Ingress
 import Kafka
+import KafkaTypes
 import Observability
 import StatusServer
 

@@ -1,5 +1,6 @@
 internal import CRdKafka
 import Dispatch
+import KafkaTypes
 import Synchronization
 
 /// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all` by default) whose every record gets
@@ -64,7 +65,7 @@ public final class KafkaProducer: Sendable {
 
     /// Writes `records` as `send(_:)` does and returns the ones Kafka did not store, by their index in `records`,
     /// each with why; nothing is made for a record that was stored.
-    public func produce<Record: ProducibleRecord>(_ records: [Record]) async -> [(index: Int, error: KafkaError)] {
+    public func produce(_ records: [KafkaProducerRecord]) async -> [(index: Int, error: KafkaError)] {
         var failures: [(index: Int, error: KafkaError)] = []
         await deliver(records) { index, batch, slot in
             if let error = batch.error(at: slot, topic: { records[index].topic }) { failures.append((index, error)) }
@@ -76,8 +77,8 @@ public final class KafkaProducer: Sendable {
     /// after a short wait, and so on; hands each record's index with the batch and slot of its final report to
     /// `take`. Once the task is cancelled, a record refused for a full queue is not queued again: its report is that
     /// refusal (a cancelled sleep would not wait, and the loop would spin until the queue drains).
-    private func deliver<Record: ProducibleRecord>(
-        _ records: [Record], _ take: (_ index: Int, _ batch: DeliveryBatch, _ slot: Int) -> Void
+    private func deliver(
+        _ records: [KafkaProducerRecord], _ take: (_ index: Int, _ batch: DeliveryBatch, _ slot: Int) -> Void
     ) async {
         guard !records.isEmpty else { return }
         var pending: [Int]? = nil
@@ -102,7 +103,7 @@ public final class KafkaProducer: Sendable {
     /// reports. The continuation is unchecked (no canary object per batch): `DeliveryBatch` resumes it exactly once,
     /// when the last of its records is reported — by librdkafka, which reports every queued record, or here for a
     /// refused one.
-    private func queueAndWait<Record: ProducibleRecord>(_ records: [Record], _ indices: [Int]?) async -> DeliveryBatch {
+    private func queueAndWait(_ records: [KafkaProducerRecord], _ indices: [Int]?) async -> DeliveryBatch {
         await withUnsafeContinuation { continuation in
             let batch = DeliveryBatch(count: indices?.count ?? records.count, completion: .resume(continuation))
             batch.retainForReports()
@@ -135,7 +136,7 @@ public final class KafkaProducer: Sendable {
     }
 
     /// Queues `record` with `opaque` for its delivery report; throws when librdkafka refuses it.
-    private func queue<Record: ProducibleRecord>(_ record: Record, opaque: UnsafeMutableRawPointer) throws(KafkaError) {
+    private func queue(_ record: KafkaProducerRecord, opaque: UnsafeMutableRawPointer) throws(KafkaError) {
         if let fatal = context.fatalError { throw fatal }
         if context.isClosed { throw KafkaError(code: .state, message: "the producer is closed", isRetriable: false) }
         let headers = Self.makeHeaders(of: record)
@@ -196,14 +197,13 @@ public final class KafkaProducer: Sendable {
         return flushed
     }
 
-    private static func makeHeaders<Record: ProducibleRecord>(of record: Record) -> OpaquePointer? {
-        let count = record.headerCount
-        guard count > 0, let list = rd_kafka_headers_new(count) else { return nil }
-        record.forEachHeader { name, value in
-            if let value {
-                _ = value.withUnsafeBytes { rd_kafka_header_add(list, name, -1, $0.baseAddress, $0.count) }
+    private static func makeHeaders(of record: KafkaProducerRecord) -> OpaquePointer? {
+        guard !record.headers.isEmpty, let list = rd_kafka_headers_new(record.headers.count) else { return nil }
+        for header in record.headers {
+            if let value = header.value {
+                _ = value.withUnsafeBytes { rd_kafka_header_add(list, header.name, -1, $0.baseAddress, $0.count) }
             } else {
-                _ = rd_kafka_header_add(list, name, -1, nil, 0)
+                _ = rd_kafka_header_add(list, header.name, -1, nil, 0)
             }
         }
         return list

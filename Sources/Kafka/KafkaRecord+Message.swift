@@ -1,4 +1,5 @@
 internal import CRdKafka
+import KafkaTypes
 
 extension KafkaRecord {
     /// Copies a consumed librdkafka message (without an error) into a record.

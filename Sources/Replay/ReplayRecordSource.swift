@@ -55,34 +55,30 @@ public final class ReplayRecordSource: RecordSource {
         }
     }
 
-    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> ConsumerPoll {
         let first = progress.withLock { progress in
             defer { progress.started = true }
             return !progress.started
         }
-        var events: [SourceEvent] = []
+        var events: [RebalanceEvent] = []
         if first {
             try await reader.start(windows)
             events = [.assigned(windows.filter { $0.count > 0 }.map { TopicPartition(reader.topic, $0.partition) })]
         }
         guard !reader.isFinished else {
             try await Task.sleep(for: timeout)
-            return SourcePoll(events: events)
+            return ConsumerPoll(events: events)
         }
         let records = try await reader.poll(maxRecords: maxRecords, timeout: timeout)
         progress.withLock { progress in
             for record in records { progress.handedOut[record.partition] = record.nextOffset }
         }
-        return SourcePoll(
+        return ConsumerPoll(
             events: events,
             records: records.map { record in
-                InputRecord(
-                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                    value: record.value,
-                    headers: record.headers.filter { !Self.droppedHeaders.contains($0.name) }.map {
-                        RecordHeader($0.name, $0.value ?? [])
-                    },
-                    timestampMillis: record.timestampMilliseconds)
+                var record = record
+                record.headers.removeAll { Self.droppedHeaders.contains($0.name) }
+                return record
             })
     }
 

@@ -1,3 +1,4 @@
+import KafkaTypes
 import PushCore
 import PushPipeline
 
@@ -24,8 +25,8 @@ public struct ReplaySink: RecordSink {
         self.onUndecodable = onUndecodable
     }
 
-    public func produce(_ records: [OutputRecord]) async throws {
-        var kept: [OutputRecord] = []
+    public func produce(_ records: [KafkaProducerRecord]) async throws {
+        var kept: [KafkaProducerRecord] = []
         kept.reserveCapacity(records.count)
         for var record in records {
             if record.topic == deadLetterTopic,
@@ -36,7 +37,7 @@ public struct ReplaySink: RecordSink {
             }
             if record.headers.contains(where: { $0.name == FailureHeaders.reason }) {
                 record.headers.removeAll { $0.name == FailureHeaders.replayRunId }
-                record.headers.append(RecordHeader(FailureHeaders.replayRunId, text: runId))
+                record.headers.append(KafkaHeader(name: FailureHeaders.replayRunId, text: runId))
             }
             kept.append(record)
         }

@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 
 /// Where a window read stands: the next offset per partition, and the partitions not read to their end yet.
 struct ReadState: Sendable {

@@ -5,6 +5,7 @@ import DeviceRegistry
 import Essentials
 import Foundation
 import Kafka
+import KafkaTypes
 import PushCore
 import TopicWindow
 

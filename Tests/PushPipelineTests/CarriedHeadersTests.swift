@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import PushCore
 import Testing
 
@@ -19,7 +20,8 @@ import Testing
             #"{"id":"m-1","type":"text","room":{"id":"r-42"},"sender":{"id":"u-1"},"recipients":["#
             + recipients.joined(separator: ",") + "]}"
         let input = record(
-            value, offset: 7, headers: [RecordHeader("x-replay-run-id", text: String(repeating: "r", count: 350_000))])
+            value, offset: 7,
+            headers: [KafkaHeader(name: "x-replay-run-id", text: String(repeating: "r", count: 350_000))])
         let planner = CorePlanner(
             rules: .standard, context: ProviderContext(apnsTopic: "com.example.chat", fcmProjectID: "demo-project"))
         let event = try planner.plan(input.value, nowMillis: 1_800_000_000_000).get()
@@ -30,7 +32,8 @@ import Testing
             results: event.devices.map { _ in .finished(FinishedDevice(.skipped, reason: "muted")) },
             target: { event.devices[$0].target },
             narrow: event.narrowed, nowMillis: 1_800_000_000_000)
-        let recordBytes = input.value.count + input.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.count }
+        let recordBytes =
+            input.value.count + input.headers.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.count ?? 0) }
         let outputBytes = outputs.reduce(0) { $0 + $1.value.count + ($1.key?.count ?? 0) }
         #expect(outputs.count == 2_000)
         #expect(outputs.allSatisfy { $0.value.count < 1024 })
@@ -50,18 +53,18 @@ import Testing
     }
 
     @Test func anInputRecordsRunIdIsNotTaken() {
-        let input = record("m1;a", offset: 0, headers: [RecordHeader("x-replay-run-id", text: "forged")])
+        let input = record("m1;a", offset: 0, headers: [KafkaHeader(name: "x-replay-run-id", text: "forged")])
         #expect(CarriedHeaders(of: input, settings: Harness().settings).replayRunId == nil)
     }
 
     @Test func aRetryRecordsRunIdIsTakenWhenItIsAValidRunId() {
         let settings = Harness().settings
         let written = record(
-            "m1;a", offset: 0, topic: "retry-1000", headers: [RecordHeader("x-replay-run-id", text: "run-7")])
+            "m1;a", offset: 0, topic: "retry-1000", headers: [KafkaHeader(name: "x-replay-run-id", text: "run-7")])
         #expect(CarriedHeaders(of: written, settings: settings).replayRunId == "run-7")
         for forged in [String(repeating: "r", count: 201), "", "run\n7"] {
             let input = record(
-                "m1;a", offset: 0, topic: "retry-1000", headers: [RecordHeader("x-replay-run-id", text: forged)])
+                "m1;a", offset: 0, topic: "retry-1000", headers: [KafkaHeader(name: "x-replay-run-id", text: forged)])
             #expect(CarriedHeaders(of: input, settings: settings).replayRunId == nil)
         }
     }
@@ -70,7 +73,7 @@ import Testing
         var settings = Harness().settings
         settings.replayRunId = "run-1"
         let input = record(
-            "m1;a", offset: 0, topic: "retry-1000", headers: [RecordHeader("x-replay-run-id", text: "run-0")])
+            "m1;a", offset: 0, topic: "retry-1000", headers: [KafkaHeader(name: "x-replay-run-id", text: "run-0")])
         #expect(CarriedHeaders(of: input, settings: settings).replayRunId == "run-1")
     }
 
@@ -81,7 +84,9 @@ import Testing
         harness.source.add([
             record(
                 "m1;a,big1", offset: 0,
-                headers: [RecordHeader("traceparent", text: Self.traceParent), RecordHeader("x-other", text: "x")])
+                headers: [
+                    KafkaHeader(name: "traceparent", text: Self.traceParent), KafkaHeader(name: "x-other", text: "x"),
+                ])
         ])
         #expect(await harness.run(untilStored: 1))
         #expect(harness.receipts().allSatisfy { $0["traceparent"] == .string(Self.traceParent) })
@@ -109,7 +114,7 @@ import Testing
 
     @Test func aMalformedTraceParentIsNotCarried() async {
         let harness = Harness()
-        harness.source.add([record("m1;a", offset: 0, headers: [RecordHeader("traceparent", text: "00-zz")])])
+        harness.source.add([record("m1;a", offset: 0, headers: [KafkaHeader(name: "traceparent", text: "00-zz")])])
         #expect(await harness.run(untilStored: 1))
         #expect(harness.receipts().first?["traceparent"] == nil)
     }
@@ -119,10 +124,10 @@ import Testing
         let waiting = record(
             "m1;a", offset: 0, topic: "retry-3600000",
             headers: [
-                RecordHeader("x-retry-not-before", text: String(1_800_000_000_000 + 7_200_000)),
-                RecordHeader("x-dlq-error", text: String(repeating: "e", count: 100_000)),
-                RecordHeader("x-foreign", text: String(repeating: "f", count: 100_000)),
-                RecordHeader("traceparent", text: Self.traceParent),
+                KafkaHeader(name: "x-retry-not-before", text: String(1_800_000_000_000 + 7_200_000)),
+                KafkaHeader(name: "x-dlq-error", text: String(repeating: "e", count: 100_000)),
+                KafkaHeader(name: "x-foreign", text: String(repeating: "f", count: 100_000)),
+                KafkaHeader(name: "traceparent", text: Self.traceParent),
             ])
         let moved = outputs.movingOn(waiting, nowMillis: 1_800_000_000_000)
         #expect(moved?.header("x-foreign") == nil)

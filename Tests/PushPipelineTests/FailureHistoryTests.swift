@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import Testing
 
 @testable import PushPipeline
@@ -14,9 +15,9 @@ import Testing
     static let now: Int64 = 1_800_000_000_000
 
     static func history(_ headers: [String: String], topic: String = "retry-1000") -> FailureHistory {
-        let input = InputRecord(
+        let input = KafkaRecord(
             topic: topic, partition: 0, offset: 0, key: nil, value: [],
-            headers: headers.sorted { $0.key < $1.key }.map { RecordHeader($0.key, text: $0.value) })
+            headers: headers.sorted { $0.key < $1.key }.map { KafkaHeader(name: $0.key, text: $0.value) })
         return FailureHistory(of: input, settings: settings, nowMillis: now)
     }
 

@@ -102,7 +102,7 @@ struct Harness {
     }
 
     /// What was produced on any of the retry tiers.
-    func retryRecords() -> [OutputRecord] {
+    func retryRecords() -> [KafkaProducerRecord] {
         sink.records.filter { settings.isRetryTopic($0.topic) }
     }
 
@@ -124,14 +124,14 @@ struct Harness {
 
 func record(
     _ value: String, offset: Int64, key: String? = "room-a", topic: String = "chat", partition: Int32 = 0,
-    headers: [RecordHeader] = []
-) -> InputRecord {
-    InputRecord(
+    headers: [KafkaHeader] = []
+) -> KafkaRecord {
+    KafkaRecord(
         topic: topic, partition: partition, offset: offset, key: key.map { Array($0.utf8) }, value: Array(value.utf8),
-        headers: headers, timestampMillis: 1_800_000_000_500)
+        headers: headers, timestampMilliseconds: 1_800_000_000_500)
 }
 
-extension OutputRecord {
+extension KafkaProducerRecord {
     var text: String { String(decoding: value, as: UTF8.self) }
 
     func header(_ name: String) -> String? { headers.text(name) }

@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import Observability
 import TestSupport
 import Testing
@@ -9,9 +10,9 @@ import Testing
 /// that must neither trap nor loop.
 @Suite(.timeLimit(.minutes(1))) struct HostileRecordTests {
     static let forged = [
-        RecordHeader("x-attempts", text: "9223372036854775807"), RecordHeader("x-first-failure", text: "-5"),
-        RecordHeader("x-retry-due", text: "9223372036854775807"), RecordHeader("x-source-offset", text: "77"),
-        RecordHeader("x-source-topic", text: "elsewhere"), RecordHeader("x-source-partition", text: "9"),
+        KafkaHeader(name: "x-attempts", text: "9223372036854775807"), KafkaHeader(name: "x-first-failure", text: "-5"),
+        KafkaHeader(name: "x-retry-due", text: "9223372036854775807"), KafkaHeader(name: "x-source-offset", text: "77"),
+        KafkaHeader(name: "x-source-topic", text: "elsewhere"), KafkaHeader(name: "x-source-partition", text: "9"),
     ]
 
     @Test func failureHeadersOnAnInputRecordAreNotBelieved() async {
@@ -31,7 +32,7 @@ import Testing
     @Test func aNegativeAttemptCountOnAnInputRecordDoesNotLiftTheAttemptLimit() async {
         let harness = Harness()
         harness.sender.answerEverything(with: .retry(status: 500, reason: "InternalServerError", after: nil))
-        harness.source.add([record("m1;a", offset: 0, headers: [RecordHeader("x-attempts", text: "-1000")])])
+        harness.source.add([record("m1;a", offset: 0, headers: [KafkaHeader(name: "x-attempts", text: "-1000")])])
         #expect(await harness.run(untilStored: 1))
         #expect(harness.sender.sent.count == harness.settings.maxAttempts)
         #expect(harness.sink.records(on: "dlq").first?.header("x-attempts") == "4")

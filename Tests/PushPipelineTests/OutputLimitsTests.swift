@@ -1,3 +1,4 @@
+import KafkaTypes
 import Testing
 
 @testable import PushPipeline
@@ -15,7 +16,7 @@ import Testing
     }
 
     @Test func aMinimalRecordKeepsOnlyWhyAndWhereFrom() {
-        let record = OutputRecord(
+        let record = KafkaProducerRecord(
             topic: "dlq", key: Array(repeating: 65, count: 5000), value: Array("event".utf8),
             headers: FailureHeaders.make(
                 failure: DeliveryFailure(reason: .unknownType, message: "long text", attempts: 1),

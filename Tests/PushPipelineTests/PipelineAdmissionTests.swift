@@ -19,8 +19,8 @@ import Testing
                     record(
                         "r\(offset);a", offset: Int64(offset), key: "room-r\(offset)", topic: topic,
                         headers: [
-                            RecordHeader("x-retry-due", text: String(now + dueIn)),
-                            RecordHeader("x-attempts", text: "1"),
+                            KafkaHeader(name: "x-retry-due", text: String(now + dueIn)),
+                            KafkaHeader(name: "x-attempts", text: "1"),
                         ])
                 })
         }
@@ -48,7 +48,9 @@ import Testing
             (0..<5).map { offset in
                 record(
                     "r\(offset);a", offset: Int64(offset), topic: "retry-60000",
-                    headers: [RecordHeader("x-retry-due", text: String(due)), RecordHeader("x-attempts", text: "1")])
+                    headers: [
+                        KafkaHeader(name: "x-retry-due", text: String(due)), KafkaHeader(name: "x-attempts", text: "1"),
+                    ])
             })
         let running = harness.start()
         #expect(await harness.settled { running.0.recordsWaitingForDueTime == 1 })

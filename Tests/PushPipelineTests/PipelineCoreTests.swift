@@ -21,11 +21,12 @@ import Testing
         return PipelineCore(settings: settings)
     }
 
-    func poll(_ events: [SourceEvent] = [], _ records: [InputRecord] = [], at now: Int64 = now) -> PipelineCore.Input {
-        .polled(SourcePoll(events: events, records: records), nowMicros: now)
+    func poll(_ events: [RebalanceEvent] = [], _ records: [KafkaRecord] = [], at now: Int64 = now) -> PipelineCore.Input
+    {
+        .polled(ConsumerPoll(events: events, records: records), nowMicros: now)
     }
 
-    func ticket(_ record: InputRecord, generation: Int = 1) -> RecordTicket {
+    func ticket(_ record: KafkaRecord, generation: Int = 1) -> RecordTicket {
         RecordTicket(partition: record.topicPartition, offset: record.offset, generation: generation)
     }
 
@@ -34,7 +35,7 @@ import Testing
     }
 
     /// A core with `assigned` assigned, `m0;a` (offset 0 of `chat`) running, and `chat` revoking.
-    func revokingWhileOneRuns(assigned: [TopicPartition] = [chat]) -> (PipelineCore, running: InputRecord) {
+    func revokingWhileOneRuns(assigned: [TopicPartition] = [chat]) -> (PipelineCore, running: KafkaRecord) {
         var core = core()
         let first = record("m0;a", offset: 0)
         _ = core.handle(poll([.assigned(assigned)], [first]))
@@ -47,11 +48,11 @@ import Testing
         .store(chat, 1), .finishRevoke([chat], unfinished: 0),
     ]
 
-    func retryRecord(offset: Int64, dueInMillis: Int64) -> InputRecord {
+    func retryRecord(offset: Int64, dueInMillis: Int64) -> KafkaRecord {
         let due = Self.now / 1000 + dueInMillis
         return record(
             "m\(offset);a", offset: offset, topic: Self.retry.topic,
-            headers: [RecordHeader("x-retry-due", text: String(due)), RecordHeader("x-attempts", text: "1")])
+            headers: [KafkaHeader(name: "x-retry-due", text: String(due)), KafkaHeader(name: "x-attempts", text: "1")])
     }
 
     // MARK: Rebalances

@@ -1,3 +1,4 @@
+import KafkaTypes
 import TestSupport
 import Testing
 
@@ -54,7 +55,7 @@ import Testing
 
     /// Starts the pipeline on `records` with the send of `m0/a` held; returns once it was sent.
     private func startHoldingM0(
-        _ harness: Harness, _ planner: CountingPlanner, _ records: [InputRecord]
+        _ harness: Harness, _ planner: CountingPlanner, _ records: [KafkaRecord]
     ) async -> (Pipeline<String>, Task<PipelineStop, Never>) {
         harness.sender.hold("m0/a")
         harness.source.add(records)

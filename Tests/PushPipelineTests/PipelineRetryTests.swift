@@ -49,9 +49,9 @@ import Testing
         let harness = Harness()
         let due = harness.clock.nowMillis() + 30_000
         let headers = [
-            RecordHeader("x-retry-due", text: String(due)), RecordHeader("x-attempts", text: "1"),
-            RecordHeader("x-source-topic", text: "chat"), RecordHeader("x-source-partition", text: "2"),
-            RecordHeader("x-source-offset", text: "40"),
+            KafkaHeader(name: "x-retry-due", text: String(due)), KafkaHeader(name: "x-attempts", text: "1"),
+            KafkaHeader(name: "x-source-topic", text: "chat"), KafkaHeader(name: "x-source-partition", text: "2"),
+            KafkaHeader(name: "x-source-offset", text: "40"),
         ]
         harness.source.add([record("m1;a", offset: 0, topic: "retry-60000", headers: headers)])
         harness.source.add([record("m2;b", offset: 0)])
@@ -103,8 +103,9 @@ import Testing
         let harness = Harness()
         let now = harness.clock.nowMillis()
         let headers = [
-            RecordHeader("x-retry-due", text: String(now)), RecordHeader("x-attempts", text: "2"),
-            RecordHeader("x-retry-not-before", text: String(now + 30_000)), RecordHeader("x-source-offset", text: "7"),
+            KafkaHeader(name: "x-retry-due", text: String(now)), KafkaHeader(name: "x-attempts", text: "2"),
+            KafkaHeader(name: "x-retry-not-before", text: String(now + 30_000)),
+            KafkaHeader(name: "x-source-offset", text: "7"),
         ]
         harness.source.add([record("m1;a", offset: 0, topic: "retry-3600000", headers: headers)])
         let running = harness.start()
@@ -128,8 +129,8 @@ import Testing
         let harness = Harness()
         let now = harness.clock.nowMillis()
         let headers = [
-            RecordHeader("x-retry-due", text: String(now)),
-            RecordHeader("x-retry-not-before", text: String(Int64.max)),
+            KafkaHeader(name: "x-retry-due", text: String(now)),
+            KafkaHeader(name: "x-retry-not-before", text: String(Int64.max)),
         ]
         harness.source.add([record("m1;a", offset: 0, topic: "retry-3600000", headers: headers)])
         harness.source.add([record("m2;b", offset: 0, headers: headers)])
@@ -162,10 +163,11 @@ import Testing
         let harness = Harness()
         harness.sender.script("m1/a", [.retry(status: 500, reason: "InternalServerError", after: nil)])
         let headers = [
-            RecordHeader("x-retry-due", text: "0"), RecordHeader("x-attempts", text: "3"),
-            RecordHeader("x-first-failure", text: "1700000000000"),
-            RecordHeader("x-source-topic", text: "chat"), RecordHeader("x-source-partition", text: "1"),
-            RecordHeader("x-source-offset", text: "9"), RecordHeader("x-source-timestamp", text: "1700000000001"),
+            KafkaHeader(name: "x-retry-due", text: "0"), KafkaHeader(name: "x-attempts", text: "3"),
+            KafkaHeader(name: "x-first-failure", text: "1700000000000"),
+            KafkaHeader(name: "x-source-topic", text: "chat"), KafkaHeader(name: "x-source-partition", text: "1"),
+            KafkaHeader(name: "x-source-offset", text: "9"),
+            KafkaHeader(name: "x-source-timestamp", text: "1700000000001"),
         ]
         harness.source.add([record("m1;a", offset: 0, key: "room-q", topic: "retry-1000", headers: headers)])
         let running = harness.start()

@@ -15,7 +15,8 @@ import Testing
                 record(
                     "r0;a", offset: 0, key: "room-r", topic: "retry-600000",
                     headers: [
-                        RecordHeader("x-retry-due", text: String(now + 540_000)), RecordHeader("x-attempts", text: "1"),
+                        KafkaHeader(name: "x-retry-due", text: String(now + 540_000)),
+                        KafkaHeader(name: "x-attempts", text: "1"),
                     ])
             ])
         harness.source.add([record("m0;a", offset: 0, key: "room-0")])

@@ -1,3 +1,4 @@
+import KafkaTypes
 import PushCore
 import Testing
 
@@ -22,10 +23,10 @@ import Testing
     }
 
     /// One line per output: topic, key, headers (`name=value`, `;`-separated), then the value.
-    static func lines(_ outputs: [OutputRecord]) -> [String] {
+    static func lines(_ outputs: [KafkaProducerRecord]) -> [String] {
         outputs.map { output in
             let key = output.key.map { String(decoding: $0, as: UTF8.self) } ?? "-"
-            let headers = output.headers.map { "\($0.name)=\(String(decoding: $0.value, as: UTF8.self))" }
+            let headers = output.headers.map { "\($0.name)=\(String(decoding: $0.value ?? [], as: UTF8.self))" }
             return "\(output.topic) | \(key) | \(headers.joined(separator: ";")) | \(output.text)"
         }
     }
@@ -36,7 +37,8 @@ import Testing
         let input = record(
             "event", offset: 9, topic: "retry-1000",
             headers: [
-                RecordHeader("x-replay-run-id", text: "run-7"), RecordHeader("traceparent", text: Self.traceParent),
+                KafkaHeader(name: "x-replay-run-id", text: "run-7"),
+                KafkaHeader(name: "traceparent", text: Self.traceParent),
             ])
         let delivered = Attempt(
             outcome: .delivered(providerMessageId: "projects/p/messages/1"), sentAtMicros: 1_800_000_001_999_999,

@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import PushCore
 import PushPipeline
 import Synchronization
@@ -9,7 +10,7 @@ public struct SinkFailure: Error {}
 /// A producer that keeps what it was given; it can fail a number of times first.
 public final class FakeSink: RecordSink {
     public struct State {
-        public var records: [OutputRecord] = []
+        public var records: [KafkaProducerRecord] = []
         public var failuresLeft = 0
         public var attempts = 0
         public var flushed = false
@@ -27,11 +28,11 @@ public final class FakeSink: RecordSink {
 
     public func failNext(_ count: Int) { state.withLock { $0.failuresLeft = count } }
 
-    public var records: [OutputRecord] { state.withLock { $0.records } }
+    public var records: [KafkaProducerRecord] { state.withLock { $0.records } }
 
-    public func records(on topic: String) -> [OutputRecord] { records.filter { $0.topic == topic } }
+    public func records(on topic: String) -> [KafkaProducerRecord] { records.filter { $0.topic == topic } }
 
-    public func produce(_ records: [OutputRecord]) async throws {
+    public func produce(_ records: [KafkaProducerRecord]) async throws {
         try state.withLock { state in
             state.attempts += 1
             if state.failuresLeft > 0 {
@@ -43,7 +44,7 @@ public final class FakeSink: RecordSink {
             }
             let tooLarge = records.indices.filter {
                 records[$0].value.count > state.maximumValueBytes
-                    || records[$0].headers.reduce(0, { $0 + $1.value.count }) > state.maximumHeaderBytes
+                    || records[$0].headers.reduce(0, { $0 + ($1.value?.count ?? 0) }) > state.maximumHeaderBytes
             }
             state.records += records.indices.filter { !tooLarge.contains($0) }.map { records[$0] }
             if !tooLarge.isEmpty { throw OutputRejected(indices: tooLarge, reason: "MSG_SIZE_TOO_LARGE") }

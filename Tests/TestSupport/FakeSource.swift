@@ -14,7 +14,7 @@ import Synchronization
 public final class FakeSource: RecordSource {
     public struct State {
         /// Every record added, per partition, and the index of the next one to hand out.
-        public var logs: [TopicPartition: [InputRecord]] = [:]
+        public var logs: [TopicPartition: [KafkaRecord]] = [:]
         public var positions: [TopicPartition: Int] = [:]
         public var paused: Set<TopicPartition> = []
         public var stored: [TopicPartition: Int64] = [:]
@@ -23,7 +23,7 @@ public final class FakeSource: RecordSource {
         public var seeks: [(TopicPartition, Int64)] = []
         public var assigned: Set<TopicPartition> = []
         /// Events for the next poll, before its records.
-        public var pendingEvents: [SourceEvent] = []
+        public var pendingEvents: [RebalanceEvent] = []
         /// Partitions told `revoking` and not finished yet.
         public var revoking: Set<TopicPartition> = []
         /// Every `finishRevoke`, in order.
@@ -56,7 +56,7 @@ public final class FakeSource: RecordSource {
 
     public init(clock: TestClock) { self.clock = clock }
 
-    public func add(_ records: [InputRecord]) {
+    public func add(_ records: [KafkaRecord]) {
         changed { state in
             for record in records { state.logs[record.topicPartition, default: []].append(record) }
         }
@@ -91,8 +91,8 @@ public final class FakeSource: RecordSource {
 
     public var snapshot: State { state.withLock { $0 } }
 
-    public func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll {
-        let (polled, idle) = state.withLock { state -> (SourcePoll, TestClock.Alarm?) in
+    public func poll(maxRecords: Int, timeout: Duration) async throws -> ConsumerPoll {
+        let (polled, idle) = state.withLock { state -> (ConsumerPoll, TestClock.Alarm?) in
             state.polls += 1
             if state.periodicCommits {
                 if state.periodicCommitsHeld > 0 {
@@ -107,7 +107,7 @@ public final class FakeSource: RecordSource {
             var events = state.pendingEvents
             state.pendingEvents = []
             if !new.isEmpty { events.insert(.assigned(new.sorted()), at: 0) }
-            var batch: [InputRecord] = []
+            var batch: [KafkaRecord] = []
             for partition in state.assigned.sorted() where !state.paused.contains(partition) {
                 if state.revoking.contains(partition) && !state.handsOutRevokingRecords { continue }
                 let log = state.logs[partition] ?? []
@@ -117,11 +117,11 @@ public final class FakeSource: RecordSource {
                 batch += log[from..<(from + take)]
                 state.positions[partition] = from + take
             }
-            guard events.isEmpty, batch.isEmpty else { return (SourcePoll(events: events, records: batch), nil) }
+            guard events.isEmpty, batch.isEmpty else { return (ConsumerPoll(events: events, records: batch), nil) }
             // Reserved under this lock: a change after this point wakes the wait (`changed`).
             let idle = clock.reserveAlarm()
             state.idlePoll = idle
-            return (SourcePoll(events: [], records: []), idle)
+            return (ConsumerPoll(events: [], records: []), idle)
         }
         if let idle {
             // Cancelled, it returns empty too, as a consumer's poll does not throw for that.

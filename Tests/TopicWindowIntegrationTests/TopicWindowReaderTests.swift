@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaTypes
 import TestSupport
 import Testing
 import TopicWindow

@@ -1,4 +1,5 @@
 import Kafka
+import KafkaTypes
 import Testing
 
 @testable import TopicWindow

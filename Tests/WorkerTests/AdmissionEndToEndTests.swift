@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import Kafka
+import KafkaTypes
 import PushCore
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Essentials
 import Foundation
 import IntegrationSupport
 import Kafka
+import KafkaTypes
 import PushCore
 import PushPipeline
 import TestSupport

@@ -1,5 +1,6 @@
 import DeviceRegistry
 import Essentials
+import KafkaTypes
 import PushCore
 import PushPipeline
 import TestSupport
@@ -11,11 +12,11 @@ import Testing
     static let dead = String(repeating: "0d", count: 32)
     static let fresh = String(repeating: "0f", count: 32)
 
-    static func deadRecord(user: String, token: String, platform: String = "apns") -> OutputRecord {
+    static func deadRecord(user: String, token: String, platform: String = "apns") -> KafkaProducerRecord {
         let record = InvalidTokenRecord(
             platform: platform, token: token, tokenHash: SHA256.tokenHash(token), userId: user, app: "com.example",
             reason: "Unregistered", invalidSinceMillis: 1_700_000_000_000, messageId: "m", worker: "w")
-        return OutputRecord(topic: "push.invalid-tokens", key: Array(record.key.utf8), value: record.json())
+        return KafkaProducerRecord(topic: "push.invalid-tokens", key: Array(record.key.utf8), value: record.json())
     }
 
     @Test func aDeadTokenTombstonesTheKeysThatStillHoldItAndNoOthers() async throws {
@@ -32,7 +33,7 @@ import Testing
         let inner = FakeSink()
         let sink = UnsubscribingDeadTokens(
             inner: inner, store: store, invalidTokensTopic: "push.invalid-tokens", devicesTopic: "push.devices")
-        let receipt = OutputRecord(topic: "push.receipts", key: nil, value: Array("{}".utf8))
+        let receipt = KafkaProducerRecord(topic: "push.receipts", key: nil, value: Array("{}".utf8))
         try await sink.produce([
             receipt, Self.deadRecord(user: "aaa", token: Self.dead), Self.deadRecord(user: "bbb", token: Self.dead),
         ])

@@ -1,4 +1,5 @@
 import DeviceRegistry
+import KafkaTypes
 import PushCore
 import PushPipeline
 
@@ -23,7 +24,7 @@ package struct UnsubscribingDeadTokens: RecordSink {
         self.devicesTopic = devicesTopic
     }
 
-    package func produce(_ records: [OutputRecord]) async throws {
+    package func produce(_ records: [KafkaProducerRecord]) async throws {
         let tombstones = records.flatMap(tombstones)
         guard !tombstones.isEmpty else { return try await inner.produce(records) }
         do {
@@ -37,12 +38,12 @@ package struct UnsubscribingDeadTokens: RecordSink {
 
     package func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
 
-    private func tombstones(for record: OutputRecord) -> [OutputRecord] {
+    private func tombstones(for record: KafkaProducerRecord) -> [KafkaProducerRecord] {
         guard record.topic == invalidTokensTopic, let dead = InvalidTokenRecord(json: record.value),
             let platform = Platform(rawValue: dead.platform)
         else { return [] }
         return store.keys(ofClient: dead.userId, holding: dead.token, on: platform).map { key in
-            OutputRecord(topic: devicesTopic, key: Array(key.description.utf8), value: [])
+            KafkaProducerRecord(topic: devicesTopic, key: Array(key.description.utf8), value: [])
         }
     }
 }

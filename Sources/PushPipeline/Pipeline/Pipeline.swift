@@ -152,7 +152,7 @@ public actor Pipeline<Request: Sendable> {
         }
     }
 
-    private func observe(_ polled: SourcePoll) {
+    private func observe(_ polled: ConsumerPoll) {
         for event in polled.events {
             if case .assigned(let partitions) = event { observer.observe(.assigned(partitions)) }
             if case .lost(let partitions) = event { observer.observe(.revoked(partitions, unfinished: 0)) }
@@ -207,7 +207,7 @@ public actor Pipeline<Request: Sendable> {
     /// Runs a record's work in its own task. A record in a room lane reports `roomFreed` once the next record of
     /// its room may start: after its devices are settled (`RoomOrdering.strict`) or after its first attempts
     /// (`.firstAttempt`).
-    private func spawn(_ record: InputRecord, _ ticket: RecordTicket, inLane: Bool) {
+    private func spawn(_ record: KafkaRecord, _ ticket: RecordTicket, inLane: Bool) {
         let id = nextTaskId
         nextTaskId += 1
         tasks[id] = task {
@@ -225,7 +225,7 @@ public actor Pipeline<Request: Sendable> {
     }
 
     /// The body of a record's task (`spawn`).
-    private func work(on record: InputRecord, _ ticket: RecordTicket, inLane: Bool, taskId id: Int) async {
+    private func work(on record: KafkaRecord, _ ticket: RecordTicket, inLane: Bool, taskId id: Int) async {
         let processor = processor
         let order = settings.roomOrder
         let done: Bool

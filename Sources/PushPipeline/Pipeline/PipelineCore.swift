@@ -25,7 +25,7 @@ struct RecordTicket: Hashable, Sendable {
 struct PipelineCore {
     enum Input {
         /// A poll returned: its assignment changes first, then its records.
-        case polled(SourcePoll, nowMicros: Int64)
+        case polled(ConsumerPoll, nowMicros: Int64)
         /// The record reached its room's ordering point: the room's next record may start.
         case roomFreed(RecordTicket)
         /// The record's work ended; `done` when all its outcomes are durable.
@@ -40,7 +40,7 @@ struct PipelineCore {
 
     enum Action: Equatable {
         /// Start the record's work; when `inLane`, report `roomFreed` at the room's ordering point.
-        case start(InputRecord, RecordTicket, inLane: Bool)
+        case start(KafkaRecord, RecordTicket, inLane: Bool)
         case store(TopicPartition, Int64)
         case pause([TopicPartition])
         case resume([TopicPartition])
@@ -68,7 +68,7 @@ struct PipelineCore {
 
     /// A retry record held until it is due.
     private struct DueRecord {
-        let record: InputRecord
+        let record: KafkaRecord
         let dueMillis: Int64
     }
 
@@ -80,7 +80,7 @@ struct PipelineCore {
 
     /// A record waiting in its room's lane, with the ticket it starts with.
     private struct QueuedRecord {
-        let record: InputRecord
+        let record: KafkaRecord
         let ticket: RecordTicket
     }
 
@@ -175,7 +175,7 @@ struct PipelineCore {
 
     // MARK: Assignment
 
-    private mutating func apply(_ event: SourceEvent, nowMicros: Int64) -> [Action] {
+    private mutating func apply(_ event: RebalanceEvent, nowMicros: Int64) -> [Action] {
         switch event {
         case .assigned(let assigned):
             var actions: [Action] = []
@@ -262,7 +262,7 @@ struct PipelineCore {
 
     // MARK: Admission
 
-    private mutating func admit(_ records: [InputRecord], nowMillis: Int64) -> [Action] {
+    private mutating func admit(_ records: [KafkaRecord], nowMillis: Int64) -> [Action] {
         var actions: [Action] = []
         var soughtBack: [TopicPartition: Int64] = [:]
         for record in records {
@@ -301,7 +301,7 @@ struct PipelineCore {
     }
 
     /// Admits a record of an assigned partition: it starts now, or waits in its room's lane.
-    private mutating func start(_ record: InputRecord, inLane: Bool) -> [Action] {
+    private mutating func start(_ record: KafkaRecord, inLane: Bool) -> [Action] {
         let partition = record.topicPartition
         guard let generation = partitions[partition]?.generation else { return [] }
         let ticket = RecordTicket(partition: partition, offset: record.offset, generation: generation)

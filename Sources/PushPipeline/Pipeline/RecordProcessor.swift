@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import PushCore
 
 /// A record after its first attempts: what is known per device, and what is left to do.
@@ -14,7 +15,7 @@ struct StartedRecord<Request: Sendable>: Sendable {
         case event(PlannedEvent<Request>, [Device])
     }
 
-    let record: InputRecord
+    let record: KafkaRecord
     let source: SourcePosition
     let content: Content
 
@@ -70,7 +71,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// `AsyncBudget.withUnits` for one bigger than the whole budget); after planning it holds one unit per device,
     /// until `body` returns or throws, so planned requests, their results and receipts stay within the budget.
     func withStarted<Result>(
-        _ record: InputRecord, isolation: isolated (any Actor)? = #isolation,
+        _ record: KafkaRecord, isolation: isolated (any Actor)? = #isolation,
         _ body: (StartedRecord<Request>) async throws -> Result
     ) async throws -> Result {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
@@ -89,7 +90,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
 
     /// Every send's first attempt, at most `maxConcurrentSends` at once.
     private func attemptFirst(
-        _ event: PlannedEvent<Request>, of record: InputRecord, source: SourcePosition
+        _ event: PlannedEvent<Request>, of record: KafkaRecord, source: SourcePosition
     ) async throws -> StartedRecord<Request> {
         var devices = unsentResults(of: event)
         let sends = event.devices.indices.filter { devices[$0] == nil }
@@ -138,7 +139,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// the record's trace context is read from its headers once, at the first failure.
     @inline(never)
     private func observeFailedSends(
-        _ devices: [StartedRecord<Request>.Device?], _ event: PlannedEvent<Request>, of record: InputRecord
+        _ devices: [StartedRecord<Request>.Device?], _ event: PlannedEvent<Request>, of record: KafkaRecord
     ) {
         var traceParent: String?? = nil
         for (index, device) in devices.enumerated() {
@@ -154,7 +155,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
 
     /// A record outside any room lane, from its plan to its acknowledged outputs. A retry record taken up
     /// before its real due time (`x-retry-not-before`) moves on, unsent, to the tier that covers the rest.
-    func process(_ record: InputRecord) async throws {
+    func process(_ record: KafkaRecord) async throws {
         if let moved = outputs.movingOn(record, nowMillis: clock.nowMillis()) {
             try await produceUntilAcknowledged([moved])
             observer.observe(.retryMovedOn(from: record.topic, to: moved.topic))
@@ -168,7 +169,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// Settles every device (in-process retries within the budget, then the hand-off to the retry topic or
     /// the dead-letter topic) and returns the receipts, retry and dead-letter records to produce.
     /// Throws only when cancelled: the record is then not done.
-    func settle(_ started: StartedRecord<Request>) async throws -> [OutputRecord] {
+    func settle(_ started: StartedRecord<Request>) async throws -> [KafkaProducerRecord] {
         guard case .event(let event, let devices) = started.content else { return undecodableOutputs(started) }
         let history = FailureHistory(of: started.record, settings: outputs.settings, nowMillis: clock.nowMillis())
         var settled = settledByFirstAttempts(devices, history: history, of: started.record)
@@ -184,7 +185,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     @inline(never)
     private func settleAgain(
         _ settled: inout [DeviceResult?], _ event: PlannedEvent<Request>, _ devices: [StartedRecord<Request>.Device],
-        history: FailureHistory, of record: InputRecord
+        history: FailureHistory, of record: KafkaRecord
     ) async throws {
         let unsettled = settled.indices.filter { settled[$0] == nil }
         let traceParent = traceParent(of: record)
@@ -199,7 +200,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
 
     /// The outputs of a record that is not an event: its dead-letter record.
     @inline(never)
-    private func undecodableOutputs(_ started: StartedRecord<Request>) -> [OutputRecord] {
+    private func undecodableOutputs(_ started: StartedRecord<Request>) -> [KafkaProducerRecord] {
         guard case .undecodable(let problem) = started.content else { return [] }
         let record = started.record
         let failure = DeliveryFailure(
@@ -213,7 +214,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// the headers of `record` that were ignored.
     @inline(never)
     private func settledByFirstAttempts(
-        _ devices: [StartedRecord<Request>.Device], history: FailureHistory, of record: InputRecord
+        _ devices: [StartedRecord<Request>.Device], history: FailureHistory, of record: KafkaRecord
     ) -> [DeviceResult?] {
         for ignored in history.ignored {
             observer.observe(
@@ -251,7 +252,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     @inline(never)
     private func outputs(
         of started: StartedRecord<Request>, _ event: PlannedEvent<Request>, _ results: [DeviceResult]
-    ) -> [OutputRecord] {
+    ) -> [KafkaProducerRecord] {
         let record = started.record
         var traceParent: String?? = nil
         for (index, result) in results.enumerated() { observe(result, event, index, of: record, &traceParent) }
@@ -293,7 +294,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// line about it names. `traceParent` is the record's trace context once read (`nil`: not yet): the record's
     /// devices share it, so its headers are read once.
     private func observe(
-        _ result: DeviceResult, _ event: PlannedEvent<Request>, _ index: Int, of record: InputRecord,
+        _ result: DeviceResult, _ event: PlannedEvent<Request>, _ index: Int, of record: KafkaRecord,
         _ traceParent: inout String??
     ) {
         switch result {
@@ -316,12 +317,12 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     }
 
     /// The trace context `record` carries (`traceparent`), as a log line names it.
-    private func traceParent(of record: InputRecord) -> String? {
+    private func traceParent(of record: KafkaRecord) -> String? {
         CarriedHeaders(of: record, settings: outputs.settings).traceParent?.description
     }
 
     /// `traceParent(of: record)`, read once: `known` holds it after the first call (`nil` before).
-    private func traceParent(of record: InputRecord, known: inout String??) -> String? {
+    private func traceParent(of record: KafkaRecord, known: inout String??) -> String? {
         if let read = known { return read }
         let read = traceParent(of: record)
         known = .some(read)
@@ -342,10 +343,10 @@ final class RecordProcessor<Request: Sendable>: Sendable {
 
     /// Produces `records` again and again, backing off with jitter (`produceBackoff`), until Kafka acknowledges
     /// them all. A record refused for good as too large goes again without its value, then in its minimal form
-    /// (`OutputRecord.minimal`); a minimal record still refused is backed off like any failure. Throws when
+    /// (`KafkaProducerRecord.minimal`); a minimal record still refused is backed off like any failure. Throws when
     /// cancelled or when the sink is unusable for good (`ProduceFailed.isFatal`). With the event's
     /// `eventTimeMillis`, the time from it to the acknowledgement is observed as the end-to-end latency.
-    func produceUntilAcknowledged(_ records: [OutputRecord], eventTimeMillis: Int64? = nil) async throws {
+    func produceUntilAcknowledged(_ records: [KafkaProducerRecord], eventTimeMillis: Int64? = nil) async throws {
         guard !records.isEmpty else { return }
         var pending = records
         var failures = 0
@@ -379,7 +380,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         }
     }
 
-    private static func topics(of records: [OutputRecord]) -> [String] {
+    private static func topics(of records: [KafkaProducerRecord]) -> [String] {
         var topics: [String] = []
         for record in records where !topics.contains(record.topic) { topics.append(record.topic) }
         return topics

@@ -1,10 +1,12 @@
+import KafkaTypes
+
 /// Where receipts, retry records and dead-letter records go: an idempotent Kafka producer.
 public protocol RecordSink: Sendable {
     /// Produces `records` and returns once Kafka acknowledged every one of them. Throws
     /// `OutputRejected` when Kafka refused some for good (too large) and acknowledged all others;
     /// `ProduceFailed` (or any other error) means some were not acknowledged (the caller produces them all
     /// again), unless it `isFatal`.
-    func produce(_ records: [OutputRecord]) async throws
+    func produce(_ records: [KafkaProducerRecord]) async throws
     /// Waits up to `timeout` for every produced record to be acknowledged.
     func flush(timeout: Duration) async
 }
@@ -41,22 +43,22 @@ public struct ProduceFailed: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String { message }
 }
 
-extension OutputRecord {
+extension KafkaProducerRecord {
     /// Header on a record whose value Kafka would not take: the size of the value that was dropped.
     public static let droppedValueHeader = "x-value-dropped"
 
     /// This record with an empty value and `x-value-dropped` naming the original size, so that the
     /// reason and the source position still reach the topic.
-    func droppingValue() -> OutputRecord {
+    func droppingValue() -> KafkaProducerRecord {
         var record = self
-        record.headers.append(RecordHeader(Self.droppedValueHeader, text: String(value.count)))
+        record.headers.append(KafkaHeader(name: Self.droppedValueHeader, text: String(value.count)))
         record.value = []
         return record
     }
 
     /// The smallest form of this record, for when Kafka refused it even without its value: no value, the key
     /// only when short, and only the headers that say why and where from (`FailureHeaders.minimal`).
-    func minimal() -> OutputRecord {
+    func minimal() -> KafkaProducerRecord {
         var record = value.isEmpty ? self : droppingValue()
         if let key, key.count > OutputLimits.headerValueBytes { record.key = nil }
         record.headers = record.headers.filter { FailureHeaders.minimal.contains($0.name) }

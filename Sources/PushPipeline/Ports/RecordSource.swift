@@ -1,34 +1,10 @@
 import KafkaTypes
 
-/// A change of the source's assignment, handed out by `RecordSource.poll` beside the records.
-public enum SourceEvent: Sendable, Equatable {
-    /// These partitions are now this consumer's (in addition to those it had).
-    case assigned([TopicPartition])
-    /// These partitions are to be given up. They stay this consumer's, and their offsets can still be stored,
-    /// until `RecordSource.finishRevoke` is called for them: the next owner starts at what was committed then.
-    case revoking([TopicPartition])
-    /// These partitions were already taken away (session timeout, fatal error): their offsets can no longer be
-    /// committed, and another member may already be processing them.
-    case lost([TopicPartition])
-}
-
-/// What one poll returned: the assignment changes, then records of partitions assigned after those changes
-/// (a source never hands out a record of a partition that is not assigned, or is being revoked, when it returns).
-public struct SourcePoll: Sendable {
-    public var events: [SourceEvent]
-    public var records: [InputRecord]
-
-    public init(events: [SourceEvent] = [], records: [InputRecord] = []) {
-        self.events = events
-        self.records = records
-    }
-}
-
 /// Where records come from: a Kafka consumer in a group, with manual offset storing.
 public protocol RecordSource: Sendable {
     /// Up to `maxRecords` records and the assignment changes since the last poll, waiting at most `timeout` for
     /// the first record.
-    func poll(maxRecords: Int, timeout: Duration) async throws -> SourcePoll
+    func poll(maxRecords: Int, timeout: Duration) async throws -> ConsumerPoll
     /// Records `offset` (the next one to read) as the position to commit for `partition`.
     func storeOffset(_ offset: Int64, for partition: TopicPartition) throws
     /// Stops fetching from `partitions`. Returns at once (it is called from the pipeline's actor): a source applies
@@ -39,7 +15,7 @@ public protocol RecordSource: Sendable {
     /// Makes `offset` the next record `partition` hands out: records after it already handed out come again.
     /// Returns at once, as `pause`.
     func seek(_ partition: TopicPartition, to offset: Int64) throws
-    /// Commits the stored offsets of `partitions` (revoking, see `SourceEvent.revoking`) and waits for the
+    /// Commits the stored offsets of `partitions` (revoking, see `RebalanceEvent.revoking`) and waits for the
     /// broker's answer, then gives the partitions up. Called once per revoking partition.
     func finishRevoke(_ partitions: [TopicPartition]) async throws
     /// Whether the source commits the stored offsets by itself, periodically, skipping the moments its group

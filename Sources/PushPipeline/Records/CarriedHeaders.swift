@@ -1,3 +1,5 @@
+import KafkaTypes
+
 /// What an input record's headers pass on to its outputs, each read only where it can be believed and
 /// bounded there. Pure.
 ///
@@ -14,7 +16,7 @@ struct CarriedHeaders: Sendable, Equatable {
         self.traceParent = traceParent
     }
 
-    init(of record: InputRecord, settings: PipelineSettings) {
+    init(of record: KafkaRecord, settings: PipelineSettings) {
         if let own = settings.replayRunId {
             replayRunId = own
         } else if settings.isRetryTopic(record.topic), let text = record.headers.text(FailureHeaders.replayRunId),
@@ -26,10 +28,10 @@ struct CarriedHeaders: Sendable, Equatable {
     }
 
     /// The headers a retry or dead-letter record of the input carries.
-    var headers: [RecordHeader] {
-        var headers: [RecordHeader] = []
-        if let replayRunId { headers.append(RecordHeader(FailureHeaders.replayRunId, text: replayRunId)) }
-        if let traceParent { headers.append(RecordHeader(TraceParent.header, text: traceParent.description)) }
+    var headers: [KafkaHeader] {
+        var headers: [KafkaHeader] = []
+        if let replayRunId { headers.append(KafkaHeader(name: FailureHeaders.replayRunId, text: replayRunId)) }
+        if let traceParent { headers.append(KafkaHeader(name: TraceParent.header, text: traceParent.description)) }
         return headers
     }
 }

@@ -1,3 +1,4 @@
+import KafkaTypes
 import PushCore
 
 /// The headers of dead-letter and retry records, and how they are built. Pure.
@@ -23,7 +24,7 @@ public enum FailureHeaders {
     /// The headers of the smallest dead letter: why and where from, with no text that could be long.
     static let minimal: Set<String> = [
         reason, sourceTopic, sourcePartition, sourceOffset, sourceTimestamp, attempts, firstFailure, retryDue,
-        OutputRecord.droppedValueHeader,
+        KafkaProducerRecord.droppedValueHeader,
     ]
 
     /// The headers a retry record keeps when it moves on to another tier: those the worker wrote on it, less the
@@ -37,29 +38,29 @@ public enum FailureHeaders {
     /// is bounded to `OutputLimits.headerValueBytes`.
     static func make(
         failure: DeliveryFailure, source: SourcePosition, group: String, worker: String, retryDueMillis: Int64? = nil
-    ) -> [RecordHeader] {
+    ) -> [KafkaHeader] {
         var headers = [
-            RecordHeader(reason, boundedText: failure.reason.code),
-            RecordHeader(error, boundedText: failure.message),
+            KafkaHeader(name: reason, boundedText: failure.reason.code),
+            KafkaHeader(name: error, boundedText: failure.message),
         ]
-        if let status = failure.status { headers.append(RecordHeader(Self.status, text: String(status))) }
+        if let status = failure.status { headers.append(KafkaHeader(name: Self.status, text: String(status))) }
         headers += [
-            RecordHeader(sourceTopic, boundedText: source.topic),
-            RecordHeader(sourcePartition, text: String(source.partition)),
-            RecordHeader(sourceOffset, text: String(source.offset)),
+            KafkaHeader(name: sourceTopic, boundedText: source.topic),
+            KafkaHeader(name: sourcePartition, text: String(source.partition)),
+            KafkaHeader(name: sourceOffset, text: String(source.offset)),
         ]
         if let timestamp = source.timestampMillis {
-            headers.append(RecordHeader(sourceTimestamp, text: String(timestamp)))
+            headers.append(KafkaHeader(name: sourceTimestamp, text: String(timestamp)))
         }
         headers += [
-            RecordHeader(sourceGroup, boundedText: group),
-            RecordHeader(attempts, text: String(failure.attempts)),
+            KafkaHeader(name: sourceGroup, boundedText: group),
+            KafkaHeader(name: attempts, text: String(failure.attempts)),
         ]
         if let first = failure.firstFailureMillis {
-            headers.append(RecordHeader(firstFailure, text: String(first)))
+            headers.append(KafkaHeader(name: firstFailure, text: String(first)))
         }
-        headers.append(RecordHeader(Self.worker, boundedText: worker))
-        if let retryDueMillis { headers.append(RecordHeader(retryDue, text: String(retryDueMillis))) }
+        headers.append(KafkaHeader(name: Self.worker, boundedText: worker))
+        if let retryDueMillis { headers.append(KafkaHeader(name: retryDue, text: String(retryDueMillis))) }
         return headers
     }
 }

@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 
 /// What the worker's own failure headers (`x-attempts`, `x-first-failure`, `x-retry-due`) say about a record's
 /// earlier passes, read only on records of a retry topic and checked there. Pure.
@@ -28,7 +29,7 @@ struct FailureHistory: Sendable, Equatable {
     static let futureSkewMillis: Int64 = 60 * 60 * 1000
 
     /// The history of `record` at `nowMillis`: empty unless it comes from one of `settings`' retry topics.
-    init(of record: InputRecord, settings: PipelineSettings, nowMillis: Int64) {
+    init(of record: KafkaRecord, settings: PipelineSettings, nowMillis: Int64) {
         guard settings.isRetryTopic(record.topic) else { return }
         let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds + Self.futureSkewMillis)
         if let text = record.headers.text(FailureHeaders.attempts) {
@@ -46,12 +47,12 @@ struct FailureHistory: Sendable, Equatable {
     }
 
     /// Only the due time of `record` (no report): what flow control needs on every check.
-    static func retryDueMillis(of record: InputRecord, settings: PipelineSettings, nowMillis: Int64) -> Int64? {
+    static func retryDueMillis(of record: KafkaRecord, settings: PipelineSettings, nowMillis: Int64) -> Int64? {
         FailureHistory(of: record, settings: settings, nowMillis: nowMillis).retryDueMillis
     }
 
     private mutating func read(
-        _ name: String, of record: InputRecord, in range: ClosedRange<Int64>, _ upperBound: String
+        _ name: String, of record: KafkaRecord, in range: ClosedRange<Int64>, _ upperBound: String
     ) -> Int64? {
         guard let text = record.headers.text(name) else { return nil }
         guard let millis = Int64(text), range.contains(millis) else {

@@ -1,3 +1,5 @@
+import KafkaTypes
+
 /// Sizes of what the worker writes to Kafka, so that every output fits the producer's `message.max.bytes` (the
 /// input side, the largest event accepted, is `EventLimits.maximumRecordBytes(messageMaxBytes:)`). Pure.
 enum OutputLimits {
@@ -22,9 +24,9 @@ enum OutputLimits {
     }
 }
 
-extension RecordHeader {
+extension KafkaHeader {
     /// A header whose value is `text` bounded to `OutputLimits.headerValueBytes`.
-    init(_ name: String, boundedText text: String) {
-        self.init(name, text: OutputLimits.bounded(text))
+    init(name: String, boundedText text: String) {
+        self.init(name: name, text: OutputLimits.bounded(text))
     }
 }

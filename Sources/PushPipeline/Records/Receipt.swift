@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import PushCore
 
 /// The status of one device send, as receipts name it.
@@ -28,7 +29,7 @@ public struct SourcePosition: Sendable, Equatable {
 
     /// The original position of `record`: its `x-source-*` headers when they are trusted (a retry topic's
     /// record, written by the worker) and complete, else its own.
-    public init(of record: InputRecord, trustingHeaders: Bool) {
+    public init(of record: KafkaRecord, trustingHeaders: Bool) {
         let headers = record.headers
         if trustingHeaders, let topic = headers.text(FailureHeaders.sourceTopic),
             let partition = headers.text(FailureHeaders.sourcePartition).flatMap({ Int32($0) }),
@@ -39,7 +40,7 @@ public struct SourcePosition: Sendable, Equatable {
         } else {
             self.init(
                 topic: record.topic, partition: record.partition, offset: record.offset,
-                timestampMillis: record.timestampMillis)
+                timestampMillis: record.timestampMilliseconds)
         }
     }
 }

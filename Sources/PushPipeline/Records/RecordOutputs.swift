@@ -1,4 +1,5 @@
 import Essentials
+import KafkaTypes
 import PushCore
 
 /// The records one input record turns into: receipts, at most one retry record, and dead-letter
@@ -21,13 +22,13 @@ struct RecordOutputs {
     /// indices in `suspect` write no invalid-token record: their receipts say `"suspect": true`
     /// (`TokenInvalidationGuard`).
     func forEvent(
-        record: InputRecord, source: SourcePosition, messageId: String, room: String, type: String,
+        record: KafkaRecord, source: SourcePosition, messageId: String, room: String, type: String,
         eventTimeMillis: Int64?, results: [DeviceResult], target: (Int) -> DeviceTarget,
         narrow: ([Int]) -> [UInt8], nowMillis: Int64, suspect: Set<Int> = []
-    ) -> [OutputRecord] {
+    ) -> [KafkaProducerRecord] {
         let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
-        var outputs: [OutputRecord] = []
+        var outputs: [KafkaProducerRecord] = []
         outputs.reserveCapacity(results.count + 1)
         var receiptIdName: [UInt8] = []
         var retrying: [HandedOff] = []
@@ -71,16 +72,16 @@ struct RecordOutputs {
                 messageId: messageId, device: device, attempts: receipt.attempts, replayRunId: receipt.replayRunId,
                 name: &receiptIdName)
             outputs.append(
-                OutputRecord(
+                KafkaProducerRecord(
                     topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(receiptId: receiptId),
-                    headers: [RecordHeader(ReceiptID.header, text: receiptId)]))
+                    headers: [KafkaHeader(name: ReceiptID.header, text: receiptId)]))
         }
         if !retrying.isEmpty {
             let failure = retrying.max { $0.failure.attempts < $1.failure.attempts }?.failure ?? retrying[0].failure
             let due = retrying.compactMap(\.dueMillis).max() ?? nowMillis
             let route = settings.retryTiers.route(dueMillis: due, nowMillis: nowMillis)
             outputs.append(
-                OutputRecord(
+                KafkaProducerRecord(
                     topic: route.topic, key: record.key, value: narrow(retrying.map(\.index)),
                     headers: headers(failure, source, retryDueMillis: route.takeUpMillis) + carried.headers
                         + Self.notBefore(route.notBeforeMillis)))
@@ -93,7 +94,7 @@ struct RecordOutputs {
             let group = deadLetters.filter { $0.failure.reason == reason }
             let failure = group.max { $0.failure.attempts < $1.failure.attempts }?.failure ?? group[0].failure
             outputs.append(
-                OutputRecord(
+                KafkaProducerRecord(
                     topic: settings.deadLetterTopic, key: record.key, value: narrow(group.map(\.index)),
                     headers: headers(failure, source) + carried.headers))
         }
@@ -102,20 +103,22 @@ struct RecordOutputs {
 
     /// The record that tells every worker, and the token's owner, that `device`'s token is dead.
     private func invalidTokenRecord(_ device: DeviceTarget, reason: String?, sinceMillis: Int64, messageId: String)
-        -> OutputRecord
+        -> KafkaProducerRecord
     {
         let record = InvalidTokenRecord(
             platform: device.platform, token: device.token, tokenHash: device.tokenHash, userId: device.userId,
             app: device.app, reason: OutputLimits.bounded(reason ?? "invalid_token"), invalidSinceMillis: sinceMillis,
             messageId: messageId,
             worker: settings.worker)
-        return OutputRecord(topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
+        return KafkaProducerRecord(
+            topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
     }
 
     /// The dead-letter record for a value that is not an event: original key and bytes.
-    func forUndecodable(record: InputRecord, source: SourcePosition, failure: DeliveryFailure) -> [OutputRecord] {
+    func forUndecodable(record: KafkaRecord, source: SourcePosition, failure: DeliveryFailure) -> [KafkaProducerRecord]
+    {
         [
-            OutputRecord(
+            KafkaProducerRecord(
                 topic: settings.deadLetterTopic, key: record.key, value: record.value,
                 headers: headers(failure, source) + CarriedHeaders(of: record, settings: settings).headers)
         ]
@@ -125,7 +128,7 @@ struct RecordOutputs {
     /// retry topic and was taken up before its `x-retry-not-before`; nil when it is due. A wait beyond
     /// `maxRetryDelay` (a forged header) is cut to it, so no record moves between tiers for ever. Only the headers
     /// the worker writes on a retry record go along, each bounded to `OutputLimits.headerValueBytes`.
-    func movingOn(_ record: InputRecord, nowMillis: Int64) -> OutputRecord? {
+    func movingOn(_ record: KafkaRecord, nowMillis: Int64) -> KafkaProducerRecord? {
         guard settings.isRetryTopic(record.topic),
             let notBefore = record.headers.text(FailureHeaders.retryNotBefore).flatMap({ Int64($0) }),
             notBefore > nowMillis
@@ -133,20 +136,20 @@ struct RecordOutputs {
         let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds)
         let route = settings.retryTiers.route(dueMillis: min(notBefore, latest), nowMillis: nowMillis)
         let kept = record.headers.filter { FailureHeaders.movedOn.contains($0.name) }.map {
-            RecordHeader($0.name, text: OutputLimits.bounded(String(decoding: $0.value, as: UTF8.self)))
+            KafkaHeader(name: $0.name, text: OutputLimits.bounded(String(decoding: $0.value ?? [], as: UTF8.self)))
         }
-        return OutputRecord(
+        return KafkaProducerRecord(
             topic: route.topic, key: record.key, value: record.value,
-            headers: kept + [RecordHeader(FailureHeaders.retryDue, text: String(route.takeUpMillis))]
+            headers: kept + [KafkaHeader(name: FailureHeaders.retryDue, text: String(route.takeUpMillis))]
                 + Self.notBefore(route.notBeforeMillis))
     }
 
-    private static func notBefore(_ millis: Int64?) -> [RecordHeader] {
-        millis.map { [RecordHeader(FailureHeaders.retryNotBefore, text: String($0))] } ?? []
+    private static func notBefore(_ millis: Int64?) -> [KafkaHeader] {
+        millis.map { [KafkaHeader(name: FailureHeaders.retryNotBefore, text: String($0))] } ?? []
     }
 
     private func headers(_ failure: DeliveryFailure, _ source: SourcePosition, retryDueMillis: Int64? = nil)
-        -> [RecordHeader]
+        -> [KafkaHeader]
     {
         FailureHeaders.make(
             failure: failure, source: source, group: settings.group, worker: settings.worker,

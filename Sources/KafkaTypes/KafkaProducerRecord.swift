@@ -1,5 +1,6 @@
-/// A record to write to Kafka.
-public struct KafkaProducerRecord: ProducibleRecord, Equatable {
+/// A record to write to Kafka: what the pipeline's sink takes (receipts, retry and dead-letter records) and the
+/// producer queues, as it is.
+public struct KafkaProducerRecord: Sendable, Equatable {
     public var topic: String
     /// The partition to write to; `nil` lets the partitioner choose from the key (records with the same key
     /// go to the same partition).
@@ -21,24 +22,5 @@ public struct KafkaProducerRecord: ProducibleRecord, Equatable {
         self.value = value
         self.headers = headers
         self.timestampMilliseconds = timestampMilliseconds
-    }
-
-    public var headerCount: Int { headers.count }
-
-    public func forEachHeader(_ body: (String, [UInt8]?) -> Void) {
-        for header in headers { body(header.name, header.value) }
-    }
-}
-
-/// Where Kafka stored a produced record, from its delivery report.
-public struct KafkaDeliveryReport: Sendable, Equatable {
-    public let topic: String
-    public let partition: Int32
-    public let offset: Int64
-
-    public init(topic: String, partition: Int32, offset: Int64) {
-        self.topic = topic
-        self.partition = partition
-        self.offset = offset
     }
 }

@@ -1,15 +1,13 @@
-import KafkaTypes
-
-/// A record read from Kafka.
+/// A record read from Kafka: what a consumer polls and the pipeline's record source hands out, as it is.
 public struct KafkaRecord: Sendable, Equatable {
-    public let topic: String
-    public let partition: Int32
-    public let offset: Int64
-    public let key: [UInt8]?
-    public let value: [UInt8]
-    public let headers: [KafkaHeader]
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    public var key: [UInt8]?
+    public var value: [UInt8]
+    public var headers: [KafkaHeader]
     /// Milliseconds since the Unix epoch (create time or log-append time), if the record has one.
-    public let timestampMilliseconds: Int64?
+    public var timestampMilliseconds: Int64?
 
     public init(
         topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = [],
