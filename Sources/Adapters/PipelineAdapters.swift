@@ -1,4 +1,5 @@
 import Configuration
+import Essentials
 import HTTP2
 import Kafka
 import Lifecycle
@@ -50,34 +51,29 @@ public struct PipelineAdapters: Sendable {
         var transports = [transport]
         // The default app and the app folders share one provider token per APNs key.
         let signers = APNsTokenSigners()
+        let webPushPolicy = WebPushEndpointPolicy(
+            allowsPrivateEndpoints: configuration.allowsPrivateWebPushEndpoints)
+        let factory = ProviderClientFactory(
+            transport: transport, signers: signers, requestDeadline: configuration.requestTimeout,
+            webPushPolicy: webPushPolicy, clock: SystemWallClock())
         var apnsClient: APNsClient?
         if let apns = configuration.apns {
             let apnsTransport = try APNsClient.transport(
                 certificate: credentials.apnsClientCertificate, configuration: transportConfiguration,
                 shared: transport, kind: configuration.httpTransport)
             if apnsTransport !== transport { transports.append(apnsTransport) }
-            apnsClient = APNsClient(
-                apns, signingKey: credentials.apnsSigningKey, requestDeadline: configuration.requestTimeout,
-                transport: apnsTransport, signers: signers)
+            apnsClient = factory.apns(
+                credentials.apnsSigningKey.map { .token($0.revealed) } ?? .certificate, url: apns.url,
+                sandboxURL: apns.sandboxURL, over: apnsTransport)
         }
         self.transports = transports
         var fcmClient: FCMClient?
         var projectID = ""
         if let fcm = configuration.fcm, let account = credentials.googleServiceAccount?.revealed {
             projectID = account.projectId
-            fcmClient = FCMClient(
-                configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: configuration.requestTimeout),
-                serviceAccount: account, transport: transport)
+            fcmClient = factory.fcm(url: fcm.url, serviceAccount: account)
         }
-        let webPushPolicy = WebPushEndpointPolicy(
-            allowsPrivateEndpoints: configuration.allowsPrivateWebPushEndpoints)
-        var webPushClient: WebPushClient?
-        if let vapid = credentials.vapidKey?.revealed {
-            webPushClient = WebPushClient(
-                configuration: WebPushConfiguration(
-                    requestDeadline: configuration.requestTimeout, policy: webPushPolicy),
-                vapid: vapid, transport: transport)
-        }
+        let webPushClient = credentials.vapidKey.map { factory.webPush(vapid: $0.revealed) }
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
         let context = ProviderContext(
@@ -122,19 +118,6 @@ package struct AppFolders: Sendable {
 }
 
 extension APNsClient {
-    /// The APNs client for `settings` over `transport` (see `transport(certificate:…)`): token auth with
-    /// `signingKey`, else certificate auth.
-    fileprivate convenience init(
-        _ settings: WorkerConfiguration.APNs, signingKey: Secret<APNsSigningKey>?, requestDeadline: Duration,
-        transport: any HTTP2Transport, signers: APNsTokenSigners
-    ) {
-        self.init(
-            configuration: APNsConfiguration(
-                authentication: signingKey.map { .token($0.revealed) } ?? .certificate, productionURL: settings.url,
-                sandboxURL: settings.sandboxURL, requestDeadline: requestDeadline),
-            transport: transport, signers: signers)
-    }
-
     /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
     /// certificate belongs to every connection of its transport).
     fileprivate static func transport(

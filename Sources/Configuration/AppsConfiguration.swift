@@ -37,17 +37,35 @@ public struct AppURLs: Sendable, Equatable {
     }
 }
 
+/// `APNS_URL`, `APNS_SANDBOX_URL` and `FCM_URL` (or their defaults, `AppURLs()`), read once for the default app
+/// and the app folders; a bad one refuses the start only where it is used.
+struct ProviderURLs {
+    let apns: Result<String, InvalidSetting>
+    let apnsSandbox: Result<String, InvalidSetting>
+    let fcm: Result<String, InvalidSetting>
+
+    /// The three, for the app folders' defaults.
+    func all() throws(InvalidSetting) -> AppURLs {
+        AppURLs(apns: try apns.get(), apnsSandbox: try apnsSandbox.get(), fcm: try fcm.get())
+    }
+}
+
 extension SettingReader {
-    /// `PUSH_APPS_DIR` and its tuning variables; `nil` without `PUSH_APPS_DIR`.
-    func appsConfiguration(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> AppsConfiguration? {
-        guard let directory = optional("PUSH_APPS_DIR") else { return nil }
+    /// The provider URL variables, each read once.
+    func providerURLs(allowsInsecureHTTP: Bool) -> ProviderURLs {
         let defaults = AppURLs()
-        var apps = AppsConfiguration(
-            directory: directory,
-            defaultURLs: AppURLs(
-                apns: try url("APNS_URL", default: defaults.apns, allowsHTTP: allowsInsecureHTTP),
-                apnsSandbox: try url("APNS_SANDBOX_URL", default: defaults.apnsSandbox, allowsHTTP: allowsInsecureHTTP),
-                fcm: try url("FCM_URL", default: defaults.fcm, allowsHTTP: allowsInsecureHTTP)))
+        func read(_ name: String, _ fallback: String) -> Result<String, InvalidSetting> {
+            Result { () throws(InvalidSetting) in try url(name, default: fallback, allowsHTTP: allowsInsecureHTTP) }
+        }
+        return ProviderURLs(
+            apns: read("APNS_URL", defaults.apns), apnsSandbox: read("APNS_SANDBOX_URL", defaults.apnsSandbox),
+            fcm: read("FCM_URL", defaults.fcm))
+    }
+
+    /// `PUSH_APPS_DIR` and its tuning variables; `nil` without `PUSH_APPS_DIR`.
+    func appsConfiguration(urls: ProviderURLs) throws(InvalidSetting) -> AppsConfiguration? {
+        guard let directory = optional("PUSH_APPS_DIR") else { return nil }
+        var apps = AppsConfiguration(directory: directory, defaultURLs: try urls.all())
         apps.checkInterval = try milliseconds(
             "PUSH_APPS_CHECK_MS", default: apps.checkInterval, in: 100...3_600_000)
         apps.maximumLiveApps = try integer("PUSH_APPS_MAX_LIVE", default: apps.maximumLiveApps, in: 1...10_000)

@@ -232,9 +232,10 @@ extension SettingReader {
         }
 
         let allowsInsecureHTTP = try flag("PUSH_ALLOW_INSECURE_HTTP", default: false)
-        let apns = try apnsSettings(allowsInsecureHTTP: allowsInsecureHTTP)
-        let fcm = try fcmSettings(allowsInsecureHTTP: allowsInsecureHTTP)
-        let apps = try appsConfiguration(allowsInsecureHTTP: allowsInsecureHTTP)
+        let urls = providerURLs(allowsInsecureHTTP: allowsInsecureHTTP)
+        let apns = try apnsSettings(urls: urls)
+        let fcm = try fcmSettings(urls: urls)
+        let apps = try appsConfiguration(urls: urls)
         let webPush = try webPushSettings()
         guard apns != nil || fcm != nil || webPush != nil || apps != nil else {
             if let first = absentProviders.first {
@@ -342,7 +343,7 @@ extension SettingReader {
 
     /// APNs is configured when any of its credential variables or `APNS_TOPIC` is set; then exactly one kind of
     /// credentials, complete, and the topic.
-    private func apnsSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.APNs? {
+    private func apnsSettings(urls: ProviderURLs) throws(InvalidSetting) -> WorkerConfiguration.APNs? {
         let usesToken = Self.apnsTokenVariables.contains { optional($0) != nil }
         let usesCertificate = (Self.apnsCertificateVariables + ["APNS_CERT_KEY_PASSWORD"]).contains {
             optional($0) != nil
@@ -373,9 +374,7 @@ extension SettingReader {
                 variable: "APNS_TOPIC", reason: "the app's bundle id is required with APNs credentials")
         }
         return WorkerConfiguration.APNs(
-            url: try url("APNS_URL", default: "https://api.push.apple.com", allowsHTTP: allowsInsecureHTTP),
-            sandboxURL: try url(
-                "APNS_SANDBOX_URL", default: "https://api.sandbox.push.apple.com", allowsHTTP: allowsInsecureHTTP),
+            url: try urls.apns.get(), sandboxURL: try urls.apnsSandbox.get(),
             credentials: credentials, topic: topic)
     }
 
@@ -412,10 +411,10 @@ extension SettingReader {
         }
     }
 
-    private func fcmSettings(allowsInsecureHTTP: Bool) throws(InvalidSetting) -> WorkerConfiguration.FCM? {
+    private func fcmSettings(urls: ProviderURLs) throws(InvalidSetting) -> WorkerConfiguration.FCM? {
         guard let file = optional("FCM_SERVICE_ACCOUNT_FILE") else { return nil }
         return WorkerConfiguration.FCM(
-            url: try url("FCM_URL", default: "https://fcm.googleapis.com", allowsHTTP: allowsInsecureHTTP),
+            url: try urls.fcm.get(),
             serviceAccountFile: file)
     }
 }

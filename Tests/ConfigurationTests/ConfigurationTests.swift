@@ -159,6 +159,24 @@ import Testing
         }
     }
 
+    /// The provider URLs are read once for the default app and the app folders: both see the same values, and a
+    /// bad one refuses the start only where a provider or the apps folder uses it.
+    @Test func theDefaultAppAndTheAppFoldersShareOneReadingOfTheProviderURLs() throws {
+        let urls = ["APNS_URL": "https://apns.example", "APNS_SANDBOX_URL": "https://sandbox.example"]
+        let both = try WorkerConfiguration.load(
+            environment: Self.apnsOnly.merging(urls) { $1 }.merging(["PUSH_APPS_DIR": "/apps"]) { $1 })
+        let apns = try #require(both.apns)
+        let apps = try #require(both.apps)
+        #expect(apns.url == apps.defaultURLs.apns && apns.sandboxURL == apps.defaultURLs.apnsSandbox)
+        #expect(apps.defaultURLs == AppURLs(apns: "https://apns.example", apnsSandbox: "https://sandbox.example"))
+        #expect(try Self.fcmWith(["APNS_URL": "apns.example"]).apns == nil)
+        #expect {
+            try Self.fcmWith(["APNS_URL": "apns.example", "PUSH_APPS_DIR": "/apps"])
+        } throws: { error in
+            (error as? InvalidSetting)?.variable == "APNS_URL"
+        }
+    }
+
     @Test func anAppsFolderAloneIsEnoughAndItsSettingsAreRead() throws {
         let configuration = try WorkerConfiguration.load(environment: [
             "PUSH_APPS_DIR": "/etc/push-apps", "PUSH_APPS_CHECK_MS": "1000", "PUSH_APPS_MAX_LIVE": "8",

@@ -18,11 +18,7 @@ struct AppClients: Sendable {
 /// clients of one APNs key share its provider token (`APNsTokenSigners`).
 package final class AppSenders: Sendable {
     private let catalog: AppCatalog
-    private let transport: any HTTPTransport
-    private let signers: APNsTokenSigners
-    private let requestDeadline: Duration
-    /// Where the apps' Web Push endpoints may point (`WEBPUSH_ALLOW_PRIVATE_ENDPOINTS`).
-    private let webPushPolicy: WebPushEndpointPolicy
+    private let factory: ProviderClientFactory
     private let clock: any WallClock
     private let metrics: AppMetrics
     private let live: Mutex<LiveApps<AppClients>>
@@ -34,10 +30,9 @@ package final class AppSenders: Sendable {
     ) {
         self.metrics = metrics
         self.catalog = catalog
-        self.transport = transport
-        self.signers = signers
-        self.requestDeadline = requestDeadline
-        self.webPushPolicy = webPushPolicy
+        factory = ProviderClientFactory(
+            transport: transport, signers: signers, requestDeadline: requestDeadline, webPushPolicy: webPushPolicy,
+            clock: clock)
         self.clock = clock
         live = Mutex(LiveApps(maximum: maximumLiveApps, idleMillis: idleTimeout.wholeMilliseconds))
     }
@@ -51,7 +46,7 @@ package final class AppSenders: Sendable {
             let now = clock.nowMillis()
             return .success(
                 live.withLock { live in
-                    live.value(for: appID, generation: generation, nowMillis: now) { make(credentials) }
+                    live.value(for: appID, generation: generation, nowMillis: now) { factory.clients(of: credentials) }
                 })
         }
     }
@@ -68,26 +63,5 @@ package final class AppSenders: Sendable {
     func dropIdle() {
         let now = clock.nowMillis()
         _ = live.withLock { $0.dropIdle(nowMillis: now) }
-    }
-
-    private func make(_ credentials: AppCredentials) -> AppClients {
-        AppClients(
-            apns: credentials.apns.map { apns in
-                APNsClient(
-                    configuration: APNsConfiguration(
-                        authentication: .token(apns.signingKey.revealed), productionURL: apns.url,
-                        sandboxURL: apns.sandboxURL, requestDeadline: requestDeadline),
-                    transport: transport, clock: clock, signers: signers)
-            },
-            fcm: credentials.fcm.map { fcm in
-                FCMClient(
-                    configuration: FCMConfiguration(baseURL: fcm.url, requestDeadline: requestDeadline),
-                    serviceAccount: fcm.serviceAccount.revealed, transport: transport, clock: clock)
-            },
-            webPush: credentials.webPush.map { vapid in
-                WebPushClient(
-                    configuration: WebPushConfiguration(requestDeadline: requestDeadline, policy: webPushPolicy),
-                    vapid: vapid.revealed, transport: transport, clock: clock)
-            })
     }
 }
