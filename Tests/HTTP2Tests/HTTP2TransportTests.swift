@@ -165,8 +165,8 @@ struct HTTP2TransportTests {
             #expect(results.compactMap(\.failure) == [])
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 2000)
             #expect(try await simulator.stats().goawaysSent >= 1)
-            // libcurl sends refused streams again by itself, unseen; nghttp2's are counted as they go again.
-            #expect(kind == .curl || client.counts.resends >= 1)
+            // The streams above the GOAWAY's last stream id were refused: both transports count them as they go again.
+            #expect(client.counts.resends >= 1)
             let answered = try await simulator.requests().filter { $0.status == 200 }
             #expect(Set(answered.compactMap { $0.headers["x-request-id"] }).count == 2000)
         }
@@ -303,6 +303,26 @@ struct HTTP2TransportTests {
             #expect(failures.isEmpty, "\(failures.count) failed, the first: \(failures.prefix(3))")
             #expect(results.filter { (try? $0.get().status) == 200 }.count == 500)
             #expect(try await simulator.stats().maxConcurrentStreamsSeen <= 5)
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases) func refusedStreamsAreResentAndCountedHoweverManyCameBefore(
+        _ kind: HTTP2TransportKind
+    ) async throws {
+        // One request at a time, so libcurl's transfers share one easy handle, which counts libcurl's own retries
+        // until a reset: at 5 it failed the next refusal as a send error, a loss, and a second loss ended the request.
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 1, maxStreamsPerConnection: 1)
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
+            try await simulator.addFaultRule(#"{"reset_stream": 7, "times": 5, "path": "^/echo/before"}"#)
+            #expect(try await client.send(request(simulator, "/echo/before")).status == 200)
+            // Refused five times, then lost with its connection before any response byte: each allowed.
+            try await simulator.addFaultRule(#"{"reset_stream": 7, "times": 5, "path": "^/echo/after"}"#)
+            try await simulator.addFaultRule(#"{"reset_connection": true, "times": 1, "path": "^/echo/after"}"#)
+            let after = await result(client, request(simulator, "/echo/after"))
+            #expect(after.failure == nil)
+            #expect(try after.get().status == 200)
+            #expect(try await simulator.requests().filter { $0.path.hasPrefix("/echo/after") }.count == 7)
+            #expect(client.counts.resends == 11)
         }
     }
 

@@ -196,7 +196,6 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
             if transfer.stoppedReconnect {
                 // The server refused the stream (or the reused connection was dead): sent again, first in its
                 // origin's queue, once the origin's backoff allows, while its allowance and deadline do.
-                recycle(handle)
                 refusals[transfer.origin, default: RefusalBackoff()].refused(at: clock.now)
                 if !beforeDeadline {
                     complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
@@ -214,7 +213,6 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
                 continue
             }
             if transfer.refusedAddress {
-                recycle(handle)
                 complete(transfer, with: .failure(transfer.origin.addressRefusal))
                 continue
             }
@@ -223,7 +221,6 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
                 code: code, receivedResponseBytes: transfer.receivedResponseBytes, beforeDeadline: beforeDeadline,
                 detail: detail)
             let verifyResult = failure.kind == .tls ? handle.info(CURLINFO_SSL_VERIFYRESULT) : 0
-            recycle(handle)
             if failure.isRetriable && beforeDeadline && transfer.resends.allowsResend(after: .lostBeforeResponse) {
                 // GOAWAY'd or reset before any response byte: libcurl closed that connection, so the next attempt
                 // goes out on another one. It goes first in its origin's queue.
@@ -266,7 +263,6 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
         guard let transfer = known[id] else { return }
         if let handle = transfer.handle, running[handle.raw] === transfer {
             release(transfer, handle: handle)
-            recycle(handle)
         }
         complete(transfer, with: .failure(error))  // a waiting transfer is skipped when its turn comes
     }
@@ -289,7 +285,10 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
     }
 
     /// Keeps a handle, out of libcurl's multi handle, for the next request (which sets every option its own
-    /// request needs), up to as many as can be in flight.
+    /// request needs), up to as many as can be in flight. Only a handle whose attempt got a response (or never
+    /// started) comes here: libcurl 7.88 counts its own retries (REFUSED_STREAM, a dead reused connection) in the
+    /// handle, only `curl_easy_reset` clears that count, and at 5 it fails the next refusal as a send error
+    /// instead of retrying. Any other handle is cleaned up.
     private func recycle(_ handle: EasyHandle) {
         if idleHandles.count < configuration.maxInFlightPerOrigin { idleHandles.append(handle) }
     }

@@ -16,9 +16,10 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
     var resends = ResendAllowance()
     /// True once this attempt's request went out on a connection (libcurl's pre-request callback).
     private var requestWentOut = false
-    /// True when libcurl wanted a new connection for this attempt after its request had gone out on one: libcurl
-    /// 7.88 does that at once, up to 5 times, after REFUSED_STREAM (or a reused connection that was dead). The
-    /// transport refuses that socket, so the attempt fails, and resends by itself, paced (`RefusalBackoff`).
+    /// True when libcurl went to send this attempt's request again after it had gone out: libcurl 7.88 does that
+    /// at once after REFUSED_STREAM (or on a reused connection that was dead), on a new connection or another
+    /// open one. The transport refuses that socket, or aborts that second request, so the attempt fails, and
+    /// resends by itself, counted and paced (`ResendAllowance`, `RefusalBackoff`).
     private(set) var stoppedReconnect = false
     /// True once libcurl was refused a socket to an address the origin may not connect to (`publicAddressesOnly`).
     private(set) var refusedAddress = false
@@ -134,9 +135,14 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
         return !requestWentOut
     }
 
-    /// Notes that this attempt's request goes out on a connection now.
-    fileprivate func noteRequestGoesOut() {
+    /// Whether this attempt's request may go out on a connection now: once, not again on libcurl's own retry.
+    fileprivate func mayRequestGoOut() -> Bool {
+        if requestWentOut {
+            stoppedReconnect = true
+            return false
+        }
         requestWentOut = true
+        return true
     }
 
     /// libcurl's default headers that a request's lines remove (an empty `Name:` line) unless it sets them itself:
@@ -219,8 +225,11 @@ private let openSocketCallback: pw_curl_open_socket_callback = { context, _, add
     return pw_curl_open_socket(address)
 }
 
-/// libcurl's pre-request callback, `context` is the unretained `CurlTransfer`: the request goes out now.
+/// libcurl's pre-request callback, `context` is the unretained `CurlTransfer`: the request goes out now, unless it
+/// went out before in this attempt (then CURL_PREREQFUNC_ABORT: the attempt fails at once).
 private let requestGoesOutCallback: pw_curl_prerequest_callback = { context, _, _, _, _ in
-    if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().noteRequestGoesOut() }
+    if let context, !Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().mayRequestGoOut() {
+        return CURL_PREREQFUNC_ABORT
+    }
     return CURL_PREREQFUNC_OK
 }
