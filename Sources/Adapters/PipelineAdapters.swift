@@ -7,6 +7,7 @@ import Observability
 import Providers
 import PushCore
 import PushPipeline
+import Synchronization
 
 /// The adapters behind the pipeline's planner, sender and sink ports (the rules' planner with the apps' contexts,
 /// the provider sender over its HTTP/2 transports, the Kafka producer), built from the configuration before
@@ -26,6 +27,8 @@ public struct PipelineAdapters: Sendable {
     package let apps: AppFolders?
     /// Every HTTP/2 client, shut down explicitly at the end (which also removes a combined CA file).
     public let transports: [any HTTP2Transport]
+    /// Whether the transports were shut down: by the group's service or at the end of `withPipelineAdapters`.
+    private let transportsStopped = StopFlag()
 
     /// The HTTP/2 clients as one service: shut down explicitly at the group's end (which also removes a combined
     /// CA file), not left to `deinit`.
@@ -33,12 +36,13 @@ public struct PipelineAdapters: Sendable {
         .init("http/2 clients", ResourceService { [self] in await shutDownTransports() })
     }
 
-    /// Shuts every HTTP/2 client down (also when the start fails after they were made).
-    public func shutDownTransports() async {
+    /// Shuts every HTTP/2 client down, once: a later call returns at once.
+    func shutDownTransports() async {
+        guard transportsStopped.claim() else { return }
         for transport in transports { await transport.shutdown() }
     }
 
-    public init(
+    init(
         configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
         files: SystemFileReading, logger: Logger, registry: MetricsRegistry = MetricsRegistry()
     ) async throws {
@@ -107,6 +111,41 @@ public struct PipelineAdapters: Sendable {
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
             logHandler: kafkaLogger.kafkaLogHandler())
+    }
+}
+
+/// Builds the pipeline's adapters, runs `body` with them and shuts their HTTP/2 clients down when it returns or
+/// throws, in the manner of async-http-client's `withHTTPClient`: no path out of `body` has to. Where a service group
+/// already shut them down in its order (`transportsService`), the end of the scope does nothing more. Throws what
+/// building the adapters throws, and what `body` throws.
+public func withPipelineAdapters<Result>(
+    configuration: WorkerConfiguration, rules: StartingRules, credentials: ProviderCredentials,
+    files: SystemFileReading, logger: Logger, registry: MetricsRegistry = MetricsRegistry(),
+    _ body: (PipelineAdapters) async throws -> Result
+) async throws -> Result {
+    let adapters = try await PipelineAdapters(
+        configuration: configuration, rules: rules, credentials: credentials, files: files, logger: logger,
+        registry: registry)
+    do {
+        let result = try await body(adapters)
+        await adapters.shutDownTransports()
+        return result
+    } catch {
+        await adapters.shutDownTransports()
+        throw error
+    }
+}
+
+/// A flag that one caller claims.
+private final class StopFlag: Sendable {
+    private let claimed = Mutex(false)
+
+    /// True for the first call only.
+    func claim() -> Bool {
+        claimed.withLock { claimed in
+            defer { claimed = true }
+            return !claimed
+        }
     }
 }
 

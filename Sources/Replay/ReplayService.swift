@@ -31,21 +31,20 @@ public enum ReplayService {
         let configuration = settings.worker
         let logger = Logger(label: "push-worker-replay", level: settings.logLevel)
         logger.logAbsent(settings.absentProviders)
-        let adapters: PipelineAdapters
         do {
-            adapters = try await PipelineAdapters(
+            return try await withPipelineAdapters(
                 configuration: configuration, rules: settings.rules, credentials: settings.credentials,
-                files: SystemFileReading(), logger: logger)
+                files: SystemFileReading(), logger: logger
+            ) { adapters in
+                do {
+                    return try await replay(options, adapters: adapters, configuration: configuration, logger: logger)
+                } catch {
+                    StandardStreams.writeError("push-worker: error: replay failed: \(error)")
+                    return WorkerExitCode.failure
+                }
+            }
         } catch {
             StandardStreams.writeError("push-worker: error: cannot start: \(error)")
-            return WorkerExitCode.failure
-        }
-        do {
-            return try await replay(options, adapters: adapters, configuration: configuration, logger: logger)
-        } catch {
-            StandardStreams.writeError("push-worker: error: replay failed: \(error)")
-            // Before `main` exits: shutting a client down also removes its combined CA file.
-            await adapters.shutDownTransports()
             return WorkerExitCode.failure
         }
     }

@@ -37,33 +37,34 @@ public enum WorkerService {
         }
 
         let registry = MetricsRegistry()
-        let adapters: PipelineAdapters
-        let source: KafkaRecordSource
         do {
-            adapters = try await PipelineAdapters(
+            return try await withPipelineAdapters(
                 configuration: configuration, rules: settings.rules, credentials: settings.credentials,
-                files: SystemFileReading(), logger: logger, registry: registry)
+                files: SystemFileReading(), logger: logger, registry: registry
+            ) { adapters in
+                let source: KafkaRecordSource
+                do {
+                    let kafkaLogger = logger.with(["component": "kafka"])
+                    source = try await KafkaRecordSource(
+                        configuration: configuration.kafka.forPipelineInput,
+                        topics: configuration.pipeline.inputTopics + configuration.pipeline.retryTiers.topics,
+                        errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
+                } catch {
+                    logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
+                    return WorkerExitCode.failure
+                }
+                if !adapters.sender.configuredProviders.contains(.webpush) {
+                    logger.notice(
+                        "web devices are skipped", metadata: ["push.reason": .string(WorkerHealth.webPushUnset)])
+                }
+                return await serve(
+                    adapters, source: source, configuration: configuration, status: settings.status,
+                    registry: registry, absentProviders: settings.absentProviders, logger: logger)
+            }
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
             return WorkerExitCode.failure
         }
-        do {
-            let kafkaLogger = logger.with(["component": "kafka"])
-            source = try await KafkaRecordSource(
-                configuration: configuration.kafka.forPipelineInput,
-                topics: configuration.pipeline.inputTopics + configuration.pipeline.retryTiers.topics,
-                errorHandler: kafkaLogger.kafkaErrorHandler(), logHandler: kafkaLogger.kafkaLogHandler())
-        } catch {
-            logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
-            await adapters.shutDownTransports()
-            return WorkerExitCode.failure
-        }
-        if !adapters.sender.configuredProviders.contains(.webpush) {
-            logger.notice("web devices are skipped", metadata: ["push.reason": .string(WorkerHealth.webPushUnset)])
-        }
-        return await serve(
-            adapters, source: source, configuration: configuration, status: settings.status, registry: registry,
-            absentProviders: settings.absentProviders, logger: logger)
     }
 
     /// Runs the pipeline with its status server, clients and helpers as one `ServiceGroup` until a signal or the
@@ -107,7 +108,6 @@ public enum WorkerService {
             } catch {
                 // The directory cannot serve: another worker holds it, or its file is foreign or cannot be moved.
                 logger.critical("cannot open the device store", metadata: ["error": .string(error.description)])
-                await adapters.shutDownTransports()
                 return WorkerExitCode.configuration
             }
         }
@@ -118,7 +118,6 @@ public enum WorkerService {
                 configuration: status, registry: registry, liveness: liveness, readiness: readiness, logger: logger)
         } catch {
             logger.critical("cannot start the status server", metadata: ["error": .string(error.description)])
-            await adapters.shutDownTransports()
             return WorkerExitCode.failure
         }
         let clock = SystemWallClock()
