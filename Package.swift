@@ -4,8 +4,11 @@ import PackageDescription
 /// Linux only: the C libraries come from Debian's packages, and the code imports Glibc; nothing is built or tested
 /// on Darwin, so no Apple platform is declared.
 ///
-/// Every Swift target is built in Swift 6 language mode with warnings treated as errors.
-let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+/// Every Swift target is built in Swift 6 language mode with warnings treated as errors, and writes `any` before
+/// every existential type (`ExistentialAny`).
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error), .enableUpcomingFeature("ExistentialAny"),
+]
 
 let package = Package(
     name: "push-worker",
