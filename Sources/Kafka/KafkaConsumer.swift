@@ -33,17 +33,18 @@ public final class KafkaConsumer: Sendable {
             configuration: configuration, errorHandler: errorHandler, logHandler: logHandler, fetchControl: nil)
     }
 
-    /// A consumer whose pauses, resumes and seeks go to `fetchControl` (tests), or to its handle when `nil`.
+    /// A consumer whose pauses, resumes and seeks go to `fetchControl` (tests), or to its handle when `nil`, and
+    /// whose defaults are `defaults` (tests: librdkafka refuses `partition.assignment.strategy`, one of
+    /// `KafkaConfiguration.consumerDefaults`, with `group.protocol=consumer`).
     init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler?, logHandler: KafkaLogHandler?,
-        fetchControl: (any FetchControl)?
+        fetchControl: (any FetchControl)?, defaults: [String: String] = KafkaConfiguration.consumerDefaults
     ) throws(KafkaError) {
         var given = configuration.properties.filter { !PropertyScope.producerOnly.contains($0.key) }
         given["enable.auto.offset.store"] = "false"
         let context = ConsumerContext(errorHandler: errorHandler, logHandler: logHandler)
-        let client = try RDKafkaClient(
-            .consumer, defaults: KafkaConfiguration.consumerDefaults, properties: given, callbacks: context.callbacks)
-        let properties = KafkaConfiguration.consumerDefaults.merging(given) { _, new in new }
+        let client = try RDKafkaClient(.consumer, defaults: defaults, properties: given, callbacks: context.callbacks)
+        let properties = defaults.merging(given) { _, new in new }
         // Serve errors, statistics and rebalances from the consumer queue, i.e. in `poll`.
         if let error = KafkaError.from(rd_kafka_poll_set_consumer(client.handle), context: "forwarding the main queue")
         {

@@ -1,7 +1,9 @@
 import IntegrationSupport
-import Kafka
 import KafkaTypes
+import TestSupport
 import Testing
+
+@testable import Kafka
 
 /// Where Tansu 0.6.0, the real broker under the group tests, differs from Kafka in ways the tests depend on
 /// (docs/kafka.md, "Where Tansu falls short of Kafka"), each pinned to Tansu's behaviour today: a Tansu that fixes one
@@ -83,6 +85,65 @@ import Testing
         }
         #expect(survivor.assignment.isEmpty, "Kafka assigns both partitions: Tansu assigned \(survivor.assignment)")
         _ = await survivor.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+    }
+
+    /// Kafka (3.7 and later) serves KIP-848's consumer group protocol (`group.protocol=consumer`): the coordinator
+    /// assigns a member its partitions in answer to its `ConsumerGroupHeartbeat`. Tansu does not offer that API:
+    /// librdkafka 2.16 marks the coordinator dead ("ConsumerGroupHeartbeatRequest not supported by broker", a debug
+    /// line; no error event, no fatal error), looks it up again and again, and the member is never assigned.
+    @Test(.enabled(if: current, "librdkafka below 2.2 cannot reach Tansu"))
+    func aMemberOfTheConsumerGroupProtocolIsNeverAssigned() async throws {
+        let broker = try DevBrokerProcess(tansuWithTopics: ["protocols"], partitions: 2)
+        let configuration = KafkaConfiguration([
+            "bootstrap.servers": try await broker.bootstrapServers(), "group.id": "protocols",
+            "group.protocol": "consumer", "debug": "cgrp",
+        ])
+        // librdkafka refuses the classic protocol's assignor, one of the consumer's defaults, with this protocol.
+        var defaults = KafkaConfiguration.consumerDefaults
+        defaults["partition.assignment.strategy"] = nil
+        let errors = Shared<[KafkaError]>([])
+        let lines = Shared<[KafkaLogMessage]>([])
+        let member = try KafkaConsumer(
+            configuration: configuration, errorHandler: { error in errors.update { $0.append(error) } },
+            logHandler: { line in lines.update { $0.append(line) } }, fetchControl: nil, defaults: defaults)
+        try await member.subscribe(topics: ["protocols"])
+        // Kafka assigns both partitions within a heartbeat (a few hundred ms).
+        let deadline = ContinuousClock.now + .seconds(8)
+        while member.assignment.isEmpty, ContinuousClock.now < deadline {
+            _ = try await member.poll(timeout: .milliseconds(50))
+        }
+        #expect(member.assignment.isEmpty, "Kafka assigns both partitions: Tansu assigned \(member.assignment)")
+        #expect(lines.value.contains { $0.message.contains("ConsumerGroupHeartbeatRequest not supported by broker") })
+        #expect(errors.value.isEmpty)
+        #expect(member.fatalError == nil)
+        _ = await member.close(timeout: .seconds(5))
+        _ = try? await broker.terminate()
+    }
+
+    /// Kafka keeps a topic's records in log segments on disk across a restart of its broker. Tansu's memory storage
+    /// (`memory://`, the one here; the other is S3) keeps nothing: started again on the same port, Tansu does not
+    /// know the topic, let alone its records.
+    @Test(.enabled(if: current, "librdkafka below 2.2 cannot reach Tansu"))
+    func aRestartForgetsTheTopicsAndTheirRecords() async throws {
+        let broker = try DevBrokerProcess(tansuWithTopics: ["kept"], partitions: 1)
+        let servers = try await broker.bootstrapServers()
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(["bootstrap.servers": servers]))
+        let reports = await producer.send((0...2).map { KafkaProducerRecord(topic: "kept", partition: 0, value: [$0]) })
+        #expect(reports.map { (try? $0.get())?.offset } == [0, 1, 2])
+        _ = await producer.close(timeout: .seconds(5))
+        try await broker.control("restart")
+        let reader = try KafkaConsumer(
+            configuration: KafkaConfiguration(["bootstrap.servers": servers, "group.id": "restarts"]))
+        var answer = "partitions"
+        do {
+            answer += " \(try await reader.partitions(of: "kept", timeout: .seconds(5)))"
+        } catch {
+            answer = error.name
+        }
+        #expect(
+            answer == "UNKNOWN_TOPIC_OR_PART", "Kafka keeps the topic and its three records: Tansu answered \(answer)")
+        _ = await reader.close(timeout: .seconds(5))
         _ = try? await broker.terminate()
     }
 

@@ -8,7 +8,8 @@ count; the test harness passes those of `push-worker dev-broker`), prints one li
 `bootstrap.servers=127.0.0.1:PORT` on stdout once they exist, and runs until SIGTERM or SIGINT, then stops Tansu
 (exit 0). On stdin it takes the commands of `push-worker dev-broker` it can carry out, one a line, each answered by
 one line: `ping` (`ok ping`) and `create-topic NAME PARTITIONS`; any other is answered `error LINE: …` (fault
-injection is the mock cluster's).
+injection is the mock cluster's). One more, its own: `restart` kills Tansu and starts it again on the same port with
+an empty memory storage (what Tansu keeps across a restart: nothing), answered `ok restart` once it listens.
 Tansu's log goes to a temporary folder that is removed at a clean stop and kept, its path on stderr, when Tansu
 failed to start or died.
 """
@@ -70,28 +71,40 @@ def main() -> int:
         signal.signal(number, lambda *_: stopping.set())
     # A parent may have started it with them blocked (a Swift test's child processes inherit the test runner's mask).
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    with open(log_path, "wb") as log:
-        # Tansu 0.6.0 does not stop on SIGTERM or SIGINT while clients are connected: it is killed, also when this
-        # runner dies (a parent-death signal), and its memory storage has nothing to save.
-        broker = subprocess.Popen(
-            ["setpriv", "--pdeathsig", "KILL", "--", str(TANSU), "broker", "--listener-url", url,
-             "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def start() -> tuple[subprocess.Popen[bytes], str | None]:
+        """Starts Tansu and waits until it listens; returns it and, if it did not come up, why."""
+        with open(log_path, "ab") as log:
+            # Tansu 0.6.0 does not stop on SIGTERM or SIGINT while clients are connected: it is killed, also when this
+            # runner dies (a parent-death signal), and its memory storage has nothing to save.
+            started = subprocess.Popen(
+                ["setpriv", "--pdeathsig", "KILL", "--", str(TANSU), "broker", "--listener-url", url,
+                 "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not listening(port):
+            if started.poll() is not None:
+                return started, f"exited with status {started.returncode} at start"
+            if time.monotonic() > deadline or stopping.is_set():
+                return started, f"not listening on {url} within {START_TIMEOUT} s"
+            time.sleep(0.02)
+        return started, None
+
+    def stop(running: subprocess.Popen[bytes]) -> None:
+        if running.poll() is None:
+            running.kill()
+            running.wait()
 
     def failed(reason: str) -> int:
-        if broker.poll() is None:
-            broker.kill()
-            broker.wait()
+        stop(broker)
         print(f"tansu: {reason}; its log: {log_path}", file=sys.stderr)
         return 1
 
-    deadline = time.monotonic() + START_TIMEOUT
-    while not listening(port):
-        if broker.poll() is not None:
-            return failed(f"exited with status {broker.returncode} at start")
-        if time.monotonic() > deadline or stopping.is_set():
-            return failed(f"not listening on {url} within {START_TIMEOUT} s")
-        time.sleep(0.02)
+    broker, complaint = start()
+    if complaint is not None:
+        return failed(complaint)
+    # Held while `restart` replaces the broker, so that the loop below does not take the killed one for a death.
+    restarting = threading.Lock()
     def create(name: str, partitions: int) -> str | None:
         """Creates a topic; returns Tansu's complaint if it refused."""
         created = subprocess.run([str(TANSU), "topic", "create", name, "--partitions", str(partitions),
@@ -104,11 +117,17 @@ def main() -> int:
     print(f"bootstrap.servers=127.0.0.1:{port}", flush=True)
 
     def answer() -> None:
+        nonlocal broker
         for line in sys.stdin:
             command = line.strip()
             words = command.split()
             if words == ["ping"]:
                 reply = "ok ping"
+            elif words == ["restart"]:
+                with restarting:
+                    stop(broker)
+                    broker, complaint = start()
+                reply = "ok restart" if complaint is None else f"error restart: {complaint}"
             elif len(words) == 3 and words[0] == "create-topic" and words[2].isdigit() and int(words[2]) > 0:
                 complaint = create(words[1], int(words[2]))
                 reply = f"ok {command}" if complaint is None else f"error {command}: {complaint}"
@@ -118,10 +137,10 @@ def main() -> int:
 
     threading.Thread(target=answer, daemon=True).start()
     while not stopping.wait(0.2):
-        if broker.poll() is not None:
-            return failed(f"died with status {broker.returncode}")
-    broker.kill()
-    broker.wait()
+        with restarting:
+            if broker.poll() is not None:
+                return failed(f"died with status {broker.returncode}")
+    stop(broker)
     shutil.rmtree(directory, ignore_errors=True)
     return 0
 
