@@ -194,7 +194,13 @@ import Testing
 
     @Test func aRecordKafkaWroteTooLateIsAnswered504MayBeWrittenNever503() async throws {
         let fixture = try await Fixture(kafkaTimeoutMilliseconds: 1_000)
-        #expect(try await fixture.post("/imkit/push", Self.v1).status == 200)
+        // The first record also waits for the producer to start (metadata, a producer id), which on a loaded machine
+        // can take longer than the 1 s timeout: it is posted until confirmed, and its copies are allowed below.
+        var first = try await fixture.post("/imkit/push", Self.v1)
+        for _ in 0..<10 where first.status != 200 {
+            first = try await fixture.post("/imkit/push", Self.v1)
+        }
+        #expect(first.status == 200)
         // Every broker answer comes 2.5 s late: the record is sent and stored, its acknowledgement past the timeout.
         try fixture.cluster.setRoundTripTime(broker: 1, milliseconds: 2_500)
         let late = try await fixture.post(
@@ -213,7 +219,8 @@ import Testing
         #expect(try await fixture.post("/imkit/push/v2", Self.v2).status == 200)
         let keys = try await fixture.records(count: 3).map { String(decoding: $0.key ?? [], as: UTF8.self) }
         await fixture.stop()
-        #expect(keys.sorted() == ["p-late", "room-1", "room-2"])
+        #expect(keys.contains("room-1"))
+        #expect(keys.filter { $0 != "room-1" }.sorted() == ["p-late", "room-2"])
     }
 
     @Test func whileKafkaIsDownTheAnswerIs503AndAfterItReturnsNothingIsLostOrDoubled() async throws {
