@@ -3,11 +3,13 @@ import KafkaTypes
 import TopicWindow
 
 /// Reads a topic into a table from where the table left it (its beginning for a table that holds nothing), then
-/// follows it while the worker runs (every pod keeps the whole table): the invalid-token table, the device registry,
-/// the client settings.
+/// follows it while the worker runs: the invalid-token table, the device registry, the client settings (every pod
+/// keeps the whole table), or chosen partitions of the registry's topics (`AssignedRegistry`).
 struct TopicTableFollower: Sendable {
     let configuration: KafkaConfiguration
     let topic: String
+    /// The partitions to follow; `nil` for all of the topic's.
+    var partitions: [Int32]? = nil
     /// The next offset to read per partition, asked at each (re)connection; partitions it leaves out are read from
     /// their beginning.
     var start: @Sendable () -> [Int32: Int64] = { [:] }
@@ -38,7 +40,7 @@ struct TopicTableFollower: Sendable {
     }
 
     private func follow(_ reader: TopicWindowReader) async throws {
-        let windows = try await reader.plan(from: .offsets(start()), to: .end)
+        let windows = try await reader.plan(from: .offsets(start()), to: .end, partitions: partitions)
         var next = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.start) })
         let ends = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.end) })
         var caughtUpOnce = false

@@ -6,6 +6,9 @@ import Synchronization
 /// ignored ones counted by reason, and whether each topic has been read up to where it ended at the start.
 public final class RegistryTables: Sendable {
     public let store: any DeviceStore
+    /// The one partition these tables hold, when they hold one (`PUSH_REGISTRY_SCOPE=assigned`): a record of a client
+    /// of another partition is ignored as `foreign`.
+    public let partition: RegistryPartition?
     private let state = Mutex(State())
 
     private struct State {
@@ -33,8 +36,9 @@ public final class RegistryTables: Sendable {
         }
     }
 
-    public init(store: any DeviceStore) {
+    public init(store: any DeviceStore, partition: RegistryPartition? = nil) {
         self.store = store
+        self.partition = partition
     }
 
     /// Applies one record of the device registry (`value == nil` or empty: a tombstone), for a tool reading the
@@ -62,7 +66,7 @@ public final class RegistryTables: Sendable {
     {
         var batch = RegistryBatch(topic: name)
         var ignored: [(record: RegistryRecord, error: RegistryRecordError)] = []
-        for (record, decoded) in zip(records, Self.decode(records, of: topic)) {
+        for (record, decoded) in zip(records, Self.decode(records, of: topic, holding: partition)) {
             switch decoded {
             case .device(let change): batch.devices.append(change)
             case .client(let change, let leftOut):
@@ -91,6 +95,15 @@ public final class RegistryTables: Sendable {
         /// With why some of its muted rooms were left out, if they were.
         case client(RegistryChange<ClientKey, ClientSettings>, roomsLeftOut: RegistryRecordError?)
         case ignored(RegistryRecordError)
+
+        /// The client of a record that decoded.
+        var client: ClientKey? {
+            switch self {
+            case .device(.put(let key, _)), .device(.delete(let key)): key.client
+            case .client(.put(let key, _), _), .client(.delete(let key), _): key
+            case .ignored: nil
+            }
+        }
     }
 
     /// Batches at least this large are decoded in `decodingSlices` slices at once (a large registry's load is
@@ -99,21 +112,36 @@ public final class RegistryTables: Sendable {
     static let decodingSlices = 2
 
     /// Every record of `records` decoded, in order; a large batch in slices on several threads.
-    private static func decode(_ records: [RegistryRecord], of topic: Topic) -> [Decoded] {
-        guard records.count >= parallelDecodingThreshold else { return decode(records[...], of: topic) }
+    private static func decode(_ records: [RegistryRecord], of topic: Topic, holding partition: RegistryPartition?)
+        -> [Decoded]
+    {
+        guard records.count >= parallelDecodingThreshold else {
+            return decode(records[...], of: topic, holding: partition)
+        }
         let slices = decodingSlices
         let bounds = (0...slices).map { records.count * $0 / slices }
         let decoded = Mutex([[Decoded]](repeating: [], count: slices))
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let part = decode(records[bounds[slice]..<bounds[slice + 1]], of: topic)
+            let part = decode(records[bounds[slice]..<bounds[slice + 1]], of: topic, holding: partition)
             decoded.withLock { $0[slice] = part }
         }
         return decoded.withLock { $0.flatMap { $0 } }
     }
 
-    private static func decode(_ records: ArraySlice<RegistryRecord>, of topic: Topic) -> [Decoded] {
+    private static func decode(
+        _ records: ArraySlice<RegistryRecord>, of topic: Topic, holding partition: RegistryPartition?
+    ) -> [Decoded] {
         var locales = LocaleMemo()
-        return records.map { decode($0, of: topic, locales: &locales) }
+        return records.map { record in
+            let decoded = decode(record, of: topic, locales: &locales)
+            guard let partition, let client = decoded.client, !partition.holds(client) else { return decoded }
+            return .ignored(
+                RegistryRecordError(
+                    .foreign,
+                    "the client belongs to partition "
+                        + "\(ClientPartitioner.partition(of: client, partitions: partition.partitions)), "
+                        + "not \(partition.partition) of \(partition.partitions)"))
+        }
     }
 
     private static func decode(_ record: RegistryRecord, of topic: Topic, locales: inout LocaleMemo) -> Decoded {

@@ -134,6 +134,35 @@ import Testing
         #expect(tables.recordsRead(of: .devices) == count)
     }
 
+    @Test func tablesOfOnePartitionIgnoreTheClientsOfOthersAsForeignAndStillAdvance() throws {
+        let partition = RegistryPartition(2, of: 6)
+        let tables = RegistryTables(store: MemoryDeviceStore(), partition: partition)
+        let clients = (0..<60).map { "c\($0)" }
+        let mine = clients.filter { partition.holds(ClientKey(appID: "SampleApp", clientID: $0)) }
+        #expect(!mine.isEmpty && mine.count < clients.count)
+        // Twice the parallel threshold, so the sliced decoding checks the partition too.
+        var records: [RegistryRecord] = []
+        for (index, client) in Array(repeating: clients, count: 9).joined().enumerated() {
+            let phone = Registry.subscription(client: client, device: "D1", token: Registry.apnsToken(index))
+            records.append(
+                RegistryRecord(
+                    key: Registry.key(phone), value: Registry.value(phone), partition: 2, offset: Int64(index)))
+        }
+        #expect(records.count >= RegistryTables.parallelDecodingThreshold * 2)
+        let ignored = try tables.apply(records, of: .devices, named: "push.devices")
+        #expect(ignored.count == records.count - mine.count * 9)
+        #expect(ignored.allSatisfy { $0.error.reason == .foreign })
+        #expect(tables.store.statistics.clients == mine.count)
+        #expect(tables.store.offsets(of: "push.devices") == [2: Int64(records.count)])
+        let foreignSettings = try #require(clients.first { !mine.contains($0) })
+        let settings = Array(ClientKey(appID: "SampleApp", clientID: foreignSettings).description.utf8)
+        #expect(try tables.applyClient(key: settings, value: nil)?.reason == .foreign)
+        #expect(
+            tables.ignored == [
+                .init(topic: .devices, reason: .foreign): ignored.count, .init(topic: .clients, reason: .foreign): 1,
+            ])
+    }
+
     @Test func anEmptyValueIsATombstone() throws {
         let tables = RegistryTables(store: MemoryDeviceStore())
         let phone = Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(1))

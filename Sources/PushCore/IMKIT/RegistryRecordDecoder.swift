@@ -27,6 +27,9 @@ public struct RegistryRecordError: Error, Sendable, Equatable, CustomStringConve
         /// A settings record lists more than `RegistryRecordDecoder.maximumMutedRooms` muted rooms: it is applied with
         /// the first ones, the others are ignored.
         case tooManyMutedRooms = "too_many_muted_rooms"
+        /// The record's client belongs to another partition than the one it was read from (`RegistryPartition`):
+        /// a producer that did not partition by client.
+        case foreign
     }
 
     public init(_ reason: Reason, _ message: String) {

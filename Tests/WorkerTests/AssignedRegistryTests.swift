@@ -1,0 +1,155 @@
+import Adapters
+import Configuration
+import Foundation
+import Kafka
+import KafkaTypes
+import Observability
+import PushCore
+import Testing
+
+/// `AssignedRegistry` against librdkafka's mock cluster over TCP: registry topics of 6 partitions, devices placed by
+/// `ClientPartitioner`, settings by librdkafka's own `murmur2_random` partitioner over their key.
+@Suite struct AssignedRegistryTests {
+    static let partitions = 6
+    let cluster: MockCluster
+    let registry: RegistryConfiguration
+    let clients = (0..<60).map { "client-\($0)" }
+
+    init() throws {
+        cluster = try MockCluster(brokers: 1)
+        var registry = RegistryConfiguration()
+        let suffix = UUID().uuidString.prefix(8)
+        registry.devicesTopic = "devices-\(suffix)"
+        registry.clientsTopic = "clients-\(suffix)"
+        for topic in [registry.devicesTopic, registry.clientsTopic] {
+            try cluster.createTopic(topic, partitions: Self.partitions)
+        }
+        self.registry = registry
+    }
+
+    var configuration: KafkaConfiguration { KafkaConfiguration(["bootstrap.servers": cluster.bootstrapServers]) }
+
+    static func partition(of client: String) -> Int32 {
+        ClientPartitioner.partition(of: ClientKey(appID: "SampleApp", clientID: client), partitions: partitions)
+    }
+
+    static func token(_ index: Int) -> String { String(format: "%064x", index) }
+
+    static func subscription(_ client: String, device: String, token: String) -> Subscription {
+        Subscription(appID: "SampleApp", clientID: client, type: .ios, token: token, deviceID: device)
+    }
+
+    /// Two devices per client on the partition `ClientPartitioner` gives, one settings record per client placed by
+    /// librdkafka's `murmur2_random` over the settings key, and one device record written to a wrong partition.
+    func produceRegistry() async throws {
+        let producer = try KafkaProducer(configuration: configuration)
+        for (index, client) in clients.enumerated() {
+            for device in ["D1", "D2"] {
+                let phone = Self.subscription(client, device: device, token: Self.token(index))
+                _ = try await producer.send(
+                    KafkaProducerRecord(
+                        topic: registry.devicesTopic, partition: Self.partition(of: client),
+                        key: Array(phone.key.description.utf8), value: phone.json()))
+            }
+        }
+        let stray = Self.subscription("stray", device: "D1", token: Self.token(999))
+        _ = try await producer.send(
+            KafkaProducerRecord(
+                topic: registry.devicesTopic, partition: (Self.partition(of: "stray") + 1) % Int32(Self.partitions),
+                key: Array(stray.key.description.utf8), value: stray.json()))
+        await producer.close()
+        var murmur = configuration
+        murmur["partitioner"] = "murmur2_random"
+        let javaLike = try KafkaProducer(configuration: murmur)
+        for client in clients {
+            _ = try await javaLike.send(
+                KafkaProducerRecord(
+                    topic: registry.clientsTopic,
+                    key: ClientPartitioner.clientKey(appID: "SampleApp", clientID: client),
+                    value: Array(#"{"appID": "SampleApp", "clientId": "\#(client)", "mute": ["r-\#(client)"]}"#.utf8)))
+        }
+        await javaLike.close()
+    }
+
+    func assigned() -> AssignedRegistry {
+        AssignedRegistry(
+            configuration: configuration, registry: registry, partitions: Self.partitions,
+            logger: Logger(label: "test", level: .critical))
+    }
+
+    @Test func anAssignedPartitionAnswersForExactlyItsClients() async throws {
+        try await produceRegistry()
+        let registry = assigned()
+        registry.assign([1, 4])
+        await registry.restored(1)
+        await registry.restored(4)
+        #expect(registry.progress == RegistryRestoration(restored: [1, 4], restoring: []))
+        #expect(registry.directory(ofPartition: 0) == nil)
+        for partition: Int32 in [1, 4] {
+            let directory = try #require(registry.directory(ofPartition: partition))
+            for client in clients {
+                let key = ClientKey(appID: "SampleApp", clientID: client)
+                let owned = Self.partition(of: client) == partition
+                #expect(directory.subscriptions(of: key).map(\.deviceID) == (owned ? ["D1", "D2"] : []))
+                // Settings went through librdkafka's murmur2_random: the same partition as the devices'.
+                #expect((directory.settings(of: key)?.mutedRooms.contains("r-\(client)") ?? false) == owned)
+            }
+        }
+        registry.revoke([1])
+        #expect(registry.directory(ofPartition: 1) == nil)
+        #expect(registry.progress == RegistryRestoration(restored: [4], restoring: []))
+        await registry.restored(1)
+        registry.revoke([4])
+    }
+
+    @Test func aRecordOfAClientOfAnotherPartitionIsIgnoredAsForeign() async throws {
+        try await produceRegistry()
+        let wrong = (Self.partition(of: "stray") + 1) % Int32(Self.partitions)
+        let registry = assigned()
+        registry.assign([wrong])
+        await registry.restored(wrong)
+        let directory = try #require(registry.directory(ofPartition: wrong))
+        #expect(directory.subscriptions(of: ClientKey(appID: "SampleApp", clientID: "stray")).isEmpty)
+        #expect(registry.ignored == [.init(topic: .devices, reason: .foreign): 1])
+        registry.revoke([wrong])
+    }
+
+    @Test func aRestoredPartitionKeepsFollowingItsTopics() async throws {
+        try await produceRegistry()
+        let client = try #require(clients.first { Self.partition(of: $0) == 2 })
+        let registry = assigned()
+        registry.assign([2])
+        await registry.restored(2)
+        let producer = try KafkaProducer(configuration: configuration)
+        let tablet = Self.subscription(client, device: "D3", token: Self.token(7))
+        _ = try await producer.send(
+            KafkaProducerRecord(
+                topic: self.registry.devicesTopic, partition: 2, key: Array(tablet.key.description.utf8),
+                value: tablet.json()))
+        await producer.close()
+        let key = ClientKey(appID: "SampleApp", clientID: client)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while registry.directory(ofPartition: 2)?.subscriptions(of: key).count != 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(registry.directory(ofPartition: 2)?.subscriptions(of: key).map(\.deviceID) == ["D1", "D2", "D3"])
+        registry.revoke([2])
+    }
+
+    @Test func waitingForAPartitionEndsWhenTheWaitIsCancelled() async throws {
+        // No topic of these names: the partition never restores.
+        var missing = RegistryConfiguration()
+        missing.devicesTopic = "absent-devices"
+        missing.clientsTopic = "absent-clients"
+        let registry = AssignedRegistry(
+            configuration: configuration, registry: missing, partitions: Self.partitions,
+            logger: Logger(label: "test", level: .critical))
+        registry.assign([0])
+        let waiting = Task { await registry.restored(0) }
+        waiting.cancel()
+        await waiting.value
+        #expect(registry.directory(ofPartition: 0) == nil)
+        #expect(registry.progress.health.status == .warn)
+        registry.revoke([0])
+    }
+}
