@@ -260,7 +260,8 @@ final class RecordProcessor<Request: Sendable>: Sendable {
             record: record, source: started.source, messageId: event.messageId, room: event.roomId,
             type: event.type, eventTimeMillis: event.eventTimeMillis, results: results,
             target: { event.devices[$0].target },
-            narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results))
+            narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results),
+            forwarded: event.forwarded)
     }
 
     /// Counts each provider answer among `results` (a final one, after a send) in `invalidations`, and returns the

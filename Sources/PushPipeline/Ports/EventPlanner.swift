@@ -1,3 +1,4 @@
+import KafkaTypes
 import PushCore
 
 /// The provider a request goes to; in-flight limits and failure breakers are per provider.
@@ -66,6 +67,9 @@ public struct PlannedEvent<Request: Sendable>: Sendable {
     /// The IMKIT app the message belongs to (`appID`; the empty string is the default app): the scope of the
     /// token-invalidation guard.
     public var appID = ""
+    /// Records the event passes on instead of sending (the `assigned` registry scope's fan-out records): produced with
+    /// its other outputs, so the input offset is committed only once Kafka acknowledged them.
+    public var forwarded: [KafkaProducerRecord] = []
     /// The event narrowed to some of its devices (indices into `devices`): a valid event that,
     /// replayed, sends only to them. Retry and dead-letter records carry it.
     public var narrowed: @Sendable ([Int]) -> [UInt8]

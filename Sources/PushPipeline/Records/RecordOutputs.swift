@@ -20,16 +20,21 @@ struct RecordOutputs {
     /// a device). `narrow` gives the event cut down to some devices (indices into `results`). The retry record goes
     /// to the tier that covers its wait from `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the
     /// indices in `suspect` write no invalid-token record: their receipts say `"suspect": true`
-    /// (`TokenInvalidationGuard`).
+    /// (`TokenInvalidationGuard`). The `forwarded` records (`PlannedEvent.forwarded`) come first, with the headers the
+    /// input passes on.
     func forEvent(
         record: KafkaRecord, source: SourcePosition, messageId: String, room: String, type: String,
         eventTimeMillis: Int64?, results: [DeviceResult], target: (Int) -> DeviceTarget,
-        narrow: ([Int]) -> [UInt8], nowMillis: Int64, suspect: Set<Int> = []
+        narrow: ([Int]) -> [UInt8], nowMillis: Int64, suspect: Set<Int> = [], forwarded: [KafkaProducerRecord] = []
     ) -> [KafkaProducerRecord] {
         let carried = CarriedHeaders(of: record, settings: settings)
         let receiptKey = Array(messageId.utf8)
         var outputs: [KafkaProducerRecord] = []
-        outputs.reserveCapacity(results.count + 1)
+        outputs.reserveCapacity(results.count + 1 + forwarded.count)
+        for var passedOn in forwarded {
+            passedOn.headers += carried.headers
+            outputs.append(passedOn)
+        }
         var receiptIdName: [UInt8] = []
         var retrying: [HandedOff] = []
         var deadLetters: [HandedOff] = []
