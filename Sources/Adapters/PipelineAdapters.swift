@@ -52,61 +52,39 @@ public struct PipelineAdapters: Sendable {
             maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
         let transport = try configuration.httpTransport.make(transportConfiguration)
-        var transports = [transport]
-        // The default app and the app folders share one provider token per APNs key.
-        let signers = APNsTokenSigners()
-        let webPushPolicy = WebPushEndpointPolicy(
-            allowsPrivateEndpoints: configuration.allowsPrivateWebPushEndpoints)
+        // The APNs client certificate belongs to every connection of a transport of its own.
+        let certificateTransport = try credentials.apnsClientCertificate.map {
+            try APNsClient.transport(
+                certificate: $0, configuration: transportConfiguration, kind: configuration.httpTransport)
+        }
+        transports = [transport] + (certificateTransport.map { [$0] } ?? [])
         let factory = ProviderClientFactory(
-            transport: transport, signers: signers, requestDeadline: configuration.requestTimeout,
-            webPushPolicy: webPushPolicy, clock: SystemWallClock())
-        var apnsClient: APNsClient?
-        if let apns = configuration.apns {
-            let apnsTransport = try APNsClient.transport(
-                certificate: credentials.apnsClientCertificate, configuration: transportConfiguration,
-                shared: transport, kind: configuration.httpTransport)
-            if apnsTransport !== transport { transports.append(apnsTransport) }
-            apnsClient = factory.apns(
-                credentials.apnsSigningKey.map { .token($0.revealed) } ?? .certificate, url: apns.url,
-                sandboxURL: apns.sandboxURL, over: apnsTransport)
-        }
-        self.transports = transports
-        var fcmClient: FCMClient?
-        var projectID = ""
-        if let fcm = configuration.fcm, let account = credentials.googleServiceAccount?.revealed {
-            projectID = account.projectId
-            fcmClient = factory.fcm(url: fcm.url, serviceAccount: account)
-        }
-        let webPushClient = credentials.vapidKey.map { factory.webPush(vapid: $0.revealed) }
+            transport: transport, certificateTransport: certificateTransport, signers: APNsTokenSigners(),
+            requestDeadline: configuration.requestTimeout,
+            webPushPolicy: WebPushEndpointPolicy(allowsPrivateEndpoints: configuration.allowsPrivateWebPushEndpoints),
+            clock: SystemWallClock())
+        let defaultApp = AppCredentials(defaultAppOf: configuration, credentials: credentials)
         var decoder = EventDecoder()
         decoder.limits.maximumRecordBytes = configuration.maximumEventBytes
-        let context = ProviderContext(
-            apnsTopic: configuration.apns?.topic ?? "", fcmProjectID: projectID, sendsWebPush: webPushClient != nil)
         eventLimits = decoder.limits
+        var catalog: AppCatalog?
         if let settings = configuration.apps {
             let metrics = AppMetrics(registry: registry, labelLimit: settings.maximumLabelledApps)
-            let catalog = AppCatalog(
+            let folders = AppCatalog(
                 configuration: settings, allowsInsecureHTTP: configuration.allowsInsecureHTTP,
-                defaultContext: context, files: files, metrics: metrics, logger: logger)
-            let changes = catalog.refresh()
+                defaultContext: defaultApp.context, files: files, metrics: metrics, logger: logger)
+            let changes = folders.refresh()
             AppsReloadService.log(changes, logger: logger)
             metrics.count(changes)
-            apps = AppFolders(
-                catalog: catalog,
-                senders: AppSenders(
-                    catalog: catalog, transport: transport, signers: signers,
-                    requestDeadline: configuration.requestTimeout,
-                    webPushPolicy: webPushPolicy,
-                    maximumLiveApps: settings.maximumLiveApps, idleTimeout: settings.idleTimeout, metrics: metrics),
-                metrics: metrics)
-        } else {
-            apps = nil
+            catalog = folders
         }
-        appContexts = apps?.catalog ?? SingleApp(context)
+        let senders = AppSenders(defaultApp: defaultApp, folders: catalog, factory: factory)
+        apps = catalog.map { AppFolders(catalog: $0, senders: senders) }
+        appContexts = catalog ?? SingleApp(defaultApp.context)
         planner = CorePlanner(
             rules: rules.table, apps: appContexts,
             defaultLocale: configuration.defaultLocale, decoder: decoder)
-        sender = ProviderSender(apns: apnsClient, fcm: fcmClient, webPush: webPushClient, apps: apps?.senders)
+        sender = ProviderSender(apps: senders)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
             configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
@@ -153,17 +131,14 @@ private final class StopFlag: Sendable {
 package struct AppFolders: Sendable {
     package let catalog: AppCatalog
     package let senders: AppSenders
-    package let metrics: AppMetrics
+    package var metrics: AppMetrics { catalog.metrics }
 }
 
 extension APNsClient {
-    /// The transport for APNs: `shared` for token auth, or one of its own for certificate auth (a client
-    /// certificate belongs to every connection of its transport).
+    /// The transport of APNs certificate auth, presenting `certificate` on every connection.
     fileprivate static func transport(
-        certificate: Secret<ClientCertificate>?, configuration: HTTP2TransportConfiguration,
-        shared: any HTTP2Transport, kind: HTTP2TransportKind
+        certificate: Secret<ClientCertificate>, configuration: HTTP2TransportConfiguration, kind: HTTP2TransportKind
     ) throws -> any HTTP2Transport {
-        guard let certificate else { return shared }
         var certified = configuration
         certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
         certified.clientCertificate = certificate.revealed

@@ -24,9 +24,7 @@ public struct APNsConfiguration: Sendable {
     public var requestDeadline: Duration
 
     public init(
-        authentication: APNsAuthentication,
-        productionURL: String = "https://api.push.apple.com",
-        sandboxURL: String = "https://api.sandbox.push.apple.com",
+        authentication: APNsAuthentication, productionURL: String, sandboxURL: String,
         requestDeadline: Duration = .seconds(10)
     ) {
         self.authentication = authentication

@@ -12,10 +12,7 @@ public struct FCMConfiguration: Sendable {
     /// The longest one OAuth token request may take.
     public var tokenDeadline: Duration
 
-    public init(
-        baseURL: String = "https://fcm.googleapis.com", requestDeadline: Duration = .seconds(10),
-        tokenDeadline: Duration = .seconds(10)
-    ) {
+    public init(baseURL: String, requestDeadline: Duration = .seconds(10), tokenDeadline: Duration = .seconds(10)) {
         self.baseURL = baseURL
         self.requestDeadline = requestDeadline
         self.tokenDeadline = tokenDeadline

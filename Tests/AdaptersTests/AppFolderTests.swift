@@ -75,8 +75,12 @@ final class MemoryFolders: FileReading {
         #expect(credentials.context == ProviderContext(apnsTopic: "com.example.alpha", fcmProjectID: "alpha-project"))
         #expect(credentials.apns?.url == "https://apns.example")
         #expect(credentials.apns?.sandboxURL == "https://sandbox.example")
-        #expect(credentials.apns?.signingKey.revealed.keyId == "KEY1234567")
         #expect(credentials.fcm?.url == "https://fcm.example")
+        guard case .token(let key)? = credentials.apns?.authentication.revealed else {
+            Issue.record("an app folder's APNs is not token auth")
+            return
+        }
+        #expect(key.keyId == "KEY1234567")
     }
 
     @Test func eitherProviderAloneIsAnApp() throws {

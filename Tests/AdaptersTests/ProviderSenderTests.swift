@@ -15,9 +15,23 @@ import Testing
             platform: .apns, path: "/3/device/x", headers: [], body: Array("{}".utf8), expiresAtEpochSeconds: 0),
         deviceToken: String(repeating: "ab", count: 32))
 
-    @Test(arguments: [(PushProvider.apns, "APNs is not configured"), (.fcm, "FCM is not configured")])
+    /// The one place clients are made, over `transport`.
+    static func factory(_ transport: any HTTPTransport, certificateTransport: (any HTTPTransport)? = nil)
+        -> ProviderClientFactory
+    {
+        ProviderClientFactory(
+            transport: transport, certificateTransport: certificateTransport, signers: APNsTokenSigners(),
+            requestDeadline: .seconds(1), webPushPolicy: WebPushEndpointPolicy(), clock: ManualClock())
+    }
+
+    @Test(arguments: [
+        (PushProvider.apns, "APNs is not configured"), (.fcm, "FCM is not configured"),
+        (.webpush, "Web Push is not configured"),
+    ])
     func aProviderWithoutAClientRejectsWithoutAStatus(provider: PushProvider, reason: String) async {
-        let sender = ProviderSender(apns: nil, fcm: nil)
+        let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
+        let sender = ProviderSender(
+            apps: AppSenders(defaultApp: AppCredentials(), folders: nil, factory: Self.factory(transport)))
         #expect(sender.configuredProviders.isEmpty)
         #expect(await sender.send(Self.send, to: provider) == .rejected(status: nil, reason: reason))
     }
@@ -44,12 +58,10 @@ import Testing
         let catalog = AppFolderTests.catalog(files, registry: registry)
         catalog.refresh()
         let transport = ScriptedTransport { _ in HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "x")]) }
-        let metrics = AppMetrics(registry: registry, labelLimit: 10)
         let apps = AppSenders(
-            catalog: catalog, transport: transport, signers: APNsTokenSigners(), requestDeadline: .seconds(1),
-            maximumLiveApps: 4,
-            idleTimeout: .seconds(60), metrics: metrics, clock: ManualClock())
-        let sender = ProviderSender(apns: nil, fcm: nil, webPush: nil, apps: apps)
+            defaultApp: AppCredentials(), folders: catalog, factory: ProviderSenderTests.factory(transport),
+            clock: ManualClock())
+        let sender = ProviderSender(apps: apps)
         #expect(sender.configuredProviders == PushProvider.allCases)
 
         #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: "x"))
@@ -86,11 +98,10 @@ import Testing
         let catalog = AppFolderTests.catalog(files)
         catalog.refresh()
         let transport = ScriptedTransport { _ in HTTPResponse(status: 201) }
-        let apps = AppSenders(
-            catalog: catalog, transport: transport, signers: APNsTokenSigners(), requestDeadline: .seconds(1),
-            maximumLiveApps: 4, idleTimeout: .seconds(60),
-            metrics: AppMetrics(registry: MetricsRegistry(), labelLimit: 10), clock: ManualClock())
-        let sender = ProviderSender(apns: nil, fcm: nil, webPush: nil, apps: apps)
+        let sender = ProviderSender(
+            apps: AppSenders(
+                defaultApp: AppCredentials(), folders: catalog, factory: ProviderSenderTests.factory(transport),
+                clock: ManualClock()))
         let request = ProviderRequest(
             platform: .web, path: "https://push.example.net/x", headers: [], body: Array("{}".utf8),
             expiresAtEpochSeconds: 0)

@@ -49,7 +49,8 @@ import Testing
         let signers = APNsTokenSigners()
         func client(_ key: APNsSigningKey, signers: APNsTokenSigners?) -> APNsClient {
             APNsClient(
-                configuration: APNsConfiguration(authentication: .token(key), productionURL: "https://prod.test"),
+                configuration: APNsConfiguration(
+                    authentication: .token(key), productionURL: "https://prod.test", sandboxURL: "https://sandbox.test"),
                 transport: transport, clock: clock, signers: signers)
         }
         let clients = [client(key, signers: signers), client(key, signers: signers), client(other, signers: signers)]
@@ -134,10 +135,13 @@ import Testing
 
     @Test func certificateAuthSendsNoAuthorizationHeader() async {
         let transport = ScriptedTransport(Self.accepted)
-        let apns = APNsClient(configuration: APNsConfiguration(authentication: .certificate), transport: transport)
+        let apns = APNsClient(
+            configuration: APNsConfiguration(
+                authentication: .certificate, productionURL: "https://prod.test", sandboxURL: "https://sandbox.test"),
+            transport: transport)
         _ = await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
         #expect(transport.requests.first?.header("authorization") == nil)
-        #expect(transport.requests.first?.url == "https://api.push.apple.com/3/device/\(Self.token)")
+        #expect(transport.requests.first?.url == "https://prod.test/3/device/\(Self.token)")
     }
 
     @Test func transportErrorsBecomeOutcomesWithoutTheDeviceToken() async throws {

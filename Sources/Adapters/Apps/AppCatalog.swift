@@ -38,11 +38,11 @@ package final class AppCatalog: AppContexts, Sendable {
         var limiter: LogRateLimiter
     }
 
-    private let configuration: AppsConfiguration
+    let configuration: AppsConfiguration
     private let allowsInsecureHTTP: Bool
     private let defaultContext: ProviderContext
     private let files: any FileReading
-    private let metrics: AppMetrics
+    let metrics: AppMetrics
     private let logger: Logger
     private let clock: any WallClock
     private let state: Mutex<State>

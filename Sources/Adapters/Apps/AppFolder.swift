@@ -63,11 +63,13 @@ struct AppFolderContents: Sendable, Equatable {
     }
 }
 
-/// The checked credentials and settings of one app of `PUSH_APPS_DIR`.
+/// The checked credentials and settings of one app: an app folder's of `PUSH_APPS_DIR`, or the default app's
+/// (`AppCredentials(defaultAppOf:credentials:)`).
 public struct AppCredentials: Sendable {
-    /// APNs token auth of the app.
+    /// APNs of the app.
     public struct APNs: Sendable {
-        public var signingKey: Secret<APNsSigningKey>
+        /// Token auth with the app's key; certificate auth only for the default app (`APNS_CERT_FILE`).
+        public var authentication: Secret<APNsAuthentication>
         /// The app's bundle id (`apns-topic`), unless a device names its own.
         public var topic: String
         public var url: String
@@ -127,7 +129,7 @@ public struct AppCredentials: Sendable {
                 throw FileReadError(path: keyPath, reason: error.reason)
             }
             credentials.apns = APNs(
-                signingKey: Secret(key), topic: topic,
+                authentication: Secret(.token(key)), topic: topic,
                 url: try apns.url("url", default: defaults.apns, allowsHTTP: allowsInsecureHTTP),
                 sandboxURL: try apns.url("sandboxUrl", default: defaults.apnsSandbox, allowsHTTP: allowsInsecureHTTP))
         }
