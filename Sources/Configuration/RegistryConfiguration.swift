@@ -1,4 +1,5 @@
 import Glibc
+import PushCore
 
 /// The device registry and the client settings every worker follows as tables, for IMKIT messages.
 public struct RegistryConfiguration: Sendable, Equatable {
@@ -21,13 +22,15 @@ public struct RegistryConfiguration: Sendable, Equatable {
     public var clientsTopic = "push.clients"
     /// How long the start waits for both tables to be read (`PUSH_DEVICES_LOAD_MS`).
     public var loadTimeout: Duration = .seconds(30)
+    /// Where the worker's and the `devices` command's records of `devicesTopic` go (`PUSH_REGISTRY_PARTITIONING`).
+    public var partitioning = RegistryPartitioning.key
 
     public init() {}
 }
 
 extension SettingReader {
     /// `PUSH_DEVICE_STORE`, `PUSH_DEVICE_STORE_MAP_MB`, `PUSH_DEVICES_TOPIC`, `PUSH_CLIENTS_TOPIC`,
-    /// `PUSH_DEVICES_LOAD_MS`; the two topics must differ from each other and from `inputTopics`.
+    /// `PUSH_DEVICES_LOAD_MS`, `PUSH_REGISTRY_PARTITIONING`; the two topics must differ from each other and from `inputTopics`.
     func registryConfiguration(inputTopics: [String]) throws(InvalidSetting) -> RegistryConfiguration {
         var registry = RegistryConfiguration()
         registry.store = try deviceStore("PUSH_DEVICE_STORE")
@@ -36,6 +39,7 @@ extension SettingReader {
         registry.clientsTopic = try topic("PUSH_CLIENTS_TOPIC", default: registry.clientsTopic)
         registry.loadTimeout = try milliseconds(
             "PUSH_DEVICES_LOAD_MS", default: registry.loadTimeout, in: 0...3_600_000)
+        registry.partitioning = try registryPartitioning()
         guard registry.devicesTopic != registry.clientsTopic else {
             throw InvalidSetting(variable: "PUSH_CLIENTS_TOPIC", reason: "must differ from PUSH_DEVICES_TOPIC")
         }

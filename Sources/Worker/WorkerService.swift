@@ -137,7 +137,9 @@ public enum WorkerService {
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: adapters.producer), store: registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
-            devicesTopic: configuration.registry.devicesTopic)
+            placement: RegistryPlacement(
+                topic: configuration.registry.devicesTopic, partitioning: configuration.registry.partitioning,
+                producer: adapters.producer))
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner,
             sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,

@@ -27,7 +27,8 @@ enum DevicesCommand {
             discussion: """
                 Writes the subscription to PUSH_DEVICES_TOPIC (default push.devices) under the key
                 appID/clientId/type/deviceId; one subscription per type and device id, so subscribing again replaces
-                the token. The token is checked as the workers check it. Exit codes: 0 done, 2 usage, 3 configuration,
+                the token. With PUSH_REGISTRY_PARTITIONING=client (subscribe, unsubscribe, import), each record goes to
+                the partition of its client key appID/clientId (Kafka's murmur2 partitioner over those bytes). The token is checked as the workers check it. Exit codes: 0 done, 2 usage, 3 configuration,
                 1 Kafka failure.
                 """,
             options: device + [
@@ -131,16 +132,24 @@ enum DevicesCommand {
         guard let configuration = settings(arguments, environment) else { return WorkerExitCode.configuration }
         do {
             let producer = try KafkaProducer(configuration: configuration.kafka)
+            let placement = placement(configuration, producer)
             for (key, value) in records {
-                _ = try await producer.send(
-                    KafkaProducerRecord(
-                        topic: configuration.registry.devicesTopic, key: Array(key.description.utf8), value: value))
+                _ = try await producer.send(try await placement.record(key, value: value))
             }
             _ = await producer.close(timeout: .seconds(10))
         } catch {
             return ToolFailure.runtime("writing \(configuration.registry.devicesTopic)", error)
         }
         return 0
+    }
+
+    /// Where `producer` writes the devices topic's records (`PUSH_REGISTRY_PARTITIONING`).
+    private static func placement(_ configuration: DevicesConfiguration, _ producer: KafkaProducer)
+        -> RegistryPlacement
+    {
+        RegistryPlacement(
+            topic: configuration.registry.devicesTopic, partitioning: configuration.registry.partitioning,
+            producer: producer)
     }
 
     /// The registry as the topic holds it now.
@@ -225,7 +234,9 @@ enum DevicesCommand {
         }
         let result: Result<ImportCounts, ImportStop>
         do throws(ImportStop) {
-            result = .success(try await importLines(of: file, format: format, to: producer, topic: topic))
+            result = .success(
+                try await importLines(
+                    of: file, format: format, to: producer, placement: placement(configuration, producer)))
         } catch {
             result = .failure(error)
         }
@@ -261,7 +272,7 @@ enum DevicesCommand {
     /// Reads `file` a chunk at a time and writes its devices in batches as it goes, so memory holds one chunk and
     /// about one batch whatever the file's size; each bad line is reported on stderr with its number and reason.
     private static func importLines(
-        of file: FileHandle, format: DeviceImport.Format, to producer: KafkaProducer, topic: String
+        of file: FileHandle, format: DeviceImport.Format, to producer: KafkaProducer, placement: RegistryPlacement
     ) async throws(ImportStop) -> ImportCounts {
         var reader = DeviceImport.Reader(format: format)
         var splitter = LineSplitter(maximumBytes: DeviceImport.maximumLineBytes)
@@ -284,9 +295,11 @@ enum DevicesCommand {
                 case .blank, .header:
                     continue
                 case .subscription(let subscription):
-                    batch.append(
-                        KafkaProducerRecord(
-                            topic: topic, key: Array(subscription.key.description.utf8), value: subscription.json()))
+                    do {
+                        batch.append(try await placement.record(subscription.key, value: subscription.json()))
+                    } catch {
+                        throw .writing(error)
+                    }
                 case .skipped(let error):
                     counts.skipped += 1
                     StandardStreams.writeError("line \(line.number): \(error.message)")

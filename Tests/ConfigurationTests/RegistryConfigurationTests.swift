@@ -15,6 +15,17 @@ import Testing
         #expect(registry.mapBytes == 1024 * 1024 * 1024)
     }
 
+    @Test func registryRecordsArePlacedByKeyUnlessToldByClient() throws {
+        #expect(try Self.registry([:]).partitioning == .key)
+        #expect(try Self.registry(["PUSH_REGISTRY_PARTITIONING": "client"]).partitioning == .client)
+        #expect(try Self.registry(["PUSH_REGISTRY_PARTITIONING": "key"]).partitioning == .key)
+        let error = #expect(throws: InvalidSetting.self) {
+            try Self.registry(["PUSH_REGISTRY_PARTITIONING": "murmur2"])
+        }
+        #expect(error?.variable == "PUSH_REGISTRY_PARTITIONING")
+        #expect(error?.reason == "'murmur2' is not one of key, client")
+    }
+
     @Test func anLMDBStoreNamesAWritableDirectoryAndItsMap() throws {
         let path = try Repository.temporaryDirectory().path
         let registry = try Self.registry(["PUSH_DEVICE_STORE": "lmdb:\(path)", "PUSH_DEVICE_STORE_MAP_MB": "64"])

@@ -139,4 +139,43 @@ import Testing
         }
         _ = try? await broker.terminate()
     }
+
+    @Test func byClientEveryRecordOfAClientGoesToThePartitionOfItsClientKey() async throws {
+        let (broker, bootstrap) = try await startDevBroker(partitions: 6)
+        let environment = ["KAFKA_BOOTSTRAP_SERVERS": bootstrap, "PUSH_REGISTRY_PARTITIONING": "client"]
+        let clients = (0..<12).map { "client/\($0)" }
+        let rows = clients.flatMap { client in
+            ["fcm", "android"].enumerated().map { "SampleApp,\(client),\($1),fcm-token-\($0),P\($0)\n" }
+        }
+        let csv = try Repository.temporaryFile(
+            Array(("appID,clientId,type,token,deviceId\n" + rows.joined()).utf8), suffix: ".csv")
+        defer { try? FileManager.default.removeItem(at: csv) }
+        let imported = try await Self.devices(["import", "--format", "csv", csv.path], environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let subscribed = try await Self.devices(
+            [
+                "subscribe", "--app", "SampleApp", "--client", clients[0], "--type", "ios", "--device", "D1", "--token",
+                Self.token,
+            ], environment: environment)
+        #expect(subscribed.status == 0, "\(subscribed.stderr)")
+        let unsubscribed = try await Self.devices(
+            ["unsubscribe", "--app", "SampleApp", "--client", clients[1], "--type", "fcm", "--device", "P0"],
+            environment: environment)
+        #expect(unsubscribed.status == 0, "\(unsubscribed.stderr)")
+        let expected = rows.count + 2
+        let records = try await readRecords(
+            KafkaConfiguration(["bootstrap.servers": bootstrap]), topic: "push.devices", partitions: Array(0..<6),
+            count: expected, within: .seconds(30))
+        #expect(records.count == expected)
+        var partitionsOfClients: [String: Set<Int32>] = [:]
+        for record in records {
+            let key = try #require(DeviceKey(text: String(decoding: record.key ?? [], as: UTF8.self)))
+            #expect(record.partition == ClientPartitioner.partition(of: key.client, partitions: 6), "\(key)")
+            partitionsOfClients[key.clientID, default: []].insert(record.partition)
+        }
+        #expect(partitionsOfClients.count == clients.count)
+        #expect(partitionsOfClients.values.allSatisfy { $0.count == 1 })
+        #expect(Set(partitionsOfClients.values.flatMap { $0 }).count > 1)
+        _ = try? await broker.terminate()
+    }
 }

@@ -2,13 +2,14 @@ import Foundation
 import Kafka
 import KafkaTypes
 
-/// Records of `topic` (partitions 0 and 1, from the start) until `count` arrived or `limit` passed.
-func readRecords(_ kafka: KafkaConfiguration, topic: String, count: Int, within limit: Duration) async throws
-    -> [KafkaRecord]
-{
+/// Records of `topic` (`partitions`, from the start) until `count` arrived or `limit` passed.
+func readRecords(
+    _ kafka: KafkaConfiguration, topic: String, partitions: [Int32] = [0, 1], count: Int, within limit: Duration
+) async throws -> [KafkaRecord] {
     let reader = try KafkaConsumer(
         configuration: kafka.merging(KafkaConfiguration(["group.id": "reader-\(UUID().uuidString.prefix(8))"])))
-    try await reader.assign([TopicPartition(topic, 0): .beginning, TopicPartition(topic, 1): .beginning])
+    try await reader.assign(
+        Dictionary(uniqueKeysWithValues: partitions.map { (TopicPartition(topic, $0), KafkaOffset.beginning) }))
     var records: [KafkaRecord] = []
     let deadline = ContinuousClock.now + limit
     while records.count < count, ContinuousClock.now < deadline {

@@ -3,6 +3,7 @@ import Essentials
 import KafkaTypes
 import PushCore
 import PushPipeline
+import Synchronization
 import TestSupport
 import Testing
 
@@ -32,22 +33,50 @@ import Testing
         for subscription in subscriptions { store.apply(.put(subscription.key, subscription)) }
         let inner = FakeSink()
         let sink = UnsubscribingDeadTokens(
-            inner: inner, store: store, invalidTokensTopic: "push.invalid-tokens", devicesTopic: "push.devices")
+            inner: inner, store: store, invalidTokensTopic: "push.invalid-tokens",
+            placement: RegistryPlacement(topic: "push.devices", partitioning: .key) { 1 })
         let receipt = KafkaProducerRecord(topic: "push.receipts", key: nil, value: Array("{}".utf8))
         try await sink.produce([
             receipt, Self.deadRecord(user: "aaa", token: Self.dead), Self.deadRecord(user: "bbb", token: Self.dead),
         ])
         let tombstones = inner.records(on: "push.devices")
         #expect(tombstones.map { String(decoding: $0.key ?? [], as: UTF8.self) } == ["A/aaa/ios/D1", "B/aaa/ios/D1"])
-        #expect(tombstones.allSatisfy { $0.value.isEmpty })
+        #expect(tombstones.allSatisfy { $0.value.isEmpty && $0.partition == nil })
         #expect(inner.records.count == 5)
+    }
+
+    @Test func byClientEachTombstoneGoesToItsClientsPartitionAskingTheCountOnce() async throws {
+        let store = MemoryDeviceStore()
+        for app in ["A", "B", "C", "D"] {
+            let phone = Subscription(appID: app, clientID: "aaa", type: .ios, token: Self.dead, deviceID: "D1")
+            store.apply(.put(phone.key, phone))
+        }
+        let asked = Mutex(0)
+        let inner = FakeSink()
+        let sink = UnsubscribingDeadTokens(
+            inner: inner, store: store, invalidTokensTopic: "push.invalid-tokens",
+            placement: RegistryPlacement(topic: "push.devices", partitioning: .client) {
+                asked.withLock { $0 += 1 }
+                return 6
+            })
+        try await sink.produce([Self.deadRecord(user: "aaa", token: Self.dead)])
+        try await sink.produce([Self.deadRecord(user: "aaa", token: Self.dead)])
+        let tombstones = inner.records(on: "push.devices")
+        #expect(tombstones.count == 8)
+        for tombstone in tombstones {
+            let key = try #require(DeviceKey(text: String(decoding: tombstone.key ?? [], as: UTF8.self)))
+            #expect(tombstone.partition == ClientPartitioner.partition(of: key.client, partitions: 6))
+        }
+        // Four apps' clients of one id spread over more than one partition: the partition is the client's, not one.
+        #expect(Set(tombstones.map(\.partition)).count > 1)
+        #expect(asked.withLock { $0 } == 1)
     }
 
     @Test func withoutRegistryDevicesTheRecordsPassUnchanged() async throws {
         let inner = FakeSink()
         let sink = UnsubscribingDeadTokens(
             inner: inner, store: MemoryDeviceStore(), invalidTokensTopic: "push.invalid-tokens",
-            devicesTopic: "push.devices")
+            placement: RegistryPlacement(topic: "push.devices", partitioning: .key) { 1 })
         let records = [Self.deadRecord(user: "aaa", token: Self.dead)]
         try await sink.produce(records)
         #expect(inner.records == records)

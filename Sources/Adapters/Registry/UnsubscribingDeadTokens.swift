@@ -8,24 +8,25 @@ import PushPipeline
 ///
 /// Only keys that still hold the dead token are tombstoned: a device that subscribed again with a new token keeps
 /// its subscription. A device re-subscribed between this check and the tombstone's write is lost; the app
-/// subscribes again at its next start.
+/// subscribes again at its next start. A tombstone goes where `placement` puts its key's records.
 package struct UnsubscribingDeadTokens: RecordSink {
     let inner: any RecordSink
     let store: any DeviceStore
     let invalidTokensTopic: String
-    let devicesTopic: String
+    let placement: RegistryPlacement
 
     package init(
-        inner: any RecordSink, store: any DeviceStore, invalidTokensTopic: String, devicesTopic: String
+        inner: any RecordSink, store: any DeviceStore, invalidTokensTopic: String, placement: RegistryPlacement
     ) {
         self.inner = inner
         self.store = store
         self.invalidTokensTopic = invalidTokensTopic
-        self.devicesTopic = devicesTopic
+        self.placement = placement
     }
 
     package func produce(_ records: [KafkaProducerRecord]) async throws {
-        let tombstones = records.flatMap(tombstones)
+        var tombstones: [KafkaProducerRecord] = []
+        for record in records { tombstones += try await self.tombstones(for: record) }
         guard !tombstones.isEmpty else { return try await inner.produce(records) }
         do {
             try await inner.produce(records + tombstones)
@@ -38,12 +39,14 @@ package struct UnsubscribingDeadTokens: RecordSink {
 
     package func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
 
-    private func tombstones(for record: KafkaProducerRecord) -> [KafkaProducerRecord] {
+    private func tombstones(for record: KafkaProducerRecord) async throws -> [KafkaProducerRecord] {
         guard record.topic == invalidTokensTopic, let dead = InvalidTokenRecord(json: record.value),
             let platform = Platform(rawValue: dead.platform)
         else { return [] }
-        return store.keys(ofClient: dead.userId, holding: dead.token, on: platform).map { key in
-            KafkaProducerRecord(topic: devicesTopic, key: Array(key.description.utf8), value: [])
+        var tombstones: [KafkaProducerRecord] = []
+        for key in store.keys(ofClient: dead.userId, holding: dead.token, on: platform) {
+            tombstones.append(try await placement.record(key, value: []))
         }
+        return tombstones
     }
 }

@@ -1,0 +1,13 @@
+import PushCore
+
+extension SettingReader {
+    /// `PUSH_REGISTRY_PARTITIONING`: `key` (the default) or `client`.
+    func registryPartitioning() throws(InvalidSetting) -> RegistryPartitioning {
+        let name = "PUSH_REGISTRY_PARTITIONING"
+        guard let text = optional(name) else { return .key }
+        guard let partitioning = RegistryPartitioning(rawValue: text) else {
+            throw InvalidSetting(variable: name, reason: "'\(text)' is not one of key, client")
+        }
+        return partitioning
+    }
+}
