@@ -24,13 +24,16 @@ public struct RegistryConfiguration: Sendable, Equatable {
     public var loadTimeout: Duration = .seconds(30)
     /// Where the worker's and the `devices` command's records of `devicesTopic` go (`PUSH_REGISTRY_PARTITIONING`).
     public var partitioning = RegistryPartitioning.key
+    /// With `PUSH_REGISTRY_SCOPE=assigned` and an LMDB store, how many copies of partitions no longer assigned are
+    /// kept for a quick return (`PUSH_REGISTRY_RETAINED_COPIES`); the least recently used beyond are removed.
+    public var retainedCopies = 4
 
     public init() {}
 }
 
 extension SettingReader {
     /// `PUSH_DEVICE_STORE`, `PUSH_DEVICE_STORE_MAP_MB`, `PUSH_DEVICES_TOPIC`, `PUSH_CLIENTS_TOPIC`,
-    /// `PUSH_DEVICES_LOAD_MS`, `PUSH_REGISTRY_PARTITIONING`; the two topics must differ from each other and from `inputTopics`.
+    /// `PUSH_DEVICES_LOAD_MS`, `PUSH_REGISTRY_PARTITIONING`, `PUSH_REGISTRY_RETAINED_COPIES`; the two topics must differ from each other and from `inputTopics`.
     func registryConfiguration(inputTopics: [String]) throws(InvalidSetting) -> RegistryConfiguration {
         var registry = RegistryConfiguration()
         registry.store = try deviceStore("PUSH_DEVICE_STORE")
@@ -40,6 +43,7 @@ extension SettingReader {
         registry.loadTimeout = try milliseconds(
             "PUSH_DEVICES_LOAD_MS", default: registry.loadTimeout, in: 0...3_600_000)
         registry.partitioning = try registryPartitioning()
+        registry.retainedCopies = try retainedRegistryCopies()
         guard registry.devicesTopic != registry.clientsTopic else {
             throw InvalidSetting(variable: "PUSH_CLIENTS_TOPIC", reason: "must differ from PUSH_DEVICES_TOPIC")
         }

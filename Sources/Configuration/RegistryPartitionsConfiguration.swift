@@ -10,4 +10,9 @@ extension SettingReader {
         }
         return partitioning
     }
+
+    /// `PUSH_REGISTRY_RETAINED_COPIES`: 0 to 1,000, default 4.
+    func retainedRegistryCopies() throws(InvalidSetting) -> Int {
+        try integer("PUSH_REGISTRY_RETAINED_COPIES", default: 4, in: 0...1_000)
+    }
 }

@@ -5,6 +5,7 @@ import Kafka
 import KafkaTypes
 import Observability
 import PushCore
+import TestSupport
 import Testing
 
 /// `AssignedRegistry` against librdkafka's mock cluster over TCP: registry topics of 6 partitions, devices placed by
@@ -71,10 +72,82 @@ import Testing
         await javaLike.close()
     }
 
-    func assigned() -> AssignedRegistry {
-        AssignedRegistry(
+    func assigned(store: RegistryConfiguration.Store = .memory, retainedCopies: Int = 4) -> AssignedRegistry {
+        var registry = registry
+        registry.store = store
+        registry.retainedCopies = retainedCopies
+        registry.mapBytes = 16 * 1024 * 1024
+        return AssignedRegistry(
             configuration: configuration, registry: registry, partitions: Self.partitions,
             logger: Logger(label: "test", level: .critical))
+    }
+
+    /// The copies' directory names in `root`.
+    func copies(in root: URL) throws -> Set<String> {
+        Set(try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasPrefix("partition-") })
+    }
+
+    @Test func aPartitionAssignedAgainResumesItsCopyAndReadsNothingOld() async throws {
+        try await produceRegistry()
+        let root = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let registry = assigned(store: .lmdb(path: root.path))
+        registry.assign([3])
+        await registry.restored(3)
+        let first = try #require(registry.recordsRead(ofPartition: 3))
+        #expect(first[.devices, default: 0] > 0 && first[.clients, default: 0] > 0)
+        registry.revoke([3])
+        registry.assign([3])
+        await registry.restored(3)
+        #expect(registry.recordsRead(ofPartition: 3) == [.devices: 0, .clients: 0])
+        let directory = try #require(registry.directory(ofPartition: 3))
+        let client = try #require(clients.first { Self.partition(of: $0) == 3 })
+        #expect(directory.subscriptions(of: ClientKey(appID: "SampleApp", clientID: client)).count == 2)
+        #expect(registry.statistics.clients == clients.filter { Self.partition(of: $0) == 3 }.count)
+        registry.revoke([3])
+    }
+
+    @Test func aDamagedCopyIsMovedAsideAndRestoredFromTheTopics() async throws {
+        try await produceRegistry()
+        let root = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let registry = assigned(store: .lmdb(path: root.path))
+        registry.assign([5])
+        await registry.restored(5)
+        let expected = try #require(registry.recordsRead(ofPartition: 5))
+        registry.revoke([5])
+        await registry.stopped(5)
+        // The closed copy's file overwritten with what LMDB cannot map.
+        try Data(repeating: 0xAB, count: 64 * 1024).write(to: root.appending(path: "partition-5-of-6/data.mdb"))
+        registry.assign([5])
+        await registry.restored(5)
+        #expect(registry.recordsRead(ofPartition: 5) == expected)
+        #expect(registry.rebuilds.values.reduce(0, +) == 1)
+        let client = try #require(clients.first { Self.partition(of: $0) == 5 })
+        #expect(
+            registry.directory(ofPartition: 5)?.subscriptions(of: ClientKey(appID: "SampleApp", clientID: client))
+                .count == 2)
+        registry.revoke([5])
+    }
+
+    @Test func revokedCopiesBeyondTheRetainedOnesAreRemovedTheOldestFirst() async throws {
+        try await produceRegistry()
+        let root = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let registry = assigned(store: .lmdb(path: root.path), retainedCopies: 1)
+        registry.assign([0, 1, 2])
+        for partition: Int32 in [0, 1, 2] { await registry.restored(partition) }
+        #expect(try copies(in: root).count == 3)
+        registry.revoke([0, 1])
+        await registry.stopped(0)
+        await registry.stopped(1)
+        // One of the two revoked copies stays beside the held one.
+        let left = try copies(in: root)
+        #expect(left.count == 2 && left.contains("partition-2-of-6"), "\(left)")
+        registry.revoke([2])
+        await registry.stopped(2)
+        // The last one used is the one kept.
+        #expect(try copies(in: root) == ["partition-2-of-6"])
     }
 
     @Test func anAssignedPartitionAnswersForExactlyItsClients() async throws {

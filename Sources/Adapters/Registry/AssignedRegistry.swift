@@ -20,27 +20,32 @@ package final class AssignedRegistry: Service, Sendable {
     private let registry: RegistryConfiguration
     private let partitions: Int
     private let logger: Logger
+    private let stores: PartitionStores
     private let state = Mutex(State())
 
     private struct State {
         var held: [Int32: Held] = [:]
         /// The followers of revoked partitions that have not stopped yet: a partition assigned again waits for its
         /// old follower before it opens its store again.
-        var stopping: [Int32: Task<Void, Never>] = [:]
+        var stopping: [Int32: (id: Int, follower: Task<Void, Never>?)] = [:]
         var waiters: [Int32: [Int: CheckedContinuation<Void, Never>]] = [:]
-        var nextWaiter = 0
+        var nextID = 0
         /// The records the partitions no longer held ignored, per topic and reason.
         var ignoredBefore: [RegistryTables.IgnoredKey: Int] = [:]
     }
 
     private struct Held {
-        let tables: RegistryTables
-        let follower: Task<Void, Never>
+        /// Tells this holding from a later one of the same partition.
+        let id: Int
+        var follower: Task<Void, Never>?
+        /// Set once the store is open.
+        var tables: RegistryTables?
         var isRestored = false
     }
 
     /// The registry of `registry`'s two topics, each of `partitions` partitions (their co-partitioned count), read
-    /// with `configuration`'s brokers.
+    /// with `configuration`'s brokers, each partition kept as `registry.store` says (an LMDB store: one copy per
+    /// partition in its directory, `registry.retainedCopies` of them kept after their partition is revoked).
     package init(
         configuration: KafkaConfiguration, registry: RegistryConfiguration, partitions: Int, logger: Logger
     ) {
@@ -48,20 +53,21 @@ package final class AssignedRegistry: Service, Sendable {
         self.registry = registry
         self.partitions = partitions
         self.logger = logger
+        stores = PartitionStores(registry: registry, logger: logger)
     }
 
     /// Starts restoring each of `assigned` not held yet; partitions already held are kept as they are.
     package func assign(_ assigned: Set<Int32>) {
         state.withLock { state in
             for partition in assigned.sorted() where state.held[partition] == nil {
-                let tables = RegistryTables(
-                    store: MemoryDeviceStore(), partition: RegistryPartition(partition, of: partitions))
+                state.nextID += 1
+                let id = state.nextID
                 let previous = state.stopping.removeValue(forKey: partition)
-                let follower = Task { [self] in
-                    await previous?.value
-                    await follow(partition, into: tables)
+                state.held[partition] = Held(id: id)
+                state.held[partition]?.follower = Task { [self] in
+                    await previous?.follower?.value
+                    await hold(partition, id: id)
                 }
-                state.held[partition] = Held(tables: tables, follower: follower)
             }
         }
     }
@@ -73,9 +79,9 @@ package final class AssignedRegistry: Service, Sendable {
             var waiters: [CheckedContinuation<Void, Never>] = []
             for partition in revoked {
                 guard let held = state.held.removeValue(forKey: partition) else { continue }
-                held.follower.cancel()
-                state.ignoredBefore.merge(held.tables.ignored, uniquingKeysWith: +)
-                state.stopping[partition] = held.follower
+                held.follower?.cancel()
+                state.stopping[partition] = (held.id, held.follower)
+                if let tables = held.tables { state.ignoredBefore.merge(tables.ignored, uniquingKeysWith: +) }
                 waiters += state.waiters.removeValue(forKey: partition)?.values.map { $0 } ?? []
             }
             return waiters
@@ -83,13 +89,18 @@ package final class AssignedRegistry: Service, Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Returns once the follower of a revoked `partition` has stopped and closed its store (at once when none runs).
+    package func stopped(_ partition: Int32) async {
+        await state.withLock { $0.stopping[partition]?.follower }?.value
+    }
+
     /// Returns once `partition` is restored: both topics' partition read up to where it ended when its follower
     /// connected. Returns at once when it is restored or not assigned, and when it is revoked or the calling task is
     /// cancelled while waiting (`directory(ofPartition:)` then answers `nil`).
     package func restored(_ partition: Int32) async {
         let id = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
+            state.nextID += 1
+            return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
@@ -109,16 +120,19 @@ package final class AssignedRegistry: Service, Sendable {
     package func directory(ofPartition partition: Int32) -> (any DeviceDirectory)? {
         state.withLock { state in
             guard let held = state.held[partition], held.isRestored else { return nil }
-            return held.tables.store
+            return held.tables?.store
         }
     }
 
-    /// The partitions held, and which of them are restored.
+    /// The partitions held, which of them are restored, and the records the others still have to read.
     package var progress: RegistryRestoration {
         state.withLock { state in
-            RegistryRestoration(
-                restored: Set(state.held.filter(\.value.isRestored).keys),
-                restoring: Set(state.held.filter { !$0.value.isRestored }.keys))
+            let restoring = state.held.filter { !$0.value.isRestored }
+            return RegistryRestoration(
+                restored: Set(state.held.filter(\.value.isRestored).keys), restoring: Set(restoring.keys),
+                remaining: restoring.values.reduce(0) { total, held in
+                    RegistryTables.Topic.allCases.reduce(total) { $0 + (held.tables?.lag(of: $1) ?? 0) }
+                })
         }
     }
 
@@ -126,22 +140,68 @@ package final class AssignedRegistry: Service, Sendable {
     package var ignored: [RegistryTables.IgnoredKey: Int] {
         state.withLock { state in
             state.held.values.reduce(into: state.ignoredBefore) { total, held in
-                total.merge(held.tables.ignored, uniquingKeysWith: +)
+                total.merge(held.tables?.ignored ?? [:], uniquingKeysWith: +)
             }
         }
     }
 
+    /// What the held partitions' stores hold, added up.
+    package var statistics: RegistryStatistics {
+        let stores = state.withLock { $0.held.values.compactMap { $0.tables?.store } }
+        return stores.reduce(into: RegistryStatistics()) { total, store in
+            let statistics = store.statistics
+            total.devices += statistics.devices
+            total.clients += statistics.clients
+            total.settings += statistics.settings
+            total.bytes += statistics.bytes
+        }
+    }
+
+    /// The damaged partition copies moved aside since the start, per reason.
+    package var rebuilds: [String: Int] { stores.rebuildsByReason }
+
     package func run(shutdown: GracefulShutdown) async {
         await shutdown.wait()
-        let followers = state.withLock { Array($0.stopping.values) + $0.held.values.map(\.follower) }
-        revoke(Set(progress.held))
+        let (held, followers) = state.withLock { state in
+            (
+                Set(state.held.keys),
+                state.stopping.values.compactMap(\.follower) + state.held.values.compactMap(\.follower)
+            )
+        }
+        revoke(held)
         for follower in followers { await follower.value }
     }
 
-    /// Follows `partition` of both topics into `tables` until cancelled.
-    private func follow(_ partition: Int32, into tables: RegistryTables) async {
+    /// Opens `partition`'s store, follows both topics' partition into it until cancelled, then closes it and removes
+    /// the copies beyond the retained ones.
+    private func hold(_ partition: Int32, id: Int) async {
         let started = ContinuousClock.now
-        logger.info("registry partition restoring", metadata: ["kafka.partition": .init(Int(partition))])
+        let held = RegistryPartition(partition, of: partitions)
+        let opened = stores.open(held)
+        let tables = RegistryTables(store: opened.store, partition: held)
+        let current = state.withLock { state in
+            guard state.held[partition]?.id == id else { return false }
+            state.held[partition]?.tables = tables
+            return true
+        }
+        if current {
+            logger.info(
+                "registry partition restoring",
+                metadata: ["kafka.partition": .init(Int(partition)), "registry.resumed": .bool(opened.resumed)])
+            await follow(partition, into: tables, id: id, started: started)
+        }
+        opened.close()
+        let kept = state.withLock { state in
+            if state.stopping[partition]?.id == id { state.stopping[partition] = nil }
+            return Set(state.held.keys).union(state.stopping.keys)
+        }
+        stores.prune(held: Set(kept.map { RegistryPartition($0, of: partitions) }))
+    }
+
+    /// Follows `partition` of both topics into `tables` until cancelled.
+    private func follow(_ partition: Int32, into tables: RegistryTables, id: Int, started: ContinuousClock.Instant)
+        async
+    {
         await withTaskGroup(of: Void.self) { group in
             for (topic, name) in [
                 (RegistryTables.Topic.devices, registry.devicesTopic), (.clients, registry.clientsTopic),
@@ -150,9 +210,15 @@ package final class AssignedRegistry: Service, Sendable {
                     configuration: configuration, topic: name, partitions: [partition],
                     start: { tables.store.offsets(of: name) },
                     caughtUp: { [self] in
-                        tables.markLoaded(topic)
+                        if let error = tables.markLoaded(topic) {
+                            logger.warning(
+                                "cannot finish the registry partition's load",
+                                metadata: [
+                                    "kafka.partition": .init(Int(partition)), "error": .string(error.description),
+                                ])
+                        }
                         guard tables.isLoaded else { return }
-                        markRestored(partition, tables: tables, after: ContinuousClock.now - started)
+                        markRestored(partition, id: id, tables: tables, after: ContinuousClock.now - started)
                     },
                     remaining: { tables.setLag($0, of: topic) },
                     apply: { [logger] records in
@@ -185,9 +251,9 @@ package final class AssignedRegistry: Service, Sendable {
     }
 
     /// Marks `partition` restored (the first time its tables are loaded) and wakes whoever waits for it.
-    private func markRestored(_ partition: Int32, tables: RegistryTables, after elapsed: Duration) {
+    private func markRestored(_ partition: Int32, id: Int, tables: RegistryTables, after elapsed: Duration) {
         let waiters: [CheckedContinuation<Void, Never>]? = state.withLock { state in
-            guard let held = state.held[partition], held.tables === tables, !held.isRestored else { return nil }
+            guard let held = state.held[partition], held.id == id, !held.isRestored else { return nil }
             state.held[partition]?.isRestored = true
             return state.waiters.removeValue(forKey: partition).map { Array($0.values) } ?? []
         }
@@ -201,16 +267,26 @@ package final class AssignedRegistry: Service, Sendable {
             ])
         for waiter in waiters { waiter.resume() }
     }
+
+    /// The records of `partition` read since it was assigned, per topic; `nil` when it is not held (tests and
+    /// benchmarks: a resumed copy reads only what is newer than what it holds).
+    package func recordsRead(ofPartition partition: Int32) -> [RegistryTables.Topic: Int]? {
+        guard let tables = state.withLock({ $0.held[partition]?.tables }) else { return nil }
+        return Dictionary(uniqueKeysWithValues: RegistryTables.Topic.allCases.map { ($0, tables.recordsRead(of: $0)) })
+    }
 }
 
 /// Which registry partitions a pod holds: restored, or still restoring.
 package struct RegistryRestoration: Sendable, Equatable {
     package var restored: Set<Int32>
     package var restoring: Set<Int32>
+    /// The records the restoring partitions still have to read (as far as their followers know).
+    package var remaining: Int64
 
-    package init(restored: Set<Int32>, restoring: Set<Int32>) {
+    package init(restored: Set<Int32>, restoring: Set<Int32>, remaining: Int64 = 0) {
         self.restored = restored
         self.restoring = restoring
+        self.remaining = remaining
     }
 
     /// Every partition held.
