@@ -1,18 +1,16 @@
 import Essentials
-import Foundation
 
 /// Compact JWS tokens (`header.claims.signature`, each base64url) for APNs provider tokens, Google OAuth assertions
-/// and Web Push's VAPID.
+/// and Web Push's VAPID. Header and claims are written by `JSONWriter`, their members in name order.
 public enum JSONWebToken {
-    /// The APNs provider token: header `{"alg":"ES256","kid":keyId}`, claims `{"iss":teamId,"iat":issuedAt}`.
+    /// The APNs provider token: header `{"alg":"ES256","kid":keyId}`, claims `{"iat":issuedAt,"iss":teamId}`.
     public static func apnsProviderToken(
         key: ES256Key, keyId: String, teamId: String, issuedAt: Int
     ) throws(SigningError) -> String {
-        try compact(
-            header: Header(alg: "ES256", kid: keyId, typ: nil),
-            claims: APNsClaims(iss: teamId, iat: issuedAt),
-            sign: key.sign
-        )
+        try compact(header: header(alg: "ES256", kid: keyId, typ: nil), sign: key.sign) { claims in
+            claims.field("iat", issuedAt)
+            claims.field("iss", teamId)
+        }
     }
 
     /// A Google service-account assertion for the OAuth2 JWT-bearer grant (RFC 7523), valid for `lifetime` seconds.
@@ -20,11 +18,13 @@ public enum JSONWebToken {
         key: RS256Key, keyId: String?, issuer: String, scope: String, audience: String, issuedAt: Int,
         lifetime: Int = 3600
     ) throws(SigningError) -> String {
-        try compact(
-            header: Header(alg: "RS256", kid: keyId, typ: "JWT"),
-            claims: GoogleClaims(iss: issuer, scope: scope, aud: audience, iat: issuedAt, exp: issuedAt + lifetime),
-            sign: key.sign
-        )
+        try compact(header: header(alg: "RS256", kid: keyId, typ: "JWT"), sign: key.sign) { claims in
+            claims.field("aud", audience)
+            claims.field("exp", issuedAt + lifetime)
+            claims.field("iat", issuedAt)
+            claims.field("iss", issuer)
+            claims.field("scope", scope)
+        }
     }
 
     /// A VAPID token (RFC 8292 §2): header `{"alg":"ES256","typ":"JWT"}`, claims `aud` (the push service's origin),
@@ -32,52 +32,32 @@ public enum JSONWebToken {
     public static func vapid(key: ES256Key, audience: String, expiresAt: Int, subject: String) throws(SigningError)
         -> String
     {
-        try compact(
-            header: Header(alg: "ES256", kid: nil, typ: "JWT"),
-            claims: VAPIDClaims(aud: audience, exp: expiresAt, sub: subject),
-            sign: key.sign
-        )
+        try compact(header: header(alg: "ES256", kid: nil, typ: "JWT"), sign: key.sign) { claims in
+            claims.field("aud", audience)
+            claims.field("exp", expiresAt)
+            claims.field("sub", subject)
+        }
     }
 
-    private struct Header: Encodable {
-        var alg: String
-        var kid: String?
-        var typ: String?
-    }
-
-    private struct APNsClaims: Encodable {
-        var iss: String
-        var iat: Int
-    }
-
-    private struct VAPIDClaims: Encodable {
-        var aud: String
-        var exp: Int
-        var sub: String
-    }
-
-    private struct GoogleClaims: Encodable {
-        var iss: String
-        var scope: String
-        var aud: String
-        var iat: Int
-        var exp: Int
+    /// The header's JSON: `alg`, then `kid` and `typ` where given.
+    private static func header(alg: String, kid: String?, typ: String?) -> [UInt8] {
+        var header = JSONWriter(reservingCapacity: 64)
+        header.beginObject()
+        header.field("alg", alg)
+        if let kid { header.field("kid", kid) }
+        if let typ { header.field("typ", typ) }
+        header.endObject()
+        return header.bytes
     }
 
     private static func compact(
-        header: some Encodable, claims: some Encodable, sign: ([UInt8]) throws(SigningError) -> [UInt8]
+        header: [UInt8], sign: ([UInt8]) throws(SigningError) -> [UInt8], claims write: (inout JSONWriter) -> Void
     ) throws(SigningError) -> String {
-        let signingInput = "\(Base64URL.encode(try json(header))).\(Base64URL.encode(try json(claims)))"
+        var claims = JSONWriter(reservingCapacity: 256)
+        claims.beginObject()
+        write(&claims)
+        claims.endObject()
+        let signingInput = "\(Base64URL.encode(header)).\(Base64URL.encode(claims.bytes))"
         return "\(signingInput).\(Base64URL.encode(try sign(Array(signingInput.utf8))))"
-    }
-
-    private static func json(_ value: some Encodable) throws(SigningError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(value))
-        } catch {
-            throw SigningError(.signingFailed, "could not encode the token's JSON")
-        }
     }
 }
