@@ -73,6 +73,9 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     public var invalidTokensLoadTimeout: Duration = .seconds(30)
     /// The device registry and client settings IMKIT messages are resolved through.
     public var registry = RegistryConfiguration()
+    /// Whether recipients are resolved where a message is read or after a fan-out by client
+    /// (`PUSH_REGISTRY_SCOPE`), and the fan-out's topic and group.
+    public var fanout = FanoutConfiguration(group: "push-worker.fanout")
     /// The deadline of one provider request.
     public var requestTimeout: Duration
     /// Backoff of the first retry (doubling per attempt, with full jitter) and its ceiling.
@@ -105,6 +108,7 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
                 + "receipts=\(pipeline.receiptsTopic) dlq=\(pipeline.deadLetterTopic) "
                 + "invalidTokens=\(pipeline.invalidTokensTopic)")
         lines.append("worker: \(pipeline.worker) group=\(pipeline.group)")
+        lines.append("registry: scope=\(fanout.scope.rawValue) fanout=\(fanout.topic) fanoutGroup=\(fanout.group)")
         lines.append("rules: \(rulesFile ?? "<built-in>") defaultLocale=\(defaultLocale?.description ?? "<rules>")")
         if let apns {
             let credentials =
@@ -264,6 +268,13 @@ extension SettingReader {
         configuration.invalidTokensLoadTimeout = try milliseconds(
             "PUSH_INVALID_TOKENS_LOAD_MS", default: configuration.invalidTokensLoadTimeout, in: 0...3_600_000)
         configuration.registry = try registryConfiguration(inputTopics: topics)
+        configuration.fanout = try fanoutConfiguration(
+            group: group,
+            taken: topics.map { ("PUSH_TOPICS", $0) } + outputs + retryTiers.topics.map { ("PUSH_RETRY_TOPIC", $0) }
+                + [
+                    ("PUSH_DEVICES_TOPIC", configuration.registry.devicesTopic),
+                    ("PUSH_CLIENTS_TOPIC", configuration.registry.clientsTopic),
+                ])
         return configuration
     }
 
