@@ -11,7 +11,8 @@ public enum WorkerExitCode {
     /// The command line does not fit the usage.
     public static let usage: Int32 = 2
     /// A setting (environment, `--config` file, key or rules file) is missing or invalid, or the LMDB device store's
-    /// directory cannot serve (another process holds it, its file is foreign, or damaged and cannot be moved aside).
+    /// directory cannot serve (another process holds it, its file is foreign, or damaged and cannot be moved aside), or
+    /// the `assigned` registry scope's fan-out and registry topics are not co-partitioned.
     public static let configuration: Int32 = 3
     /// The watchdog found polling stalled past `max.poll.interval.ms`; exits without committing.
     public static let stalled: Int32 = 4

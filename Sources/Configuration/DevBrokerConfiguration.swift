@@ -4,9 +4,13 @@ import PushPipeline
 /// What `push-worker dev-broker` is configured with: its command line only (no environment).
 public struct DevBrokerConfiguration: Sendable, Equatable {
     /// The fleet's default topics: input, receipts, dead letters, invalid tokens, the device registry and client
-    /// settings, and every default retry tier. A topic the mock cluster creates on first use has one partition.
+    /// settings, the fan-out of the `assigned` registry scope, and every default retry tier. A topic the mock cluster
+    /// creates on first use has one partition.
     public static let defaultTopics =
-        ["chat.messages", "push.receipts", "push.dlq", "push.invalid-tokens", "push.devices", "push.clients"]
+        [
+            "chat.messages", "push.receipts", "push.dlq", "push.invalid-tokens", "push.devices", "push.clients",
+            "push.fanout",
+        ]
         + RetryTiers(base: "push.retry").topics
 
     /// `--brokers` (1 to 32, default 3): broker ids 1…N.

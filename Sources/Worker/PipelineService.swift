@@ -8,8 +8,10 @@ import PushPipeline
 /// therefore shut down first. The shutdown request takes the worker out of rotation at once, then the pipeline
 /// drains within its grace period, flushes, commits and closes its source.
 struct PipelineService<Request: Sendable>: Service {
-    let pipeline: Pipeline<Request>
+    var pipeline: Pipeline<Request>
     let readiness: HealthChecks
+    /// The readiness condition the service sets: `pipeline`, or `fanout.pipeline` for the fan-out stage's.
+    var condition = "pipeline"
     let logger: Logger
     /// The table of known invalid tokens the start waits for, with the longest wait; `nil` when not skipping.
     let invalidTokens: (table: InvalidTokenTable, limit: Duration)?
@@ -41,14 +43,14 @@ struct PipelineService<Request: Sendable>: Service {
                 ])
         }
         if !shutdown.isRequested {
-            readiness.set("pipeline", passing: true, detail: "running")
+            readiness.set(condition, passing: true, detail: "running")
             logger.info("started", metadata: ["http.port": .init(port)])
         }
-        let stop = await pipeline.run(until: shutdown) { [readiness] in
+        let stop = await pipeline.run(until: shutdown) { [readiness, condition] in
             // Out of rotation at once: a rollout sees the pod go unready while it drains, not after.
-            readiness.set("pipeline", passing: false, detail: "shutting down")
+            readiness.set(condition, passing: false, detail: "shutting down")
         }
-        readiness.set("pipeline", passing: false, detail: "shutting down")
+        readiness.set(condition, passing: false, detail: "shutting down")
         if case .shutDown(let unfinished) = stop, unfinished > 0 {
             logger.warning("records left for redelivery", metadata: ["push.unfinished": .init(unfinished)])
         }

@@ -53,12 +53,24 @@ public enum WorkerService {
                     logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
                     return WorkerExitCode.failure
                 }
+                var fanout: FanoutStage?
+                if configuration.fanout.scope == .assigned {
+                    do {
+                        fanout = try await FanoutStage.start(configuration, producer: adapters.producer, logger: logger)
+                    } catch let refused as FanoutStage.Refused {
+                        await source.close()
+                        return refused.code
+                    } catch {
+                        await source.close()
+                        return WorkerExitCode.failure
+                    }
+                }
                 if !adapters.sender.configuredProviders.contains(.webpush) {
                     logger.notice(
                         "web devices are skipped", metadata: ["push.reason": .string(WorkerHealth.webPushUnset)])
                 }
                 return await serve(
-                    adapters, source: source, configuration: configuration, status: settings.status,
+                    adapters, source: source, fanout: fanout, configuration: configuration, status: settings.status,
                     registry: registry, absentProviders: settings.absentProviders, logger: logger)
             }
         } catch {
@@ -70,8 +82,9 @@ public enum WorkerService {
     /// Runs the pipeline with its status server, clients and helpers as one `ServiceGroup` until a signal or the
     /// end of one of them.
     private static func serve(
-        _ adapters: PipelineAdapters, source: KafkaRecordSource, configuration: WorkerConfiguration,
-        status: HTTPServerConfiguration, registry: MetricsRegistry, absentProviders: [AbsentProvider],
+        _ adapters: PipelineAdapters, source: KafkaRecordSource, fanout: FanoutStage?,
+        configuration: WorkerConfiguration, status: HTTPServerConfiguration, registry: MetricsRegistry,
+        absentProviders: [AbsentProvider],
         logger: Logger
     ) async -> Int32 {
         ProcessMetrics.register(in: registry)
@@ -129,11 +142,13 @@ public enum WorkerService {
             events: adapters.planner, directory: registryTables.store, apps: adapters.appContexts,
             decoder: CustomPushDecoder(limits: adapters.eventLimits))
         // The skip outside the resolutions: it reads the message's app, which they set.
-        let resolving = IMKITPlanner(events: custom, directory: registryTables.store)
-        let planner: any EventPlanner<ProviderSend> =
-            skipsInvalidTokens
-            ? SkippingKnownInvalidTokens(inner: resolving, table: invalidTokens, invalidations: invalidations)
-            : resolving
+        let skipping = skipsInvalidTokens ? (invalidTokens, invalidations) : nil
+        let planner =
+            if let fanout {
+                Self.skipping(fanout.inputPlanner(custom), skipping)
+            } else {
+                Self.skipping(IMKITPlanner(events: custom, directory: registryTables.store), skipping)
+            }
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: adapters.producer), store: registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
@@ -202,7 +217,8 @@ public enum WorkerService {
             services.append(
                 .init("invalid-token follower", InvalidTokenFollowerService(follower: follower, logger: logger)))
         }
-        let followsRegistry = configuration.registry.store != .none
+        // The assigned scope holds its registry partitions in the fan-out stage, not the whole registry here.
+        let followsRegistry = configuration.registry.store != .none && fanout == nil
         if followsRegistry {
             services.append(
                 .init(
@@ -216,11 +232,41 @@ public enum WorkerService {
             invalidTokens: skipsInvalidTokens ? (invalidTokens, configuration.invalidTokensLoadTimeout) : nil,
             clock: clock, port: server.port)
         pipelineService.registry = followsRegistry ? (registryTables, configuration.registry.loadTimeout) : nil
+        if let fanout {
+            let directory = fanout.directory
+            let resolvingFanout = IMKITPlanner(
+                events: CustomPushPlanner(
+                    events: adapters.planner, directory: directory, apps: adapters.appContexts,
+                    decoder: CustomPushDecoder(limits: adapters.eventLimits)),
+                directory: directory)
+            let fanoutPipeline = Pipeline(
+                source: fanout.source, sink: sink,
+                planner: Self.skipping(resolvingFanout, skipping),
+                sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
+                settings: fanout.settings(configuration.pipeline), invalidations: invalidations)
+            readiness.set("fanout.pipeline", passing: false, detail: "starting")
+            readiness.register("registry.partitions") { fanout.registry.progress.health }
+            services += fanout.services(
+                producer: adapters.producer, worker: configuration, pipeline: fanoutPipeline, observer: observer,
+                clock: clock, logger: logger)
+            var fanoutService = pipelineService
+            fanoutService.pipeline = fanoutPipeline
+            fanoutService.condition = "fanout.pipeline"
+            services.append(.init("fan-out pipeline", fanoutService))
+        }
         services.append(.init("pipeline", pipelineService))
         let group = ServiceGroup(
             services: services, shutdownBudget: configuration.shutdownBudget, exitCodes: WorkerExitCode.serviceGroup,
             report: logger.serviceGroupReport)
         return await group.run(signals: SignalSource())
+    }
+
+    /// `planner`, skipping the sends to tokens in the invalid-token table of `skipping` when given.
+    private static func skipping<Planner: EventPlanner>(
+        _ planner: Planner, _ skipping: (table: InvalidTokenTable, invalidations: TokenInvalidationWatch)?
+    ) -> any EventPlanner<ProviderSend> where Planner.Request == ProviderSend {
+        guard let skipping else { return planner }
+        return SkippingKnownInvalidTokens(inner: planner, table: skipping.table, invalidations: skipping.invalidations)
     }
 
     /// The misconfiguration guard of `settings`' limits over a 5-minute window, with its gauge for `providers`.

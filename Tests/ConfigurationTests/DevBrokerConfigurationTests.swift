@@ -10,9 +10,10 @@ import Testing
         let reader = SettingReader(variables: [:])
         let registry = try reader.registryConfiguration(inputTopics: ["chat.messages"])
         let receipts = try ReceiptsConfiguration.load(environment: [:], configFile: nil)
+        let fanout = try reader.fanoutConfiguration(group: "push-worker", taken: [])
         let fleet =
             ["chat.messages", "push.dlq", receipts.receiptsTopic, receipts.invalidTokensTopic]
-            + [registry.devicesTopic, registry.clientsTopic] + RetryTiers(base: "push.retry").topics
+            + [registry.devicesTopic, registry.clientsTopic, fanout.topic] + RetryTiers(base: "push.retry").topics
         #expect(Set(DevBrokerConfiguration.defaultTopics) == Set(fleet))
         #expect(DevBrokerConfiguration.defaultTopics.count == fleet.count)
     }

@@ -1,0 +1,107 @@
+import Adapters
+import Configuration
+import Essentials
+import Kafka
+import Lifecycle
+import Observability
+import PushCore
+import PushPipeline
+
+/// The fan-out stage of the `assigned` registry scope (docs/partitioned-registry.md): a consumer of the fan-out topic
+/// in its own group, whose assignment drives the registry partitions the worker holds (`AssignedRegistry`), planning
+/// each recipient client's record against the registry partition of its number (`AssignedDirectory`). The input
+/// stage writes those records (`inputPlanner`).
+struct FanoutStage {
+    let configuration: FanoutConfiguration
+    /// The co-partitioned topics' partition count, checked at the start.
+    let partitions: Int
+    let registry: AssignedRegistry
+    let source: GatedRecordSource
+
+    /// Why the stage cannot start: the exit code, after the line that says why was logged.
+    struct Refused: Error {
+        let code: Int32
+    }
+
+    /// Checks that the fan-out and registry topics are co-partitioned (a mismatch exits 3 with the topics and their
+    /// counts), then subscribes the fan-out consumer.
+    static func start(_ worker: WorkerConfiguration, producer: KafkaProducer, logger: Logger) async throws(Refused)
+        -> FanoutStage
+    {
+        let fanout = worker.fanout
+        let partitions: Int
+        switch await CoPartitioningWatch.check(
+            producer: producer, fanoutTopic: fanout.topic, registry: worker.registry)
+        {
+        case .success(let count): partitions = count
+        case .failure(let mismatch):
+            logger.critical(
+                "cannot start the assigned registry scope", metadata: ["error": .string(mismatch.description)])
+            throw Refused(code: WorkerExitCode.configuration)
+        }
+        var kafka = worker.kafka.forPipelineInput
+        kafka.properties["group.id"] = fanout.group
+        let kafkaLogger = logger.with(["component": "kafka", "kafka.group": .string(fanout.group)])
+        let consumer: KafkaRecordSource
+        do {
+            consumer = try await KafkaRecordSource(
+                configuration: kafka, topics: [fanout.topic], errorHandler: kafkaLogger.kafkaErrorHandler(),
+                logHandler: kafkaLogger.kafkaLogHandler())
+        } catch {
+            logger.critical("cannot start", metadata: ["error": .string(String(describing: error))])
+            throw Refused(code: WorkerExitCode.failure)
+        }
+        let registry = AssignedRegistry(
+            configuration: worker.kafka, registry: worker.registry, partitions: partitions, logger: logger)
+        logger.info(
+            "assigned registry scope",
+            metadata: [
+                "kafka.topic": .string(fanout.topic), "kafka.group": .string(fanout.group),
+                "registry.partitions": .init(partitions),
+            ])
+        return FanoutStage(
+            configuration: fanout, partitions: partitions, registry: registry,
+            source: GatedRecordSource(inner: consumer, registry: registry))
+    }
+
+    /// The input stage's planner: IMKIT messages and custom pushes go to the fan-out topic, one record per recipient
+    /// client in its client's partition; everything else is planned by `events`.
+    func inputPlanner(_ events: any EventPlanner<ProviderSend>) -> FanoutPlanner<ProviderSend> {
+        let partitions = partitions
+        return FanoutPlanner(
+            events: events, topic: configuration.topic,
+            placement: { ClientPartitioner.partition(of: $0, partitions: partitions) })
+    }
+
+    /// Where the fan-out stage looks clients up.
+    var directory: AssignedDirectory { AssignedDirectory(registry: registry, partitions: partitions) }
+
+    /// The input's pipeline settings for the fan-out consumer: its topic and group.
+    func settings(_ input: PipelineSettings) -> PipelineSettings {
+        var settings = input
+        settings.inputTopics = [configuration.topic]
+        settings.group = configuration.group
+        return settings
+    }
+
+    /// The stage's services: the registry partitions, the co-partitioning watch and the fan-out consumer's watchdog,
+    /// started before the pipelines.
+    func services(
+        producer: KafkaProducer, worker: WorkerConfiguration, pipeline: Pipeline<ProviderSend>,
+        observer: any PipelineObserver, clock: any WallClock, logger: Logger
+    ) -> [ServiceGroup.Entry] {
+        [
+            .init("registry partitions", registry),
+            .init(
+                "co-partitioning watch",
+                CoPartitioningWatch(
+                    producer: producer, fanoutTopic: configuration.topic, registry: worker.registry,
+                    partitions: partitions, interval: .seconds(30), clock: clock, logger: logger)),
+            .init(
+                "fan-out watchdog",
+                WatchdogService(
+                    watchdog: Watchdog(limit: worker.pipeline.maxPollInterval, clock: clock),
+                    lastPollMicros: { pipeline.snapshot.lastPollMicros }, observer: observer)),
+        ]
+    }
+}
