@@ -104,7 +104,9 @@ public enum WorkerService {
         let registryTables: RegistryTables
         let closeRegistryStore: @Sendable () -> Void
         let registryLoaded: @Sendable () -> Void
-        switch configuration.registry.store {
+        // The assigned scope keeps its registry partitions in the fan-out stage (an LMDB store: one copy per
+        // partition in the directory), none of the whole registry here.
+        switch fanout == nil ? configuration.registry.store : .none {
         case .memory, .none:
             registryTables = RegistryTables(store: MemoryDeviceStore())
             closeRegistryStore = {}
@@ -124,7 +126,11 @@ public enum WorkerService {
                 return WorkerExitCode.configuration
             }
         }
-        RegistryMetrics.register(registryTables, in: registry)
+        if let fanout {
+            fanout.registry.register(in: registry)
+        } else {
+            RegistryMetrics.register(registryTables, in: registry)
+        }
         let server: StatusServer
         do {
             server = try StatusServer.start(
