@@ -210,6 +210,7 @@ var unitTests: [Target] {
             dependencies: [
                 "Adapters", "Configuration", "PushPipeline", "PipelineMetrics", "Kafka", "KafkaTypes", "PushCore",
                 "Providers", "Observability", "HTTP2", "HTTPTypes", "TestSupport", "Essentials", "Lifecycle",
+                "DeviceRegistry",
             ],
             swiftSettings: strict
         ),

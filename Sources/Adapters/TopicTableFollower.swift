@@ -1,5 +1,7 @@
+import Essentials
 import Kafka
 import KafkaTypes
+import Synchronization
 import TopicWindow
 
 /// Reads a topic into a table from where the table left it (its beginning for a table that holds nothing), then
@@ -20,14 +22,21 @@ struct TopicTableFollower: Sendable {
     /// Applies a batch; a failure (a store that cannot write) ends this connection, to be retried from `start`.
     let apply: @Sendable ([KafkaRecord]) throws -> Void
 
+    /// The waits between connections: up to 1 s after a first failure, doubling to up to 60 s (full jitter).
+    static let retryBackoff = Backoff(base: .seconds(1), cap: .seconds(60))
+
     /// Follows the topic until the task is cancelled. A Kafka failure (a missing topic, a broker away) or a failure
-    /// to apply is retried every `retryInterval`, told to `onFailure` each time.
-    func run(retryInterval: Duration = .seconds(5), onFailure: @Sendable (String) -> Void) async {
+    /// to apply ends the connection, is told to `onFailure`, and is retried after `backoff`'s wait for the failures in
+    /// a row (`FollowRetries`).
+    func run(backoff: Backoff = Self.retryBackoff, onFailure: @Sendable (String) -> Void) async {
+        var retries = FollowRetries(backoff: backoff)
+        var random = SystemRandomNumberGenerator()
         while !Task.isCancelled {
+            let reachedEnd = Mutex(false)
             do {
                 let reader = try TopicWindowReader(configuration: configuration, topic: topic)
                 do {
-                    try await follow(reader)
+                    try await follow(reader) { reachedEnd.withLock { $0 = true } }
                 } catch {
                     onFailure("\(error)")
                 }
@@ -35,18 +44,24 @@ struct TopicTableFollower: Sendable {
             } catch {
                 onFailure("\(error)")
             }
-            try? await Task.sleep(for: retryInterval)
+            guard !Task.isCancelled else { return }
+            try? await Task.sleep(
+                for: retries.wait(afterConnectionThatCaughtUp: reachedEnd.withLock { $0 }, using: &random))
         }
     }
 
-    private func follow(_ reader: TopicWindowReader) async throws {
+    private func follow(_ reader: TopicWindowReader, reachedEnd: @escaping @Sendable () -> Void) async throws {
         let windows = try await reader.plan(from: .offsets(start()), to: .end, partitions: partitions)
         var next = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.start) })
         let ends = Dictionary(uniqueKeysWithValues: windows.map { ($0.partition, $0.end) })
         var caughtUpOnce = false
         let caughtUp = caughtUp
+        let caughtUpHere: @Sendable () -> Void = {
+            reachedEnd()
+            caughtUp()
+        }
         remaining(windows.reduce(0) { $0 &+ max(0, $1.count) })
-        try await reader.follow(windows, caughtUp: caughtUp) { records in
+        try await reader.follow(windows, caughtUp: caughtUpHere) { records in
             try apply(records)
             guard !caughtUpOnce else { return }
             for record in records { next[record.partition] = record.nextOffset }

@@ -17,6 +17,7 @@ public final class RegistryTables: Sendable {
         var clientsLoaded = false
         var lag: [Topic: Int64] = [:]
         var read: [Topic: Int] = [:]
+        var followFailures: [Topic: Int] = [:]
     }
 
     /// One of the two topics.
@@ -170,6 +171,14 @@ public final class RegistryTables: Sendable {
     /// How many records of `topic` were read since this process started (a store that resumes reads only what is
     /// newer than what it holds).
     public func recordsRead(of topic: Topic) -> Int { state.withLock { $0.read[topic] ?? 0 } }
+
+    /// Counts a connection to `topic` that failed (Kafka, or a store that could not write), to be retried.
+    public func countFollowFailure(of topic: Topic) {
+        state.withLock { $0.followFailures[topic, default: 0] += 1 }
+    }
+
+    /// How many connections to `topic` failed since the start.
+    public func followFailures(of topic: Topic) -> Int { state.withLock { $0.followFailures[topic] ?? 0 } }
 
     /// How many records were ignored, per topic and reason.
     public var ignored: [IgnoredKey: Int] { state.withLock { $0.ignored } }

@@ -209,20 +209,23 @@ import Testing
         registry.revoke([2])
     }
 
-    @Test func waitingForAPartitionEndsWhenTheWaitIsCancelled() async throws {
-        // No topic of these names: the partition never restores.
-        var missing = RegistryConfiguration()
-        missing.devicesTopic = "absent-devices"
-        missing.clientsTopic = "absent-clients"
-        let registry = AssignedRegistry(
-            configuration: configuration, registry: missing, partitions: Self.partitions,
-            logger: Logger(label: "test", level: .critical))
-        registry.assign([0])
-        let waiting = Task { await registry.restored(0) }
+    @Test func waitingForAPartitionEndsWhenTheWaitIsCancelledAndEachFailedConnectionIsCounted() async throws {
+        // The topics have 6 partitions, not 41: partition 40 never restores, each connection fails at once.
+        let registry = assigned()
+        registry.assign([40])
+        let waiting = Task { await registry.restored(40) }
         waiting.cancel()
         await waiting.value
-        #expect(registry.directory(ofPartition: 0) == nil)
+        #expect(registry.directory(ofPartition: 40) == nil)
         #expect(registry.progress.health.status == .warn)
-        registry.revoke([0])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while registry.followFailures(of: .devices) == 0 || registry.followFailures(of: .clients) == 0,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(registry.followFailures(of: .devices) >= 1)
+        #expect(registry.followFailures(of: .clients) >= 1)
+        registry.revoke([40])
     }
 }

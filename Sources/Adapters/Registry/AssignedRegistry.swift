@@ -32,6 +32,8 @@ package final class AssignedRegistry: Service, Sendable {
         var nextID = 0
         /// The records the partitions no longer held ignored, per topic and reason.
         var ignoredBefore: [RegistryTables.IgnoredKey: Int] = [:]
+        /// The connections to each topic that failed, every partition's.
+        var followFailures: [RegistryTables.Topic: Int] = [:]
     }
 
     private struct Held {
@@ -145,6 +147,11 @@ package final class AssignedRegistry: Service, Sendable {
         }
     }
 
+    /// The connections to `topic` that failed and were retried since the start, every partition's.
+    package func followFailures(of topic: RegistryTables.Topic) -> Int {
+        state.withLock { $0.followFailures[topic] ?? 0 }
+    }
+
     /// What the held partitions' stores hold, added up.
     package var statistics: RegistryStatistics {
         let stores = state.withLock { $0.held.values.compactMap { $0.tables?.store } }
@@ -236,8 +243,9 @@ package final class AssignedRegistry: Service, Sendable {
                                 ])
                         }
                     })
-                group.addTask { [logger] in
+                group.addTask { [self] in
                     await follower.run { error in
+                        state.withLock { $0.followFailures[topic, default: 0] += 1 }
                         logger.warning(
                             "cannot follow the registry topic",
                             metadata: [

@@ -5,7 +5,8 @@ extension AssignedRegistry {
     /// The assigned registry's series, read at each scrape: `push_registry_partitions{state}` (`restoring`,
     /// `restored`), `push_registry_restore_remaining` (records the restoring partitions still have to read), the held
     /// partitions' `push_registry_devices`, `push_registry_clients`, `push_registry_settings` and
-    /// `push_registry_bytes`, `push_registry_ignored_total{topic,reason}` (reason `foreign` among them) and
+    /// `push_registry_bytes`, `push_registry_ignored_total{topic,reason}` (reason `foreign` among them),
+    /// `push_registry_follow_failures_total{topic}` and
     /// `push_registry_store_rebuilds_total{reason}` (damaged partition copies moved aside).
     package func register(in metrics: MetricsRegistry) {
         let restoring = metrics.gauge(
@@ -27,7 +28,9 @@ extension AssignedRegistry {
                     labels: ["reason": reason])
             )
         }
+        let failures = RegistryMetrics.followFailures(in: metrics)
         metrics.addCollector { [self] in
+            for (topic, counter) in failures { counter.advance(to: Double(followFailures(of: topic))) }
             let progress = progress
             restoring.set(progress.restoring.count)
             restored.set(progress.restored.count)
@@ -39,13 +42,7 @@ extension AssignedRegistry {
             bytes.set(statistics.bytes)
             let moved = self.rebuilds
             for (reason, counter) in rebuilds { counter.advance(to: Double(moved[reason] ?? 0)) }
-            for (key, count) in ignored {
-                metrics.sampledCounter(
-                    "push_registry_ignored_total",
-                    help: "Registry records ignored (key and value disagree, bad token…).",
-                    labels: ["topic": key.topic.rawValue, "reason": key.reason.rawValue]
-                ).advance(to: Double(count))
-            }
+            RegistryMetrics.advance(ignored: ignored, in: metrics)
         }
     }
 }

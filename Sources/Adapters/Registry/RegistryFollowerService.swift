@@ -6,8 +6,8 @@ import Observability
 
 /// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, from the
 /// offsets its store holds (a disk-backed store resumes; a memory one starts from the beginning), logging each record
-/// it ignores (never its value: it holds a token) and each Kafka or store failure before retrying. Its shutdown stops
-/// following.
+/// it ignores (never its value: it holds a token) and each Kafka or store failure before retrying (counted, the waits
+/// growing: `FollowRetries`). Its shutdown stops following.
 package struct RegistryFollowerService: Service {
     let configuration: KafkaConfiguration
     let registry: RegistryConfiguration
@@ -37,8 +37,9 @@ package struct RegistryFollowerService: Service {
                 (RegistryTables.Topic.devices, registry.devicesTopic), (.clients, registry.clientsTopic),
             ] {
                 let follower = follower(topic, name: name)
-                group.addTask { [logger] in
+                group.addTask { [logger, tables] in
                     await follower.run { error in
+                        tables.countFollowFailure(of: topic)
                         logger.warning(
                             "cannot follow the registry topic",
                             metadata: ["kafka.topic": .string(name), "error": .string(error)])

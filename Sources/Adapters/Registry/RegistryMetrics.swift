@@ -5,8 +5,9 @@ import Observability
 /// `push_registry_clients`, `push_registry_settings`, `push_registry_bytes`, `push_registry_lag{topic}`,
 /// `push_registry_loaded`, `push_registry_records_total{topic}` for the records read since the start (a store that
 /// resumes reads only the newer ones), and `push_registry_ignored_total{topic,reason}` for records ignored with a
-/// warning (reason `too_many_muted_rooms`: the muted rooms of a settings record beyond the bound); with the LMDB
-/// store, `push_registry_store_rebuilds_total{reason}`.
+/// warning (reason `too_many_muted_rooms`: the muted rooms of a settings record beyond the bound),
+/// `push_registry_follow_failures_total{topic}` for the connections to a topic that failed and were retried; with the
+/// LMDB store, `push_registry_store_rebuilds_total{reason}`.
 package enum RegistryMetrics {
     package static func register(_ tables: RegistryTables, in registry: MetricsRegistry) {
         let devices = registry.gauge("push_registry_devices", help: "Device subscriptions in the registry table.")
@@ -23,6 +24,7 @@ package enum RegistryMetrics {
                     labels: ["topic": topic.rawValue])
             )
         }
+        let failures = followFailures(in: registry)
         let read = RegistryTables.Topic.allCases.map { topic in
             (
                 topic,
@@ -40,13 +42,31 @@ package enum RegistryMetrics {
             loaded.set(tables.isLoaded ? 1 : 0)
             for (topic, gauge) in lag { gauge.set(tables.lag(of: topic)) }
             for (topic, counter) in read { counter.advance(to: Double(tables.recordsRead(of: topic))) }
-            for (key, count) in tables.ignored {
+            for (topic, counter) in failures { counter.advance(to: Double(tables.followFailures(of: topic))) }
+            advance(ignored: tables.ignored, in: registry)
+        }
+    }
+
+    /// `push_registry_follow_failures_total{topic}` of each topic, at 0 until advanced.
+    static func followFailures(in registry: MetricsRegistry) -> [(RegistryTables.Topic, SampledCounter)] {
+        RegistryTables.Topic.allCases.map { topic in
+            (
+                topic,
                 registry.sampledCounter(
-                    "push_registry_ignored_total",
-                    help: "Registry records ignored (key and value disagree, bad token…).",
-                    labels: ["topic": key.topic.rawValue, "reason": key.reason.rawValue]
-                ).advance(to: Double(count))
-            }
+                    "push_registry_follow_failures_total",
+                    help: "Connections to a registry topic that failed and were retried.",
+                    labels: ["topic": topic.rawValue])
+            )
+        }
+    }
+
+    /// Advances `push_registry_ignored_total{topic,reason}` to `ignored`.
+    static func advance(ignored: [RegistryTables.IgnoredKey: Int], in registry: MetricsRegistry) {
+        for (key, count) in ignored {
+            registry.sampledCounter(
+                "push_registry_ignored_total", help: "Registry records ignored (key and value disagree, bad token…).",
+                labels: ["topic": key.topic.rawValue, "reason": key.reason.rawValue]
+            ).advance(to: Double(count))
         }
     }
 

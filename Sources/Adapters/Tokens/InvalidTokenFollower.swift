@@ -13,9 +13,9 @@ public struct InvalidTokenFollower: Sendable {
     }
 
     /// Follows the topic until the task is cancelled; `table.isLoaded` turns true once it has read what the
-    /// topic held at the start. A Kafka failure (a missing topic, a broker away) is retried every
-    /// `retryInterval`, told to `onFailure` each time.
-    public func run(retryInterval: Duration = .seconds(5), onFailure: @Sendable (String) -> Void) async {
-        await follower.run(retryInterval: retryInterval, onFailure: onFailure)
+    /// topic held at the start. A Kafka failure (a missing topic, a broker away) is told to `onFailure` and retried
+    /// after a growing wait (`FollowRetries`).
+    public func run(onFailure: @Sendable (String) -> Void) async {
+        await follower.run(onFailure: onFailure)
     }
 }
