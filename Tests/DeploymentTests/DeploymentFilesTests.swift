@@ -170,6 +170,18 @@ struct DeploymentFilesTests {
             "  name: push.settings\n", "the fleet uses"
         ),
         (
+            "check_secured_overlays.py", "overlays/strimzi/kafkatopics.yaml",
+            "  name: push.fanout\n  labels:\n    strimzi.io/cluster: kafka\nspec:\n  partitions: 12",
+            "  name: push.fanout\n  labels:\n    strimzi.io/cluster: kafka\nspec:\n  partitions: 8",
+            "must have one partition count"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
+            "name: push.fanout, patternType: literal}\n        operations: [Describe, Read, Write]",
+            "name: push.fanout, patternType: literal}\n        operations: [Describe, Read]",
+            "lacks ['Write'] on topic push.fanout"
+        ),
+        (
             "check_secured_overlays.py", "overlays/strimzi/kafka-security.yaml", "value: kafka-kafka-bootstrap:9093",
             "value: kafka:9092", "bootstrap"
         ),

@@ -1,7 +1,8 @@
 """Checks the secured-cluster overlays against the base and each other, from their files (no kubectl needed):
 
 - overlays/strimzi: a KafkaTopic for exactly the topics the fleet uses (the base Deployment's topic variables, the
-  retry tiers of PUSH_RETRY_TOPIC + PUSH_RETRY_TIERS, the device registry and client settings tables), compacted
+  retry tiers of PUSH_RETRY_TOPIC + PUSH_RETRY_TIERS, the device registry and client settings tables, the fan-out
+  of the assigned registry scope with the registry topics' partition count), compacted
   exactly where the contract says so, retry tiers kept longer than their delay, at least as many input partitions
   as KEDA's maxReplicaCount; the KafkaUser push-worker with exactly the ACLs the worker needs (no more: no `All`, no
   `*`, no cluster rights), the tools' user without rights on the live group; one cluster name behind the labels,
@@ -22,6 +23,8 @@ import yaml
 COMPACTED_TABLES = {"PUSH_INVALID_TOKENS_TOPIC"}
 # The device registry and client settings tables (compacted): read by the worker once they exist.
 REGISTRY_TOPICS = {"push.devices", "push.clients"}
+# The fan-out of PUSH_REGISTRY_SCOPE=assigned: written and read by the worker, co-partitioned with the registry.
+FANOUT_TOPIC = "push.fanout"
 KEDA_SASL = {"SCRAM-SHA-512": "scram_sha512", "SCRAM-SHA-256": "scram_sha256", "PLAIN": "plaintext"}
 UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 
@@ -73,7 +76,8 @@ def check_strimzi(root, base_env, scaled):
     retries = {f"{value('PUSH_RETRY_TOPIC')}-{delay}": delay for delay in delays if delay}
     tables = {value(name) for name in COMPACTED_TABLES} | REGISTRY_TOPICS
     produced = {value("PUSH_RECEIPTS_TOPIC"), value("PUSH_DLQ_TOPIC"), value("PUSH_INVALID_TOKENS_TOPIC")}
-    expected = inputs | set(retries) | tables | produced
+    fanout = base_env.get("PUSH_FANOUT_TOPIC", {}).get("value", FANOUT_TOPIC)
+    expected = inputs | set(retries) | tables | produced | {fanout}
     if set(topics) != expected:
         failures.append(f"kafkatopics.yaml: topics {sorted(topics)}, the fleet uses {sorted(expected)}")
     for name, topic in topics.items():
@@ -85,6 +89,9 @@ def check_strimzi(root, base_env, scaled):
             failures.append(f"KafkaTopic {name}: retention.ms must exceed the tier's delay of {retries[name]} ms")
         if int(config.get("min.insync.replicas", 1)) >= topic["spec"].get("replicas", 1):
             failures.append(f"KafkaTopic {name}: min.insync.replicas must be below replicas (acks=all)")
+    counts = {name: topics[name]["spec"].get("partitions") for name in REGISTRY_TOPICS | {fanout} if name in topics}
+    if len(set(counts.values())) > 1:
+        failures.append(f"kafkatopics.yaml: {fanout} and the registry topics must have one partition count: {counts}")
     maximum = scaled["spec"].get("maxReplicaCount", 100)
     for name in inputs & set(topics):
         if topics[name]["spec"]["partitions"] < maximum:
@@ -100,6 +107,9 @@ def check_strimzi(root, base_env, scaled):
     for topic in produced:
         needed[("topic", topic)] = needed.get(("topic", topic), {"Describe"}) | {"Describe", "Write"}
     needed[("group", value("KAFKA_GROUP_ID"))] = {"Describe", "Read"}
+    needed[("topic", fanout)] = {"Describe", "Read", "Write"}
+    fanout_group = base_env.get("PUSH_FANOUT_GROUP_ID", {}).get("value", value("KAFKA_GROUP_ID") + ".fanout")
+    needed[("group", fanout_group)] = {"Describe", "Read"}
     for (kind, name), operations in sorted(needed.items()):
         missing = operations - covers(granted, kind, name)
         if missing:
