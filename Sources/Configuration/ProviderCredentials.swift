@@ -54,14 +54,8 @@ public struct ProviderCredentials: Sendable {
             } catch {
                 throw error.naming("FCM_SERVICE_ACCOUNT_FILE")
             }
-            if let problem = BaseURL.problem(with: account.tokenURI) {
-                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(problem)")
-            }
-            do {
-                try WorkerConfiguration.checkTransport(
-                    of: account.tokenURI, variable: "token_uri", allowsHTTP: configuration.allowsInsecureHTTP)
-            } catch {
-                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: "token_uri \(error.reason)")
+            if let problem = account.tokenURIProblem(allowsHTTP: configuration.allowsInsecureHTTP) {
+                throw InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: problem)
             }
             credentials.googleServiceAccount = Secret(account)
         }

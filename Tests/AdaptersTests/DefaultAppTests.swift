@@ -127,3 +127,31 @@ import Testing
         #expect(text.contains(#"push_app_sends_total{app="gamma",provider="apns",status="unknown_app"} 1"#))
     }
 }
+
+/// A service account's `token_uri` is checked alike for the default app and for an app folder.
+@Suite struct ServiceAccountTokenURITests {
+    @Test(arguments: [
+        (
+            "http://oauth.example/token",
+            "token_uri 'http://oauth.example/token' is not https:// "
+                + "(set PUSH_ALLOW_INSECURE_HTTP=true to allow http:// in development)"
+        ),
+        ("https://user@oauth.example/token", "token_uri must not hold spaces, user info, a query or a fragment"),
+        ("https://oauth.example:0/token", "token_uri holds the port '0', not one from 1 to 65535"),
+    ])
+    func aBadTokenURIIsRefusedNamingTheFile(tokenURI: String, reason: String) throws {
+        let account = try TestKeys.serviceAccountJSON(tokenURI: tokenURI, project: "demo-project")
+        let files = MemoryFolders()
+        files.write("/secrets/fcm.json", account)
+        let configuration = try WorkerConfiguration.load(environment: ["FCM_SERVICE_ACCOUNT_FILE": "/secrets/fcm.json"])
+        #expect(throws: InvalidSetting(variable: "FCM_SERVICE_ACCOUNT_FILE", reason: reason)) {
+            try ProviderCredentials.load(for: configuration, files: files)
+        }
+
+        let folders = try AppFolderTests.folder("alpha", settings: "{}")
+        folders.write("/apps/alpha/fcm-service-account.json", account)
+        #expect(throws: FileReadError(path: "/apps/alpha/fcm-service-account.json", reason: reason)) {
+            try AppFolderTests.parse(folders, app: "alpha")
+        }
+    }
+}

@@ -142,14 +142,8 @@ public struct AppCredentials: Sendable {
             } catch {
                 throw FileReadError(path: accountPath, reason: error.description)
             }
-            if let problem = BaseURL.problem(with: account.tokenURI) {
-                throw FileReadError(path: accountPath, reason: "token_uri \(problem)")
-            }
-            do {
-                try WorkerConfiguration.checkTransport(
-                    of: account.tokenURI, variable: "token_uri", allowsHTTP: allowsInsecureHTTP)
-            } catch {
-                throw FileReadError(path: accountPath, reason: "token_uri \(error.reason)")
+            if let problem = account.tokenURIProblem(allowsHTTP: allowsInsecureHTTP) {
+                throw FileReadError(path: accountPath, reason: problem)
             }
             credentials.fcm = FCM(
                 serviceAccount: Secret(account),
