@@ -1,9 +1,16 @@
 import Essentials
 import PushCore
 
+/// What finds the registry keys that hold a token a provider called dead (`UnsubscribingDeadTokens`): a whole
+/// registry's store, or the registry partitions a pod holds.
+public protocol TokenHolders: Sendable {
+    /// The keys of `clientID`'s devices, in any app, that hold `token` on `platform` now.
+    func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey]
+}
+
 /// Where the device registry and the client settings are kept on a pod: the port the follower writes through and
 /// the planner reads through (`MemoryDeviceStore`, or `LMDBDeviceStore` on disk).
-public protocol DeviceStore: DeviceDirectory {
+public protocol DeviceStore: DeviceDirectory, TokenHolders {
     /// Applies the changes of one batch of a registry topic's records and, with them at once, the offsets they
     /// bring the topic to: a store that outlives the process resumes from exactly what it holds. On failure
     /// nothing of the batch is applied.
@@ -13,8 +20,6 @@ public protocol DeviceStore: DeviceDirectory {
     func offsets(of topic: String) -> [Int32: Int64]
     /// The token the registry holds for `key` now; `nil` when it holds none.
     func token(of key: DeviceKey) -> String?
-    /// The keys of `clientID`'s devices, in any app, that hold `token` on `platform` now.
-    func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey]
     /// What the store holds.
     var statistics: RegistryStatistics { get }
     /// Called each time both topics have been read up to where they ended at the start: a store may then finish

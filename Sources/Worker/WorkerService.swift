@@ -156,7 +156,8 @@ public enum WorkerService {
                 Self.skipping(IMKITPlanner(events: custom, directory: registryTables.store), skipping)
             }
         let sink = UnsubscribingDeadTokens(
-            inner: KafkaRecordSink(producer: adapters.producer), store: registryTables.store,
+            inner: KafkaRecordSink(producer: adapters.producer),
+            holders: fanout.map { $0.registry } ?? registryTables.store,
             invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
             placement: RegistryPlacement(
                 topic: configuration.registry.devicesTopic, partitioning: configuration.registry.partitioning,

@@ -168,6 +168,13 @@ import Testing
                 #expect((directory.settings(of: key)?.mutedRooms.contains("r-\(client)") ?? false) == owned)
             }
         }
+        // The keys a dead token's tombstones delete: found in the partitions held, nowhere else.
+        for (index, client) in clients.enumerated() {
+            let held = [1, 4].contains(Self.partition(of: client))
+            #expect(
+                registry.keys(ofClient: client, holding: Self.token(index), on: .apns).map(\.deviceID)
+                    == (held ? ["D1", "D2"] : []))
+        }
         registry.revoke([1])
         #expect(registry.directory(ofPartition: 1) == nil)
         #expect(registry.progress == RegistryRestoration(restored: [4], restoring: []))

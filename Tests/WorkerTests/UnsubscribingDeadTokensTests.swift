@@ -33,7 +33,7 @@ import Testing
         for subscription in subscriptions { store.apply(.put(subscription.key, subscription)) }
         let inner = FakeSink()
         let sink = UnsubscribingDeadTokens(
-            inner: inner, store: store, invalidTokensTopic: "push.invalid-tokens",
+            inner: inner, holders: store, invalidTokensTopic: "push.invalid-tokens",
             placement: RegistryPlacement(topic: "push.devices", partitioning: .key) { 1 })
         let receipt = KafkaProducerRecord(topic: "push.receipts", key: nil, value: Array("{}".utf8))
         try await sink.produce([
@@ -54,7 +54,7 @@ import Testing
         let asked = Mutex(0)
         let inner = FakeSink()
         let sink = UnsubscribingDeadTokens(
-            inner: inner, store: store, invalidTokensTopic: "push.invalid-tokens",
+            inner: inner, holders: store, invalidTokensTopic: "push.invalid-tokens",
             placement: RegistryPlacement(topic: "push.devices", partitioning: .client) {
                 asked.withLock { $0 += 1 }
                 return 6
@@ -75,7 +75,7 @@ import Testing
     @Test func withoutRegistryDevicesTheRecordsPassUnchanged() async throws {
         let inner = FakeSink()
         let sink = UnsubscribingDeadTokens(
-            inner: inner, store: MemoryDeviceStore(), invalidTokensTopic: "push.invalid-tokens",
+            inner: inner, holders: MemoryDeviceStore(), invalidTokensTopic: "push.invalid-tokens",
             placement: RegistryPlacement(topic: "push.devices", partitioning: .key) { 1 })
         let records = [Self.deadRecord(user: "aaa", token: Self.dead)]
         try await sink.produce(records)

@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// The stage that consumes the fan-out calls `assign` and `revoke` from its rebalances, waits for `restored(p)` before
 /// it plans p's records, and resolves them through `directory(ofPartition: p)`. As a `Service` it holds the
-/// partitions until its shutdown, then stops following every one.
-package final class AssignedRegistry: Service, Sendable {
+/// partitions until its shutdown, then stops following every one. As `TokenHolders` it finds the keys a dead token's
+/// tombstones delete.
+package final class AssignedRegistry: Service, TokenHolders, Sendable {
     private let configuration: KafkaConfiguration
     private let registry: RegistryConfiguration
     private let partitions: Int
@@ -124,6 +125,14 @@ package final class AssignedRegistry: Service, Sendable {
             guard let held = state.held[partition], held.isRestored else { return nil }
             return held.tables?.store
         }
+    }
+
+    /// The keys of `clientID`'s devices that hold `token` on `platform` in the restored partitions, in any app: a
+    /// dead token found by a send of this pod is in a partition it holds (the client's in another app only when that
+    /// app's client key falls in a partition held too).
+    package func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey] {
+        let stores = state.withLock { $0.held.values.filter(\.isRestored).compactMap { $0.tables?.store } }
+        return stores.flatMap { $0.keys(ofClient: clientID, holding: token, on: platform) }
     }
 
     /// The partitions held, which of them are restored, and the records the others still have to read.

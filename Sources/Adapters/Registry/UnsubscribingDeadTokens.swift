@@ -11,15 +11,15 @@ import PushPipeline
 /// subscribes again at its next start. A tombstone goes where `placement` puts its key's records.
 package struct UnsubscribingDeadTokens: RecordSink {
     let inner: any RecordSink
-    let store: any DeviceStore
+    let holders: any TokenHolders
     let invalidTokensTopic: String
     let placement: RegistryPlacement
 
     package init(
-        inner: any RecordSink, store: any DeviceStore, invalidTokensTopic: String, placement: RegistryPlacement
+        inner: any RecordSink, holders: any TokenHolders, invalidTokensTopic: String, placement: RegistryPlacement
     ) {
         self.inner = inner
-        self.store = store
+        self.holders = holders
         self.invalidTokensTopic = invalidTokensTopic
         self.placement = placement
     }
@@ -44,7 +44,7 @@ package struct UnsubscribingDeadTokens: RecordSink {
             let platform = Platform(rawValue: dead.platform)
         else { return [] }
         var tombstones: [KafkaProducerRecord] = []
-        for key in store.keys(ofClient: dead.userId, holding: dead.token, on: platform) {
+        for key in holders.keys(ofClient: dead.userId, holding: dead.token, on: platform) {
             tombstones.append(try await placement.record(key, value: []))
         }
         return tombstones
