@@ -8,6 +8,7 @@ import PackageDescription
 /// every existential type (`ExistentialAny`).
 let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error), .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(

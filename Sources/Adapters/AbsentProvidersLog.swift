@@ -1,5 +1,6 @@
 import Configuration
 import Observability
+import PushPipeline
 
 extension Logger {
     /// One line per provider started without (`AbsentProviders`), naming why.

@@ -1,4 +1,5 @@
 import HTTPTypes
+import PipelineMetrics
 import Providers
 import PushCore
 import PushPipeline

@@ -1,3 +1,6 @@
+// `stat`'s initializer and fields are attributed to CDispatch's module, which includes glibc's headers first
+// once this module imports Dispatch (glibc's headers are not modular).
+import CDispatch
 import Glibc
 
 extension LMDBFileCheck {

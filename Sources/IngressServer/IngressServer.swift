@@ -1,3 +1,4 @@
+import Adapters
 import Configuration
 import Ingress
 import Kafka

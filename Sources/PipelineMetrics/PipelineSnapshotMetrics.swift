@@ -1,3 +1,4 @@
+import Observability
 import PushPipeline
 
 extension PushMetrics {

@@ -2,6 +2,7 @@ import Essentials
 import Foundation
 import HTTPTypes
 import PushCore
+import Signing
 
 /// How the APNs client authenticates.
 public enum APNsAuthentication: Sendable {

@@ -1,4 +1,5 @@
 import Essentials
+import Foundation
 import PushCore
 
 /// What the statistics read of one receipt. Receipts of every version decode: those written before the

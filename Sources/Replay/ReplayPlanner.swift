@@ -1,3 +1,4 @@
+import PushCore
 import PushPipeline
 
 /// The planner of a replay: the live planner's decisions, then `--max-age` (sends of events created before

@@ -5,6 +5,7 @@ import DeviceRegistry
 import Essentials
 import Glibc
 import Kafka
+import KafkaTypes
 import Lifecycle
 import Observability
 import Providers

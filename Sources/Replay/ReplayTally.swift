@@ -1,3 +1,4 @@
+import PushCore
 import PushPipeline
 import Synchronization
 

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 import Glibc
+import Observability
 import Sockets
 import Synchronization
 

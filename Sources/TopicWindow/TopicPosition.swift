@@ -1,4 +1,5 @@
 import Essentials
+import Foundation
 import Kafka
 import KafkaTypes
 import PushCore

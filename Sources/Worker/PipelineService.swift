@@ -1,3 +1,4 @@
+import Adapters
 import DeviceRegistry
 import Essentials
 import Lifecycle

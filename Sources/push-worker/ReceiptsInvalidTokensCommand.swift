@@ -2,6 +2,7 @@ import CLI
 import Configuration
 import Essentials
 import Foundation
+import KafkaTypes
 import PushCore
 import PushPipeline
 import ReceiptAnalytics

@@ -1,6 +1,7 @@
 import CLI
 import Configuration
 import Foundation
+import KafkaTypes
 import Observability
 import PushPipeline
 import ReceiptAnalytics

@@ -1,4 +1,5 @@
 import CLI
+import Configuration
 import DeviceRegistry
 import Essentials
 import Foundation

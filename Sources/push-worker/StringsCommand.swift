@@ -1,4 +1,5 @@
 import CLI
+import Configuration
 import Foundation
 import PushCore
 import PushPipeline

@@ -1,5 +1,7 @@
 import Essentials
+import Foundation
 import Observability
+import Providers
 import PushCore
 import PushPipeline
 import Synchronization

@@ -1,4 +1,6 @@
+import Foundation
 import PushCore
+import PushPipeline
 import TestSupport
 import Testing
 

@@ -1,4 +1,8 @@
+import HTTP2
+import Kafka
 import Observability
+import PushCore
+import PushPipeline
 import Testing
 
 @testable import Configuration

@@ -1,4 +1,6 @@
 import Foundation
+import HTTP2
+import Observability
 import TestSupport
 import Testing
 

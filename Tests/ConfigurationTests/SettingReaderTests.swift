@@ -1,5 +1,6 @@
 import Kafka
 import Observability
+import StatusServer
 import Testing
 
 @testable import Configuration

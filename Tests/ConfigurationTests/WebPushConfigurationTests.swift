@@ -1,4 +1,6 @@
 import Foundation
+import Observability
+import Providers
 import TestSupport
 import Testing
 

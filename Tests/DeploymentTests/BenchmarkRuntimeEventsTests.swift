@@ -1,3 +1,4 @@
+import Foundation
 import IntegrationSupport
 import TestSupport
 import Testing

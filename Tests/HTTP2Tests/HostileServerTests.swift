@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2
 import HTTPTypes
+import IntegrationSupport
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import KafkaTypes
 import Observability
 import PushCore
 import PushPipeline

@@ -1,3 +1,4 @@
+import Essentials
 import Observability
 import PipelineMetrics
 import PushCore

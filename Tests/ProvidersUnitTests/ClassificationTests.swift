@@ -2,6 +2,7 @@ import Foundation
 import HTTP2
 import HTTPTypes
 import PushCore
+import TestSupport
 import Testing
 
 @testable import Providers

@@ -1,5 +1,6 @@
 import HTTPTypes
 import PushCore
+import TestSupport
 import Testing
 
 @testable import Providers

@@ -1,4 +1,5 @@
 import Essentials
+import Foundation
 import PushCore
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Essentials
 import KafkaTypes
 import PushCore
+import TestSupport
 import Testing
 
 @testable import PushPipeline

@@ -1,6 +1,8 @@
 import Essentials
 import KafkaTypes
 import Observability
+import PushCore
+import Synchronization
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import KafkaTypes
+import PushCore
 import Testing
 
 @testable import PushPipeline

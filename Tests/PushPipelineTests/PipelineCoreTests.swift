@@ -1,3 +1,4 @@
+import Essentials
 import KafkaTypes
 import PushCore
 import TestSupport

@@ -1,4 +1,7 @@
+import KafkaTypes
 import PushCore
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import PushPipeline

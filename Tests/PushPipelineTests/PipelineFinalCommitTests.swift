@@ -1,3 +1,5 @@
+import Essentials
+import Synchronization
 import TestSupport
 import Testing
 

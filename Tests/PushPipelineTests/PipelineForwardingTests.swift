@@ -1,4 +1,5 @@
 import KafkaTypes
+import Synchronization
 import TestSupport
 import Testing
 

@@ -1,4 +1,7 @@
+import Essentials
 import KafkaTypes
+import PushCore
+import Synchronization
 import TestSupport
 import Testing
 

@@ -1,3 +1,5 @@
+import Essentials
+import PushCore
 import TestSupport
 import Testing
 

@@ -1,4 +1,6 @@
+import Essentials
 import KafkaTypes
+import PushCore
 import TestSupport
 import Testing
 

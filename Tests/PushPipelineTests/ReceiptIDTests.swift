@@ -1,4 +1,6 @@
+import KafkaTypes
 import PushCore
+import TestSupport
 import Testing
 
 @testable import PushPipeline

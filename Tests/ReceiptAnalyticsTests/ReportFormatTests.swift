@@ -1,4 +1,5 @@
 import Essentials
+import Foundation
 import PushCore
 import ReceiptAnalytics
 import Testing

@@ -1,3 +1,5 @@
+import Essentials
+
 /// Driving a `TestClock` while tasks run on a `TestExecutor`, in virtual time only.
 extension TestExecutor {
     /// Settles (`settle()`) and checks `condition`; while it does not hold, moves `clock` to its earliest sleeper's

@@ -1,5 +1,6 @@
 import Adapters
 import Configuration
+import DeviceRegistry
 import Foundation
 import Kafka
 import KafkaTypes

@@ -1,5 +1,6 @@
 import Essentials
 import Foundation
+import IntegrationSupport
 import TestSupport
 import Testing
 

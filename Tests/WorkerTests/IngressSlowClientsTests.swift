@@ -1,4 +1,5 @@
 import Foundation
+import IngressServer
 import IntegrationSupport
 import Synchronization
 import Testing

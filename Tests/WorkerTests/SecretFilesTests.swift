@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import TestSupport
 import Testing
 

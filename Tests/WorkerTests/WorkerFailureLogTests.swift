@@ -1,5 +1,7 @@
 import Foundation
+import IntegrationSupport
 import Kafka
+import KafkaTypes
 import PushPipeline
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationSupport
+import KafkaTypes
 import PipelineMetrics
 import PushCore
 import PushPipeline

@@ -2,6 +2,7 @@ import KafkaTypes
 import Lifecycle
 import Observability
 import PushPipeline
+import Synchronization
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Lifecycle
+import PushPipeline
 import TestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP2
 import Kafka
 import KafkaTypes

@@ -1,5 +1,7 @@
+import Configuration
 import Essentials
 import HTTPTypes
+import Observability
 import Providers
 import PushCore
 import PushPipeline

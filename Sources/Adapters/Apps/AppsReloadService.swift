@@ -1,3 +1,4 @@
+import Configuration
 import Essentials
 import Lifecycle
 import Observability

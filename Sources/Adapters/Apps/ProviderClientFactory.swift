@@ -1,5 +1,6 @@
 import Essentials
 import HTTPTypes
+import Observability
 import Providers
 import PushCore
 

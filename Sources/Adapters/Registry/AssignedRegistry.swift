@@ -2,6 +2,7 @@ import Configuration
 import DeviceRegistry
 import Essentials
 import Kafka
+import KafkaTypes
 import Lifecycle
 import Observability
 import PushCore

@@ -1,8 +1,10 @@
 import Configuration
 import DeviceRegistry
 import Kafka
+import KafkaTypes
 import Lifecycle
 import Observability
+import PushCore
 
 /// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, from the
 /// offsets its store holds (a disk-backed store resumes; a memory one starts from the beginning), logging each record

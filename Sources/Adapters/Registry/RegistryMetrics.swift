@@ -1,5 +1,6 @@
 import DeviceRegistry
 import Observability
+import PushCore
 
 /// The device registry's gauges, read from the tables at each scrape: `push_registry_devices`,
 /// `push_registry_clients`, `push_registry_settings`, `push_registry_bytes`, `push_registry_lag{topic}`,

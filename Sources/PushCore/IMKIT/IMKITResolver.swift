@@ -1,4 +1,5 @@
 import Essentials
+import Foundation
 
 /// A client's device, or the client itself, that gets no send, and why: one `skipped` receipt each.
 public struct UnsentDevice: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Essentials
+import Foundation
 import PushCore
 
 /// One token a provider called dead, as written to the invalid-token topic (meant to be compacted): keyed

@@ -1,3 +1,5 @@
+import PushCore
+
 /// The planner's decisions, with every send to a token known dead (`InvalidTokenTable`) turned into a skip
 /// (reason `invalid_token`): a token a provider declared unregistered stays dead, and Apple treats repeated
 /// pushes to dead tokens as a reason to throttle a sender. While an app's answers from a provider are suspect
