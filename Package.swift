@@ -4,11 +4,13 @@ import PackageDescription
 /// Linux only: the C libraries come from Debian's packages, and the code imports Glibc; nothing is built or tested
 /// on Darwin, so no Apple platform is declared.
 ///
-/// Every Swift target is built in Swift 6 language mode with warnings treated as errors, and writes `any` before
-/// every existential type (`ExistentialAny`).
+/// Every Swift target is built in Swift 6 language mode with warnings treated as errors, writes `any` before every
+/// existential type (`ExistentialAny`), imports each module whose members a file uses (`MemberImportVisibility`), and
+/// imports internally unless a declaration's access needs `public import` or `package import`
+/// (`InternalImportsByDefault`).
 let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error), .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("MemberImportVisibility"), .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(

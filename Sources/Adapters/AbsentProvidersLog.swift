@@ -1,5 +1,5 @@
-import Configuration
-import Observability
+public import Configuration
+public import Observability
 import PushPipeline
 
 extension Logger {

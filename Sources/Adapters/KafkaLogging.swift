@@ -1,4 +1,4 @@
-import Kafka
+package import Kafka
 import Observability
 import PushPipeline
 

@@ -1,6 +1,6 @@
-import Kafka
-import KafkaTypes
-import PushPipeline
+public import Kafka
+public import KafkaTypes
+public import PushPipeline
 
 /// The record-sink port over an idempotent `KafkaProducer`.
 public final class KafkaRecordSink: RecordSink {

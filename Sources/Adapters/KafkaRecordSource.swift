@@ -1,6 +1,6 @@
-import Kafka
-import KafkaTypes
-import PushPipeline
+public import Kafka
+public import KafkaTypes
+public import PushPipeline
 
 /// The record-source port over a `KafkaConsumer` in a consumer group, with revokes the pipeline acknowledges:
 /// a revoked partition stays owned until the pipeline drained it, stored its offsets and called `finishRevoke`.

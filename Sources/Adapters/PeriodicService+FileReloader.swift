@@ -1,6 +1,6 @@
-import Configuration
-import Essentials
-import Lifecycle
+package import Configuration
+package import Essentials
+package import Lifecycle
 
 extension PeriodicService where State == FileReloader {
     /// Checks a followed file every `interval` (`FileReloader`) and hands each check that found a new version,

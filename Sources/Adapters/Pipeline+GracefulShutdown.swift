@@ -1,5 +1,5 @@
-import Lifecycle
-import PushPipeline
+public import Lifecycle
+public import PushPipeline
 
 extension Pipeline {
     /// Runs until `shutdown` is requested, which calls `onRequest` at once (e.g. taking the worker out of rotation)

@@ -1,12 +1,12 @@
-import Configuration
+public import Configuration
 import Essentials
-import HTTP2
-import Kafka
-import Lifecycle
-import Observability
+public import HTTP2
+public import Kafka
+public import Lifecycle
+public import Observability
 import Providers
-import PushCore
-import PushPipeline
+public import PushCore
+public import PushPipeline
 import Synchronization
 
 /// The adapters behind the pipeline's planner, sender and sink ports (the rules' planner with the apps' contexts,

@@ -1,8 +1,8 @@
 import HTTPTypes
 import PipelineMetrics
 import Providers
-import PushCore
-import PushPipeline
+public import PushCore
+public import PushPipeline
 
 /// The sender port over the apps table (`AppSenders`): a send goes with the APNs, FCM and Web Push clients of its
 /// `appID`'s app, the default app's for the empty `appID`.

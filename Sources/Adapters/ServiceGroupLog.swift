@@ -1,5 +1,5 @@
-import Lifecycle
-import Observability
+public import Lifecycle
+public import Observability
 import PushPipeline
 
 extension Logger {

@@ -1,5 +1,5 @@
 import CLI
-import Lifecycle
+package import Lifecycle
 import PushPipeline
 
 /// The exit codes of `push-worker run`, documented in the README.

@@ -1,4 +1,4 @@
-import PushPipeline
+public import PushPipeline
 
 /// A provider the worker starts without, and why: its credentials Secret is not mounted.
 public struct AbsentProvider: Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CLI
+public import CLI
 import PushPipeline
 
 /// What `push-worker dev-broker` is configured with: its command line only (no environment).

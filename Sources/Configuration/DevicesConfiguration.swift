@@ -1,4 +1,4 @@
-import Kafka
+public import Kafka
 
 /// What the `devices` commands are configured with: the brokers and security settings of `KAFKA_*` as `run` reads
 /// them, and the registry's topics, from the environment and the `--config` file.

@@ -1,8 +1,8 @@
-import Ingress
-import Kafka
-import Observability
+public import Ingress
+public import Kafka
+public import Observability
 import PushCore
-import StatusServer
+public import StatusServer
 
 /// Everything `push-worker ingress` is configured with, read from the environment and the `--config` file and
 /// validated in one place before anything starts. Keys are never part of `description`.

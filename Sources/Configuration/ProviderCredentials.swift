@@ -1,7 +1,7 @@
-import HTTP2
+public import HTTP2
 import HTTPTypes
-import Observability
-import Providers
+public import Observability
+public import Providers
 import PushPipeline
 
 /// The providers' credentials, read from the files the configuration names and checked before anything starts:

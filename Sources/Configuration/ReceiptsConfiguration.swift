@@ -1,4 +1,4 @@
-import Kafka
+public import Kafka
 import PushPipeline
 
 /// What the `receipts` commands are configured with: the brokers and security settings of `KAFKA_*` as `run`

@@ -1,5 +1,5 @@
 import Glibc
-import PushCore
+public import PushCore
 
 /// The device registry and the client settings every worker follows as tables, for IMKIT messages.
 public struct RegistryConfiguration: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// What `render` and `strings` read from the environment, through the same reader as `run` (their flags win over
 /// it): the rules table's file, the APNs topic, the service account that names the FCM project, the default locale.

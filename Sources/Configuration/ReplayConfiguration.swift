@@ -1,4 +1,4 @@
-import Observability
+public import Observability
 import PushPipeline
 
 /// Everything `push-worker replay` is configured with: the same settings as `run` (brokers, providers,

@@ -1,6 +1,6 @@
-import Observability
+public import Observability
 import PushPipeline
-import StatusServer
+public import StatusServer
 
 /// Everything `push-worker run` is configured with, read from the environment and the `--config` file and
 /// validated in one place before anything starts.

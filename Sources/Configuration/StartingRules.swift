@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// The rules table in force at start: the built-in one, or the table of `PUSH_RULES_FILE`, loaded and checked with
 /// the other settings, with the stamp of the file it came from (the reloader applies only later versions).

@@ -1,10 +1,10 @@
-import Essentials
-import HTTP2
-import Kafka
-import Observability
+public import Essentials
+public import HTTP2
+public import Kafka
+public import Observability
 import Providers
-import PushCore
-import PushPipeline
+public import PushCore
+public import PushPipeline
 
 /// Everything `push-worker run` is configured with, read from environment variables (DESIGN.md's
 /// table plus the tuning variables below) and validated before anything starts. Pure.

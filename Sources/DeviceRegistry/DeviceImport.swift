@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// The lines of a device import (`push-worker devices import`): a migration from another token store into the
 /// registry. Pure: each line becomes a subscription, checked as the followers check registry records, or the reason

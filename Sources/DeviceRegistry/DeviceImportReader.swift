@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 extension DeviceImport {
     /// The longest line an import takes, in bytes: far above any subscription, and the bound of the memory one line

@@ -1,5 +1,5 @@
 import Essentials
-import PushCore
+public import PushCore
 
 /// What finds the registry keys that hold a token a provider called dead (`UnsubscribingDeadTokens`): a whole
 /// registry's store, or the registry partitions a pod holds.

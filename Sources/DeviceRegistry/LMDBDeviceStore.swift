@@ -1,6 +1,6 @@
 import Essentials
 import Glibc
-import PushCore
+public import PushCore
 import Synchronization
 
 /// The device registry and the client settings in an LMDB file (`PUSH_DEVICE_STORE=lmdb:/path`): the tables live on

@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// Splits a stream of bytes, fed in chunks of any size, into lines ended by LF or CRLF (Windows and spreadsheet
 /// exports), numbered from 1, each decoded as UTF-8 or refused with the reason: bytes that are not UTF-8 are never

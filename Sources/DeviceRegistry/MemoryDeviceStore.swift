@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 import Synchronization
 
 /// The device registry and the client settings in memory (`PUSH_DEVICE_STORE=memory`): every pod holds the whole of

@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// The LMDB copies of registry partitions under one directory (`PUSH_DEVICE_STORE=lmdb:/path` with
 /// `PUSH_REGISTRY_SCOPE=assigned`): one directory per partition, `partition-<p>-of-<n>`, so a copy made under another

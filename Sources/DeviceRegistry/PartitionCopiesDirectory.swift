@@ -1,5 +1,5 @@
 import Glibc
-import PushCore
+public import PushCore
 
 /// The directory holding the LMDB copies of registry partitions (`PartitionCopies`): the copies it holds, and the
 /// removal of a copy (its directory holds files only: the store's, its lock, a damaged file moved aside). One worker

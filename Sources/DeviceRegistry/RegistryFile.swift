@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// A file of registry record values, one JSON object a line (`render --devices`): subscriptions (they have `type`)
 /// and client settings (the others), each checked as the followers check the topics' records and applied in order,

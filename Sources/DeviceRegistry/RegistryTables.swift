@@ -1,5 +1,5 @@
 import Dispatch
-import PushCore
+public import PushCore
 import Synchronization
 
 /// The device registry and the client settings as a pod follows them: records decoded into a `DeviceStore`, the

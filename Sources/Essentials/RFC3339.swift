@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Parses RFC 3339 date-times (`2026-11-29T12:00:00Z`, `2026-11-29T12:00:00.250+09:00`) without a formatter.
 public enum RFC3339 {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// Time for code that must be testable without waiting: wall-clock readings (record times, token lifetimes,

@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 import PushCore
 
 /// The ingress's request handling, without I/O: route, client allowlist, key, size, JSON and the body's fields,

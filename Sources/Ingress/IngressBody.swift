@@ -1,5 +1,5 @@
-import Foundation
-import PushCore
+public import Foundation
+public import PushCore
 
 /// The checks of the ingress's bodies before they are written to Kafka.
 ///

@@ -1,8 +1,8 @@
 import Adapters
-import Configuration
-import Ingress
-import Kafka
-import Observability
+public import Configuration
+public import Ingress
+public import Kafka
+public import Observability
 import StatusServer
 
 /// The ingress's HTTP server and the producer its records go through, started together and stopped in reverse:

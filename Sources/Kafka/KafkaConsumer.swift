@@ -1,6 +1,6 @@
 internal import CRdKafka
 import Dispatch
-import KafkaTypes
+public import KafkaTypes
 import Synchronization
 
 /// A Kafka consumer for at-least-once processing: group subscription or explicit assignment, batches,

@@ -1,6 +1,6 @@
 internal import CRdKafka
 import Dispatch
-import KafkaTypes
+public import KafkaTypes
 import Synchronization
 
 /// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all` by default) whose every record gets

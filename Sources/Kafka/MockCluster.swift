@@ -1,6 +1,6 @@
 internal import CRdKafka
 import Dispatch
-import KafkaTypes
+public import KafkaTypes
 
 /// An in-process Kafka cluster (librdkafka's mock cluster) listening on loopback TCP, with fault injection.
 ///

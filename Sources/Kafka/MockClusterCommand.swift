@@ -1,4 +1,4 @@
-import KafkaTypes
+public import KafkaTypes
 
 /// One line of the dev broker's control protocol (`protocolHelp` lists the commands), parsed;
 /// `apply(to:)` carries it out on a `MockCluster`.

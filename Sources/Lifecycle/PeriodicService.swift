@@ -1,4 +1,4 @@
-import Essentials
+public import Essentials
 
 /// Runs `tick` every `interval` of `clock` until its shutdown, handing it the state it keeps from one tick to the
 /// next; a tick that throws a `ServiceGroupExit` ends the group with it. What the worker checks or samples on a

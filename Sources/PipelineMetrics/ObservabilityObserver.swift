@@ -1,8 +1,8 @@
-import Essentials
+public import Essentials
 import KafkaTypes
-import Observability
+public import Observability
 import PushCore
-import PushPipeline
+public import PushPipeline
 import Synchronization
 
 /// The observer port over the logger and the metrics registry. It keeps no copy of the pipeline's state: the gauges

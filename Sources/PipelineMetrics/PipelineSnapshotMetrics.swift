@@ -1,5 +1,5 @@
 import Observability
-import PushPipeline
+public import PushPipeline
 
 extension PushMetrics {
     /// The gauges of the pipeline's state, read from its `PipelineSnapshot` at every scrape: records and devices in

@@ -1,6 +1,6 @@
-import Observability
-import PushCore
-import PushPipeline
+public import Observability
+public import PushCore
+public import PushPipeline
 
 /// The metrics push-worker exports, named in one place so that code, dashboards and the README agree.
 ///

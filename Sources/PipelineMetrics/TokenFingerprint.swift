@@ -1,4 +1,4 @@
-import Observability
+public import Observability
 
 /// Short, stable stand-ins for device tokens in logs: `sha256:` and the first 12 hex digits of the token's hash.
 ///

@@ -1,6 +1,6 @@
-import Essentials
+public import Essentials
 import Observability
-import PushPipeline
+public import PushPipeline
 import Synchronization
 
 extension PushMetrics {

@@ -1,7 +1,7 @@
-import Essentials
+public import Essentials
 import Foundation
-import HTTPTypes
-import PushCore
+public import HTTPTypes
+public import PushCore
 import Signing
 
 /// How the APNs client authenticates.

@@ -1,5 +1,5 @@
-import PushCore
-import PushPipeline
+public import PushCore
+public import PushPipeline
 
 /// `--dry-run`: sends nothing and answers every request as if the provider had accepted it.
 public struct DryRunSender<Request: Sendable>: PushSender {

@@ -1,6 +1,6 @@
-import Essentials
-import PushCore
-import PushPipeline
+public import Essentials
+public import PushCore
+public import PushPipeline
 import Synchronization
 
 /// A sender that starts at most `--rate` sends a second, evenly spaced, then sends with `inner`.

@@ -1,6 +1,6 @@
 import Essentials
 import PushPipeline
-import TopicWindow
+public import TopicWindow
 
 /// What `push-worker replay` was asked to do, from its command line.
 public struct ReplayOptions: Sendable {

@@ -1,5 +1,5 @@
 import PushCore
-import PushPipeline
+public import PushPipeline
 
 /// The planner of a replay: the live planner's decisions, then `--max-age` (sends of events created before
 /// the cut-off become `expired`) and `--skip-delivered` (sends the receipts already show delivered are

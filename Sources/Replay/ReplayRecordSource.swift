@@ -1,7 +1,7 @@
-import KafkaTypes
-import PushPipeline
+public import KafkaTypes
+public import PushPipeline
 import Synchronization
-import TopicWindow
+public import TopicWindow
 
 /// The record-source port for a replay: a window of one topic read by explicit assignment (never the live
 /// group, nothing committed). Each record loses the failure headers of an earlier run (`x-attempts`,

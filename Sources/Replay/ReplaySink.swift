@@ -1,6 +1,6 @@
-import KafkaTypes
+public import KafkaTypes
 import PushCore
-import PushPipeline
+public import PushPipeline
 
 /// The record sink of a replay: every retry and dead-letter record it writes carries the run's
 /// `x-replay-run-id`; what is dead-lettered as `decode_error` (a record that is not an event, a device whose

@@ -1,5 +1,5 @@
 import PushCore
-import PushPipeline
+public import PushPipeline
 import Synchronization
 
 /// Counts what a replay does, for its progress line and summary: plan-time decisions (told by the planner)

@@ -1,4 +1,4 @@
-import Observability
+public import Observability
 
 /// The certificate and private key an HTTP server answers TLS with (libmicrohttpd over GnuTLS), both PEM.
 public struct ServerTLS: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Observability
+public import Observability
 
 /// The HTTP/1.1 status endpoints of the process — `/metrics`, `/healthz` and `/readyz` — served by a
 /// `MicroHTTPServer` (libmicrohttpd), with its bounds on idle, slow and many clients.

@@ -1,5 +1,5 @@
 import Kafka
-import KafkaTypes
+public import KafkaTypes
 
 /// The records of one partition a window reads: offsets `start..<end`, less those outside the time bounds.
 public struct PartitionWindow: Sendable, Equatable {

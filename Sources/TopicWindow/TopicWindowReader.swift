@@ -1,5 +1,5 @@
-import Kafka
-import KafkaTypes
+public import Kafka
+public import KafkaTypes
 import Synchronization
 
 /// Reads a window of a topic by explicit assignment, for tools (`receipts`, `replay`): never joins a live

@@ -1,4 +1,4 @@
-import Essentials
+public import Essentials
 import PushPipeline
 
 /// Keeps the consumer honest about `max.poll.interval.ms`: librdkafka 2.0.2 resets its own timer on

@@ -1,6 +1,6 @@
 import Essentials
 import Foundation
-import PushCore
+public import PushCore
 import TestSupport
 
 /// The ClickHouse analytics kit (`deploy/analytics`) run in embedded ClickHouse by `chdb_check.py`, on records

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The lines a child process writes to one pipe, collected by blocking reads on a thread of its own.

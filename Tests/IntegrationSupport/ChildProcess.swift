@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A running child process: its stdin to write lines to, its stdout and stderr collected line by line.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a child process run to its end exited, and what it printed.
 public struct ChildProcessResult: Sendable {

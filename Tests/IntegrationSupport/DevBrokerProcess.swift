@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TestSupport
 
 /// `push-worker dev-broker` run as a child process, for integration tests that need a Kafka cluster in

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TestSupport
 
 /// The librdkafka a test's child processes run on, as `deploy/local/librdkafka.sh` chooses it for the scripts:

@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// The mock cluster's rebalance race (docs/kafka.md, "librdkafka 2.0.2"): it completes a generation at the leader's
 /// SyncGroup and answers a later follower `INVALID_REQUEST`, so the follower rejoins while the leader's revoke commits,

@@ -1,5 +1,5 @@
-import Foundation
-import TestSupport
+public import Foundation
+public import TestSupport
 
 /// The Python tools `deploy/local/setup.sh` installs into `.venv`, run as child processes.
 extension Repository {

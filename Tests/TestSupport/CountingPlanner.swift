@@ -1,4 +1,4 @@
-import PushPipeline
+public import PushPipeline
 import Synchronization
 
 /// `FakePlanner` counting the devices it planned and, at every plan, the most devices planned and not yet

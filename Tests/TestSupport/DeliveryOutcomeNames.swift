@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 extension DeliveryOutcome {
     /// The case name, for tables of expected classes.

@@ -1,6 +1,6 @@
 import Essentials
 import PushCore
-import PushPipeline
+public import PushPipeline
 
 /// Events as text: `messageId;device,device,…`. A device named `skip…` is skipped, `old…` expired,
 /// `big…` dead-lettered as too large, `unknown…` dead-lettered quoting its name, `noapp…`

@@ -1,7 +1,7 @@
 import Essentials
-import PushCore
-import PushPipeline
-import Synchronization
+public import PushCore
+public import PushPipeline
+public import Synchronization
 
 /// A provider whose answers are scripted per request (`message/device`); unscripted requests are
 /// delivered. Requests named in `held` wait until released. Records the order of sends. A Web Push request

@@ -1,8 +1,8 @@
 import Essentials
-import KafkaTypes
+public import KafkaTypes
 import PushCore
-import PushPipeline
-import Synchronization
+public import PushPipeline
+public import Synchronization
 
 /// The error `FakeSink` fails with.
 public struct SinkFailure: Error {}

@@ -1,8 +1,8 @@
 import Essentials
-import KafkaTypes
+public import KafkaTypes
 import PushCore
-import PushPipeline
-import Synchronization
+public import PushPipeline
+public import Synchronization
 
 /// A consumer over in-memory partitions: a partition is assigned by the poll before its first records, paused
 /// partitions deliver nothing, a seek rewinds a partition, stored offsets and pause/resume calls are recorded, and

@@ -1,6 +1,6 @@
 import Essentials
 import PushCore
-import PushPipeline
+public import PushPipeline
 
 /// Retry delays without jitter: `base × attempts`, at least Retry-After.
 public struct LinearDelays: RetryDelayPolicy {

@@ -1,6 +1,6 @@
 import Essentials
 import Foundation
-import PushCore
+public import PushCore
 
 /// Events addressed to one recipient per language, each with an APNs and an FCM device.
 public enum LocalizedEvents {

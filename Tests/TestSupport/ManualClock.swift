@@ -1,5 +1,5 @@
-import Essentials
-import Foundation
+public import Essentials
+public import Foundation
 import Synchronization
 
 /// A wall clock that moves only when told; a sleep moves it by the time slept, at once.

@@ -1,4 +1,4 @@
-import Configuration
+public import Configuration
 import PushPipeline
 
 /// Files that exist with their bytes; every other path does not exist.

@@ -1,6 +1,6 @@
 import Essentials
-import Foundation
-import PushCore
+public import Foundation
+public import PushCore
 
 /// Shared fixtures for the PushCore tests: tokens, a provider context, the seeds' types and an event of each.
 public enum Fixture {

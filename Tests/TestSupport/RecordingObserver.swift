@@ -1,7 +1,7 @@
 import Essentials
 import PushCore
-import PushPipeline
-import Synchronization
+public import PushPipeline
+public import Synchronization
 
 /// Keeps every event the pipeline reports, for tests that assert on them.
 public final class RecordingObserver: PipelineObserver {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The repository the tests run in: its checked-in files, and fresh files in the temporary directory.
 public enum Repository {

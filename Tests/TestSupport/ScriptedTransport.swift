@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 import Synchronization
 
 /// A transport that answers from a closure and records every request.

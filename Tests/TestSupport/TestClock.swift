@@ -1,4 +1,4 @@
-import Essentials
+public import Essentials
 import PushCore
 import PushPipeline
 import Synchronization

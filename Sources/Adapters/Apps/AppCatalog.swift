@@ -3,7 +3,7 @@ import Essentials
 import Observability
 import PipelineMetrics
 import PushCore
-import PushPipeline
+package import PushPipeline
 import Synchronization
 
 /// The apps of `PUSH_APPS_DIR` as last read: each folder's credentials, or why it cannot be used. `refresh()`

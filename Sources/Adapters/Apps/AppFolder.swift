@@ -1,7 +1,7 @@
 import Configuration
-import Observability
-import Providers
-import PushCore
+public import Observability
+public import Providers
+public import PushCore
 import PushPipeline
 
 /// The files of one app's folder in `PUSH_APPS_DIR` (docs/apps.md), the folder's name being the `appID`.

@@ -1,7 +1,7 @@
 import Configuration
-import Essentials
-import Lifecycle
-import Observability
+package import Essentials
+package import Lifecycle
+package import Observability
 
 /// Re-reads `PUSH_APPS_DIR` every `interval` (`AppCatalog.refresh`), logging each app added, changed, removed or
 /// broken, and drops the clients of idle apps. Its shutdown stops the checks.

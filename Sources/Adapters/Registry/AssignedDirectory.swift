@@ -1,4 +1,4 @@
-import PushCore
+package import PushCore
 
 /// The device directory of the fan-out stage: a client is looked up in the registry partition `ClientPartitioner`
 /// places it in, the partition its fan-out record was written to (the input stage placed it with the same function

@@ -1,11 +1,11 @@
-import Configuration
-import DeviceRegistry
+package import Configuration
+package import DeviceRegistry
 import Essentials
-import Kafka
+package import Kafka
 import KafkaTypes
-import Lifecycle
-import Observability
-import PushCore
+package import Lifecycle
+package import Observability
+package import PushCore
 import Synchronization
 
 /// The registry partitions of the fan-out partitions a pod is assigned (`PUSH_REGISTRY_SCOPE=assigned`): for each

@@ -1,5 +1,5 @@
 import DeviceRegistry
-import Observability
+package import Observability
 
 extension AssignedRegistry {
     /// The assigned registry's series, read at each scrape: `push_registry_partitions{state}` (`restoring`,

@@ -1,4 +1,4 @@
-import KafkaTypes
+package import KafkaTypes
 import PushPipeline
 import Synchronization
 

@@ -1,9 +1,9 @@
-import Configuration
-import DeviceRegistry
-import Kafka
+package import Configuration
+package import DeviceRegistry
+package import Kafka
 import KafkaTypes
-import Lifecycle
-import Observability
+package import Lifecycle
+package import Observability
 import PushCore
 
 /// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, from the

@@ -1,5 +1,5 @@
-import DeviceRegistry
-import Observability
+package import DeviceRegistry
+package import Observability
 import PushCore
 
 /// The device registry's gauges, read from the tables at each scrape: `push_registry_devices`,

@@ -1,6 +1,6 @@
-import Kafka
-import KafkaTypes
-import PushCore
+package import Kafka
+package import KafkaTypes
+package import PushCore
 import Synchronization
 
 /// The records of the device registry's topic as its producers write them: keyed `appID/clientId/type/deviceId`,

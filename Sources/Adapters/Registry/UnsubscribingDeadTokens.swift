@@ -1,7 +1,7 @@
-import DeviceRegistry
-import KafkaTypes
+package import DeviceRegistry
+package import KafkaTypes
 import PushCore
-import PushPipeline
+package import PushPipeline
 
 /// The record sink that unsubscribes dead tokens: beside each invalid-token record the pipeline writes, the
 /// tombstone of every registry key whose current token is the dead one, in the same batch (acknowledged with it).

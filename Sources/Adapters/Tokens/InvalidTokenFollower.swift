@@ -1,5 +1,5 @@
-import Kafka
-import PushPipeline
+public import Kafka
+public import PushPipeline
 
 /// Reads the invalid-token topic into an `InvalidTokenTable` from its beginning, then follows it while the
 /// worker runs (every pod keeps the whole table), so that a token any pod found dead is skipped by all.

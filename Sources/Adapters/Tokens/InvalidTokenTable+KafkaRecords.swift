@@ -1,6 +1,6 @@
 import Kafka
-import KafkaTypes
-import PushPipeline
+public import KafkaTypes
+public import PushPipeline
 
 extension InvalidTokenTable {
     /// Applies records of the invalid-token topic (a record without a key is not one of its records).

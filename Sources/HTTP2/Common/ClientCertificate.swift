@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+public import HTTPTypes
 
 /// A TLS client certificate and its private key, PEM files presented on every connection a client opens
 /// (APNs certificate-based authentication). A client certificate belongs to a connection, so one `CurlTransport`

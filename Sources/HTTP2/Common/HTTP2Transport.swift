@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// An `HTTPTransport` over HTTP/2 with a thread of its own: the worker's clients to APNs and FCM. Shut down
 /// explicitly (a transport also removes what it wrote, such as a combined CA file).

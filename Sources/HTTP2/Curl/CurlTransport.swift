@@ -1,5 +1,5 @@
 import Essentials
-import HTTPTypes
+public import HTTPTypes
 import Synchronization
 
 /// An `HTTPTransport` on libcurl's multi interface: HTTP/2 over TLS (and HTTP/1.1) driven by one event-loop thread

@@ -1,5 +1,5 @@
 import Essentials
-import HTTPTypes
+public import HTTPTypes
 import Synchronization
 
 /// An `HTTPTransport` on nghttp2 and OpenSSL directly: HTTP/2 over TLS driven by one event-loop thread, with

@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// Builds the request of a custom push for one device, or says why there is none.
 ///

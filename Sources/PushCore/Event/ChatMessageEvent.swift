@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// A decoded chat-message event: what to push, to whom, and the record it came from for narrowed retry records.
 public struct ChatMessageEvent: Sendable {

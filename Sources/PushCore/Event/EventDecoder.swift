@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// Turns a record value into a `ChatMessageEvent`, enforcing required fields, types, token syntax and limits.
 public struct EventDecoder: Sendable {

@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// The range an event's `createdAt` may take, and the time its time to live counts from.
 ///

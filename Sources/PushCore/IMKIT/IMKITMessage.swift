@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A message in IMKIT's flattened Message Model, as IMKIT's external push services post it (`PUSH_GENERIC`, v2, and
 /// `PUSH`, v1): what to push, and to which clients. The clients' devices come from the device registry.

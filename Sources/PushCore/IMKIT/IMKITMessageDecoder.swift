@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// Turns a record value in IMKIT's Message Model into an `IMKITMessage`, with errors that name the field.
 ///

@@ -1,4 +1,4 @@
-import Essentials
+public import Essentials
 
 extension JSONWriter {
     /// Writes `"key": value` for a parsed value (see `value(_:)`).

@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// A JSON report of an event's decisions, one entry per device with the full request when sent: what
 /// `push-worker render` prints and what the golden files hold.

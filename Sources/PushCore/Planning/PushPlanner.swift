@@ -1,5 +1,5 @@
 import Essentials
-import Foundation
+public import Foundation
 
 /// Decides, for every device of an event, whether to send (and the exact request), skip, expire or dead-letter.
 ///

@@ -1,6 +1,6 @@
 import Essentials
 import Foundation
-import PushCore
+public import PushCore
 
 /// The planner port for input topics that carry custom pushes beside other records: a record whose JSON object has
 /// `clients` and no `sender` is a custom push, its clients resolved through the device registry

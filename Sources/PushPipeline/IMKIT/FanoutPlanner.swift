@@ -1,6 +1,6 @@
 import Foundation
 import KafkaTypes
-import PushCore
+public import PushCore
 
 /// The input stage's planner port of the `assigned` registry scope: an IMKIT message or a custom push sends nothing
 /// here; it becomes one record per recipient client on the fan-out topic (`RecipientFanout`), placed in the partition

@@ -1,6 +1,6 @@
 import Essentials
 import Foundation
-import PushCore
+public import PushCore
 
 /// The planner port for input topics that carry IMKIT messages beside chat-message events: a record whose JSON object
 /// has `messageType` is an IMKIT message, resolved through the device registry (`IMKITResolver`) into a chat-message

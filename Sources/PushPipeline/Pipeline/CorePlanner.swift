@@ -1,6 +1,6 @@
 import Essentials
 import Foundation
-import PushCore
+public import PushCore
 import Synchronization
 
 /// One provider request together with the device token it is for (APNs puts it in the URL) and the app whose

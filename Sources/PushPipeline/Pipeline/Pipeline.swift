@@ -1,4 +1,4 @@
-import Essentials
+public import Essentials
 import KafkaTypes
 import Synchronization
 

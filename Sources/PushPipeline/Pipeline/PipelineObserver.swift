@@ -1,5 +1,5 @@
-import KafkaTypes
-import PushCore
+public import KafkaTypes
+public import PushCore
 
 /// Something the pipeline did, for logs and metrics.
 public enum PipelineEvent: Sendable, Equatable {

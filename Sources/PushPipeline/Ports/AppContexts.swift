@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// Why the worker sends nothing for an app: the stable reason code of the `rejected` receipts.
 public enum AppRefusal: String, Error, Sendable, Equatable {

@@ -1,5 +1,5 @@
-import KafkaTypes
-import PushCore
+public import KafkaTypes
+public import PushCore
 
 /// The provider a request goes to; in-flight limits and failure breakers are per provider.
 public enum PushProvider: String, Sendable, Hashable, CaseIterable {

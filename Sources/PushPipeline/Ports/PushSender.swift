@@ -1,5 +1,5 @@
-import Essentials
-import PushCore
+public import Essentials
+public import PushCore
 
 /// Sends one provider request.
 public protocol PushSender<Request>: Sendable {

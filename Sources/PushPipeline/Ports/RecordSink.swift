@@ -1,4 +1,4 @@
-import KafkaTypes
+public import KafkaTypes
 
 /// Where receipts, retry records and dead-letter records go: an idempotent Kafka producer.
 public protocol RecordSink: Sendable {

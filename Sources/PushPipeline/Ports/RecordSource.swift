@@ -1,4 +1,4 @@
-import KafkaTypes
+public import KafkaTypes
 
 /// Where records come from: a Kafka consumer in a group, with manual offset storing.
 public protocol RecordSource: Sendable {

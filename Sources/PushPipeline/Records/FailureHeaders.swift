@@ -1,5 +1,5 @@
 import KafkaTypes
-import PushCore
+public import PushCore
 
 /// The headers of dead-letter and retry records, and how they are built. Pure.
 public enum FailureHeaders {

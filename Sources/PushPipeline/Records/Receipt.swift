@@ -1,5 +1,5 @@
 import Essentials
-import KafkaTypes
+public import KafkaTypes
 import PushCore
 
 /// The status of one device send, as receipts name it.
