@@ -238,21 +238,7 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
                         markRestored(partition, id: id, tables: tables, after: ContinuousClock.now - started)
                     },
                     remaining: { tables.setLag($0, of: topic) },
-                    apply: { [logger] records in
-                        let ignored = try tables.apply(
-                            records.map {
-                                RegistryRecord(key: $0.key, value: $0.value, partition: $0.partition, offset: $0.offset)
-                            }, of: topic, named: name)
-                        for (record, error) in ignored {
-                            logger.warning(
-                                "registry record ignored",
-                                metadata: [
-                                    "kafka.topic": .string(name), "kafka.partition": .init(Int(partition)),
-                                    "kafka.offset": .init(Int(record.offset ?? -1)),
-                                    "registry.reason": .string(error.reason.rawValue), "error": .string(error.message),
-                                ])
-                        }
-                    })
+                    apply: { [logger] records in try tables.apply(records, of: topic, named: name, logger: logger) })
                 group.addTask { [self] in
                     await follower.run { error in
                         state.withLock { $0.followFailures[topic, default: 0] += 1 }

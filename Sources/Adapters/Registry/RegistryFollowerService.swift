@@ -68,22 +68,6 @@ package struct RegistryFollowerService: Service {
                     FreedMemory.release()
                 }
             }, remaining: { tables.setLag($0, of: topic) },
-            apply: { records in
-                let ignored = try tables.apply(
-                    records.map {
-                        RegistryRecord(key: $0.key, value: $0.value, partition: $0.partition, offset: $0.offset)
-                    }, of: topic, named: name)
-                for (record, error) in ignored {
-                    var metadata: Logger.Metadata = [
-                        "kafka.topic": .string(name), "registry.reason": .string(error.reason.rawValue),
-                        "error": .string(error.message),
-                    ]
-                    if let partition = record.partition { metadata["kafka.partition"] = .init(Int(partition)) }
-                    if let offset = record.offset { metadata["kafka.offset"] = .init(Int(offset)) }
-                    // A settings record with too many muted rooms is applied with the first ones.
-                    let trimmed = error.reason == .tooManyMutedRooms
-                    logger.warning(trimmed ? "registry record trimmed" : "registry record ignored", metadata: metadata)
-                }
-            })
+            apply: { records in try tables.apply(records, of: topic, named: name, logger: logger) })
     }
 }
