@@ -1,3 +1,5 @@
+// `stat`'s initializer and fields need CDispatch, like `LMDBFileCheck`'s (docs/design-decisions.md, Imports).
+import CDispatch
 import Glibc
 public import PushCore
 
