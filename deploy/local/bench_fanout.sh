@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Per-pod memory, LMDB size and restore time of PUSH_REGISTRY_SCOPE=assigned for fleets of 1, 2 and 4 workers over
+# the dev broker, with a release build of the worker. Arguments go to deploy/local/bench_fanout.py (--help lists
+# them), e.g. --devices 1000000.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash deploy/local/setup.sh
+swift build -c release --product push-worker
+bin="$(swift build -c release --show-bin-path)/push-worker"
+echo "bench: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+source deploy/local/librdkafka.sh
+exec .venv/bin/python deploy/local/bench_fanout.py --bin "$bin" "$@"
