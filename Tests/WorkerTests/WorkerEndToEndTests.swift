@@ -291,11 +291,13 @@ final class EndToEnd {
         _ = await run.stop()
     }
 
+    /// APNs fails a random 30 % of requests. With the default 8 attempts, one of the 30 APNs devices drew 8 failures
+    /// in a row and was dead-lettered in about 0.2 % of runs (30 × 0.3⁸); 40 attempts make that 30 × 0.3⁴⁰.
     @Test(arguments: ["curl", "nghttp2"])
     func providerErrorsAreRetriedUntilDeliveredAndRoomsKeepTheirOrder(transport: String) async throws {
         let run = try await EndToEnd(workerEnvironment: [
             "PUSH_RETRY_BUDGET_MS": "300", "PUSH_RETRY_BASE_MS": "50", "PUSH_RETRY_CAP_MS": "200",
-            "PUSH_HTTP_TRANSPORT": transport,
+            "PUSH_MAX_ATTEMPTS": "40", "PUSH_HTTP_TRANSPORT": transport,
         ]) { simulator in
             try await simulator.addFaultRule("{\"path\": \"^/3/device/\", \"rate\": 0.3, \"status\": 503}")
             try await simulator.addFaultRule(
@@ -322,6 +324,15 @@ final class EndToEnd {
         #expect(try schemaViolations(retried.map(\.headersJSON), schema: "dead-letter-headers.schema.json") == nil)
         #expect(retried.allSatisfy { $0.headers.contains { $0.name == "x-retry-due" } })
         #expect(requests.contains { $0.status == 503 } && requests.contains { $0.status == 429 })
+        // Each APNs receipt counts the device's requests the simulator saw, those of every retry record included.
+        let apnsAttempts = receipts.filter { $0["platform"] == .string("apns") }.compactMap { receipt in
+            receipt["messageId"]?.stringValue.flatMap { Int($0.dropFirst(2)) }.map { ($0, receipt["attempts"]) }
+        }
+        #expect(apnsAttempts.count == count)
+        for (index, attempts) in apnsAttempts {
+            let path = "/3/device/" + String(format: "%064x", index + 1)
+            #expect(attempts == .number(String(requests.filter { $0.path == path }.count)), "m-\(index)")
+        }
 
         // Per room, the first attempts of each message go out in event order; and (strict order, the default)
         // a message's in-process retries all come before the room's next message, unless it was handed off.
