@@ -1,38 +1,58 @@
 """Per-pod memory, LMDB size and restore time of the assigned registry scope for fleets of 1, 2 and 4 workers.
 
-    .venv/bin/python deploy/local/bench_fanout.py --bin .build/release/push-worker [--devices 640000] [--pods 1,2,4]
+    .venv/bin/python deploy/local/bench_fanout.py --bin .build/release/push-worker [--devices 120000] [--pods 1,2,4]
+    .venv/bin/python deploy/local/bench_fanout.py --bin .build/release/push-worker --broker tansu --devices 1000000
 
-Starts the dev broker with `--partitions` partitions (8 by default) of `push.devices`, `push.clients` and
-`push.fanout`, and writes `--devices` one-device clients to `push.devices`, each record in the partition of its client
-key `appID/clientId` (Kafka's murmur2 partitioner, as `PUSH_REGISTRY_PARTITIONING=client` writes them). The mock
-cluster keeps about 100,000 records per partition: past that, more partitions or Tansu. Then, for each fleet size N of
-`--pods`, it starts N `push-worker run` at once with `PUSH_REGISTRY_SCOPE=assigned` and an empty
-`PUSH_DEVICE_STORE=lmdb:` directory each (a consumer group per fleet), and waits until the fleet holds every
+Starts the dev broker with `--partitions` partitions (8 by default) of `push.devices`, `push.clients` and `push.fanout`,
+and writes `--devices` one-device clients to `push.devices`, each record in the partition of its client key
+`appID/clientId` (Kafka's murmur2 partitioner, as `PUSH_REGISTRY_PARTITIONING=client` writes them). The mock cluster
+keeps only the newest few megabytes of each partition (about 20,000 of these records): past that, `--broker tansu`.
+Then, for each fleet size N of `--pods`, it starts N `push-worker run` at once with `PUSH_REGISTRY_SCOPE=assigned` and
+an empty `PUSH_DEVICE_STORE=lmdb:` directory each (a consumer group per fleet), and waits until the fleet holds every
 partition restored (`push_registry_partitions{state="restored"}` summing to the partition count, none restoring) and
 every device. For each pod it prints the devices it holds (and their share of all), its resident memory (VmRSS), the
-size of its LMDB directory (allocated blocks), the longest `registry.seconds` of its `registry partition restored`
-lines (a partition's assignment to its restore) and the seconds from the process's start to all its partitions
-restored. Last, one worker starts again on the LMDB directory the first fleet's first pod left (its copies retained):
-the same figures, now a resume. Records a pod ignored as foreign (`push_registry_ignored_total`) must be 0.
+size of its LMDB directory (allocated blocks), the longest `registry.seconds` of its `registry partition restored` lines
+(a partition's assignment to its restore) and the seconds from the process's start to all its partitions restored. Last,
+one worker starts again on the LMDB directory the first fleet's first pod left (its copies retained): the same figures,
+now a resume. Records a pod ignored as foreign (`push_registry_ignored_total`) must be 0. Then, with `--messages` M, the
+end-to-end rate of each scope on the same broker and registry: M one-device IMKIT messages (`pushToClients` naming one
+client, over 1,000 rooms) written before one worker starts with `PUSH_REGISTRY_SCOPE=all`, then M more before one with
+`assigned`, each sending to the bench's nginx endpoint (bench_endpoint.py, APNs-shaped answers); the rate is the
+receipts' (all `delivered`) from the first one's Kafka timestamp to the last's, and the table ends with assigned / all.
 """
 
 import argparse
 import json
 import os
+import random
 import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench_replay import service_account
-from processes import Child, start_dev_broker, started_port
+from bench_endpoint import Endpoint
+from processes import Child, ProcessFailed, Simulator, start_dev_broker, started_port
 
+HERE = Path(__file__).resolve().parent
 APP = "BenchApp"
+SCOPES = ("all", "assigned")
 TOPICS = ["chat.messages", "push.devices", "push.clients", "push.fanout", "push.invalid-tokens", "push.receipts",
-          "push.dlq"]
+          "push.dlq"] + [f"bench.{scope}.{kind}" for scope in SCOPES for kind in ("messages", "receipts")]
+
+
+def start_tansu(scratch: Path, partitions: int) -> tuple[Child, str]:
+    """Tansu (deploy/local/tansu.py) with `TOPICS` of `partitions` each; returns it and its bootstrap servers."""
+    broker = Child("Tansu", [sys.executable, str(HERE / "tansu.py"), "--partitions", str(partitions), "--topics",
+                             ",".join(TOPICS)], scratch / "tansu.log", stdout=scratch / "tansu.out")
+    line = broker.ready(lambda out: "\n" in out, "its bootstrap servers", timeout=120).splitlines()[0]
+    if not line.startswith("bootstrap.servers="):
+        broker.stop()
+        raise ProcessFailed(f"Tansu printed {line!r} instead of its bootstrap servers")
+    return broker, line.removeprefix("bootstrap.servers=")
 
 
 def murmur2(data: bytes) -> int:
@@ -170,19 +190,97 @@ def settle(pods: list[Pod], partitions: int, expected: int, timeout: float) -> l
     return rows
 
 
+def write_messages(bootstrap: str, topic: str, messages: int, devices: int) -> None:
+    """`messages` IMKIT messages over 1,000 rooms, each to one client of the registry (`pushToClients`)."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "queue.buffering.max.messages": 200000})
+    generator = random.Random(7)
+    for index in range(messages):
+        room = f"r-{generator.randrange(1000)}"
+        message = {"_id": f"m-{index}", "message": "Hello there, this is a benchmark message", "room": room,
+                   "roomName": room, "sender": {"_id": "sender", "nickname": "Alice"}, "messageType": "text",
+                   "appID": APP, "messageTimeMS": int(time.time() * 1000),
+                   "pushToClients": [f"client-{generator.randrange(devices):08d}"]}
+        producer.produce(topic, json.dumps(message, separators=(",", ":")).encode(), room.encode())
+        if index % 10000 == 0:
+            producer.poll(0)
+    if producer.flush(120) != 0:
+        raise SystemExit("the messages were not all acknowledged")
+
+
+def receipts_rate(bootstrap: str, topic: str, partitions: int, expected: int, timeout: float) -> tuple[float, float]:
+    """Reads `expected` receipts from `topic`, all `delivered`: the first one's timestamp (epoch s) and their rate
+    (receipts/s from the first receipt's Kafka timestamp to the last's)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-reader-{topic}",
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, partition, 0) for partition in range(partitions)])
+    stamps: list[int] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(stamps) < expected:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{len(stamps)} receipts of {expected} in {topic} within {timeout} s")
+            for record in consumer.consume(1000, 0.5):
+                if not record.error():
+                    stamps.append(record.timestamp()[1])
+                    status = json.loads(record.value()).get("status")
+                    if status != "delivered":
+                        raise SystemExit(f"a receipt in {topic} is {status!r}, not 'delivered': {record.value()!r}")
+    finally:
+        consumer.close()
+    return min(stamps) / 1000, expected / max((max(stamps) - min(stamps)) / 1000, 0.001)
+
+
+def scope_rates(binary: str, scratch: Path, base: dict[str, str], bootstrap: str, arguments) -> list[dict]:
+    """The end-to-end rate of one-device IMKIT messages with each scope, one worker each, against nginx."""
+    simulator = Simulator(scratch)
+    endpoint = Endpoint(scratch, scratch / "certs")
+    try:
+        providers = {**simulator.provider_settings(), "APNS_URL": f"https://127.0.0.1:{endpoint.apns_port}",
+                     "APNS_SANDBOX_URL": f"https://127.0.0.1:{endpoint.apns_port}",
+                     "FCM_URL": f"https://127.0.0.1:{endpoint.fcm_port}"}
+        rows = []
+        for scope in SCOPES:
+            write_messages(bootstrap, f"bench.{scope}.messages", arguments.messages, arguments.devices)
+            store = scratch / f"lmdb-rate-{scope}"
+            store.mkdir()
+            environment = {**base, **providers, "PUSH_REGISTRY_SCOPE": scope, "PUSH_WORKER_ID": f"rate-{scope}",
+                           "KAFKA_GROUP_ID": f"bench-rate-{scope}", "PUSH_TOPICS": f"bench.{scope}.messages",
+                           "PUSH_RECEIPTS_TOPIC": f"bench.{scope}.receipts", "PUSH_DEVICE_STORE": f"lmdb:{store}"}
+            started = time.time()
+            worker = Child(f"push-worker run ({scope})", [binary, "run"], scratch / f"rate-{scope}.log", environment)
+            try:
+                first, rate = receipts_rate(bootstrap, f"bench.{scope}.receipts", arguments.partitions,
+                                            arguments.messages, arguments.timeout)
+            finally:
+                worker.stop()
+            rows.append({"scope": scope, "rate": rate, "first": first - started})
+        return rows
+    finally:
+        endpoint.process.terminate()
+        endpoint.process.wait(timeout=30)
+        simulator.child.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the push-worker executable (a release build)")
-    parser.add_argument("--devices", type=int, default=640_000)
+    parser.add_argument("--devices", type=int, default=120_000)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--pods", default="1,2,4", help="the fleet sizes, in order")
+    parser.add_argument("--broker", choices=("mock", "tansu"), default="mock",
+                        help="the dev broker (librdkafka's mock cluster) or Tansu, for registries the mock cannot keep")
+    parser.add_argument("--messages", type=int, default=20_000,
+                        help="one-device IMKIT messages for each scope's end-to-end rate (0: none)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds a fleet may take to restore")
     arguments = parser.parse_args()
     fleets = [int(size) for size in arguments.pods.split(",")]
     results = []
     with tempfile.TemporaryDirectory(prefix="push-bench-fanout-") as scratch_name:
         scratch = Path(scratch_name)
-        broker, bootstrap = start_dev_broker(Path(arguments.bin), scratch, arguments.partitions, TOPICS)
+        if arguments.broker == "tansu":
+            broker, bootstrap = start_tansu(scratch, arguments.partitions)
+        else:
+            broker, bootstrap = start_dev_broker(Path(arguments.bin), scratch, arguments.partitions, TOPICS)
         try:
             base = {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", ""),
                     "LOG_LEVEL": "info", "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_HTTP_PORT": "0",
@@ -208,6 +306,7 @@ def main() -> None:
                                                                               arguments.devices, arguments.timeout)))
             finally:
                 pod.child.stop()
+            rates = scope_rates(arguments.bin, scratch, base, bootstrap, arguments) if arguments.messages else []
         finally:
             broker.stop()
     print(f"{'fleet':<28} {'pod':<14} {'parts':>5} {'devices':>9} {'share':>6} {'RSS MiB':>8} {'LMDB MiB':>9}"
@@ -218,6 +317,11 @@ def main() -> None:
             print(f"{fleet:<28} {row['pod']:<14} {row['partitions']:>5} {row['devices']:>9} {share:>6.1%}"
                   f" {row['rss']:>8.0f} {row['lmdb']:>9.0f} {row['restore']:>9.2f} {row['ready']:>16.1f}"
                   f" {row['foreign']:>7}")
+    for row in rates:
+        print(f"scope {row['scope']:<9} {arguments.messages} one-device IMKIT messages: {row['rate']:.0f} receipts/s"
+              f" (first receipt {row['first']:.1f} s after the worker's start)")
+    if len(rates) == 2:
+        print(f"assigned / all: {rates[1]['rate'] / rates[0]['rate']:.2f}")
 
 
 if __name__ == "__main__":
