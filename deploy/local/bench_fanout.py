@@ -13,12 +13,13 @@ partition restored (`push_registry_partitions{state="restored"}` summing to the 
 every device. For each pod it prints the devices it holds (and their share of all), its resident memory (VmRSS), the
 size of its LMDB directory (allocated blocks), the longest `registry.seconds` of its `registry partition restored` lines
 (a partition's assignment to its restore) and the seconds from the process's start to all its partitions restored. Last,
-one worker starts again on the LMDB directory the first fleet's first pod left (its copies retained): the same figures,
-now a resume. Records a pod ignored as foreign (`push_registry_ignored_total`) must be 0. Then, with `--messages` M, the
-end-to-end rate of each scope on the same broker and registry: M one-device IMKIT messages (`pushToClients` naming one
-client, over 1,000 rooms) written before one worker starts with `PUSH_REGISTRY_SCOPE=all`, then M more before one with
-`assigned`, each sending to the bench's nginx endpoint (bench_endpoint.py, APNs-shaped answers); the rate is the
-receipts' (all `delivered`) from the first one's Kafka timestamp to the last's, and the table ends with assigned / all.
+one worker starts again on the LMDB directory the first fleet's first pod left (`PUSH_REGISTRY_RETAINED_COPIES` is the
+partition count, so every copy is retained): the same figures, now a resume. Records a pod ignored as foreign
+(`push_registry_ignored_total`) must be 0. Then, with `--messages` M, the end-to-end rate of each scope on the same
+broker and registry: M one-device IMKIT messages (`pushToClients` naming one client, over 1,000 rooms) written before
+one worker starts with `PUSH_REGISTRY_SCOPE=all`, then M more before one with `assigned`, each sending to the bench's
+nginx endpoint (bench_endpoint.py, APNs-shaped answers); the rate is the receipts' (all `delivered`) from the first
+one's Kafka timestamp to the last's, and the table ends with assigned / all.
 """
 
 import argparse
@@ -286,7 +287,8 @@ def main() -> None:
                     "LOG_LEVEL": "info", "PUSH_HTTP_HOST": "127.0.0.1", "PUSH_HTTP_PORT": "0",
                     "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
                     "FCM_SERVICE_ACCOUNT_FILE": str(service_account(scratch)), "FCM_URL": "https://127.0.0.1:9",
-                    "PUSH_REGISTRY_SCOPE": "assigned", "PUSH_REGISTRY_PARTITIONING": "client"}
+                    "PUSH_REGISTRY_SCOPE": "assigned", "PUSH_REGISTRY_PARTITIONING": "client",
+                    "PUSH_REGISTRY_RETAINED_COPIES": str(arguments.partitions)}
             fill_seconds = fill(bootstrap, arguments.devices, arguments.partitions)
             print(f"{arguments.devices} devices over {arguments.partitions} partitions written in {fill_seconds:.1f} s",
                   flush=True)
