@@ -262,6 +262,14 @@ def scope_rates(binary: str, scratch: Path, base: dict[str, str], bootstrap: str
         simulator.child.stop()
 
 
+def print_fleet(fleet: str, rows: list[dict], devices: int) -> None:
+    for row in rows:
+        share = row["devices"] / devices if devices else 0.0
+        print(f"{fleet:<28} {row['pod']:<14} {row['partitions']:>5} {row['devices']:>9} {share:>6.1%}"
+              f" {row['rss']:>8.0f} {row['lmdb']:>9.0f} {row['restore']:>9.2f} {row['ready']:>16.1f}"
+              f" {row['foreign']:>7}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the push-worker executable (a release build)")
@@ -275,7 +283,6 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds a fleet may take to restore")
     arguments = parser.parse_args()
     fleets = [int(size) for size in arguments.pods.split(",")]
-    results = []
     with tempfile.TemporaryDirectory(prefix="push-bench-fanout-") as scratch_name:
         scratch = Path(scratch_name)
         if arguments.broker == "tansu":
@@ -288,37 +295,32 @@ def main() -> None:
                     "KAFKA_BOOTSTRAP_SERVERS": bootstrap,
                     "FCM_SERVICE_ACCOUNT_FILE": str(service_account(scratch)), "FCM_URL": "https://127.0.0.1:9",
                     "PUSH_REGISTRY_SCOPE": "assigned", "PUSH_REGISTRY_PARTITIONING": "client",
-                    "PUSH_REGISTRY_RETAINED_COPIES": str(arguments.partitions)}
+                    "PUSH_REGISTRY_RETAINED_COPIES": str(arguments.partitions), "PUSH_DEVICES_LOAD_MS": "1800000"}
             fill_seconds = fill(bootstrap, arguments.devices, arguments.partitions)
             print(f"{arguments.devices} devices over {arguments.partitions} partitions written in {fill_seconds:.1f} s",
                   flush=True)
+            print(f"{'fleet':<28} {'pod':<14} {'parts':>5} {'devices':>9} {'share':>6} {'RSS MiB':>8} {'LMDB MiB':>9}"
+                  f" {'restore s':>9} {'start→restored s':>16} {'foreign':>7}")
             for size in fleets:
                 pods = [Pod(arguments.bin, scratch, f"n{size}-pod{index}", base, scratch / f"lmdb-n{size}-{index}")
                         for index in range(size)]
                 try:
-                    results.append((f"N={size}", settle(pods, arguments.partitions, arguments.devices,
-                                                        arguments.timeout)))
+                    print_fleet(f"N={size}", settle(pods, arguments.partitions, arguments.devices,
+                                                    arguments.timeout), arguments.devices)
                 finally:
                     for pod in pods:
                         pod.child.stop()
             first = fleets[0]
             pod = Pod(arguments.bin, scratch, f"restart-n{first}", base, scratch / f"lmdb-n{first}-0")
             try:
-                results.append((f"N={first} restart (retained LMDB)", settle([pod], arguments.partitions,
-                                                                              arguments.devices, arguments.timeout)))
+                print_fleet(f"N={first} restart (retained LMDB)", settle([pod], arguments.partitions,
+                                                                         arguments.devices, arguments.timeout),
+                            arguments.devices)
             finally:
                 pod.child.stop()
             rates = scope_rates(arguments.bin, scratch, base, bootstrap, arguments) if arguments.messages else []
         finally:
             broker.stop()
-    print(f"{'fleet':<28} {'pod':<14} {'parts':>5} {'devices':>9} {'share':>6} {'RSS MiB':>8} {'LMDB MiB':>9}"
-          f" {'restore s':>9} {'start→restored s':>16} {'foreign':>7}")
-    for fleet, rows in results:
-        for row in rows:
-            share = row["devices"] / arguments.devices if arguments.devices else 0.0
-            print(f"{fleet:<28} {row['pod']:<14} {row['partitions']:>5} {row['devices']:>9} {share:>6.1%}"
-                  f" {row['rss']:>8.0f} {row['lmdb']:>9.0f} {row['restore']:>9.2f} {row['ready']:>16.1f}"
-                  f" {row['foreign']:>7}")
     for row in rates:
         print(f"scope {row['scope']:<9} {arguments.messages} one-device IMKIT messages: {row['rate']:.0f} receipts/s"
               f" (first receipt {row['first']:.1f} s after the worker's start)")
