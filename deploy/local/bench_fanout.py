@@ -1,4 +1,5 @@
-"""Per-pod memory, LMDB size and restore time of the assigned registry scope for fleets of 1, 2 and 4 workers.
+"""Per-pod share, memory, LMDB size and restore time of the assigned registry scope for fleets of 1, 2 and 4 workers;
+the end-to-end rate of the assigned scope beside the all scope's.
 
     .venv/bin/python deploy/local/bench_fanout.py --bin .build/release/push-worker [--devices 120000] [--pods 1,2,4]
     .venv/bin/python deploy/local/bench_fanout.py --bin .build/release/push-worker --broker tansu --devices 1000000
