@@ -22,7 +22,15 @@ extension RDKafkaClient: FetchControl {
             result = RD_KAFKA_RESP_ERR_NO_ERROR
         }
         if let error = KafkaError.from(result, context: description) { return (change.partitions, error) }
-        let failed = list.entries.filter { $0.error != RD_KAFKA_RESP_ERR_NO_ERROR }.map(\.partition)
-        return (failed, list.firstError(context: description))
+        let failed = list.entries.filter { !Self.succeeded($0.error, change) }
+        guard let first = failed.first else { return ([], nil) }
+        return (failed.map(\.partition), KafkaError(first.error, context: "\(description) \(first.partition)"))
+    }
+
+    /// Whether a partition's answer to `change` is a success: a seek that does not wait is only started, which
+    /// librdkafka 2.16 answers `_IN_PROGRESS` (2.0.2 leaves no error).
+    private static func succeeded(_ error: rd_kafka_resp_err_t, _ change: FetchChange) -> Bool {
+        guard case .seek = change else { return error == RD_KAFKA_RESP_ERR_NO_ERROR }
+        return error == RD_KAFKA_RESP_ERR_NO_ERROR || error == RD_KAFKA_RESP_ERR__IN_PROGRESS
     }
 }

@@ -165,6 +165,26 @@ struct ProduceConsumeTests {
         #expect(after.map(\.offset) == Array(20..<50))
     }
 
+    @Test func aSeekReadsAgainFromItsOffsetAndReportsNoError() async throws {
+        let test = try TestCluster(partitions: 1)
+        let producer = try test.producer()
+        let partition = TopicPartition(test.topic, 0)
+        try await test.produce(20, partition: 0, with: producer)
+        let errors = Shared([String]())
+        let consumer = try KafkaConsumer(
+            configuration: test.consumerConfiguration(),
+            errorHandler: { error in errors.update { $0.append("\(error)") } })
+        try await consumer.assign([partition: .beginning])
+        let first = try await consume(consumer, count: 20)
+        try #require(first.count == 20)
+
+        try consumer.seek(partition, to: 5)  // librdkafka 2.16 answers a seek that does not wait `_IN_PROGRESS`
+        let again = try await consume(consumer, count: 15)
+        await consumer.close()
+        #expect(again.map(\.offset) == Array(5..<20))
+        #expect(errors.value.isEmpty)
+    }
+
     @Test func assignmentAtTimestampReadsExactlyTheRecordsAtOrAfterIt() async throws {
         let test = try TestCluster(partitions: 3)
         let producer = try test.producer()
