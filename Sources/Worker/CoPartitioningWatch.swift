@@ -9,8 +9,11 @@ import PushCore
 /// The co-partitioning of the fan-out topic with the registry topics (`CoPartitioning`), read from the brokers'
 /// metadata: checked before the `assigned` scope starts, and again every `interval` as a service, which ends the
 /// group with `WorkerExitCode.configuration` when the counts no longer match (a topic's partitions were added).
+/// Metadata that cannot be read for now (a broker away, a timeout) says nothing about the counts: the service logs it
+/// and checks again at the next interval.
 struct CoPartitioningWatch: Service {
-    let producer: KafkaProducer
+    /// A topic's partitions from the brokers' metadata (`KafkaProducer.partitions(of:)`).
+    let partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32]
     let fanoutTopic: String
     let registry: RegistryConfiguration
     /// The count the worker started with.
@@ -19,16 +22,22 @@ struct CoPartitioningWatch: Service {
     let clock: any WallClock
     let logger: Logger
 
-    /// The three topics' common partition count, or the mismatch; a topic whose metadata cannot be read counts as
-    /// missing.
-    static func check(producer: KafkaProducer, fanoutTopic: String, registry: RegistryConfiguration) async -> Result<
-        Int, CoPartitioning.Mismatch
-    > {
+    /// The three topics' common partition count, or the mismatch (a topic that does not exist, or whose metadata is
+    /// refused for good, among them); throws the error that may pass (a timeout, a broker away) when the metadata
+    /// cannot be read now.
+    static func check(
+        partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32], fanoutTopic: String,
+        registry: RegistryConfiguration
+    ) async throws(KafkaError) -> Result<Int, CoPartitioning.Mismatch> {
         var topics: [CoPartitioning.Topic] = []
         for name in [fanoutTopic, registry.devicesTopic, registry.clientsTopic] {
-            let partitions = try? await producer.partitions(of: name)
-            topics.append(
-                CoPartitioning.Topic(name: name, partitions: partitions.flatMap { $0.isEmpty ? nil : $0.count }))
+            let partitions: [Int32]
+            do {
+                partitions = try await partitionsOf(name)
+            } catch let error where error.code == .unknownTopicOrPartition || !error.isRetriable {
+                partitions = []  // the topic is missing, or cannot be used: a mismatch
+            }
+            topics.append(CoPartitioning.Topic(name: name, partitions: partitions.isEmpty ? nil : partitions.count))
         }
         return CoPartitioning.check(fanout: topics[0], devices: topics[1], clients: topics[2])
     }
@@ -36,7 +45,16 @@ struct CoPartitioningWatch: Service {
     func run(shutdown: GracefulShutdown) async throws {
         try await shutdown.cancelOnRequest {
             while (try? await clock.sleep(for: interval)) != nil {
-                let result = await Self.check(producer: producer, fanoutTopic: fanoutTopic, registry: registry)
+                let result: Result<Int, CoPartitioning.Mismatch>
+                do throws(KafkaError) {
+                    result = try await Self.check(
+                        partitionsOf: partitionsOf, fanoutTopic: fanoutTopic, registry: registry)
+                } catch {
+                    logger.warning(
+                        "cannot read the co-partitioned topics' metadata; checking again later",
+                        metadata: ["error": .string(error.description)])
+                    continue
+                }
                 if case .success(partitions) = result { continue }
                 let reason =
                     switch result {

@@ -24,15 +24,22 @@ struct FanoutStage {
     }
 
     /// Checks that the fan-out and registry topics are co-partitioned (a mismatch exits 3 with the topics and their
-    /// counts), then subscribes the fan-out consumer.
+    /// counts, metadata that cannot be read exits 1), then subscribes the fan-out consumer.
     static func start(_ worker: WorkerConfiguration, producer: KafkaProducer, logger: Logger) async throws(Refused)
         -> FanoutStage
     {
         let fanout = worker.fanout
+        let checked: Result<Int, CoPartitioning.Mismatch>
+        do {
+            checked = try await CoPartitioningWatch.check(
+                partitionsOf: metadata(producer), fanoutTopic: fanout.topic, registry: worker.registry)
+        } catch {
+            logger.critical(
+                "cannot read the co-partitioned topics' metadata", metadata: ["error": .string(error.description)])
+            throw Refused(code: WorkerExitCode.failure)
+        }
         let partitions: Int
-        switch await CoPartitioningWatch.check(
-            producer: producer, fanoutTopic: fanout.topic, registry: worker.registry)
-        {
+        switch checked {
         case .success(let count): partitions = count
         case .failure(let mismatch):
             logger.critical(
@@ -62,6 +69,11 @@ struct FanoutStage {
         return FanoutStage(
             configuration: fanout, partitions: partitions, registry: registry,
             source: GatedRecordSource(inner: consumer, registry: registry))
+    }
+
+    /// A topic's partitions as `producer` reads them from the brokers' metadata.
+    private static func metadata(_ producer: KafkaProducer) -> @Sendable (String) async throws(KafkaError) -> [Int32] {
+        { topic throws(KafkaError) in try await producer.partitions(of: topic) }
     }
 
     /// The input stage's planner: IMKIT messages and custom pushes go to the fan-out topic, one record per recipient
@@ -95,7 +107,7 @@ struct FanoutStage {
             .init(
                 "co-partitioning watch",
                 CoPartitioningWatch(
-                    producer: producer, fanoutTopic: configuration.topic, registry: worker.registry,
+                    partitionsOf: Self.metadata(producer), fanoutTopic: configuration.topic, registry: worker.registry,
                     partitions: partitions, interval: .seconds(30), clock: clock, logger: logger)),
             .init(
                 "fan-out watchdog",

@@ -1,0 +1,54 @@
+import Configuration
+import Kafka
+import Lifecycle
+import Observability
+import TestSupport
+import Testing
+
+@testable import Adapters
+@testable import Worker
+
+/// The co-partitioning watch of the `assigned` scope: a count that changed ends the group with exit 3, metadata that
+/// cannot be read for a while does not.
+@Suite struct CoPartitioningWatchTests {
+    /// Answers the metadata of the three topics: a broker away (a timeout) for the first `unreadableChecks` checks,
+    /// then `push.fanout` with 8 partitions, the registry topics with 6.
+    final class Brokers: Sendable {
+        let unreadableChecks: Int
+        private let checksStarted = Shared(0)
+
+        init(unreadableChecks: Int) {
+            self.unreadableChecks = unreadableChecks
+        }
+
+        /// The checks made so far (each asks for `push.fanout` first).
+        var checks: Int { checksStarted.value }
+
+        func partitions(of topic: String) throws(KafkaError) -> [Int32] {
+            if topic == "push.fanout" { checksStarted.update { $0 += 1 } }
+            guard checks > unreadableChecks else {
+                throw KafkaError(code: .timedOut, message: "fetching metadata of \(topic): Local: Timed out")
+            }
+            return Array(0..<(topic == "push.fanout" ? 8 : 6))
+        }
+    }
+
+    @Test func metadataThatCannotBeReadIsCheckedAgainAndOnlyAChangedCountStopsTheWorker() async {
+        let clock = TestClock()
+        let brokers = Brokers(unreadableChecks: 3)
+        let watch = CoPartitioningWatch(
+            partitionsOf: { topic throws(KafkaError) in try brokers.partitions(of: topic) }, fanoutTopic: "push.fanout",
+            registry: RegistryConfiguration(), partitions: 6, interval: .seconds(30), clock: clock,
+            logger: Logger(label: "test", level: .critical))
+        let exit = await TestExecutor().run(on: clock, within: .seconds(600)) { () async -> ServiceGroupExit? in
+            do {
+                try await watch.run(shutdown: GracefulShutdown())
+                return nil
+            } catch {
+                return error as? ServiceGroupExit
+            }
+        }
+        #expect(exit == ServiceGroupExit(code: WorkerExitCode.configuration, mode: .graceful))
+        #expect(brokers.checks == 4)
+    }
+}
