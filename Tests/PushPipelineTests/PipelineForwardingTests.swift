@@ -44,4 +44,27 @@ import Testing
         #expect(harness.sink.records(on: "receipts").isEmpty)
         _ = await harness.stop(running)
     }
+
+    /// An IMKIT message in `room` to the clients `c0` … `c9`.
+    static func message(_ index: Int) -> String {
+        let clients = (0..<10).map { "\"c\($0)\"" }.joined(separator: ",")
+        return #"{"_id":"m-\#(index)","messageType":"text","message":"hi","sender":{"_id":"s"},"#
+            + #""room":"room-\#(index)","pushToClients":[\#(clients)]}"#
+    }
+
+    @Test func fannedOutRecordsHoldTheDeviceBudgetUntilKafkaAcknowledgesThem() async {
+        var harness = Harness()
+        harness.settings.maxInFlightDevices = 10
+        harness.sink.failNext(1_000)
+        harness.source.add((0..<5).map { record(Self.message($0), offset: Int64($0), key: "room-\($0)") })
+        let running = harness.start(
+            planner: FanoutPlanner<String>(events: FakePlanner(), topic: "fanout", placement: { _ in 0 }))
+        // Five messages of ten fan-out records each, the budget ten: one message's records are produced at a time.
+        #expect(await harness.settled { harness.sink.state.withLock { $0.attempts } == 1 })
+        #expect(harness.sink.state.withLock { $0.attempts } == 1)
+        harness.sink.failNext(0)
+        #expect(await harness.advancing { harness.stored() == 5 })
+        #expect(harness.sink.records(on: "fanout").count == 50)
+        _ = await harness.stop(running)
+    }
 }

@@ -34,10 +34,11 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
         prepare(value).plan(nowMillis: nowMillis)
     }
 
-    /// A record fanned out holds no device of the budget: it sends nothing.
+    /// A record fanned out sends nothing; it holds a unit of the device budget per fan-out record (per client it
+    /// lists) until Kafka acknowledged them.
     public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
         if scan.namesMessageType, let root = try? JSONParser.parse(value), IMKITMessageDecoder.isIMKITMessage(root) {
-            return PreparedPlan(deviceBound: 1) { nowMillis in
+            return PreparedPlan(deviceBound: Self.listed(root["pushToClients"])) { nowMillis in
                 let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
                 return decoded { () throws(EventError) in try imkitDecoder.decode(root, now: now) }.map { message in
                     fannedOut(
@@ -56,13 +57,21 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
             return events.prepare(value, scan: scan)
         }
         if case .success(let listed) = push, listed.recipients != nil { return events.prepare(value, scan: scan) }
-        return PreparedPlan(deviceBound: 1) { _ in
+        let clients = (try? push.get())?.clients.count ?? 1
+        return PreparedPlan(deviceBound: max(1, clients)) { _ in
             push.map { push in
                 fannedOut(
                     RecipientFanout.records(of: push), messageId: push.id, roomId: push.id,
                     type: push.payload.type ?? CustomPushPlanner.defaultType, appID: push.appID)
             }
         }
+    }
+
+    /// The fan-out records of a message whose `pushToClients` is `clients` (one for a v1 message): at most one per
+    /// entry.
+    private static func listed(_ clients: JSONValue?) -> Int {
+        guard case .array(let clients)? = clients else { return 1 }
+        return max(1, clients.count)
     }
 
     private func fannedOut(
