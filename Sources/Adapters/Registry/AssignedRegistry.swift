@@ -13,8 +13,9 @@ import Synchronization
 /// followed, apart from every other partition; a record of a client that `ClientPartitioner` places elsewhere is
 /// ignored as `foreign`.
 ///
-/// The stage that consumes the fan-out calls `assign` and `revoke` from its rebalances, waits for `restored(p)` before
-/// it plans p's records, and resolves them through `directory(ofPartition: p)`. As a `Service` it holds the
+/// The stage that consumes the fan-out calls `assign` and `revoke` from its rebalances, hands out none of p's records
+/// before `directory(ofPartition: p)` answers (`GatedRecordSource`), and resolves them through it
+/// (`AssignedDirectory`); `restored(p)` waits for that point (tests). As a `Service` it holds the
 /// partitions until its shutdown, then stops following every one. As `TokenHolders` it finds the keys a dead token's
 /// tombstones delete.
 package final class AssignedRegistry: Service, TokenHolders, Sendable {

@@ -19,9 +19,6 @@ package final class GatedRecordSource: RecordSource {
         self.registry = registry
     }
 
-    /// The fan-out partitions assigned whose registry partition is not restored yet.
-    package var restoring: Set<TopicPartition> { gate.withLock { $0.gated } }
-
     package func poll(maxRecords: Int, timeout: Duration) async throws -> ConsumerPoll {
         try resumeRestored()
         var poll = try await inner.poll(maxRecords: maxRecords, timeout: timeout)
