@@ -140,6 +140,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "PushPipeline", "PushCore", "KafkaTypes", "Essentials", "COpenSSL", "HTTPTypes", "Configuration",
+                "Observability",
             ],
             path: "Tests/TestSupport", swiftSettings: strict),
     ] + unitTests + (integration ? integrationTests : [])

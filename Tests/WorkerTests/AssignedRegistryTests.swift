@@ -4,6 +4,7 @@ import DeviceRegistry
 import Foundation
 import Kafka
 import KafkaTypes
+import Lifecycle
 import Observability
 import PushCore
 import TestSupport
@@ -73,14 +74,16 @@ import Testing
         await javaLike.close()
     }
 
-    func assigned(store: RegistryConfiguration.Store = .memory, retainedCopies: Int = 4) -> AssignedRegistry {
+    func assigned(
+        store: RegistryConfiguration.Store = .memory, retainedCopies: Int = 4,
+        logger: Logger = Logger(label: "test", level: .critical)
+    ) -> AssignedRegistry {
         var registry = registry
         registry.store = store
         registry.retainedCopies = retainedCopies
         registry.mapBytes = 16 * 1024 * 1024
         return AssignedRegistry(
-            configuration: configuration, registry: registry, partitions: Self.partitions,
-            logger: Logger(label: "test", level: .critical))
+            configuration: configuration, registry: registry, partitions: Self.partitions, logger: logger)
     }
 
     /// The copies' directory names in `root`.
@@ -149,6 +152,42 @@ import Testing
         await registry.stopped(2)
         // The last one used is the one kept.
         #expect(try copies(in: root) == ["partition-2-of-6"])
+    }
+
+    @Test func aShutdownKeepsTheCopyOfEveryPartitionHeldBeyondTheRetainedOnes() async throws {
+        try await produceRegistry()
+        let root = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let lines = LogLines()
+        let registry = assigned(
+            store: .lmdb(path: root.path), retainedCopies: 1, logger: Logger(label: "test", sink: lines))
+        let all = Set(0..<Int32(Self.partitions))
+        registry.assign(all)
+        for partition in all { await registry.restored(partition) }
+        let shutdown = GracefulShutdown()
+        async let running: Void = registry.run(shutdown: shutdown)
+        shutdown.request()
+        await running
+        #expect(try copies(in: root).count == Self.partitions)
+        #expect(lines.records("registry partition copy removed").isEmpty)
+    }
+
+    @Test func partitionsRevokedTogetherLogEachCopyRemovedOnce() async throws {
+        try await produceRegistry()
+        let root = try Repository.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let lines = LogLines()
+        let registry = assigned(
+            store: .lmdb(path: root.path), retainedCopies: 0, logger: Logger(label: "test", sink: lines))
+        let all = Set(0..<Int32(Self.partitions))
+        registry.assign(all)
+        for partition in all { await registry.restored(partition) }
+        registry.revoke(all)
+        for partition in all { await registry.stopped(partition) }
+        #expect(try copies(in: root).isEmpty)
+        let removed = lines.records("registry partition copy removed").map { $0.metadata["kafka.partition"] }
+        #expect(removed.count == Self.partitions, "\(removed)")
+        #expect(Set(removed.map { "\(String(describing: $0))" }).count == Self.partitions)
     }
 
     @Test func anAssignedPartitionAnswersForExactlyItsClients() async throws {

@@ -37,6 +37,8 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
         var ignoredBefore: [RegistryTables.IgnoredKey: Int] = [:]
         /// The connections to each topic that failed, every partition's.
         var followFailures: [RegistryTables.Topic: Int] = [:]
+        /// The partitions held when the shutdown came: their copies stay for the restart, beside the retained ones.
+        var heldAtShutdown: Set<Int32> = []
     }
 
     private struct Held {
@@ -181,8 +183,9 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
     package func run(shutdown: GracefulShutdown) async {
         await shutdown.wait()
         let (held, followers) = state.withLock { state in
-            (
-                Set(state.held.keys),
+            state.heldAtShutdown = Set(state.held.keys)
+            return (
+                state.heldAtShutdown,
                 state.stopping.values.compactMap(\.follower) + state.held.values.compactMap(\.follower)
             )
         }
@@ -191,7 +194,7 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
     }
 
     /// Opens `partition`'s store, follows both topics' partition into it until cancelled, then closes it and removes
-    /// the copies beyond the retained ones.
+    /// the copies beyond the retained ones (never one of a partition held, stopping, or held when the shutdown came).
     private func hold(_ partition: Int32, id: Int) async {
         let started = ContinuousClock.now
         let held = RegistryPartition(partition, of: partitions)
@@ -211,7 +214,7 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
         opened.close()
         let kept = state.withLock { state in
             if state.stopping[partition]?.id == id { state.stopping[partition] = nil }
-            return Set(state.held.keys).union(state.stopping.keys)
+            return Set(state.held.keys).union(state.stopping.keys).union(state.heldAtShutdown)
         }
         stores.prune(held: Set(kept.map { RegistryPartition($0, of: partitions) }))
     }

@@ -93,20 +93,23 @@ final class PartitionStores: Sendable {
     }
 
     /// Removes the copies of partitions not in `held` beyond the `PUSH_REGISTRY_RETAINED_COPIES` most recently used.
+    /// One prune at a time: partitions stopping together each prune, and a copy is removed (and logged) once.
     func prune(held: Set<RegistryPartition>) {
-        guard let copies = directory.withLock({ $0 }) else { return }
-        for partition in PartitionCopies.surplus(copies.copies(), held: held, retained: registry.retainedCopies) {
-            do {
-                try copies.remove(partition)
-                logger.info(
-                    "registry partition copy removed",
-                    metadata: [
-                        "kafka.partition": .init(Int(partition.partition)),
-                        "registry.partitions": .init(partition.partitions),
-                    ])
-            } catch {
-                logger.warning(
-                    "cannot remove a registry partition copy", metadata: ["error": .string(error.description)])
+        directory.withLock { directory in
+            guard let copies = directory else { return }
+            for partition in PartitionCopies.surplus(copies.copies(), held: held, retained: registry.retainedCopies) {
+                do throws(RegistryStoreError) {
+                    try copies.remove(partition)
+                    logger.info(
+                        "registry partition copy removed",
+                        metadata: [
+                            "kafka.partition": .init(Int(partition.partition)),
+                            "registry.partitions": .init(partition.partitions),
+                        ])
+                } catch {
+                    logger.warning(
+                        "cannot remove a registry partition copy", metadata: ["error": .string(error.description)])
+                }
             }
         }
     }
