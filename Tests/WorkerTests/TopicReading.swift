@@ -2,14 +2,17 @@ import Foundation
 import Kafka
 import KafkaTypes
 
-/// Records of `topic` (`partitions`, from the start) until `count` arrived or `limit` passed.
+/// Records of `topic` (`partitions`, by default every partition the metadata gives, from the start) until `count`
+/// arrived or `limit` passed.
 func readRecords(
-    _ kafka: KafkaConfiguration, topic: String, partitions: [Int32] = [0, 1], count: Int, within limit: Duration
+    _ kafka: KafkaConfiguration, topic: String, partitions: [Int32]? = nil, count: Int, within limit: Duration
 ) async throws -> [KafkaRecord] {
     let reader = try KafkaConsumer(
         configuration: kafka.merging(KafkaConfiguration(["group.id": "reader-\(UUID().uuidString.prefix(8))"])))
+    let assigned: [Int32]
+    if let partitions { assigned = partitions } else { assigned = try await reader.partitions(of: topic) }
     try await reader.assign(
-        Dictionary(uniqueKeysWithValues: partitions.map { (TopicPartition(topic, $0), KafkaOffset.beginning) }))
+        Dictionary(uniqueKeysWithValues: assigned.map { (TopicPartition(topic, $0), KafkaOffset.beginning) }))
     var records: [KafkaRecord] = []
     let deadline = ContinuousClock.now + limit
     while records.count < count, ContinuousClock.now < deadline {
