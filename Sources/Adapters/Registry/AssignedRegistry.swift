@@ -23,6 +23,7 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
     private let registry: RegistryConfiguration
     private let partitions: Int
     private let logger: Logger
+    private let recordLog: RegistryRecordLog
     private let stores: PartitionStores
     private let state = Mutex(State())
 
@@ -60,6 +61,7 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
         self.registry = registry
         self.partitions = partitions
         self.logger = logger
+        recordLog = RegistryRecordLog(logger: logger)
         stores = PartitionStores(registry: registry, logger: logger)
     }
 
@@ -242,7 +244,7 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
                         markRestored(partition, id: id, tables: tables, after: ContinuousClock.now - started)
                     },
                     remaining: { tables.setLag($0, of: topic) },
-                    apply: { [logger] records in try tables.apply(records, of: topic, named: name, logger: logger) })
+                    apply: { [recordLog] records in try tables.apply(records, of: topic, named: name, log: recordLog) })
                 group.addTask { [self] in
                     await follower.run { error in
                         state.withLock { $0.followFailures[topic, default: 0] += 1 }

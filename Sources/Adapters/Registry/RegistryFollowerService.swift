@@ -7,14 +7,15 @@ package import Observability
 import PushCore
 
 /// Follows the device registry and the client settings topics into `RegistryTables` while the worker runs, from the
-/// offsets its store holds (a disk-backed store resumes; a memory one starts from the beginning), logging each record
-/// it ignores (never its value: it holds a token) and each Kafka or store failure before retrying (counted, the waits
+/// offsets its store holds (a disk-backed store resumes; a memory one starts from the beginning), logging a sample of
+/// the records it ignores (`RegistryRecordLog`) and each Kafka or store failure before retrying (counted, the waits
 /// growing: `FollowRetries`). Its shutdown stops following.
 package struct RegistryFollowerService: Service {
     let configuration: KafkaConfiguration
     let registry: RegistryConfiguration
     let tables: RegistryTables
     let logger: Logger
+    let recordLog: RegistryRecordLog
     /// Called each time both topics are read up to where they ended when the follower (re)connected.
     var loaded: @Sendable () -> Void = {}
 
@@ -26,6 +27,7 @@ package struct RegistryFollowerService: Service {
         self.registry = registry
         self.tables = tables
         self.logger = logger
+        recordLog = RegistryRecordLog(logger: logger)
         self.loaded = loaded
     }
 
@@ -54,6 +56,7 @@ package struct RegistryFollowerService: Service {
     private func follower(_ topic: RegistryTables.Topic, name: String) -> TopicTableFollower {
         let tables = tables
         let logger = logger
+        let recordLog = recordLog
         let loaded = loaded
         return TopicTableFollower(
             configuration: configuration, topic: name, start: { tables.store.offsets(of: name) },
@@ -68,6 +71,6 @@ package struct RegistryFollowerService: Service {
                     FreedMemory.release()
                 }
             }, remaining: { tables.setLag($0, of: topic) },
-            apply: { records in try tables.apply(records, of: topic, named: name, logger: logger) })
+            apply: { records in try tables.apply(records, of: topic, named: name, log: recordLog) })
     }
 }
