@@ -197,6 +197,16 @@ struct DeploymentFilesTests {
             "check_secured_overlays.py", "overlays/sasl-scram/kustomization.yaml",
             "path: /spec/triggers/0/authenticationRef", "path: /spec/x", "authenticationRef"
         ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kustomization.yaml",
+            "path: /spec/triggers/1/authenticationRef", "path: /spec/x", "/spec/triggers/1/authenticationRef"
+        ),
+        (
+            "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
+            "name: push.devices, patternType: literal}\n        operations: [Describe, Read, Write]",
+            "name: push.devices, patternType: literal}\n        operations: [Describe, Read]",
+            "lacks ['Write'] on topic push.devices"
+        ),
     ])
     func overlayCheckersRejectABrokenCopy(
         checker: String, file: String, original: String, broken: String, complaint: String
@@ -406,7 +416,18 @@ struct DeploymentFilesTests {
             "excludePersistentLag"
         ),
         ("scaledobject.yaml", "minReplicaCount: 2", "minReplicaCount: 0", "minReplicaCount"),
-        ("scaledobject.yaml", "consumerGroup: push-worker", "consumerGroup: other", "bootstrap servers and group"),
+        (
+            "scaledobject.yaml", "consumerGroup: push-worker", "consumerGroup: other",
+            "bootstrap servers and the group push-worker"
+        ),
+        (
+            "scaledobject.yaml", "consumerGroup: push-worker.fanout", "consumerGroup: push-worker",
+            "the trigger on push.fanout must use the worker's bootstrap servers and the group push-worker.fanout"
+        ),
+        (
+            "scaledobject.yaml", "topic: push.fanout", "topic: chat.messages",
+            "no kafka trigger for the fan-out group push-worker.fanout"
+        ),
         ("podmonitor.yaml", "port: http-status", "port: metrics", "PodMonitor"),
         ("networkpolicy.yaml", "port: 9464", "port: 8080", "NetworkPolicy"),
         (

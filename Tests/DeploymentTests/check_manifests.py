@@ -301,19 +301,27 @@ def check_scaled_object(scaled, deployment, env):
     triggers = [t for t in spec.get("triggers", []) if t.get("type") == "kafka"]
     if not triggers or len(triggers) != len(spec.get("triggers", [])):
         failures.append("ScaledObject: every trigger must be a kafka trigger")
+    group = env["KAFKA_GROUP_ID"]["value"]
+    fanout_topic = env.get("PUSH_FANOUT_TOPIC", {}).get("value", "push.fanout")
+    fanout_group = env.get("PUSH_FANOUT_GROUP_ID", {}).get("value", group + ".fanout")
     covered = set()
     for trigger in triggers:
         metadata = trigger.get("metadata", {})
         covered.add(metadata.get("topic"))
+        stage_group = fanout_group if metadata.get("topic") == fanout_topic else group
         if metadata.get("bootstrapServers") != env["KAFKA_BOOTSTRAP_SERVERS"]["value"] \
-                or metadata.get("consumerGroup") != env["KAFKA_GROUP_ID"]["value"]:
-            failures.append("ScaledObject: kafka trigger must use the worker's bootstrap servers and group")
+                or metadata.get("consumerGroup") != stage_group:
+            failures.append(f"ScaledObject: the trigger on {metadata.get('topic')} must use the worker's bootstrap "
+                            f"servers and the group {stage_group}")
         if not str(metadata.get("lagThreshold", "")).isdigit() or int(metadata["lagThreshold"]) <= 0:
             failures.append("ScaledObject: lagThreshold must be a positive integer")
         if metadata.get("excludePersistentLag") != "true":
             failures.append("ScaledObject: excludePersistentLag must be \"true\" (a stuck partition is no load)")
     if topics - covered:
         failures.append(f"ScaledObject: no kafka trigger for input topics {sorted(topics - covered)}")
+    if fanout_topic not in covered:
+        failures.append(f"ScaledObject: no kafka trigger for the fan-out group {fanout_group} on {fanout_topic} "
+                        "(PUSH_REGISTRY_SCOPE=assigned: its lag is work too)")
     return failures
 
 

@@ -8,7 +8,7 @@
   `*`, no cluster rights), the tools' user without rights on the live group; one cluster name behind the labels,
   the bootstrap address and the CA Secret.
 - both secured overlays: SASL_SSL with a mechanism the Debian librdkafka build has, the password from a Secret,
-  and a ScaledObject trigger with the same bootstrap servers, the matching `sasl` and `tls`, and an
+  and each ScaledObject trigger with the same bootstrap servers, the matching `sasl` and `tls`, and an
   authenticationRef naming the overlay's TriggerAuthentication, which supplies username, password and ca.
 
 Usage: python check_secured_overlays.py DEPLOY_KUBERNETES_DIRECTORY   (exit 0 when all hold; else one line each)
@@ -23,6 +23,7 @@ import yaml
 COMPACTED_TABLES = {"PUSH_INVALID_TOKENS_TOPIC"}
 # The device registry and client settings tables (compacted): read by the worker once they exist.
 REGISTRY_TOPICS = {"push.devices", "push.clients"}
+DEVICES_TOPIC = "push.devices"
 # The fan-out of PUSH_REGISTRY_SCOPE=assigned: written and read by the worker, co-partitioned with the registry.
 FANOUT_TOPIC = "push.fanout"
 KEDA_SASL = {"SCRAM-SHA-512": "scram_sha512", "SCRAM-SHA-256": "scram_sha256", "PLAIN": "plaintext"}
@@ -102,6 +103,8 @@ def check_strimzi(root, base_env, scaled):
         return failures + ["kafkausers.yaml: no KafkaUser push-worker"]
     granted = permissions(worker)
     needed = {("topic", t): {"Describe", "Read"} for t in inputs | tables}
+    # The tombstones of the registry keys whose token a provider called dead.
+    needed[("topic", DEVICES_TOPIC)] = {"Describe", "Read", "Write"}
     for topic in retries:
         needed[("topic", topic)] = {"Describe", "Read", "Write"}
     for topic in produced:
@@ -146,8 +149,9 @@ def check_strimzi(root, base_env, scaled):
     return failures
 
 
-def check_secured(root, name):
-    """SASL_SSL in the worker and the same in KEDA's trigger, with an authenticationRef that exists."""
+def check_secured(root, name, triggers):
+    """SASL_SSL in the worker and the same in each of KEDA's `triggers` triggers, with an authenticationRef that
+    exists."""
     failures = []
     overlay = root / "overlays" / name
     kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
@@ -172,13 +176,14 @@ def check_secured(root, name):
         if patch.get("target", {}).get("kind") == "ScaledObject":
             for operation in yaml.safe_load(patch["patch"]):
                 operations[operation["path"]] = operation.get("value")
-    trigger = "/spec/triggers/0"
-    expected = {
-        f"{trigger}/metadata/bootstrapServers": env.get("KAFKA_BOOTSTRAP_SERVERS", {}).get("value"),
-        f"{trigger}/metadata/sasl": KEDA_SASL.get(mechanism),
-        f"{trigger}/metadata/tls": "enable",
-        f"{trigger}/authenticationRef": {"name": authentication["metadata"]["name"]},
-    }
+    expected = {}
+    for trigger in (f"/spec/triggers/{index}" for index in range(triggers)):
+        expected |= {
+            f"{trigger}/metadata/bootstrapServers": env.get("KAFKA_BOOTSTRAP_SERVERS", {}).get("value"),
+            f"{trigger}/metadata/sasl": KEDA_SASL.get(mechanism),
+            f"{trigger}/metadata/tls": "enable",
+            f"{trigger}/authenticationRef": {"name": authentication["metadata"]["name"]},
+        }
     for path, value in expected.items():
         if operations.get(path) != value:
             failures.append(f"{name}: the ScaledObject patch must set {path} to {value}, not {operations.get(path)}")
@@ -192,7 +197,7 @@ def main():
     scaled = next(d for d in documents(base / "scaledobject.yaml") if d["kind"] == "ScaledObject")
     failures = check_strimzi(root, env_of(deployment), scaled)
     for name in ["strimzi", "sasl-scram"]:
-        failures += check_secured(root, name)
+        failures += check_secured(root, name, len(scaled["spec"].get("triggers", [])))
     for failure in failures:
         print(failure)
     return 1 if failures else 0
