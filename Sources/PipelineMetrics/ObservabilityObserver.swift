@@ -58,11 +58,7 @@ public final class ObservabilityObserver: PipelineObserver {
         }
         self.sendLatencies = sendLatencies
         metrics.exportClosedLabelSetsAtZero(providers: providers)
-        _ = (
-            metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.recordsInFlight,
-            metrics.devicesInFlight, metrics.inFlightLimitWaits, metrics.recordsWaitingDue
-        )
-        _ = (metrics.partitionsAssigned, metrics.partitionsPaused)
+        _ = (metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.inFlightLimitWaits)
         _ = (metrics.httpConnections, metrics.httpResends, metrics.httpOversizedResponses)
     }
 

@@ -2,11 +2,12 @@ import Observability
 public import PushPipeline
 
 extension PushMetrics {
-    /// The gauges of the pipeline's state, read from its `PipelineSnapshot` at every scrape: records and devices in
+    /// The gauges of `stage`'s pipeline, read from its `PipelineSnapshot` at every scrape: records and devices in
     /// flight, retry records waiting for their due time, partitions assigned and paused, origins' breakers open.
-    public func followPipeline(_ snapshot: @escaping @Sendable () -> PipelineSnapshot) {
-        let (records, devices, waiting) = (recordsInFlight, devicesInFlight, recordsWaitingDue)
-        let (assigned, paused, openOrigins) = (partitionsAssigned, partitionsPaused, originBreakersOpen)
+    public func followPipeline(stage: PipelineStage, _ snapshot: @escaping @Sendable () -> PipelineSnapshot) {
+        let (records, devices) = (recordsInFlight(stage: stage), devicesInFlight(stage: stage))
+        let (waiting, openOrigins) = (recordsWaitingDue(stage: stage), originBreakersOpen(stage: stage))
+        let (assigned, paused) = (partitionsAssigned(stage: stage), partitionsPaused(stage: stage))
         registry.addCollector {
             let now = snapshot()
             records.set(now.recordsInFlight)

@@ -50,8 +50,15 @@ public struct PushMetrics: Sendable {
         for status in ReceiptStatus.allCases { _ = receipts(status: status.rawValue) }
         for reason in Self.deadLetterReasons { _ = deadLetters(reason: reason.code) }
         for result in Self.rulesReloadResults { _ = rulesReloads(result: result) }
-        for result in Self.commitResults { _ = commits(result: result) }
         for event in ["assigned", "revoked"] { _ = rebalances(event: event) }
+        exportStageAtZero(.input)
+    }
+
+    /// Creates the series of `stage`'s pipeline and consumer at 0: its gauges and its commit counters.
+    public func exportStageAtZero(_ stage: PipelineStage) {
+        for result in Self.commitResults { _ = commits(stage: stage, result: result) }
+        _ = (recordsInFlight(stage: stage), devicesInFlight(stage: stage), recordsWaitingDue(stage: stage))
+        _ = (partitionsAssigned(stage: stage), partitionsPaused(stage: stage), originBreakersOpen(stage: stage))
     }
 
     /// `push_sends_total{provider,status}`: device sends by provider (`apns`, `fcm`) and outcome (receipt status).
@@ -78,20 +85,27 @@ public struct PushMetrics: Sendable {
         registry.gauge("push_sends_in_flight", help: "Device sends in flight.")
     }
 
-    /// `push_records_in_flight`: input records taken from Kafka and not yet done.
-    public var recordsInFlight: Gauge {
-        registry.gauge("push_records_in_flight", help: "Input records consumed and not yet done.")
+    /// `push_records_in_flight{stage}`: records `stage`'s pipeline took from Kafka and has not done yet.
+    public func recordsInFlight(stage: PipelineStage) -> Gauge {
+        registry.gauge(
+            "push_records_in_flight", help: "Input records consumed and not yet done.",
+            labels: ["stage": stage.rawValue])
     }
 
-    /// `push_records_waiting_due`: retry records held until their due time, at most one per retry-tier partition (their
-    /// partitions paused); counted in neither in-flight gauge.
-    public var recordsWaitingDue: Gauge {
-        registry.gauge("push_records_waiting_due", help: "Retry records held until their due time.")
+    /// `push_records_waiting_due{stage}`: retry records held until their due time, at most one per retry-tier
+    /// partition (their partitions paused); counted in neither in-flight gauge.
+    public func recordsWaitingDue(stage: PipelineStage) -> Gauge {
+        registry.gauge(
+            "push_records_waiting_due", help: "Retry records held until their due time.",
+            labels: ["stage": stage.rawValue])
     }
 
-    /// `push_devices_in_flight`: planned devices of unfinished records, against `PUSH_MAX_IN_FLIGHT_DEVICES`.
-    public var devicesInFlight: Gauge {
-        registry.gauge("push_devices_in_flight", help: "Planned devices of input records not yet done.")
+    /// `push_devices_in_flight{stage}`: planned devices of `stage`'s unfinished records, against
+    /// `PUSH_MAX_IN_FLIGHT_DEVICES`.
+    public func devicesInFlight(stage: PipelineStage) -> Gauge {
+        registry.gauge(
+            "push_devices_in_flight", help: "Planned devices of input records not yet done.",
+            labels: ["stage": stage.rawValue])
     }
 
     /// `push_end_to_end_latency_seconds`: from an event's `createdAt` to its receipts being acknowledged by Kafka.
@@ -109,11 +123,12 @@ public struct PushMetrics: Sendable {
             labels: ["provider": provider])
     }
 
-    /// `push_origin_breakers_open`: push-service origins (Web Push) whose breaker is open; a count, as origins are
-    /// unbounded.
-    public var originBreakersOpen: Gauge {
+    /// `push_origin_breakers_open{stage}`: push-service origins (Web Push) whose breaker is open in `stage`'s
+    /// pipeline; a count, as origins are unbounded.
+    public func originBreakersOpen(stage: PipelineStage) -> Gauge {
         registry.gauge(
-            "push_origin_breakers_open", help: "Push-service origins (Web Push) whose failure breaker is open.")
+            "push_origin_breakers_open", help: "Push-service origins (Web Push) whose failure breaker is open.",
+            labels: ["stage": stage.rawValue])
     }
 
     /// `push_in_flight_limit_waits_total`: times the run loop found `PUSH_MAX_IN_FLIGHT` records in flight and waited
@@ -160,14 +175,19 @@ public struct PushMetrics: Sendable {
             labels: ["from": from, "to": to])
     }
 
-    /// `kafka_partitions_assigned`: input and retry partitions this worker owns.
-    public var partitionsAssigned: Gauge {
-        registry.gauge("kafka_partitions_assigned", help: "Partitions assigned to this consumer.")
+    /// `kafka_partitions_assigned{stage}`: the partitions `stage`'s consumer owns.
+    public func partitionsAssigned(stage: PipelineStage) -> Gauge {
+        registry.gauge(
+            "kafka_partitions_assigned", help: "Partitions assigned to this consumer.",
+            labels: ["stage": stage.rawValue])
     }
 
-    /// `kafka_partitions_paused`: owned partitions paused (back pressure, an open breaker, a retry not due).
-    public var partitionsPaused: Gauge {
-        registry.gauge("kafka_partitions_paused", help: "Assigned partitions paused by the worker.")
+    /// `kafka_partitions_paused{stage}`: partitions `stage`'s consumer owns and paused (back pressure, an open
+    /// breaker, a retry not due, a registry partition restoring).
+    public func partitionsPaused(stage: PipelineStage) -> Gauge {
+        registry.gauge(
+            "kafka_partitions_paused", help: "Assigned partitions paused by the worker.",
+            labels: ["stage": stage.rawValue])
     }
 
     /// `kafka_rebalances_total{event}`: partitions `assigned` or `revoked` (revoked includes lost) by rebalances.
@@ -177,11 +197,12 @@ public struct PushMetrics: Sendable {
             labels: ["event": event])
     }
 
-    /// `kafka_commits_total{result}`: offset commits the group coordinator answered, `success` or `failure`.
-    public func commits(result: String) -> SampledCounter {
+    /// `kafka_commits_total{stage,result}`: offset commits of `stage`'s group the coordinator answered, `success` or
+    /// `failure`.
+    public func commits(stage: PipelineStage, result: String) -> SampledCounter {
         registry.sampledCounter(
             "kafka_commits_total", help: "Offset commits answered by the group coordinator, by result.",
-            labels: ["result": result])
+            labels: ["stage": stage.rawValue, "result": result])
     }
 
     /// `kafka_consumer_lag{topic,partition,kind}`: records behind the partition's high watermark; `kind` is

@@ -4,6 +4,7 @@ import Essentials
 import Kafka
 import Lifecycle
 import Observability
+import PipelineMetrics
 import PushCore
 import PushPipeline
 
@@ -96,11 +97,11 @@ struct FanoutStage {
         return settings
     }
 
-    /// The stage's services: the registry partitions, the co-partitioning watch and the fan-out consumer's watchdog,
-    /// started before the pipelines.
+    /// The stage's services: the registry partitions, the co-partitioning watch, the fan-out consumer's watchdog and
+    /// its metrics sampler (lag, commits: `stage="fanout"`), started before the pipelines.
     func services(
         producer: KafkaProducer, worker: WorkerConfiguration, pipeline: Pipeline<ProviderSend>,
-        observer: any PipelineObserver, clock: any WallClock, logger: Logger
+        observer: any PipelineObserver, metrics: PushMetrics, clock: any WallClock, logger: Logger
     ) -> [ServiceGroup.Entry] {
         [
             .init("registry partitions", registry),
@@ -114,6 +115,10 @@ struct FanoutStage {
                 WatchdogService(
                     watchdog: Watchdog(limit: worker.pipeline.maxPollInterval, clock: clock),
                     lastPollMicros: { pipeline.snapshot.lastPollMicros }, observer: observer)),
+            .init(
+                "fan-out metrics sampler",
+                MetricsSampler(metrics: metrics, stage: .fanout).service(
+                    source: source.inner, transports: [], clock: clock)),
         ]
     }
 }

@@ -5,15 +5,43 @@ import Lifecycle
 import Observability
 import PipelineMetrics
 
-/// Whether the consumer or the producer failed fatally (librdkafka records such an error and the client never
-/// recovers). As a service (`service(clock:)`, beside the producer's in the group) it checks once a second and ends
-/// the group gracefully with `WorkerExitCode.failure`: the failure is logged naming the client, and a failed producer
-/// also fails its readiness check for good.
+/// Whether a consumer (the input stage's, the fan-out stage's) or the producer failed fatally (librdkafka records such
+/// an error and the client never recovers). As a service (`service(clock:)`, beside the producer's in the group) it
+/// checks once a second and ends the group gracefully with `WorkerExitCode.failure`: the failure is logged naming the
+/// client, and a failed producer also fails its readiness check for good.
 struct KafkaFatalErrorWatch: Sendable {
-    let source: KafkaRecordSource
-    let producer: KafkaProducer
+    /// A Kafka client watched: its name in the log line (`kafka.client`) and its fatal error, once it has one.
+    struct Client: Sendable {
+        let name: String
+        let fatalError: @Sendable () -> KafkaError?
+    }
+
+    /// The producer's name among the clients: its fatal error also fails its readiness check.
+    static let producerName = "producer"
+
+    /// The clients, checked in this order.
+    let clients: [Client]
     let readiness: HealthChecks
     let logger: Logger
+
+    /// Watches the consumers of `consumers` (name, consumer) and `producer`.
+    init(
+        consumers: [(name: String, source: KafkaRecordSource)], producer: KafkaProducer, readiness: HealthChecks,
+        logger: Logger
+    ) {
+        let clients = consumers.map { consumer in
+            Client(name: consumer.name, fatalError: { consumer.source.fatalError })
+        }
+        self.init(
+            clients: clients + [Client(name: Self.producerName, fatalError: { producer.fatalError })],
+            readiness: readiness, logger: logger)
+    }
+
+    init(clients: [Client], readiness: HealthChecks, logger: Logger) {
+        self.clients = clients
+        self.readiness = readiness
+        self.logger = logger
+    }
 
     /// The watch, once a second.
     func service(clock: any WallClock) -> PeriodicService<Void> {
@@ -26,16 +54,17 @@ struct KafkaFatalErrorWatch: Sendable {
         logger.critical(
             "kafka client failed fatally, stopping",
             metadata: ["kafka.client": .string(client), "error": .string(fatal.description)])
-        if client == "producer" {
+        if client == Self.producerName {
             readiness.set(ProducerHealth.readinessCondition, passing: false, detail: "failed fatally")
         }
         throw ServiceGroupExit(code: WorkerExitCode.failure, mode: .graceful)
     }
 
-    /// The first fatal error of a Kafka client, naming the client (`consumer` or `producer`).
+    /// The first fatal error of a Kafka client, naming the client.
     private func fatalKafkaError() -> (client: String, error: KafkaError)? {
-        if let fatal = source.fatalError { return ("consumer", fatal) }
-        if let fatal = producer.fatalError { return ("producer", fatal) }
+        for client in clients {
+            if let fatal = client.fatalError() { return (client.name, fatal) }
+        }
         return nil
     }
 }

@@ -8,18 +8,20 @@ import Observability
 import PipelineMetrics
 import PushPipeline
 
-/// Copies what the consumer and the HTTP/2 transports count themselves into the metrics, once a second as a service
-/// (`service(source:transports:clock:)`): lag per owned
-/// partition (removing the series of partitions no longer owned, so that sums over pods stay true), commit
-/// answers, and the transports' counts. The pipeline's own gauges are read from its snapshot at each scrape
+/// Copies what a stage's consumer and the HTTP/2 transports count themselves into the metrics, once a second as a
+/// service (`service(source:transports:clock:)`): lag per owned partition (removing the series of partitions no
+/// longer owned, so that sums over pods stay true), commit answers (labelled with the stage), and the transports'
+/// counts (the input stage's sampler has them; the transports serve both stages). The pipeline's own gauges are read from its snapshot at each scrape
 /// (`PushMetrics.followPipeline`).
 struct MetricsSampler {
     let metrics: PushMetrics
+    let stage: PipelineStage
     /// The partitions whose lag series exist, to remove those that were revoked.
     private var lagSeries: Set<TopicPartition> = []
 
-    init(metrics: PushMetrics) {
+    init(metrics: PushMetrics, stage: PipelineStage = .input) {
         self.metrics = metrics
+        self.stage = stage
     }
 
     /// Samples `source`'s lag and commit answers and `transports`' counts once a second.
@@ -45,8 +47,8 @@ struct MetricsSampler {
             metrics.removeConsumerLag(topic: gone.topic, partition: gone.partition)
         }
         lagSeries = owned
-        metrics.commits(result: "success").advance(to: Double(commits.succeeded))
-        metrics.commits(result: "failure").advance(to: Double(commits.failed))
+        metrics.commits(stage: stage, result: "success").advance(to: Double(commits.succeeded))
+        metrics.commits(stage: stage, result: "failure").advance(to: Double(commits.failed))
         metrics.httpConnections.advance(to: Double(http.connectionsOpened))
         metrics.httpResends.advance(to: Double(http.resends))
         metrics.httpOversizedResponses.advance(to: Double(http.oversizedResponses))

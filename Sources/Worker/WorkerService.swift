@@ -167,7 +167,7 @@ public enum WorkerService {
             sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
             settings: configuration.pipeline, invalidations: invalidations)
 
-        metrics.followPipeline { pipeline.snapshot }
+        metrics.followPipeline(stage: .input) { pipeline.snapshot }
         registerChecks(
             liveness: liveness, readiness: readiness, adapters: adapters, source: source, clock: clock,
             snapshot: { pipeline.snapshot }, pollLimit: configuration.pipeline.maxPollInterval)
@@ -188,8 +188,11 @@ public enum WorkerService {
             .init("producer", ResourceService { _ = await adapters.producer.close(timeout: .seconds(10)) }),
             .init(
                 "kafka fatal errors",
-                KafkaFatalErrorWatch(source: source, producer: adapters.producer, readiness: readiness, logger: logger)
-                    .service(clock: clock)),
+                KafkaFatalErrorWatch(
+                    consumers: [("consumer", source)] + (fanout.map { [("fan-out consumer", $0.source.inner)] } ?? []),
+                    producer: adapters.producer, readiness: readiness, logger: logger
+                )
+                .service(clock: clock)),
             .init(
                 "watchdog",
                 WatchdogService(
@@ -253,9 +256,11 @@ public enum WorkerService {
                 settings: fanout.settings(configuration.pipeline), invalidations: invalidations)
             readiness.set("fanout.pipeline", passing: false, detail: "starting")
             readiness.register("registry.partitions") { fanout.registry.progress.health }
+            metrics.exportStageAtZero(.fanout)
+            metrics.followPipeline(stage: .fanout) { fanoutPipeline.snapshot }
             services += fanout.services(
                 producer: adapters.producer, worker: configuration, pipeline: fanoutPipeline, observer: observer,
-                clock: clock, logger: logger)
+                metrics: metrics, clock: clock, logger: logger)
             var fanoutService = pipelineService
             fanoutService.pipeline = fanoutPipeline
             fanoutService.condition = "fanout.pipeline"

@@ -44,7 +44,8 @@ import Testing
         let port = try await WorkerScrapeTests.statusPort(of: run)
         let holding = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
             (WorkerScrapeTests.sample(
-                "push_records_waiting_due", in: try WorkerScrapeTests.get(port: port, "/metrics").body) ?? 0)
+                #"push_records_waiting_due{stage="input"}"#, in: try WorkerScrapeTests.get(port: port, "/metrics").body)
+                ?? 0)
                 >= 1
         }
         #expect(holding)
@@ -69,7 +70,7 @@ import Testing
         // Held back, they would wait for the first due time, 9 minutes away.
         #expect(elapsed < .seconds(60), "\(elapsed)")
         #expect(requests.filter(\.isPush).allSatisfy { $0.messageId?.hasPrefix("m-") ?? false })
-        let held = WorkerScrapeTests.sample("push_records_waiting_due", in: scrape)
+        let held = WorkerScrapeTests.sample(#"push_records_waiting_due{stage="input"}"#, in: scrape)
         #expect(held.map { $0 >= 1 && $0 <= Double(2 * run.partitions) } == true, "\(held as Double?)")
         #expect(Self.lag(of: "push.retry-600000", in: scrape) >= 1_990, "\(scrape)")
         #expect(Self.lag(of: "push.retry-3600000", in: scrape) >= 1_990, "\(scrape)")

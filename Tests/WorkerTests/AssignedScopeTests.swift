@@ -208,6 +208,32 @@ final class AssignedScopeRun {
         #expect(restored == Set((0..<AssignedScopeRun.partitions).map(String.init)))
     }
 
+    @Test func theFanoutStagesPipelineAndConsumerAreExportedWithTheirStage() async throws {
+        let run = try await AssignedScopeRun()
+        try await run.writeRegistry()
+        try run.startWorker("worker-scraped")
+        let messages = Self.messages(0..<2)
+        for message in messages { try await run.sendMessage(message.id, from: message.sender, to: message.recipients) }
+        let (lines, _) = try await run.receipts(count: Self.expected(messages).count, within: .seconds(120))
+        let worker = try #require(run.workers["worker-scraped"])
+        let port = try #require(WorkerScrapeTests.statusPort(in: worker.stderr.text))
+        // Commits and lag are sampled once a second: the fan-out group's first commit shows within a few.
+        var scrape = ""
+        _ = try await eventually(within: .seconds(30), every: .milliseconds(500)) {
+            scrape = try WorkerScrapeTests.get(port: port, "/metrics").body
+            return (WorkerScrapeTests.sample(#"kafka_commits_total{result="success",stage="fanout"}"#, in: scrape) ?? 0)
+                > 0
+        }
+        _ = await run.stop()
+        #expect(lines == Self.expected(messages))
+        #expect(WorkerScrapeTests.sample(#"kafka_partitions_assigned{stage="fanout"}"#, in: scrape) == 6, "\(scrape)")
+        #expect(WorkerScrapeTests.sample(#"push_records_in_flight{stage="fanout"}"#, in: scrape) != nil)
+        #expect(WorkerScrapeTests.sample(#"kafka_partitions_assigned{stage="input"}"#, in: scrape) != nil)
+        let fanoutLag = scrape.split(separator: "\n").filter { $0.hasPrefix("kafka_consumer_lag{") }
+            .filter { $0.contains(#"topic="push.fanout""#) }
+        #expect(fanoutLag.count == 6, "\(scrape)")
+    }
+
     @Test func aFanoutTopicOfAnotherPartitionCountIsRefusedWithExit3() async throws {
         let run = try await AssignedScopeRun(extraEnvironment: ["PUSH_FANOUT_TOPIC": "fanout-four"])
         try await run.broker.control("create-topic fanout-four 4")

@@ -73,9 +73,9 @@ import Testing
         #expect(Self.successfulCommits(in: scrape) > 0, "\(scrape)")
     }
 
-    /// The value of `kafka_commits_total{result="success"}` in `scrape`, 0 without it.
+    /// The value of `kafka_commits_total{result="success",stage="input"}` in `scrape`, 0 without it.
     static func successfulCommits(in scrape: String) -> Double {
-        sample(#"kafka_commits_total{result="success"}"#, in: scrape) ?? 0
+        sample(#"kafka_commits_total{result="success",stage="input"}"#, in: scrape) ?? 0
     }
 
     /// The value of the sample `name` (with its labels as the scrape writes them) in `scrape`.
@@ -104,7 +104,7 @@ import Testing
         expected += ReceiptStatus.allCases.map { #"push_receipts_total{status="\#($0.rawValue)"} 0"# }
         expected += PushMetrics.deadLetterReasons.map { #"push_dlq_total{reason="\#($0.code)"} 0"# }
         expected += PushMetrics.rulesReloadResults.map { #"push_rules_reloads_total{result="\#($0)"} 0"# }
-        expected += PushMetrics.commitResults.map { #"kafka_commits_total{result="\#($0)"} 0"# }
+        expected += PushMetrics.commitResults.map { #"kafka_commits_total{result="\#($0)",stage="input"} 0"# }
         expected += ["assigned", "revoked"].map { #"kafka_rebalances_total{event="\#($0)"} 0"# }
         expected += ["push_retry_handoffs_total 0", "push_in_flight_limit_waits_total 0"]
         expected += ["push_http_connections_total 0", "push_http_resends_total 0"]

@@ -131,7 +131,7 @@ struct WorkerHealthTests {
             http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1, oversizedResponses: 4))
         var text = registry.prometheusText()
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="1",topic="t"} 7"#))
-        #expect(text.contains(#"kafka_commits_total{result="success"} 3"#))
+        #expect(text.contains(#"kafka_commits_total{result="success",stage="input"} 3"#))
         #expect(text.contains("push_http_connections_total 2"))
         #expect(text.contains("push_http_resends_total 1"))
         #expect(text.contains("push_http_oversized_responses_total 4"))
@@ -141,7 +141,32 @@ struct WorkerHealthTests {
         text = registry.prometheusText()
         #expect(!text.contains(#"partition="1""#))
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="0",topic="t"} 2"#))
-        #expect(text.contains(#"kafka_commits_total{result="success"} 5"#))
+        #expect(text.contains(#"kafka_commits_total{result="success",stage="input"} 5"#))
         #expect(text.contains("push_http_connections_total 3"))
+    }
+
+    @Test func theFanoutStagesSamplerExportsItsLagAndCommitsApartFromTheInputStages() {
+        let registry = MetricsRegistry()
+        let metrics = PushMetrics(registry: registry)
+        var input = MetricsSampler(metrics: metrics)
+        var fanout = MetricsSampler(metrics: metrics, stage: .fanout)
+        input.sample(
+            lag: [("chat.messages", 0, 5)], commits: CommitCounts(succeeded: 3, failed: 0),
+            http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
+        fanout.sample(
+            lag: [("push.fanout", 2, 8)], commits: CommitCounts(succeeded: 7, failed: 1),
+            http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
+        let text = registry.prometheusText()
+        #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="0",topic="chat.messages"} 5"#))
+        #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="2",topic="push.fanout"} 8"#))
+        #expect(text.contains(#"kafka_commits_total{result="success",stage="input"} 3"#))
+        #expect(text.contains(#"kafka_commits_total{result="success",stage="fanout"} 7"#))
+        #expect(text.contains(#"kafka_commits_total{result="failure",stage="fanout"} 1"#))
+        // The fan-out stage's sampler leaves the input stage's lag alone, and the other way round.
+        fanout.sample(
+            lag: [], commits: CommitCounts(succeeded: 7, failed: 1),
+            http: HTTP2TransportCounts(connectionsOpened: 0, resends: 0))
+        #expect(registry.prometheusText().contains(#"topic="chat.messages"} 5"#))
+        #expect(!registry.prometheusText().contains(#"topic="push.fanout""#))
     }
 }

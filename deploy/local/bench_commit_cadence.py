@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PORT = 19_464
-COMMITS = re.compile(r'^kafka_commits_total\{result="(success|failure)"\} ([0-9.e+]+)$', re.MULTILINE)
+COMMITS = re.compile(r'^kafka_commits_total\{result="(success|failure)",stage="input"\} ([0-9.e+]+)$', re.MULTILINE)
 
 
 class CommitScraper(threading.Thread):
