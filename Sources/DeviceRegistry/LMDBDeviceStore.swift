@@ -280,18 +280,34 @@ public final class LMDBDeviceStore: DeviceStore {
         switch change {
         case .put(let key, let subscription):
             let stored = Array(key.description.utf8)
-            if try transaction.get(.devices, stored) == nil {
-                if try !hasDevices(key.client, in: transaction) { counts.clients += 1 }
+            if try !transaction.contains(.devices, stored) {
+                if try !transaction.containsKey(.devices, startingWith: clientPrefix(ofDeviceKey: stored)) {
+                    counts.clients += 1
+                }
                 counts.devices += 1
                 RegistryStatistics.AppAndType(appID: key.appID, type: key.type).count(by: 1, in: &counts.byAppAndType)
             }
             try transaction.put(.devices, stored, StoredRegistryValue.encode(subscription))
         case .delete(let key):
-            guard try transaction.delete(.devices, Array(key.description.utf8)) else { return }
+            let stored = Array(key.description.utf8)
+            guard try transaction.delete(.devices, stored) else { return }
             counts.devices -= 1
             RegistryStatistics.AppAndType(appID: key.appID, type: key.type).count(by: -1, in: &counts.byAppAndType)
-            if try !hasDevices(key.client, in: transaction) { counts.clients -= 1 }
+            if try !transaction.containsKey(.devices, startingWith: clientPrefix(ofDeviceKey: stored)) {
+                counts.clients -= 1
+            }
         }
+    }
+
+    /// The prefix `appID/clientId/` that a device key's bytes share with every key of its client's devices: up to
+    /// its second `/` (a key part never holds a raw `/`).
+    private static func clientPrefix(ofDeviceKey key: [UInt8]) -> ArraySlice<UInt8> {
+        var slashes = 0
+        for (index, byte) in key.enumerated() where byte == UInt8(ascii: "/") {
+            slashes += 1
+            if slashes == 2 { return key[...index] }
+        }
+        return key[...]
     }
 
     private static func apply(
@@ -305,16 +321,6 @@ public final class LMDBDeviceStore: DeviceStore {
         case .delete(let key):
             if try transaction.delete(.clients, Array(key.description.utf8)) { counts.settings -= 1 }
         }
-    }
-
-    private static func hasDevices(_ client: ClientKey, in transaction: Transaction) throws(RegistryStoreError) -> Bool
-    {
-        var found = false
-        try transaction.scan(.devices, prefix: devicePrefix(client)) { _, _ in
-            found = true
-            return false
-        }
-        return found
     }
 
     private static func devicePrefix(_ client: ClientKey) -> [UInt8] { Array("\(client.description)/".utf8) }

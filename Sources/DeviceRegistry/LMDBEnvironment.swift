@@ -260,6 +260,16 @@ struct Transaction {
 
     /// The value of `key`, copied out; `nil` when absent.
     func get(_ database: Database, _ key: [UInt8]) throws(RegistryStoreError) -> [UInt8]? {
+        try find(database, key).map(Self.bytes)
+    }
+
+    /// Whether `key` is there, without copying its value out.
+    func contains(_ database: Database, _ key: [UInt8]) throws(RegistryStoreError) -> Bool {
+        try find(database, key) != nil
+    }
+
+    /// The value of `key` where LMDB keeps it, valid until the transaction ends; `nil` when absent.
+    private func find(_ database: Database, _ key: [UInt8]) throws(RegistryStoreError) -> MDB_val? {
         var found = MDB_val()
         let code = key.withUnsafeBytes { bytes in
             var keyValue = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
@@ -267,7 +277,26 @@ struct Transaction {
         }
         if code == MDB_NOTFOUND { return nil }
         try LMDBEnvironment.check(code, path, "cannot read")
-        return Self.bytes(found)
+        return found
+    }
+
+    /// Whether any key of `database` starts with `prefix`, without copying keys or values out.
+    func containsKey(_ database: Database, startingWith prefix: ArraySlice<UInt8>) throws(RegistryStoreError) -> Bool {
+        var cursor: OpaquePointer?
+        try LMDBEnvironment.check(
+            mdb_cursor_open(handle, databases[database.rawValue], &cursor), path, "cannot open a cursor")
+        defer { mdb_cursor_close(cursor) }
+        var start = Array(prefix)
+        var key = MDB_val()
+        var value = MDB_val()
+        let code = start.withUnsafeMutableBytes { bytes in
+            key = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+            return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+        }
+        if code == MDB_NOTFOUND { return false }
+        try LMDBEnvironment.check(code, path, "cannot read")
+        guard key.mv_size >= prefix.count, let found = key.mv_data else { return prefix.isEmpty }
+        return UnsafeRawBufferPointer(start: found, count: prefix.count).elementsEqual(prefix)
     }
 
     /// Sets `key` to `value`.

@@ -85,6 +85,27 @@ import Testing
         #expect(store.statistics.clients == 1)
     }
 
+    @Test func clientsWhoseIdsPrefixOneAnotherAreCountedApart() throws {
+        let (store, _) = try Self.store()
+        try Self.put(
+            Registry.subscription(client: "aaa2", device: "D1", token: Registry.apnsToken(1)),
+            Registry.subscription(client: "aaa", device: "D1", token: Registry.apnsToken(2)),
+            Registry.subscription(client: "aa", device: "D1", token: Registry.apnsToken(3)),
+            Registry.subscription(client: "aaa", device: "D2", token: Registry.apnsToken(4)),
+            in: store)
+        #expect(store.statistics.clients == 3)
+        try store.apply(
+            RegistryBatch(
+                topic: "push.devices",
+                devices: [.delete(DeviceKey(appID: "SampleApp", clientID: "aaa", type: .ios, deviceID: "D1"))]))
+        #expect(store.statistics.clients == 3)
+        try store.apply(
+            RegistryBatch(
+                topic: "push.devices",
+                devices: [.delete(DeviceKey(appID: "SampleApp", clientID: "aaa", type: .ios, deviceID: "D2"))]))
+        #expect(store.statistics.clients == 2)
+    }
+
     @Test func devicesAreScopedToTheirApp() throws {
         let (store, _) = try Self.store()
         let phone = Registry.subscription(app: "A", client: "aaa", device: "D1", token: Registry.apnsToken(1))

@@ -9,25 +9,7 @@ import Essentials
 /// characters written raw, and rejects a malformed escape or bytes that are not UTF-8; it never traps.
 public enum RegistryKey {
     /// `part` percent-encoded.
-    public static func encode(_ part: String) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(part.utf8.count)
-        append(part, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `part` percent-encoded to `bytes`.
-    private static func append(_ part: String, to bytes: inout [UInt8]) {
-        for byte in part.utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-    }
+    public static func encode(_ part: String) -> String { join([part]) }
 
     /// The text of a percent-encoded part; `nil` when an escape is malformed, a `/` appears raw, or the bytes are not
     /// UTF-8.
@@ -58,32 +40,53 @@ public enum RegistryKey {
 
     /// The parts of `key` when it has exactly `count` of them, each decoded; `nil` otherwise.
     public static func parts(of key: String, count: Int) -> [String]? {
-        // Split by bytes, not characters: `/` is ASCII, so this is the same split without grapheme breaking.
-        let encoded = key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard encoded.count == count else { return nil }
-        var parts: [String] = []
-        parts.reserveCapacity(count)
-        for part in encoded {
-            // A part without an escape is its own text (the key is a String: valid UTF-8 already).
-            guard part.contains(UInt8(ascii: "%")) else {
-                parts.append(String(Substring(part)))
-                continue
+        var key = key
+        // Split by bytes, not characters: `/` is ASCII, so this is the same split without grapheme breaking, and each
+        // part of a String is valid UTF-8 already.
+        return key.withUTF8 { bytes -> [String]? in
+            var parts: [String] = []
+            parts.reserveCapacity(count)
+            var start = 0
+            for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: "/") {
+                guard parts.count < count else { return nil }
+                let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if part.contains(UInt8(ascii: "%")) {
+                    guard let decoded = decode(bytes: part) else { return nil }
+                    parts.append(decoded)
+                } else {
+                    parts.append(String(decoding: part, as: UTF8.self))
+                }
+                start = end + 1
             }
-            guard let decoded = decode(bytes: part) else { return nil }
-            parts.append(decoded)
+            return parts.count == count ? parts : nil
         }
-        return parts
     }
 
     /// `parts` encoded and joined by `/`.
     public static func join(_ parts: [String]) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
-        for (index, part) in parts.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: "/")) }
-            append(part, to: &bytes)
+        // At most three bytes for each byte of a part (`%XX`), and the separators.
+        let capacity = parts.reduce(max(0, parts.count - 1)) { $0 + 3 * $1.utf8.count }
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var count = 0
+            for (index, part) in parts.enumerated() {
+                if index > 0 {
+                    buffer[count] = UInt8(ascii: "/")
+                    count += 1
+                }
+                for byte in part.utf8 {
+                    if isUnreserved(byte) {
+                        buffer[count] = byte
+                        count += 1
+                    } else {
+                        buffer[count] = UInt8(ascii: "%")
+                        buffer[count + 1] = hexDigits[Int(byte >> 4)]
+                        buffer[count + 2] = hexDigits[Int(byte & 0x0F)]
+                        count += 3
+                    }
+                }
+            }
+            return count
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)

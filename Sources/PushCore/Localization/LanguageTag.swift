@@ -72,7 +72,10 @@ public struct LanguageTag: Sendable, Hashable, CustomStringConvertible {
 
     /// The canonical form: `zh-Hant-TW`.
     public var description: String {
-        [language, script, region].compactMap { $0 }.joined(separator: "-")
+        var text = language
+        if let script { text += "-" + script }
+        if let region { text += "-" + region }
+        return text
     }
 
     /// The script a tag without one implies, where the difference matters for text: Chinese in Taiwan, Hong Kong
