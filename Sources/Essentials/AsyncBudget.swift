@@ -98,13 +98,6 @@ public final class AsyncBudget: Sendable {
     /// `release(_:)` must give back (in one call or several). Throws if the task is cancelled while it waits.
     public func acquire(_ wanted: Int) async throws(Refusal) -> Int {
         let units = units(for: wanted)
-        guard let ticket = try takeOrQueue(units) else { return units }
-        if let refusal = await wait(ticket, units: units) { throw refusal }
-        return units
-    }
-
-    /// Takes `units` when they are free and nobody waits (`nil`), else the ticket to wait in line with.
-    private func takeOrQueue(_ units: Int) throws(Refusal) -> UInt64? {
         let ticket: Result<UInt64?, Refusal> = state.withLock { state in
             if state.isClosed { return .failure(.closed) }
             if units == 0 { return .success(nil) }
@@ -115,7 +108,9 @@ public final class AsyncBudget: Sendable {
             state.nextTicket += 1
             return .success(state.nextTicket)
         }
-        return try ticket.get()
+        guard let ticket = try ticket.get() else { return units }
+        if let refusal = await wait(ticket, units: units) { throw refusal }
+        return units
     }
 
     /// Waits until `release(_:)` hands the units over; the refusal if cancelled first. Checking cancellation under
@@ -143,8 +138,7 @@ public final class AsyncBudget: Sendable {
 
     /// Runs `body` holding `units(for: wanted)` units (see `acquire`, and the type's note on requests for more than
     /// the whole budget), given back when `body` returns or throws. `body` may change how many it holds
-    /// (`Grant.resize`). Throws `Refusal` if the task is cancelled while it waits, or the budget is closed. Units
-    /// that are free are taken on the caller's executor: a caller on an actor leaves it only to wait.
+    /// (`Grant.resize`). Throws `Refusal` if the task is cancelled while it waits, or the budget is closed.
     public func withUnits<Result>(
         _ wanted: Int, isolation: isolated (any Actor)? = #isolation, _ body: (Grant) async throws -> Result
     ) async throws -> Result {
@@ -156,11 +150,7 @@ public final class AsyncBudget: Sendable {
                 state.available -= limit
                 return true
             }
-        let units = oversize ? limit : units(for: wanted)
-        if !oversize, let ticket = try takeOrQueue(units), let refusal = await wait(ticket, units: units) {
-            throw refusal
-        }
-        let grant = Grant(budget: self, units: units)
+        let grant = Grant(budget: self, units: oversize ? limit : try await acquire(wanted))
         defer { giveBack(grant.units, oversize: oversize) }
         return try await body(grant)
     }

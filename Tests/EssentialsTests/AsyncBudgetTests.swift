@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 import Testing
 
 @testable import Essentials
@@ -93,48 +91,11 @@ import Testing
         #expect(budget.held == 0)
     }
 
-    /// A record's task plans on the pipeline's actor within such a scope: taking free units must not send it off the
-    /// actor and back into the actor's queue.
-    @Test func aScopeOnAnActorTakesFreeUnitsWithoutLeavingIt() async throws {
-        let holder = BudgetHolder()
-        let jobs = try await holder.jobsEnqueuedWhileHolding(AsyncBudget(limit: 4), units: 3)
-        #expect(jobs == 0)
-    }
-
     /// A task acquiring `wanted` units, returned once it waits in line.
     private static func waiting(_ budget: AsyncBudget, for wanted: Int) async -> Task<Int, any Error> {
         let before = budget.waitingCount
         let task = Task { try await budget.acquire(wanted) }
         while budget.waitingCount <= before { await Task.yield() }
         return task
-    }
-}
-
-/// An actor on an executor that counts the jobs enqueued on it.
-private actor BudgetHolder {
-    private final class CountingExecutor: SerialExecutor {
-        let enqueued = Atomic<Int>(0)
-        private let queue = DispatchQueue(label: "budget-holder")
-
-        func enqueue(_ job: consuming ExecutorJob) {
-            enqueued.add(1, ordering: .relaxed)
-            let job = UnownedJob(job)
-            queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
-        }
-    }
-
-    private let executor = CountingExecutor()
-    /// What the scope held, as the scope's body, on the actor, saw it.
-    private var held = 0
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    /// The jobs enqueued on the actor while it holds `units` of `budget` in a scope whose body uses the actor's state
-    /// (as a record's planning does the pipeline's).
-    func jobsEnqueuedWhileHolding(_ budget: AsyncBudget, units: Int) async throws -> Int {
-        let before = executor.enqueued.load(ordering: .relaxed)
-        try await budget.withUnits(units) { grant in held = grant.units }
-        #expect(held == units)
-        return executor.enqueued.load(ordering: .relaxed) - before
     }
 }
