@@ -87,7 +87,7 @@ public struct PipelineAdapters: Sendable {
         sender = ProviderSender(apps: senders)
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
-            configuration: configuration.kafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
+            configuration: configuration.producerKafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
             logHandler: kafkaLogger.kafkaLogHandler())
     }
 }

@@ -76,6 +76,17 @@ public struct WorkerConfiguration: Sendable, Equatable, CustomStringConvertible 
     /// Whether recipients are resolved where a message is read or after a fan-out by client
     /// (`PUSH_REGISTRY_SCOPE`), and the fan-out's topic and group.
     public var fanout = FanoutConfiguration(group: "push-worker.fanout")
+
+    /// The pipeline producer's librdkafka properties: `kafka`, with `allow.auto.create.topics=false` in the
+    /// `assigned` scope (whatever `KAFKA_ALLOW_AUTO_CREATE_TOPICS` says), so that neither its metadata lookups nor its
+    /// records create the fan-out topic with the broker's default partition count: the co-partitioning check reads
+    /// the topics the operator created, and a missing one stops the start (exit 3).
+    public var producerKafka: KafkaConfiguration {
+        guard fanout.scope == .assigned else { return kafka }
+        var producer = kafka
+        producer.properties["allow.auto.create.topics"] = "false"
+        return producer
+    }
     /// The deadline of one provider request.
     public var requestTimeout: Duration
     /// Backoff of the first retry (doubling per attempt, with full jitter) and its ceiling.

@@ -246,4 +246,21 @@ final class AssignedScopeRun {
             worker.stderr.contains(
                 "fanout-four has 4 partitions, push.devices has 6 partitions, push.clients has 6 partitions"))
     }
+
+    /// The broker creates topics on request (the mock cluster does, as Kafka's `auto.create.topics.enable`): the
+    /// worker's metadata lookups must not create the fan-out topic with the broker's default partition count.
+    @Test func aMissingFanoutTopicIsRefusedWithExit3AndNotCreated() async throws {
+        let run = try await AssignedScopeRun(extraEnvironment: ["PUSH_FANOUT_TOPIC": "fanout-missing"])
+        try run.startWorker("worker-refused")
+        let worker = try #require(run.workers["worker-refused"])
+        let status = await worker.exitStatus(within: .seconds(60))
+        let reader = try KafkaConsumer(configuration: run.kafka.merging(KafkaConfiguration(["group.id": "metadata"])))
+        // A consumer does not create topics (librdkafka's `allow.auto.create.topics` is false for consumers).
+        let partitions = (try? await reader.partitions(of: "fanout-missing")) ?? []
+        await reader.close()
+        _ = await run.stop()
+        #expect(status == 3)
+        #expect(worker.stderr.contains("fanout-missing has no metadata (missing)"))
+        #expect(partitions.isEmpty)
+    }
 }
