@@ -78,12 +78,14 @@ struct FanoutStage {
     }
 
     /// The input stage's planner: IMKIT messages and custom pushes go to the fan-out topic, one record per recipient
-    /// client in its client's partition; everything else is planned by `events`.
-    func inputPlanner(_ events: any EventPlanner<ProviderSend>) -> FanoutPlanner<ProviderSend> {
+    /// client in its client's partition, within the fan-out budget and the event `limits`; everything else is
+    /// planned by `events`.
+    func inputPlanner(_ events: any EventPlanner<ProviderSend>, limits: EventLimits) -> FanoutPlanner<ProviderSend> {
         let partitions = partitions
         return FanoutPlanner(
             events: events, topic: configuration.topic,
-            placement: { ClientPartitioner.partition(of: $0, partitions: partitions) })
+            placement: { ClientPartitioner.partition(of: $0, partitions: partitions) }, budget: configuration.budget,
+            imkitDecoder: IMKITMessageDecoder(limits: limits), customDecoder: CustomPushDecoder(limits: limits))
     }
 
     /// Where the fan-out stage looks clients up.

@@ -151,7 +151,7 @@ public enum WorkerService {
         let skipping = skipsInvalidTokens ? (invalidTokens, invalidations) : nil
         let planner =
             if let fanout {
-                Self.skipping(fanout.inputPlanner(custom), skipping)
+                Self.skipping(fanout.inputPlanner(custom, limits: adapters.eventLimits), skipping)
             } else {
                 Self.skipping(IMKITPlanner(events: custom, directory: registryTables.store), skipping)
             }

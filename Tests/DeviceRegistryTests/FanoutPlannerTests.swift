@@ -1,5 +1,6 @@
 import DeviceRegistry
 import Essentials
+import Foundation
 import KafkaTypes
 import PushCore
 import PushPipeline
@@ -35,12 +36,18 @@ import Testing
     }
 
     /// The input stage's planner, placing each client in partition 1 unless its id is `aaa` (partition 4).
-    var fanout: FanoutPlanner<ProviderSend> {
+    var fanout: FanoutPlanner<ProviderSend> { fanout() }
+
+    /// The input stage's planner within `budget` and event `limits`.
+    func fanout(budget: FanoutBudget = FanoutBudget(), limits: EventLimits = EventLimits()) -> FanoutPlanner<
+        ProviderSend
+    > {
         FanoutPlanner(
             events: CustomPushPlanner(
                 events: CorePlanner(rules: .standard, context: Self.context), directory: MemoryDeviceStore(),
                 apps: SingleApp(Self.context)),
-            topic: "push.fanout", placement: { $0.clientID == "aaa" ? 4 : 1 })
+            topic: "push.fanout", placement: { $0.clientID == "aaa" ? 4 : 1 }, budget: budget,
+            imkitDecoder: IMKITMessageDecoder(limits: limits), customDecoder: CustomPushDecoder(limits: limits))
     }
 
     /// Each device's receipt id as its first attempt would write it, and its decision.
@@ -110,5 +117,87 @@ import Testing
             return
         }
         #expect(undecodable == expected)
+    }
+
+    /// The planner knows the size of every fan-out record before it makes one: v2 and v1 IMKIT messages, custom pushes.
+    @Test func theRecordSizesAreKnownBeforeTheRecordsAreMade() throws {
+        let now = Date(timeIntervalSince1970: Double(Self.nowMillis) / 1000)
+        let v2 = try IMKITMessageDecoder().decode(
+            Array(IMKITPlannerTests.message(["aaa", "b\\\"b", "sss", "ccc"], extra: #", "x": [1e3, "é"]"#).utf8),
+            now: now)
+        let v1 = try IMKITMessageDecoder().decode(
+            Array(
+                #"{"_id": "m-3", "messageType": "text", "room": "r", "sender": {"_id": "s"}, "toClient": "aaa"}"#.utf8),
+            now: now)
+        let push = try CustomPushDecoder().decode(
+            Array(#"{"appID": "SampleApp", "clients": ["aaa", "bbb"], "payload": {"alert": "Hi"}}"#.utf8))
+        for message in [v2, v1] {
+            #expect(RecipientFanout.valueBytes(of: message) == RecipientFanout.records(of: message).map(\.value.count))
+        }
+        #expect(RecipientFanout.valueBytes(of: push) == RecipientFanout.records(of: push).map(\.value.count))
+        #expect(RecipientFanout.valueBytes(of: v2).count == 3)
+    }
+
+    /// 10,000 clients of an 850 KB message would be 8.5 GB of records: over the budget, the message is dead-lettered
+    /// `fanout_too_large` before any record is made; at the budget, it is fanned out.
+    @Test func aFanOutOverTheByteBudgetIsRefusedWhole() throws {
+        let clients = (0..<200).map { "client-\($0)" }
+        let message = IMKITPlannerTests.message(
+            clients, extra: #", "body": "\#(String(repeating: "x", count: 10_000))""#)
+        let sizes = try fanout.plan(Array(message.utf8), nowMillis: Self.nowMillis).get().forwarded.map(\.value.count)
+        let total = sizes.reduce(0, +)
+        #expect(total > 2_000_000)
+        let fits = fanout(budget: FanoutBudget(maximumBytes: total))
+        #expect(try fits.plan(Array(message.utf8), nowMillis: Self.nowMillis).get().forwarded.count == 200)
+        let over = fanout(budget: FanoutBudget(maximumBytes: total - 1))
+        let refused = over.plan(Array(message.utf8), nowMillis: Self.nowMillis)
+        guard case .failure(let undecodable) = refused else {
+            Issue.record("planned \(refused)")
+            return
+        }
+        #expect(undecodable.reason == .fanoutTooLarge)
+        #expect(undecodable.message.contains("200 clients"))
+        let push = #"{"appID": "SampleApp", "clients": ["aaa", "bbb"], "payload": {"alert": "Hi"}}"#
+        let pushBytes = try fanout.plan(Array(push.utf8), nowMillis: Self.nowMillis).get().forwarded.map(\.value.count)
+        let tight = fanout(budget: FanoutBudget(maximumBytes: pushBytes.reduce(0, +) - 1))
+        guard case .failure(let pushRefused) = tight.plan(Array(push.utf8), nowMillis: Self.nowMillis) else {
+            Issue.record("the push was fanned out")
+            return
+        }
+        #expect(pushRefused.reason == .fanoutTooLarge)
+    }
+
+    /// A message over the event limit is refused as in the `all` scope's decoder, unparsed; one whose fan-out record
+    /// would be over it (a custom push's derived id added) is refused too: the producer would refuse the record.
+    @Test func aFanOutRecordNeverExceedsTheEventLimit() throws {
+        let limits = EventLimits(maximumRecordBytes: 2_000)
+        let message = IMKITPlannerTests.message(
+            ["aaa"], extra: #", "body": "\#(String(repeating: "x", count: 2_000))""#)
+        guard case .failure(let large) = fanout(limits: limits).plan(Array(message.utf8), nowMillis: Self.nowMillis)
+        else {
+            Issue.record("the large message was fanned out")
+            return
+        }
+        #expect(large.reason == .recordTooLarge)
+        let shape = #"{"appID":"SampleApp","clients":["aaa"],"payload":{"alert":""}}"#
+        let padding = String(repeating: "x", count: 2_000 - shape.utf8.count)
+        let push = #"{"appID":"SampleApp","clients":["aaa"],"payload":{"alert":"\#(padding)"}}"#
+        #expect(push.utf8.count == 2_000)
+        let planned = fanout(limits: limits).plan(Array(push.utf8), nowMillis: Self.nowMillis)
+        guard case .failure(let grown) = planned else {
+            Issue.record("planned a record of \((try? planned.get())?.forwarded.first?.value.count ?? 0) bytes")
+            return
+        }
+        #expect(grown.reason == .recordTooLarge)
+    }
+
+    /// A fan-out record holds a unit of the device budget per started 4 KiB; the bound before decoding estimates them.
+    @Test func theDeviceBoundCountsTheFanOutRecordsBytes() throws {
+        let message = IMKITPlannerTests.message(
+            ["aaa", "bbb", "ccc"], extra: #", "body": "\#(String(repeating: "x", count: 9_000))""#)
+        let records = try fanout.plan(Array(message.utf8), nowMillis: Self.nowMillis).get().forwarded
+        #expect(records.map { FanoutBudget.units(ofValueBytes: $0.value.count) } == [3, 3, 3])
+        #expect(fanout.deviceBound(Array(message.utf8)) == 9)
+        #expect(fanout.deviceBound(Array(IMKITPlannerTests.message(["aaa", "bbb"]).utf8)) == 2)
     }
 }

@@ -45,10 +45,10 @@ import Testing
         _ = await harness.stop(running)
     }
 
-    /// An IMKIT message in `room` to the clients `c0` … `c9`.
-    static func message(_ index: Int) -> String {
+    /// An IMKIT message in `room` to the clients `c0` … `c9`, saying `text`.
+    static func message(_ index: Int, text: String = "hi") -> String {
         let clients = (0..<10).map { "\"c\($0)\"" }.joined(separator: ",")
-        return #"{"_id":"m-\#(index)","messageType":"text","message":"hi","sender":{"_id":"s"},"#
+        return #"{"_id":"m-\#(index)","messageType":"text","message":"\#(text)","sender":{"_id":"s"},"#
             + #""room":"room-\#(index)","pushToClients":[\#(clients)]}"#
     }
 
@@ -65,6 +65,47 @@ import Testing
         harness.sink.failNext(0)
         #expect(await harness.advancing { harness.stored() == 5 })
         #expect(harness.sink.records(on: "fanout").count == 50)
+        _ = await harness.stop(running)
+    }
+
+    /// A message of 1,000,500 bytes: the consumer takes it (a broker's limit is about 1 MiB), but a fan-out record of
+    /// it is more than the producer's `message.max.bytes` (1,000,000): dead-lettered whole, not fanned out.
+    @Test func aMessageTooLargeToFanOutIsDeadLetteredNamingItsSource() async {
+        let harness = Harness()
+        harness.sink.state.withLock { $0.maximumValueBytes = 1_000_000 }
+        let text = String(repeating: "x", count: 1_000_500 - Self.message(0).utf8.count + 2)
+        let message = Self.message(0, text: text)
+        #expect(message.utf8.count == 1_000_500)
+        harness.source.add([record(message, offset: 7, key: "room-0", partition: 2)])
+        let running = harness.start(
+            planner: FanoutPlanner<String>(events: FakePlanner(), topic: "fanout", placement: { _ in 0 }))
+        #expect(await harness.advancing { harness.stored("chat", 2) == 8 })
+        #expect(harness.sink.records(on: "fanout").isEmpty)
+        let deadLetters = harness.sink.records(on: "dlq")
+        #expect(deadLetters.count == 1)
+        #expect(deadLetters.first?.header("x-dlq-reason") == "record_too_large")
+        #expect(deadLetters.first?.header("x-source-topic") == "chat")
+        #expect(deadLetters.first?.header("x-source-partition") == "2")
+        #expect(deadLetters.first?.header("x-source-offset") == "7")
+        #expect(deadLetters.first?.header("x-value-dropped") == "1000500")
+        _ = await harness.stop(running)
+    }
+
+    /// Ten clients of a 5,000-byte message are ten records of two units each: with a budget of 100 units, the records
+    /// of five messages are in flight at once, not ten.
+    @Test func fannedOutRecordsHoldAUnitOfTheDeviceBudgetPerStarted4KiB() async {
+        var harness = Harness()
+        harness.settings.maxInFlightDevices = 100
+        harness.sink.failNext(1_000)
+        let text = String(repeating: "x", count: 5_000)
+        harness.source.add((0..<10).map { record(Self.message($0, text: text), offset: Int64($0), key: "room-\($0)") })
+        let running = harness.start(
+            planner: FanoutPlanner<String>(events: FakePlanner(), topic: "fanout", placement: { _ in 0 }))
+        #expect(await harness.settled { harness.sink.state.withLock { $0.attempts } == 5 })
+        #expect(harness.sink.state.withLock { $0.attempts } == 5)
+        harness.sink.failNext(0)
+        #expect(await harness.advancing { harness.stored() == 10 })
+        #expect(harness.sink.records(on: "fanout").count == 100)
         _ = await harness.stop(running)
     }
 }

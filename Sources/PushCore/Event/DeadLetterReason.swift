@@ -11,6 +11,8 @@ public struct DeadLetterReason: Sendable, Hashable, CustomStringConvertible {
     public static let decodeError = DeadLetterReason("decode_error")
     /// The record is larger than the configured record size limit.
     public static let recordTooLarge = DeadLetterReason("record_too_large")
+    /// The `assigned` scope's fan-out records of one message would hold more bytes than `PUSH_FANOUT_MAX_BYTES`.
+    public static let fanoutTooLarge = DeadLetterReason("fanout_too_large")
     /// The message type is not in the rules table and the table's policy is to dead-letter it.
     public static let unknownType = DeadLetterReason("unknown_type")
     /// The request cannot be made to fit the provider's size limit.

@@ -41,6 +41,34 @@ public enum RecipientFanout {
         }
     }
 
+    /// The value size of each record `records(of: message)` makes, in the same order, without making them: the
+    /// message with an empty `pushToClients` is written once and each client's quoted id added to it.
+    public static func valueBytes(of message: IMKITMessage) -> [Int] {
+        guard case .object(let members) = message.original, members.contains(where: { $0.key == "pushToClients" })
+        else {
+            let whole = JSONWriter.encode(message.original).count
+            return message.clients.map { _ in whole }
+        }
+        let emptied = members.map { member in
+            member.key == "pushToClients" ? JSONMember("pushToClients", .array([])) : member
+        }
+        return valueBytes(emptied: .object(emptied), clients: message.clients)
+    }
+
+    /// The value size of each record `records(of: push)` makes, in the same order, without making them.
+    public static func valueBytes(of push: CustomPush) -> [Int] {
+        guard case .object(let members) = push.original else { return [] }
+        let kept = members.filter { $0.key != "clients" && $0.key != "id" }
+        let emptied = kept + [JSONMember("id", .string(push.id)), JSONMember("clients", .array([]))]
+        return valueBytes(emptied: .object(emptied), clients: push.clients)
+    }
+
+    /// The size of `emptied` (a record whose one-client list is empty) with each of `clients` in its list.
+    private static func valueBytes(emptied: JSONValue, clients: [String]) -> [Int] {
+        let base = JSONWriter.encode(emptied).count
+        return clients.map { base + JSONWriter.encode(.string($0)).count }
+    }
+
     private static func record(_ appID: String, _ clientID: String, _ value: [UInt8]) -> Record {
         let client = ClientKey(appID: appID, clientID: clientID)
         return Record(client: client, key: Array(client.description.utf8), value: value)

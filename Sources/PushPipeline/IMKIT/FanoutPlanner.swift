@@ -9,21 +9,27 @@ public import PushCore
 /// them. Every other record goes to `events` untouched: chat-message events list their devices, and the retry
 /// records of both stages (chat-message events, custom pushes with `recipients`) list the devices resolved the first
 /// time.
+///
+/// A message whose fan-out would not fit is dead-lettered whole, before any record is made: larger than the decoder's
+/// `maximumRecordBytes` itself or in one of its records (`record_too_large`: the producer would refuse the record), or
+/// its records together over `budget.maximumBytes` (`fanout_too_large`).
 public struct FanoutPlanner<Request: Sendable>: EventPlanner {
     let events: any EventPlanner<Request>
     let topic: String
     let placement: @Sendable (ClientKey) -> Int32
+    let budget: FanoutBudget
     let imkitDecoder: IMKITMessageDecoder
     let customDecoder: CustomPushDecoder
 
     public init(
         events: any EventPlanner<Request>, topic: String, placement: @escaping @Sendable (ClientKey) -> Int32,
-        imkitDecoder: IMKITMessageDecoder = IMKITMessageDecoder(),
+        budget: FanoutBudget = FanoutBudget(), imkitDecoder: IMKITMessageDecoder = IMKITMessageDecoder(),
         customDecoder: CustomPushDecoder = CustomPushDecoder()
     ) {
         self.events = events
         self.topic = topic
         self.placement = placement
+        self.budget = budget
         self.imkitDecoder = imkitDecoder
         self.customDecoder = customDecoder
     }
@@ -34,17 +40,19 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
         prepare(value).plan(nowMillis: nowMillis)
     }
 
-    /// A record fanned out sends nothing; it holds a unit of the device budget per fan-out record (per client it
-    /// lists) until Kafka acknowledged them.
+    /// A record fanned out sends nothing; it holds the device-budget units of its fan-out records
+    /// (`FanoutBudget.units`) until Kafka acknowledged them.
     public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
+        if scan.namesMessageType, value.count > imkitDecoder.limits.maximumRecordBytes {
+            // Refused unparsed, as the decoder refuses it (an event naming `messageType` is refused alike).
+            return PreparedPlan(deviceBound: 1) { nowMillis in
+                fannedOut(
+                    decoded { () throws(EventError) in try imkitDecoder.decode(value, now: Self.date(nowMillis)) })
+            }
+        }
         if scan.namesMessageType, let root = try? JSONParser.parse(value), IMKITMessageDecoder.isIMKITMessage(root) {
-            return PreparedPlan(deviceBound: Self.listed(root["pushToClients"])) { nowMillis in
-                let now = Date(timeIntervalSince1970: Double(nowMillis) / 1000)
-                return decoded { () throws(EventError) in try imkitDecoder.decode(root, now: now) }.map { message in
-                    fannedOut(
-                        RecipientFanout.records(of: message), messageId: message.id, roomId: message.room.id,
-                        type: message.type, appID: message.appID)
-                }
+            return PreparedPlan(deviceBound: Self.estimatedUnits(root, valueBytes: value.count)) { nowMillis in
+                fannedOut(decoded { () throws(EventError) in try imkitDecoder.decode(root, now: Self.date(nowMillis)) })
             }
         }
         guard scan.namesClients else { return events.prepare(value, scan: scan) }
@@ -57,9 +65,11 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
             return events.prepare(value, scan: scan)
         }
         if case .success(let listed) = push, listed.recipients != nil { return events.prepare(value, scan: scan) }
-        let clients = (try? push.get())?.clients.count ?? 1
-        return PreparedPlan(deviceBound: max(1, clients)) { _ in
-            push.map { push in
+        let sizes = (try? push.get()).map(RecipientFanout.valueBytes(of:)) ?? []
+        let refused = refusal(sizes, limit: customDecoder.limits.maximumRecordBytes)
+        return PreparedPlan(deviceBound: refused == nil ? Self.units(sizes) : 1) { _ in
+            if let refused { return .failure(refused) }
+            return push.map { push in
                 fannedOut(
                     RecipientFanout.records(of: push), messageId: push.id, roomId: push.id,
                     type: push.payload.type ?? CustomPushPlanner.defaultType, appID: push.appID)
@@ -67,12 +77,58 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
         }
     }
 
-    /// The fan-out records of a message whose `pushToClients` is `clients` (one for a v1 message): at most one per
-    /// entry.
-    private static func listed(_ clients: JSONValue?) -> Int {
-        guard case .array(let clients)? = clients else { return 1 }
-        return max(1, clients.count)
+    /// The plan of a decoded IMKIT message: its fan-out records, unless they would not fit.
+    private func fannedOut(_ message: Result<IMKITMessage, UndecodableEvent>) -> Result<
+        PlannedEvent<Request>, UndecodableEvent
+    > {
+        message.flatMap { message in
+            if let refused = refusal(
+                RecipientFanout.valueBytes(of: message), limit: imkitDecoder.limits.maximumRecordBytes)
+            {
+                return .failure(refused)
+            }
+            return .success(
+                fannedOut(
+                    RecipientFanout.records(of: message), messageId: message.id, roomId: message.room.id,
+                    type: message.type, appID: message.appID))
+        }
     }
+
+    /// Why fan-out records whose values are `sizes` bytes long would not fit: one longer than `limit`, the largest
+    /// record accepted (`record_too_large`), or all together more than `budget.maximumBytes` (`fanout_too_large`).
+    private func refusal(_ sizes: [Int], limit: Int) -> UndecodableEvent? {
+        if let largest = sizes.max(), largest > limit {
+            return UndecodableEvent(
+                reason: .recordTooLarge,
+                message: "a fan-out record would be \(largest) bytes, more than the limit of \(limit)")
+        }
+        let total = sizes.reduce(0, +)
+        guard total > budget.maximumBytes else { return nil }
+        let limit = budget.maximumBytes
+        return UndecodableEvent(
+            reason: .fanoutTooLarge,
+            message: "the fan-out to \(sizes.count) clients would be \(total) bytes, more than the limit of \(limit)")
+    }
+
+    /// The device-budget units of fan-out records whose values are `sizes` bytes long; at least one.
+    private static func units(_ sizes: [Int]) -> Int {
+        max(1, sizes.reduce(0) { $0 + FanoutBudget.units(ofValueBytes: $1) })
+    }
+
+    /// The units of an IMKIT message's fan-out records before it is decoded: one record per entry of its
+    /// `pushToClients` (one for a v1 message), each estimated as the message (`valueBytes`) less every entry's text
+    /// but its own.
+    private static func estimatedUnits(_ root: JSONValue, valueBytes: Int) -> Int {
+        guard case .array(let entries)? = root["pushToClients"] else {
+            return FanoutBudget.units(ofValueBytes: valueBytes)
+        }
+        // An entry's text: its characters, its quotes and a comma.
+        let entryBytes = entries.map { ($0.stringValue?.utf8.count ?? 0) + 3 }
+        let shared = max(0, valueBytes - entryBytes.reduce(0, +))
+        return units(entryBytes.map { shared + $0 })
+    }
+
+    private static func date(_ nowMillis: Int64) -> Date { Date(timeIntervalSince1970: Double(nowMillis) / 1000) }
 
     private func fannedOut(
         _ records: [RecipientFanout.Record], messageId: String, roomId: String, type: String, appID: String

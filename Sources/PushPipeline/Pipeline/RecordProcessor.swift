@@ -69,8 +69,8 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     ///
     /// Before planning, the record waits in line for its devices in the device budget (the planner's bound; see
     /// `AsyncBudget.withUnits` for one bigger than the whole budget); after planning it holds one unit per device and
-    /// per forwarded record, until `body` returns or throws, so planned requests, their results, receipts and the
-    /// fan-out records stay within the budget.
+    /// per started 4 KiB of each forwarded record (`FanoutBudget.units`), until `body` returns or throws, so planned
+    /// requests, their results, receipts and the fan-out records stay within the budget.
     func withStarted<Result>(
         _ record: KafkaRecord, isolation: isolated (any Actor)? = #isolation,
         _ body: (StartedRecord<Request>) async throws -> Result
@@ -83,7 +83,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
                 grant.resize(to: 0)
                 return try await body(StartedRecord(record: record, source: source, content: .undecodable(undecodable)))
             case .success(let event):
-                grant.resize(to: event.devices.count + event.forwarded.count)
+                grant.resize(to: event.devices.count + FanoutBudget.units(of: event.forwarded))
                 return try await body(try await attemptFirst(event, of: record, source: source))
             }
         }
