@@ -175,6 +175,17 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// The partition numbers of `topic` without asking the brokers for it by name, so that none creates it
+    /// (`Metadata.partitions(ofExisting:)`); a missing topic throws `unknownTopicOrPartition`.
+    public func partitions(ofExisting topic: String, timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> [Int32]
+    {
+        let client = client
+        return try await callQueue.blocking { () throws(KafkaError) in
+            try Metadata.partitions(ofExisting: topic, handle: client.handle, timeout: timeout)
+        }
+    }
+
     /// Records queued or in flight that have no delivery report yet.
     public var pendingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
 

@@ -19,4 +19,25 @@ enum Metadata {
         let partitions = UnsafeBufferPointer(start: entry.partitions, count: Int(entry.partition_cnt))
         return partitions.map(\.id).sorted()
     }
+
+    /// The partition numbers of `topic`, sorted, read from the metadata of every topic: a request that names no topic
+    /// creates none, where one naming `topic` may make a broker with `auto.create.topics.enable` create it (librdkafka
+    /// 2.0.2 asks so from a producer even with `allow.auto.create.topics=false`). A missing topic throws
+    /// `unknownTopicOrPartition`.
+    static func partitions(ofExisting topic: String, handle: OpaquePointer, timeout: Duration) throws(KafkaError)
+        -> [Int32]
+    {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let result = rd_kafka_metadata(handle, 1, nil, &metadata, Int32(timeout.milliseconds))
+        if let error = KafkaError.from(result, context: "fetching metadata of every topic") { throw error }
+        guard let metadata else { throw KafkaError(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, context: topic) }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+        guard let entry = topics.first(where: { String(libraryText: $0.topic) == topic }) else {
+            throw KafkaError(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, context: "fetching metadata of \(topic)")
+        }
+        if let error = KafkaError.from(entry.err, context: "fetching metadata of \(topic)") { throw error }
+        let partitions = UnsafeBufferPointer(start: entry.partitions, count: Int(entry.partition_cnt))
+        return partitions.map(\.id).sorted()
+    }
 }

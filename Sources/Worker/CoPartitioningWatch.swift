@@ -12,7 +12,7 @@ import PushCore
 /// Metadata that cannot be read for now (a broker away, a timeout) says nothing about the counts: the service logs it
 /// and checks again at the next interval.
 struct CoPartitioningWatch: Service {
-    /// A topic's partitions from the brokers' metadata (`KafkaProducer.partitions(of:)`).
+    /// A topic's partitions from the brokers' metadata (`KafkaProducer.partitions(ofExisting:)`: it creates none).
     let partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32]
     let fanoutTopic: String
     let registry: RegistryConfiguration

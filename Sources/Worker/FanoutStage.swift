@@ -72,9 +72,9 @@ struct FanoutStage {
             source: GatedRecordSource(inner: consumer, registry: registry))
     }
 
-    /// A topic's partitions as `producer` reads them from the brokers' metadata.
+    /// A topic's partitions as `producer` reads them from the brokers' metadata, never creating it.
     private static func metadata(_ producer: KafkaProducer) -> @Sendable (String) async throws(KafkaError) -> [Int32] {
-        { topic throws(KafkaError) in try await producer.partitions(of: topic) }
+        { topic throws(KafkaError) in try await producer.partitions(ofExisting: topic) }
     }
 
     /// The input stage's planner: IMKIT messages and custom pushes go to the fan-out topic, one record per recipient

@@ -254,10 +254,7 @@ final class AssignedScopeRun {
         try run.startWorker("worker-refused")
         let worker = try #require(run.workers["worker-refused"])
         let status = await worker.exitStatus(within: .seconds(60))
-        let reader = try KafkaConsumer(configuration: run.kafka.merging(KafkaConfiguration(["group.id": "metadata"])))
-        // A consumer does not create topics (librdkafka's `allow.auto.create.topics` is false for consumers).
-        let partitions = (try? await reader.partitions(of: "fanout-missing")) ?? []
-        await reader.close()
+        let partitions = (try? await run.producer.partitions(ofExisting: "fanout-missing")) ?? []
         _ = await run.stop()
         #expect(status == 3)
         #expect(worker.stderr.contains("fanout-missing has no metadata (missing)"))
