@@ -47,12 +47,15 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
             // Refused unparsed, as the decoder refuses it (an event naming `messageType` is refused alike).
             return PreparedPlan(deviceBound: 1) { nowMillis in
                 fannedOut(
-                    decoded { () throws(EventError) in try imkitDecoder.decode(value, now: Self.date(nowMillis)) })
+                    decoded { () throws(EventError) in try imkitDecoder.decode(value, now: Self.date(nowMillis)) },
+                    valueBytes: value.count)
             }
         }
         if scan.namesMessageType, let root = try? JSONParser.parse(value), IMKITMessageDecoder.isIMKITMessage(root) {
             return PreparedPlan(deviceBound: Self.estimatedUnits(root, valueBytes: value.count)) { nowMillis in
-                fannedOut(decoded { () throws(EventError) in try imkitDecoder.decode(root, now: Self.date(nowMillis)) })
+                fannedOut(
+                    decoded { () throws(EventError) in try imkitDecoder.decode(root, now: Self.date(nowMillis)) },
+                    valueBytes: value.count)
             }
         }
         guard scan.namesClients else { return events.prepare(value, scan: scan) }
@@ -77,14 +80,18 @@ public struct FanoutPlanner<Request: Sendable>: EventPlanner {
         }
     }
 
-    /// The plan of a decoded IMKIT message: its fan-out records, unless they would not fit.
-    private func fannedOut(_ message: Result<IMKITMessage, UndecodableEvent>) -> Result<
+    /// The plan of a decoded IMKIT message of `valueBytes`: its fan-out records, unless they would not fit. A record
+    /// is at most 3 times the message (the writer spells `\b` as `\u0008`, and drops what else it may): a message
+    /// whose records surely fit, the usual one, is written once per client and no more; any other is measured first
+    /// (`RecipientFanout.valueBytes`), so that no record is made of one refused.
+    private func fannedOut(_ message: Result<IMKITMessage, UndecodableEvent>, valueBytes: Int) -> Result<
         PlannedEvent<Request>, UndecodableEvent
     > {
         message.flatMap { message in
-            if let refused = refusal(
-                RecipientFanout.valueBytes(of: message), limit: imkitDecoder.limits.maximumRecordBytes)
-            {
+            let limit = imkitDecoder.limits.maximumRecordBytes
+            let surelyFits =
+                valueBytes <= limit / 3 && valueBytes <= budget.maximumBytes / 3 / max(1, message.clients.count)
+            if !surelyFits, let refused = refusal(RecipientFanout.valueBytes(of: message), limit: limit) {
                 return .failure(refused)
             }
             return .success(
