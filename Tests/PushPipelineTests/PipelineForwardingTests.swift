@@ -52,19 +52,27 @@ import Testing
             + #""room":"room-\#(index)","pushToClients":[\#(clients)]}"#
     }
 
-    @Test func fannedOutRecordsHoldTheDeviceBudgetUntilKafkaAcknowledgesThem() async {
+    /// Messages of ten clients each, Kafka refusing: only as many as the device budget holds are produced at once. A
+    /// fan-out record holds a unit per started 4 KiB: ten clients of "hi" are ten units (a budget of 10: one message
+    /// at a time), of a 5,000-byte text twenty (a budget of 100: five messages of ten).
+    @Test(arguments: [
+        (messages: 5, text: "hi", budget: 10, atOnce: 1), (10, String(repeating: "x", count: 5_000), 100, 5),
+    ])
+    func fannedOutRecordsHoldTheDeviceBudgetUntilKafkaAcknowledgesThem(
+        messages: Int, text: String, budget: Int, atOnce: Int
+    ) async {
         var harness = Harness()
-        harness.settings.maxInFlightDevices = 10
+        harness.settings.maxInFlightDevices = budget
         harness.sink.failNext(1_000)
-        harness.source.add((0..<5).map { record(Self.message($0), offset: Int64($0), key: "room-\($0)") })
+        harness.source.add(
+            (0..<messages).map { record(Self.message($0, text: text), offset: Int64($0), key: "room-\($0)") })
         let running = harness.start(
             planner: FanoutPlanner<String>(events: FakePlanner(), topic: "fanout", placement: { _ in 0 }))
-        // Five messages of ten fan-out records each, the budget ten: one message's records are produced at a time.
-        #expect(await harness.settled { harness.sink.state.withLock { $0.attempts } == 1 })
-        #expect(harness.sink.state.withLock { $0.attempts } == 1)
+        #expect(await harness.settled { harness.sink.state.withLock { $0.attempts } == atOnce })
+        #expect(harness.sink.state.withLock { $0.attempts } == atOnce)
         harness.sink.failNext(0)
-        #expect(await harness.advancing { harness.stored() == 5 })
-        #expect(harness.sink.records(on: "fanout").count == 50)
+        #expect(await harness.advancing { harness.stored() == Int64(messages) })
+        #expect(harness.sink.records(on: "fanout").count == messages * 10)
         _ = await harness.stop(running)
     }
 
@@ -88,24 +96,6 @@ import Testing
         #expect(deadLetters.first?.header("x-source-partition") == "2")
         #expect(deadLetters.first?.header("x-source-offset") == "7")
         #expect(deadLetters.first?.header("x-value-dropped") == "1000500")
-        _ = await harness.stop(running)
-    }
-
-    /// Ten clients of a 5,000-byte message are ten records of two units each: with a budget of 100 units, the records
-    /// of five messages are in flight at once, not ten.
-    @Test func fannedOutRecordsHoldAUnitOfTheDeviceBudgetPerStarted4KiB() async {
-        var harness = Harness()
-        harness.settings.maxInFlightDevices = 100
-        harness.sink.failNext(1_000)
-        let text = String(repeating: "x", count: 5_000)
-        harness.source.add((0..<10).map { record(Self.message($0, text: text), offset: Int64($0), key: "room-\($0)") })
-        let running = harness.start(
-            planner: FanoutPlanner<String>(events: FakePlanner(), topic: "fanout", placement: { _ in 0 }))
-        #expect(await harness.settled { harness.sink.state.withLock { $0.attempts } == 5 })
-        #expect(harness.sink.state.withLock { $0.attempts } == 5)
-        harness.sink.failNext(0)
-        #expect(await harness.advancing { harness.stored() == 10 })
-        #expect(harness.sink.records(on: "fanout").count == 100)
         _ = await harness.stop(running)
     }
 }
