@@ -30,6 +30,7 @@ public struct PushMetrics: Sendable {
     /// The `reason` values of `push_dlq_total` the worker writes (`x-dlq-reason` of a dead-letter record).
     public static let deadLetterReasons: [DeadLetterReason] = [
         .decodeError, .recordTooLarge, .fanoutTooLarge, .unknownType, .payloadTooLarge, .retriesExhausted,
+        .misplacedFanout,
     ]
 
     /// The `result` values of `push_rules_reloads_total`.

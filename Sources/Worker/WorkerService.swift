@@ -251,7 +251,8 @@ public enum WorkerService {
                 directory: directory)
             let fanoutPipeline = Pipeline(
                 source: fanout.source, sink: sink,
-                planner: Self.skipping(resolvingFanout, skipping),
+                planner: Self.skipping(
+                    OwnPartitionPlanner(inner: resolvingFanout, partitions: fanout.partitions), skipping),
                 sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
                 settings: fanout.settings(configuration.pipeline), invalidations: invalidations)
             readiness.set("fanout.pipeline", passing: false, detail: "starting")

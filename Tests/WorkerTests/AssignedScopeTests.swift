@@ -217,21 +217,56 @@ final class AssignedScopeRun {
         let (lines, _) = try await run.receipts(count: Self.expected(messages).count, within: .seconds(120))
         let worker = try #require(run.workers["worker-scraped"])
         let port = try #require(WorkerScrapeTests.statusPort(in: worker.stderr.text))
-        // Commits and lag are sampled once a second: the fan-out group's first commit shows within a few.
+        // Commits and lag are sampled once a second, the lag from librdkafka's statistics: both show within seconds.
         var scrape = ""
-        _ = try await eventually(within: .seconds(30), every: .milliseconds(500)) {
+        let fanoutLag = { (scrape: String) in
+            scrape.split(separator: "\n").filter {
+                $0.hasPrefix("kafka_consumer_lag{") && $0.contains(#"topic="push.fanout""#)
+            }
+        }
+        _ = try await eventually(within: .seconds(60), every: .milliseconds(500)) {
             scrape = try WorkerScrapeTests.get(port: port, "/metrics").body
-            return (WorkerScrapeTests.sample(#"kafka_commits_total{result="success",stage="fanout"}"#, in: scrape) ?? 0)
-                > 0
+            let commits = WorkerScrapeTests.sample(#"kafka_commits_total{result="success",stage="fanout"}"#, in: scrape)
+            return (commits ?? 0) > 0 && fanoutLag(scrape).count == AssignedScopeRun.partitions
         }
         _ = await run.stop()
         #expect(lines == Self.expected(messages))
         #expect(WorkerScrapeTests.sample(#"kafka_partitions_assigned{stage="fanout"}"#, in: scrape) == 6, "\(scrape)")
         #expect(WorkerScrapeTests.sample(#"push_records_in_flight{stage="fanout"}"#, in: scrape) != nil)
         #expect(WorkerScrapeTests.sample(#"kafka_partitions_assigned{stage="input"}"#, in: scrape) != nil)
-        let fanoutLag = scrape.split(separator: "\n").filter { $0.hasPrefix("kafka_consumer_lag{") }
-            .filter { $0.contains(#"topic="push.fanout""#) }
-        #expect(fanoutLag.count == 6, "\(scrape)")
+        #expect(
+            (WorkerScrapeTests.sample(#"kafka_commits_total{result="success",stage="fanout"}"#, in: scrape) ?? 0) > 0)
+        #expect(fanoutLag(scrape).count == AssignedScopeRun.partitions, "\(scrape)")
+    }
+
+    @Test func aFanoutRecordInAnotherPartitionThanItsClientsIsDeadLetteredAndItsPartitionGoesOn() async throws {
+        let run = try await AssignedScopeRun()
+        try await run.writeRegistry()
+        try run.startWorker("worker-misplaced")
+        let client = "c-5"
+        let wrong = (AssignedScopeRun.partition(of: client) + 1) % Int32(AssignedScopeRun.partitions)
+        // A fan-out record as the input stage writes it, in a partition its client does not belong to.
+        let forged =
+            #"{"_id": "m-forged", "message": "hello", "room": "room-b", "sender": {"_id": "c-1", "nickname": "S"}, "messageType": "text", "appID": "SampleApp", "pushToClients": ["\#(client)"]}"#
+        _ = try await run.producer.send(
+            KafkaProducerRecord(
+                topic: "push.fanout", partition: wrong, key: Array("SampleApp/\(client)".utf8),
+                value: Array(forged.utf8)))
+        let deadLetters = try await readRecords(run.kafka, topic: "push.dlq", count: 1, within: .seconds(90))
+        // The forged record's partition goes on: a message to a client of that partition is sent.
+        let next = try #require(
+            AssignedScopeRun.clients.indices.first { index in
+                index >= 10 && !AssignedScopeRun.mutes(index)
+                    && AssignedScopeRun.partition(of: AssignedScopeRun.clients[index]) == wrong
+            }
+            .map { AssignedScopeRun.clients[$0] })
+        try await run.sendMessage("m-after", from: "c-1", to: [next, client])
+        let receipts = try await run.receipts(count: 2, within: .seconds(90))
+        let statuses = await run.stop()
+        #expect(deadLetters.map { $0.headers.text("x-dlq-reason") } == ["misplaced_fanout"])
+        #expect(deadLetters.map { String(decoding: $0.value, as: UTF8.self) } == [forged])
+        #expect(receipts.lines == ["m-after \(next) delivered -", "m-after \(client) delivered -"])
+        #expect(statuses.values.allSatisfy { $0 == 0 })
     }
 
     @Test func aFanoutTopicOfAnotherPartitionCountIsRefusedWithExit3() async throws {

@@ -110,7 +110,7 @@ import Testing
         expected += ["push_http_connections_total 0", "push_http_resends_total 0"]
         expected.append("push_http_oversized_responses_total 0")
         let lines = Set(scrape.split(separator: "\n").map(String.init))
-        #expect(expected.count == 34)
+        #expect(expected.count == 36)
         #expect(expected.filter { !lines.contains($0) } == [], "\(scrape)")
     }
 

@@ -19,6 +19,9 @@ public struct DeadLetterReason: Sendable, Hashable, CustomStringConvertible {
     public static let payloadTooLarge = DeadLetterReason("payload_too_large")
     /// Transient failures continued past the retry budget.
     public static let retriesExhausted = DeadLetterReason("retries_exhausted")
+    /// A fan-out record read from a partition its client does not belong to (`ClientPartitioner`): a forged record or
+    /// one from a producer that does not partition by client, never resolved against another client's partition.
+    public static let misplacedFanout = DeadLetterReason("misplaced_fanout")
     /// On a retry record: a transient failure, to be sent again when its tier's delay has passed.
     public static let transientFailure = DeadLetterReason("transient_failure")
 

@@ -76,7 +76,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         _ body: (StartedRecord<Request>) async throws -> Result
     ) async throws -> Result {
         let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
-        let prepared = planner.prepare(record.value)
+        let prepared = planner.prepare(record)
         return try await deviceBudget.withUnits(prepared.deviceBound) { grant in
             switch prepared.plan(nowMillis: clock.nowMillis()) {
             case .failure(let undecodable):

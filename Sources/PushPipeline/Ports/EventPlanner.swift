@@ -113,6 +113,9 @@ public protocol EventPlanner<Request>: Sendable {
     /// (a registry lookup): the pipeline takes the bound, waits for its devices, then plans. `scan` is `value`'s,
     /// made once for every planner the record passes through. By default `deviceBound`, then `plan`.
     func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request>
+    /// `prepare(_:scan:)` for a record as Kafka handed it over, for a planner that needs to know where it was read
+    /// (the fan-out stage's checks its partition: `OwnPartitionPlanner`). By default its value's preparation.
+    func prepare(_ record: KafkaRecord, scan: RecordScan) -> PreparedPlan<Request>
 }
 
 extension EventPlanner {
@@ -122,6 +125,15 @@ extension EventPlanner {
 
     /// `prepare(_:scan:)` with `value`'s scan.
     public func prepare(_ value: [UInt8]) -> PreparedPlan<Request> { prepare(value, scan: RecordScan(value)) }
+
+    public func prepare(_ record: KafkaRecord, scan: RecordScan) -> PreparedPlan<Request> {
+        prepare(record.value, scan: scan)
+    }
+
+    /// `prepare(_:scan:)` of `record` with its value's scan.
+    public func prepare(_ record: KafkaRecord) -> PreparedPlan<Request> {
+        prepare(record, scan: RecordScan(record.value))
+    }
 }
 
 /// A record prepared for planning (`EventPlanner.prepare`): its device bound, and the rest of its planning, as of a

@@ -1,3 +1,5 @@
+public import KafkaTypes
+
 /// A planner that passes another planner's decisions through a rewrite: the device bound and the preparation are the
 /// inner planner's, and every plan it makes goes through `rewritten(_:nowMillis:)`. Generic over its inner planner,
 /// so that a rewrite on the worker's path is compiled for the planner it wraps.
@@ -21,5 +23,10 @@ extension RewritingPlanner {
     /// The inner planner's preparation (an IMKIT message looks its clients up once), its plan rewritten.
     public func prepare(_ value: [UInt8], scan: RecordScan) -> PreparedPlan<Request> {
         inner.prepare(value, scan: scan).map { result, nowMillis in rewritten(result, nowMillis: nowMillis) }
+    }
+
+    /// The inner planner's preparation of the record, its plan rewritten.
+    public func prepare(_ record: KafkaRecord, scan: RecordScan) -> PreparedPlan<Request> {
+        inner.prepare(record, scan: scan).map { result, nowMillis in rewritten(result, nowMillis: nowMillis) }
     }
 }
