@@ -222,6 +222,26 @@ import Testing
         registry.revoke([4])
     }
 
+    @Test func aDeadTokenOfAClientInNoPartitionHeldIsCountedNotDroppedSilently() async throws {
+        try await produceRegistry()
+        let lines = LogLines()
+        let registry = assigned(logger: Logger(label: "test", sink: lines))
+        registry.assign([1])
+        await registry.restored(1)
+        let held = try #require(clients.indices.first { Self.partition(of: clients[$0]) == 1 })
+        let elsewhere = try #require(clients.indices.first { Self.partition(of: clients[$0]) != 1 })
+        #expect(registry.keys(ofClient: clients[held], holding: Self.token(held), on: .apns).count == 2)
+        #expect(registry.unsubscribesUnresolved == 0)
+        for _ in 0..<3 {
+            #expect(registry.keys(ofClient: clients[elsewhere], holding: Self.token(elsewhere), on: .apns).isEmpty)
+        }
+        #expect(registry.unsubscribesUnresolved == 3)
+        let logged = lines.records("dead token not unsubscribed: its client's registry partition is not held here")
+        #expect(logged.map { $0.metadata["push.client"] } == [.string(clients[elsewhere])])
+        #expect(!lines.records.contains { "\($0.metadata)".contains(Self.token(elsewhere)) })
+        registry.revoke([1])
+    }
+
     @Test func aRecordOfAClientOfAnotherPartitionIsIgnoredAsForeign() async throws {
         try await produceRegistry()
         let wrong = (Self.partition(of: "stray") + 1) % Int32(Self.partitions)

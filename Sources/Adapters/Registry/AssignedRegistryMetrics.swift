@@ -6,7 +6,7 @@ extension AssignedRegistry {
     /// `restored`), `push_registry_restore_remaining` (records the restoring partitions still have to read), the held
     /// partitions' `push_registry_devices`, `push_registry_clients`, `push_registry_settings` and
     /// `push_registry_bytes`, `push_registry_ignored_total{topic,reason}` (reason `foreign` among them),
-    /// `push_registry_follow_failures_total{topic}` and
+    /// `push_registry_follow_failures_total{topic}`, `push_registry_unsubscribes_unresolved_total` and
     /// `push_registry_store_rebuilds_total{reason}` (damaged partition copies moved aside).
     package func register(in metrics: MetricsRegistry) {
         let restoring = metrics.gauge(
@@ -29,6 +29,9 @@ extension AssignedRegistry {
             )
         }
         let failures = RegistryMetrics.followFailures(in: metrics)
+        let unresolved = metrics.sampledCounter(
+            "push_registry_unsubscribes_unresolved_total",
+            help: "Dead tokens not unsubscribed: no key held them in the registry partitions held, some not held here.")
         metrics.addCollector { [self] in
             for (topic, counter) in failures { counter.advance(to: Double(followFailures(of: topic))) }
             let progress = progress
@@ -43,6 +46,7 @@ extension AssignedRegistry {
             let moved = self.rebuilds
             for (reason, counter) in rebuilds { counter.advance(to: Double(moved[reason] ?? 0)) }
             RegistryMetrics.advance(ignored: ignored, in: metrics)
+            unresolved.advance(to: Double(unsubscribesUnresolved))
         }
     }
 }
