@@ -25,7 +25,7 @@ final class AssignedScopeRun {
     init(extraEnvironment: [String: String] = [:]) async throws {
         simulator = try await PushSimulator.start()
         let bootstrap: String
-        (broker, bootstrap) = try await startDevBroker(partitions: Self.partitions, kind: .mock)
+        (broker, bootstrap) = try await startDevBroker(partitions: Self.partitions)
         kafka = KafkaConfiguration(["bootstrap.servers": bootstrap])
         producer = try KafkaProducer(configuration: kafka)
         let apns = try await simulator.apnsCredentials()

@@ -46,6 +46,7 @@ group_suites+='|IngressSlowClientsTests'
 # group suites, replay and the device registry's topics; a fault-injection test among them stays on the mock cluster.
 tansu_suites='ConsumerGroupTests|ScaleOutInTests|RollingRestartTests|WorkerCrashTests|CrashDuplicatesTests'
 tansu_suites+='|ReceiptCopiesEndToEndTests|ReplayEndToEndTests|DevicesCommandTests|WorkerIMKITTests'
+tansu_suites+='|AssignedScopeTests|AssignedScopeDeadTokensTests'
 export PUSH_WORKER_INTEGRATION=1
 swift build --build-tests
 for choice in current debian; do
