@@ -9,8 +9,9 @@ import PushCore
 /// The co-partitioning of the fan-out topic with the registry topics (`CoPartitioning`), read from the brokers'
 /// metadata: checked before the `assigned` scope starts, and again every `interval` as a service, which ends the
 /// group with `WorkerExitCode.configuration` when the counts no longer match (a topic's partitions were added).
-/// Metadata that cannot be read for now (a broker away, a timeout) says nothing about the counts: the service logs it
-/// and checks again at the next interval.
+/// Metadata that cannot be read (a broker away, a timeout, a refused request) says nothing about the counts: the
+/// service logs it and checks again at the next interval. Only a topic the brokers say does not exist, or counts that
+/// differ, are a mismatch.
 struct CoPartitioningWatch: Service {
     /// A topic's partitions from the brokers' metadata (`KafkaProducer.partitions(ofExisting:)`: it creates none).
     let partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32]
@@ -22,9 +23,8 @@ struct CoPartitioningWatch: Service {
     let clock: any WallClock
     let logger: Logger
 
-    /// The three topics' common partition count, or the mismatch (a topic that does not exist, or whose metadata is
-    /// refused for good, among them); throws the error that may pass (a timeout, a broker away) when the metadata
-    /// cannot be read now.
+    /// The three topics' common partition count, or the mismatch (a topic that does not exist among them); throws the
+    /// error when a topic's metadata cannot be read (a timeout, a broker away, a refused request).
     static func check(
         partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32], fanoutTopic: String,
         registry: RegistryConfiguration
@@ -34,8 +34,8 @@ struct CoPartitioningWatch: Service {
             let partitions: [Int32]
             do {
                 partitions = try await partitionsOf(name)
-            } catch let error where error.code == .unknownTopicOrPartition || !error.isRetriable {
-                partitions = []  // the topic is missing, or cannot be used: a mismatch
+            } catch let error where error.code == .unknownTopicOrPartition {
+                partitions = []  // the topic is missing: a mismatch
             }
             topics.append(CoPartitioning.Topic(name: name, partitions: partitions.isEmpty ? nil : partitions.count))
         }

@@ -9,16 +9,18 @@ import Testing
 @testable import Worker
 
 /// The co-partitioning watch of the `assigned` scope: a count that changed ends the group with exit 3, metadata that
-/// cannot be read for a while does not.
+/// cannot be read for a while (a broker away, a request refused) does not.
 @Suite struct CoPartitioningWatchTests {
-    /// Answers the metadata of the three topics: a broker away (a timeout) for the first `unreadableChecks` checks,
-    /// then `push.fanout` with 8 partitions, the registry topics with 6.
+    /// Answers the metadata of the three topics: `error` for the first `unreadableChecks` checks, then
+    /// `push.fanout` with 8 partitions, the registry topics with 6.
     final class Brokers: Sendable {
         let unreadableChecks: Int
+        let error: KafkaError.Code
         private let checksStarted = Shared(0)
 
-        init(unreadableChecks: Int) {
+        init(unreadableChecks: Int, error: KafkaError.Code) {
             self.unreadableChecks = unreadableChecks
+            self.error = error
         }
 
         /// The checks made so far (each asks for `push.fanout` first).
@@ -27,15 +29,17 @@ import Testing
         func partitions(of topic: String) throws(KafkaError) -> [Int32] {
             if topic == "push.fanout" { checksStarted.update { $0 += 1 } }
             guard checks > unreadableChecks else {
-                throw KafkaError(code: .timedOut, message: "fetching metadata of \(topic): Local: Timed out")
+                throw KafkaError(code: error, message: "fetching metadata of \(topic)")
             }
             return Array(0..<(topic == "push.fanout" ? 8 : 6))
         }
     }
 
-    @Test func metadataThatCannotBeReadIsCheckedAgainAndOnlyAChangedCountStopsTheWorker() async {
+    /// A timeout passes; a refused request (an ACL being changed, say) is no partition count either.
+    @Test(arguments: [KafkaError.Code.timedOut, .topicAuthorizationFailed])
+    func metadataThatCannotBeReadIsCheckedAgainAndOnlyAChangedCountStopsTheWorker(error: KafkaError.Code) async {
         let clock = TestClock()
-        let brokers = Brokers(unreadableChecks: 3)
+        let brokers = Brokers(unreadableChecks: 3, error: error)
         let watch = CoPartitioningWatch(
             partitionsOf: { topic throws(KafkaError) in try brokers.partitions(of: topic) }, fanoutTopic: "push.fanout",
             registry: RegistryConfiguration(), partitions: 6, interval: .seconds(30), clock: clock,
