@@ -241,11 +241,17 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
             await follow(partition, into: tables, id: id, started: started)
         }
         opened.close()
-        let kept = state.withLock { state in
-            if state.stopping[partition]?.id == id { state.stopping[partition] = nil }
-            return Set(state.held.keys).union(state.stopping.keys).union(state.heldAtShutdown)
+        // This holding stays `stopping` until its prune is done: `stopped` and a new holding of the partition wait.
+        stores.prune { [self] in
+            let kept = state.withLock { state in
+                let others = state.stopping.filter { $0.key != partition || $0.value.id != id }
+                return Set(state.held.keys).union(others.keys).union(state.heldAtShutdown)
+            }
+            return Set(kept.map { RegistryPartition($0, of: partitions) })
         }
-        stores.prune(held: Set(kept.map { RegistryPartition($0, of: partitions) }))
+        state.withLock { state in
+            if state.stopping[partition]?.id == id { state.stopping[partition] = nil }
+        }
     }
 
     /// Follows `partition` of both topics into `tables` until cancelled.

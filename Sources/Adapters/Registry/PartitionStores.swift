@@ -92,12 +92,14 @@ final class PartitionStores: Sendable {
             }, resumed: resumed)
     }
 
-    /// Removes the copies of partitions not in `held` beyond the `PUSH_REGISTRY_RETAINED_COPIES` most recently used.
+    /// Removes the copies of partitions not in `held()` beyond the `PUSH_REGISTRY_RETAINED_COPIES` most recently used.
     /// One prune at a time: partitions stopping together each prune, and a copy is removed (and logged) once.
-    func prune(held: Set<RegistryPartition>) {
+    /// `held()` is read under the lock that `open` takes too, so a partition held after that read opens its copy only
+    /// once the prune is done.
+    func prune(held: () -> Set<RegistryPartition>) {
         directory.withLock { directory in
             guard let copies = directory else { return }
-            for partition in PartitionCopies.surplus(copies.copies(), held: held, retained: registry.retainedCopies) {
+            for partition in PartitionCopies.surplus(copies.copies(), held: held(), retained: registry.retainedCopies) {
                 do throws(RegistryStoreError) {
                     try copies.remove(partition)
                     logger.info(
