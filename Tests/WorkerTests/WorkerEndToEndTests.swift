@@ -250,7 +250,12 @@ final class EndToEnd {
             records.filter { $0.topic == "push.dlq" }.count >= 4 && ReceiptCount(records).distinct >= 2 * 4 + 1
         }
         #expect(await run.stop() == 0)
-        let deadLetters = outputs.filter { $0.topic == "push.dlq" }
+        // Dead letters keep no input order (the 2 MiB one goes again without its value, maybe after the next one's):
+        // each names its input offset, which orders them here.
+        let deadLetters = outputs.filter { $0.topic == "push.dlq" }.sorted {
+            Int($0.headers.text(FailureHeaders.sourceOffset) ?? "") ?? -1
+                < Int($1.headers.text(FailureHeaders.sourceOffset) ?? "") ?? -1
+        }
         let reasons = deadLetters.map { record in
             record.headers.first { $0.name == "x-dlq-reason" }.flatMap { $0.value }.map {
                 String(decoding: $0, as: UTF8.self)
