@@ -13,11 +13,7 @@ enum Metadata {
         if let error = KafkaError.from(result, context: "fetching metadata of \(topic)") { throw error }
         guard let metadata else { return [] }
         defer { rd_kafka_metadata_destroy(metadata) }
-        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
-        guard let entry = topics.first(where: { String(libraryText: $0.topic) == topic }) else { return [] }
-        if let error = KafkaError.from(entry.err, context: "fetching metadata of \(topic)") { throw error }
-        let partitions = UnsafeBufferPointer(start: entry.partitions, count: Int(entry.partition_cnt))
-        return partitions.map(\.id).sorted()
+        return try partitions(of: topic, in: metadata) ?? []
     }
 
     /// The partition numbers of `topic`, sorted, read from the metadata of every topic: a request that names no topic
@@ -32,10 +28,19 @@ enum Metadata {
         if let error = KafkaError.from(result, context: "fetching metadata of every topic") { throw error }
         guard let metadata else { throw KafkaError(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, context: topic) }
         defer { rd_kafka_metadata_destroy(metadata) }
-        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
-        guard let entry = topics.first(where: { String(libraryText: $0.topic) == topic }) else {
+        guard let partitions = try partitions(of: topic, in: metadata) else {
             throw KafkaError(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, context: "fetching metadata of \(topic)")
         }
+        return partitions
+    }
+
+    /// The partition numbers of `topic` in `metadata`, sorted; nil when `metadata` does not list it, the topic's own
+    /// error thrown when the brokers answered one.
+    private static func partitions(of topic: String, in metadata: UnsafePointer<rd_kafka_metadata>) throws(KafkaError)
+        -> [Int32]?
+    {
+        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+        guard let entry = topics.first(where: { String(libraryText: $0.topic) == topic }) else { return nil }
         if let error = KafkaError.from(entry.err, context: "fetching metadata of \(topic)") { throw error }
         let partitions = UnsafeBufferPointer(start: entry.partitions, count: Int(entry.partition_cnt))
         return partitions.map(\.id).sorted()
