@@ -29,9 +29,9 @@ public struct FanoutConfiguration: Sendable, Equatable {
 }
 
 extension SettingReader {
-    /// `PUSH_REGISTRY_SCOPE`, `PUSH_FANOUT_TOPIC`, `PUSH_FANOUT_GROUP_ID`, `PUSH_FANOUT_MAX_BYTES`. The fan-out topic differs from every topic
-    /// in `taken` (input, output and registry topics, by the variable that names each) and its group from the
-    /// input's `group`.
+    /// `PUSH_REGISTRY_SCOPE`, `PUSH_FANOUT_TOPIC`, `PUSH_FANOUT_GROUP_ID`, `PUSH_FANOUT_MAX_BYTES`. The fan-out topic
+    /// differs from every topic in `taken` (input, output and registry topics, by the variable that names each) and
+    /// its group from the input's `group`.
     func fanoutConfiguration(group: String, taken: [(variable: String, topic: String)]) throws(InvalidSetting)
         -> FanoutConfiguration
     {
