@@ -70,7 +70,9 @@ public final class TestClock: WallClock {
     /// (`CancellationError`). A zero duration only yields.
     public func sleep(for duration: Duration, alarm: Alarm) async throws {
         let id = alarm.id
-        let micros = duration.wholeMilliseconds * 1000
+        // The clock counts whole milliseconds; a positive wait under one (a backoff's jitter may be) waits for one,
+        // so that it, like any other, runs only once the test moves the clock, never at once.
+        let micros = duration > .zero ? max(1, duration.wholeMilliseconds) * 1000 : 0
         if micros <= 0 {
             state.withLock { _ = $0.entries.removeValue(forKey: id) }
             await Task.yield()
