@@ -67,7 +67,7 @@ import Testing
         ]
         let outputs = RecordOutputs(settings: settings).forEvent(
             record: input, source: SourcePosition(topic: "chat", partition: 2, offset: 40, timestampMillis: 5),
-            messageId: "m-1", room: "r-1", type: "text", eventTimeMillis: 1_800_000_000_250,
+            messageId: "m-1", appID: "SampleApp", room: "r-1", type: "text", eventTimeMillis: 1_800_000_000_250,
             results: results.map(\.1), target: { results[$0].0 },
             narrow: { Array("narrowed \($0)".utf8) }, nowMillis: 1_800_000_000_000, suspect: [2])
         let expected = #"""
@@ -78,8 +78,8 @@ import Testing
             250Z","sentAt":"2027-01-15T08:00:01.999Z","latencyMs":12.5,"replayRunId":"run-7","traceparent":"00-4\#
             bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","worker":"w-1"}
             push.invalid-tokens | fcm:sha256:11 |  | {"platform":"fcm","token":"token-1","tokenHash":"sha256:11"\#
-            ,"userId":"u-1","app":"app-1","reason":"Unregistered","invalidSince":"2023-11-14T22:13:20.000Z","mes\#
-            sageId":"m-1","worker":"w-1"}
+            ,"userId":"u-1","app":"app-1","appID":"SampleApp","reason":"Unregistered","invalidSince":"2023-11-14\#
+            T22:13:20.000Z","messageId":"m-1","worker":"w-1"}
             receipts | m-1 | x-receipt-id=96b27aca-6bfa-8bfa-af79-0ddbf1d9bceb | {"receiptId":"96b27aca-6bfa-8bf\#
             a-af79-0ddbf1d9bceb","messageId":"m-1","room":"r-1","type":"text","userId":"u-1","platform":"fcm","t\#
             okenHash":"sha256:11","status":"invalid_token","reason":"Unregistered","providerMessageId":null,"att\#

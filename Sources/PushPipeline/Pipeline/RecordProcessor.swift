@@ -258,7 +258,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         var traceParent: String?? = nil
         for (index, result) in results.enumerated() { observe(result, event, index, of: record, &traceParent) }
         return outputs.forEvent(
-            record: record, source: started.source, messageId: event.messageId, room: event.roomId,
+            record: record, source: started.source, messageId: event.messageId, appID: event.appID, room: event.roomId,
             type: event.type, eventTimeMillis: event.eventTimeMillis, results: results,
             target: { event.devices[$0].target },
             narrow: event.narrowed, nowMillis: clock.nowMillis(), suspect: suspectAnswers(event, results),

@@ -21,9 +21,9 @@ struct RecordOutputs {
     /// to the tier that covers its wait from `nowMillis` (see `RetryTiers`). The `invalid_token` answers at the
     /// indices in `suspect` write no invalid-token record: their receipts say `"suspect": true`
     /// (`TokenInvalidationGuard`). The `forwarded` records (`PlannedEvent.forwarded`) come first, with the headers the
-    /// input passes on.
+    /// input passes on. `appID` is the event's IMKIT app, written into its invalid-token records.
     func forEvent(
-        record: KafkaRecord, source: SourcePosition, messageId: String, room: String, type: String,
+        record: KafkaRecord, source: SourcePosition, messageId: String, appID: String = "", room: String, type: String,
         eventTimeMillis: Int64?, results: [DeviceResult], target: (Int) -> DeviceTarget,
         narrow: ([Int]) -> [UInt8], nowMillis: Int64, suspect: Set<Int> = [], forwarded: [KafkaProducerRecord] = []
     ) -> [KafkaProducerRecord] {
@@ -62,7 +62,8 @@ struct RecordOutputs {
                     outputs.append(
                         invalidTokenRecord(
                             device, reason: finished.reason,
-                            sinceMillis: finished.tokenInvalidSinceMillis ?? nowMillis, messageId: messageId))
+                            sinceMillis: finished.tokenInvalidSinceMillis ?? nowMillis, messageId: messageId,
+                            appID: appID))
                 }
             case .retryLater(let failure, let due):
                 retrying.append(HandedOff(index: index, failure: failure, dueMillis: due))
@@ -107,14 +108,13 @@ struct RecordOutputs {
     }
 
     /// The record that tells every worker, and the token's owner, that `device`'s token is dead.
-    private func invalidTokenRecord(_ device: DeviceTarget, reason: String?, sinceMillis: Int64, messageId: String)
-        -> KafkaProducerRecord
-    {
+    private func invalidTokenRecord(
+        _ device: DeviceTarget, reason: String?, sinceMillis: Int64, messageId: String, appID: String
+    ) -> KafkaProducerRecord {
         let record = InvalidTokenRecord(
             platform: device.platform, token: device.token, tokenHash: device.tokenHash, userId: device.userId,
-            app: device.app, reason: OutputLimits.bounded(reason ?? "invalid_token"), invalidSinceMillis: sinceMillis,
-            messageId: messageId,
-            worker: settings.worker)
+            app: device.app, appID: appID, reason: OutputLimits.bounded(reason ?? "invalid_token"),
+            invalidSinceMillis: sinceMillis, messageId: messageId, worker: settings.worker)
         return KafkaProducerRecord(
             topic: settings.invalidTokensTopic, key: Array(record.key.utf8), value: record.json())
     }

@@ -12,6 +12,9 @@ public struct InvalidTokenRecord: Sendable, Equatable {
     public var userId: String
     /// The APNs topic (bundle id) or the FCM project the token belongs to, when known.
     public var app: String?
+    /// The IMKIT app of the send that found it dead (the empty string: the default app), when known: with `userId`
+    /// it makes the registry's client key.
+    public var appID: String?
     /// The provider's reason (`Unregistered`, `BadDeviceToken`, `UNREGISTERED`, …).
     public var reason: String
     /// Since when the token is invalid: APNs' 410 timestamp, else the time of the answer (epoch ms).
@@ -21,14 +24,15 @@ public struct InvalidTokenRecord: Sendable, Equatable {
     public var worker: String
 
     public init(
-        platform: String, token: String, tokenHash: String, userId: String, app: String?, reason: String,
-        invalidSinceMillis: Int64, messageId: String, worker: String
+        platform: String, token: String, tokenHash: String, userId: String, app: String?, appID: String? = nil,
+        reason: String, invalidSinceMillis: Int64, messageId: String, worker: String
     ) {
         self.platform = platform
         self.token = token
         self.tokenHash = tokenHash
         self.userId = userId
         self.app = app
+        self.appID = appID
         self.reason = reason
         self.invalidSinceMillis = invalidSinceMillis
         self.messageId = messageId
@@ -48,6 +52,7 @@ public struct InvalidTokenRecord: Sendable, Equatable {
         writer.field("tokenHash", tokenHash)
         writer.field("userId", userId)
         writer.field("app", app.map(JSONValue.string) ?? .null)
+        if let appID { writer.field("appID", appID) }
         writer.field("reason", reason)
         writer.field("invalidSince", RFC3339.format(epochMillis: invalidSinceMillis))
         writer.field("messageId", messageId)
@@ -67,7 +72,7 @@ public struct InvalidTokenRecord: Sendable, Equatable {
         else { return nil }
         self.init(
             platform: platform, token: token, tokenHash: tokenHash, userId: userId, app: value["app"]?.stringValue,
-            reason: reason, invalidSinceMillis: sinceMillis, messageId: messageId,
+            appID: value["appID"]?.stringValue, reason: reason, invalidSinceMillis: sinceMillis, messageId: messageId,
             worker: value["worker"]?.stringValue ?? "")
     }
 }
