@@ -88,6 +88,25 @@ struct FanoutStage {
             imkitDecoder: IMKITMessageDecoder(limits: limits), customDecoder: CustomPushDecoder(limits: limits))
     }
 
+    /// Where the input stage sends a dead token whose client's registry partition is not restored on this pod.
+    var deadTokenRoute: DeadTokenRoute {
+        let registry = registry
+        return DeadTokenRoute(
+            fanoutTopic: configuration.topic, partitions: partitions, holders: { registry.holders(ofPartition: $0) },
+            counts: registry.unsubscribes)
+    }
+
+    /// `planner`, applying the unsubscribe requests among the fan-out records to the registry partitions held here,
+    /// their tombstones placed by `placement`.
+    func unsubscribing<Planner: EventPlanner>(_ planner: Planner, placement: RegistryPlacement)
+        -> UnsubscribeRequestPlanner<Planner>
+    {
+        let registry = registry
+        return UnsubscribeRequestPlanner(
+            inner: planner, partitions: partitions, holders: { registry.holders(ofPartition: $0) },
+            placement: placement, counts: registry.unsubscribes)
+    }
+
     /// Where the fan-out stage looks clients up.
     var directory: AssignedDirectory { AssignedDirectory(registry: registry, partitions: partitions) }
 

@@ -155,13 +155,14 @@ public enum WorkerService {
             } else {
                 Self.skipping(IMKITPlanner(events: custom, directory: registryTables.store), skipping)
             }
+        let placement = RegistryPlacement(
+            topic: configuration.registry.devicesTopic, partitioning: configuration.registry.partitioning,
+            producer: adapters.producer)
         let sink = UnsubscribingDeadTokens(
             inner: KafkaRecordSink(producer: adapters.producer),
             holders: fanout.map { $0.registry } ?? registryTables.store,
-            invalidTokensTopic: configuration.pipeline.invalidTokensTopic,
-            placement: RegistryPlacement(
-                topic: configuration.registry.devicesTopic, partitioning: configuration.registry.partitioning,
-                producer: adapters.producer))
+            invalidTokensTopic: configuration.pipeline.invalidTokensTopic, placement: placement,
+            route: fanout?.deadTokenRoute)
         let pipeline = Pipeline(
             source: source, sink: sink, planner: planner,
             sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
@@ -252,7 +253,9 @@ public enum WorkerService {
             let fanoutPipeline = Pipeline(
                 source: fanout.source, sink: sink,
                 planner: Self.skipping(
-                    OwnPartitionPlanner(inner: resolvingFanout, partitions: fanout.partitions), skipping),
+                    OwnPartitionPlanner(
+                        inner: fanout.unsubscribing(resolvingFanout, placement: placement),
+                        partitions: fanout.partitions), skipping),
                 sender: adapters.sender, retryPolicy: configuration.retryDelays, clock: clock, observer: observer,
                 settings: fanout.settings(configuration.pipeline), invalidations: invalidations)
             readiness.set("fanout.pipeline", passing: false, detail: "starting")

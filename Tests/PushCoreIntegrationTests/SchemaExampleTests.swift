@@ -9,7 +9,7 @@ import Testing
 @Suite struct SchemaExampleTests {
     static let schemas = [
         "chat-message", "rules", "receipt", "dead-letter-headers", "invalid-token", "subscription", "client-settings",
-        "imkit-message", "custom-push",
+        "imkit-message", "custom-push", "unsubscribe-request",
     ]
 
     @Test(arguments: schemas)

@@ -222,24 +222,20 @@ import Testing
         registry.revoke([4])
     }
 
-    @Test func aDeadTokenOfAClientInNoPartitionHeldIsCountedNotDroppedSilently() async throws {
+    @Test func aDeadTokensHoldersAreThoseOfItsClientsPartitionOnlyOnceRestored() async throws {
         try await produceRegistry()
-        let lines = LogLines()
-        let registry = assigned(logger: Logger(label: "test", sink: lines))
+        let registry = assigned()
         registry.assign([1])
         await registry.restored(1)
         let held = try #require(clients.indices.first { Self.partition(of: clients[$0]) == 1 })
         let elsewhere = try #require(clients.indices.first { Self.partition(of: clients[$0]) != 1 })
-        #expect(registry.keys(ofClient: clients[held], holding: Self.token(held), on: .apns).count == 2)
-        #expect(registry.unsubscribesUnresolved == 0)
-        for _ in 0..<3 {
-            #expect(registry.keys(ofClient: clients[elsewhere], holding: Self.token(elsewhere), on: .apns).isEmpty)
-        }
-        #expect(registry.unsubscribesUnresolved == 3)
-        let logged = lines.records("dead token not unsubscribed: its client's registry partition is not held here")
-        #expect(logged.map { $0.metadata["push.client"] } == [.string(clients[elsewhere])])
-        #expect(!lines.records.contains { "\($0.metadata)".contains(Self.token(elsewhere)) })
+        let holders = try #require(registry.holders(ofPartition: 1))
+        #expect(holders.keys(ofClient: clients[held], holding: Self.token(held), on: .apns).count == 2)
+        #expect(holders.keys(ofClient: clients[elsewhere], holding: Self.token(elsewhere), on: .apns).isEmpty)
+        // A partition not held has no holders here: its dead tokens are routed to the pod that holds it.
+        #expect(registry.holders(ofPartition: Self.partition(of: clients[elsewhere])) == nil)
         registry.revoke([1])
+        #expect(registry.holders(ofPartition: 1) == nil)
     }
 
     @Test func aRecordOfAClientOfAnotherPartitionIsIgnoredAsForeign() async throws {

@@ -18,16 +18,16 @@ import Synchronization
 /// before `directory(ofPartition: p)` answers (`GatedRecordSource`), and resolves them through it
 /// (`AssignedDirectory`); `restored(p)` waits for that point (tests). As a `Service` it holds the
 /// partitions until its shutdown, then stops following every one. As `TokenHolders` it finds the keys a dead token's
-/// tombstones delete.
+/// tombstones delete, and it counts the unsubscribe requests (`unsubscribes`).
 package final class AssignedRegistry: Service, TokenHolders, Sendable {
     private let configuration: KafkaConfiguration
     private let registry: RegistryConfiguration
     private let partitions: Int
     private let logger: Logger
     private let recordLog: RegistryRecordLog
-    /// One line a minute for the dead tokens not unsubscribed here.
-    private let unresolvedLog = Mutex(LogRateLimiter(intervalMillis: 60_000))
     private let stores: PartitionStores
+    /// The dead tokens' unsubscribe requests, routed from here or applied here.
+    package let unsubscribes = UnsubscribeRequestCounts()
     private let state = Mutex(State())
 
     private struct State {
@@ -41,8 +41,6 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
         var ignoredBefore: [RegistryTables.IgnoredKey: Int] = [:]
         /// The connections to each topic that failed, every partition's.
         var followFailures: [RegistryTables.Topic: Int] = [:]
-        /// The dead tokens whose keys were in none of the partitions held while some were not (`keys(ofClient:…)`).
-        var unsubscribesUnresolved = 0
         /// The partitions held when the shutdown came: their copies stay for the restart, beside the retained ones.
         var heldAtShutdown: Set<Int32> = []
     }
@@ -141,32 +139,19 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
     /// The keys of `clientID`'s devices that hold `token` on `platform` in the restored partitions, in any app: a
     /// dead token found by the fan-out stage of this pod is in a partition it holds (the client's in another app only
     /// when that app's client key falls in a partition held too). One found by the input stage, on a retry record, may
-    /// be of a client whose partition another pod holds: when no key is found while some partitions are not held here,
-    /// the token is not unsubscribed by this pod, and that is counted (`unsubscribesUnresolved`) and logged, a line a
-    /// minute, never silently dropped.
+    /// be of a client whose partition another pod holds: that pod deletes it (`DeadTokenRoute`).
     package func keys(ofClient clientID: String, holding token: String, on platform: Platform) -> [DeviceKey] {
-        let (stores, held) = state.withLock { state in
-            let restored = state.held.values.filter(\.isRestored)
-            return (restored.compactMap { $0.tables?.store }, restored.count)
-        }
-        let keys = stores.flatMap { $0.keys(ofClient: clientID, holding: token, on: platform) }
-        guard keys.isEmpty, held < partitions else { return keys }
-        state.withLock { $0.unsubscribesUnresolved += 1 }
-        let nowMillis = SystemWallClock().nowMillis()
-        if case .log(let suppressed) = unresolvedLog.withLock({ $0.admit("unresolved", nowMillis: nowMillis) }) {
-            var metadata: Logger.Metadata = [
-                "push.client": .string(clientID), "registry.partitions": .init(held),
-            ]
-            if suppressed > 0 { metadata["log.suppressed"] = .init(suppressed) }
-            logger.warning(
-                "dead token not unsubscribed: its client's registry partition is not held here", metadata: metadata)
-        }
-        return keys
+        let stores = state.withLock { state in state.held.values.filter(\.isRestored).compactMap { $0.tables?.store } }
+        return stores.flatMap { $0.keys(ofClient: clientID, holding: token, on: platform) }
     }
 
-    /// The dead tokens since the start whose keys were found in none of the partitions held while some were not: their
-    /// registry keys stay (`keys(ofClient:holding:on:)`).
-    package var unsubscribesUnresolved: Int { state.withLock { $0.unsubscribesUnresolved } }
+    /// The token holders of `partition`; `nil` when it is not held or not restored yet.
+    package func holders(ofPartition partition: Int32) -> (any TokenHolders)? {
+        state.withLock { state in
+            guard let held = state.held[partition], held.isRestored else { return nil }
+            return held.tables?.store
+        }
+    }
 
     /// The partitions held, which of them are restored, and the records the others still have to read.
     package var progress: RegistryRestoration {

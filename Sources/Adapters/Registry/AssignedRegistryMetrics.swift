@@ -6,8 +6,8 @@ extension AssignedRegistry {
     /// `restored`), `push_registry_restore_remaining` (records the restoring partitions still have to read), the held
     /// partitions' `push_registry_devices`, `push_registry_clients`, `push_registry_settings` and
     /// `push_registry_bytes`, `push_registry_ignored_total{topic,reason}` (reason `foreign` among them),
-    /// `push_registry_follow_failures_total{topic}`, `push_registry_unsubscribes_unresolved_total` and
-    /// `push_registry_store_rebuilds_total{reason}` (damaged partition copies moved aside).
+    /// `push_registry_follow_failures_total{topic}`, `push_registry_unsubscribe_requests_total{outcome}`
+    /// and `push_registry_store_rebuilds_total{reason}` (damaged partition copies moved aside).
     package func register(in metrics: MetricsRegistry) {
         let restoring = metrics.gauge(
             "push_registry_partitions", help: "Registry partitions held, by state.", labels: ["state": "restoring"])
@@ -29,9 +29,7 @@ extension AssignedRegistry {
             )
         }
         let failures = RegistryMetrics.followFailures(in: metrics)
-        let unresolved = metrics.sampledCounter(
-            "push_registry_unsubscribes_unresolved_total",
-            help: "Dead tokens not unsubscribed: no key held them in the registry partitions held, some not held here.")
+        unsubscribes.register(in: metrics)
         metrics.addCollector { [self] in
             for (topic, counter) in failures { counter.advance(to: Double(followFailures(of: topic))) }
             let progress = progress
@@ -46,7 +44,6 @@ extension AssignedRegistry {
             let moved = self.rebuilds
             for (reason, counter) in rebuilds { counter.advance(to: Double(moved[reason] ?? 0)) }
             RegistryMetrics.advance(ignored: ignored, in: metrics)
-            unresolved.advance(to: Double(unsubscribesUnresolved))
         }
     }
 }

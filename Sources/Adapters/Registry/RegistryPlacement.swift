@@ -28,11 +28,15 @@ package final class RegistryPlacement: Sendable {
 
     /// The record of `key` holding `value` (empty: the tombstone).
     package func record(_ key: DeviceKey, value: [UInt8]) async throws -> KafkaProducerRecord {
-        var partition: Int32?
-        if partitioning != .key {
-            partition = partitioning.partition(of: key.client, partitions: try await partitions())
-        }
-        return KafkaProducerRecord(topic: topic, partition: partition, key: Array(key.description.utf8), value: value)
+        record(key, value: value, partitions: partitioning == .key ? 0 : try await partitions())
+    }
+
+    /// The record of `key` holding `value` in a topic of `partitions` partitions, known already (the co-partitioned
+    /// count of the `assigned` scope).
+    package func record(_ key: DeviceKey, value: [UInt8], partitions: Int) -> KafkaProducerRecord {
+        KafkaProducerRecord(
+            topic: topic, partition: partitioning.partition(of: key.client, partitions: partitions),
+            key: Array(key.description.utf8), value: value)
     }
 
     private func partitions() async throws -> Int {

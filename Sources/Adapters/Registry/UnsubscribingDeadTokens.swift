@@ -8,28 +8,33 @@ package import PushPipeline
 ///
 /// Only keys that still hold the dead token are tombstoned: a device that subscribed again with a new token keeps
 /// its subscription. A device re-subscribed between this check and the tombstone's write is lost; the app
-/// subscribes again at its next start. A tombstone goes where `placement` puts its key's records.
+/// subscribes again at its next start. A tombstone goes where `placement` puts its key's records. With a `route`
+/// (the `assigned` scope), a dead token whose client's registry partition is not restored here goes, in the same
+/// batch, as an unsubscribe request to the pod that holds it.
 package struct UnsubscribingDeadTokens: RecordSink {
     let inner: any RecordSink
     let holders: any TokenHolders
     let invalidTokensTopic: String
     let placement: RegistryPlacement
+    let route: DeadTokenRoute?
 
     package init(
-        inner: any RecordSink, holders: any TokenHolders, invalidTokensTopic: String, placement: RegistryPlacement
+        inner: any RecordSink, holders: any TokenHolders, invalidTokensTopic: String, placement: RegistryPlacement,
+        route: DeadTokenRoute? = nil
     ) {
         self.inner = inner
         self.holders = holders
         self.invalidTokensTopic = invalidTokensTopic
         self.placement = placement
+        self.route = route
     }
 
     package func produce(_ records: [KafkaProducerRecord]) async throws {
-        var tombstones: [KafkaProducerRecord] = []
-        for record in records { tombstones += try await self.tombstones(for: record) }
-        guard !tombstones.isEmpty else { return try await inner.produce(records) }
+        var unsubscribes: [KafkaProducerRecord] = []
+        for record in records { unsubscribes += try await self.unsubscribes(for: record) }
+        guard !unsubscribes.isEmpty else { return try await inner.produce(records) }
         do {
-            try await inner.produce(records + tombstones)
+            try await inner.produce(records + unsubscribes)
         } catch let rejected as OutputRejected {
             let refused = rejected.indices.filter { $0 < records.count }
             guard !refused.isEmpty else { return }
@@ -39,14 +44,18 @@ package struct UnsubscribingDeadTokens: RecordSink {
 
     package func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
 
-    private func tombstones(for record: KafkaProducerRecord) async throws -> [KafkaProducerRecord] {
+    /// The tombstones of the keys holding `record`'s dead token here, and its unsubscribe request when it is routed.
+    private func unsubscribes(for record: KafkaProducerRecord) async throws -> [KafkaProducerRecord] {
         guard record.topic == invalidTokensTopic, let dead = InvalidTokenRecord(json: record.value),
             let platform = Platform(rawValue: dead.platform)
         else { return [] }
-        var tombstones: [KafkaProducerRecord] = []
+        var unsubscribes: [KafkaProducerRecord] = []
         for key in holders.keys(ofClient: dead.userId, holding: dead.token, on: platform) {
-            tombstones.append(try await placement.record(key, value: []))
+            unsubscribes.append(try await placement.record(key, value: []))
         }
-        return tombstones
+        if let route, let appID = dead.appID, let request = route.request(for: dead, appID: appID, platform: platform) {
+            unsubscribes.append(request)
+        }
+        return unsubscribes
     }
 }
