@@ -175,14 +175,14 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// The partition numbers of `topic` without asking the brokers for it by name, so that none creates it
-    /// (`Metadata.partitions(ofExisting:)`); a missing topic throws `unknownTopicOrPartition`.
-    public func partitions(ofExisting topic: String, timeout: Duration = .seconds(10)) async throws(KafkaError)
-        -> [Int32]
+    /// The partition numbers of each of `topics` that exists, from one metadata request that names no topic, so that
+    /// none is created (`Metadata.partitions(ofExisting:)`); a missing topic has no entry.
+    public func partitions(ofExisting topics: [String], timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> [String: [Int32]]
     {
         let client = client
         return try await callQueue.blocking { () throws(KafkaError) in
-            try Metadata.partitions(ofExisting: topic, handle: client.handle, timeout: timeout)
+            try Metadata.partitions(ofExisting: topics, handle: client.handle, timeout: timeout)
         }
     }
 

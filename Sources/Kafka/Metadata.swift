@@ -16,22 +16,28 @@ enum Metadata {
         return try partitions(of: topic, in: metadata) ?? []
     }
 
-    /// The partition numbers of `topic`, sorted, read from the metadata of every topic: a request that names no topic
-    /// creates none, where one naming `topic` may make a broker with `auto.create.topics.enable` create it (librdkafka
-    /// 2.0.2 asks so from a producer even with `allow.auto.create.topics=false`). A missing topic throws
-    /// `unknownTopicOrPartition`.
-    static func partitions(ofExisting topic: String, handle: OpaquePointer, timeout: Duration) throws(KafkaError)
-        -> [Int32]
+    /// The partition numbers of each of `topics` that exists, sorted, read from one request for the metadata of every
+    /// topic: a request that names no topic creates none, where one naming a topic may make a broker with
+    /// `auto.create.topics.enable` create it (librdkafka 2.0.2 asks so from a producer even with
+    /// `allow.auto.create.topics=false`). A missing topic (not listed, or listed with `unknownTopicOrPartition`) has no
+    /// entry; another error of a topic's own is thrown.
+    static func partitions(ofExisting topics: [String], handle: OpaquePointer, timeout: Duration) throws(KafkaError)
+        -> [String: [Int32]]
     {
         var metadata: UnsafePointer<rd_kafka_metadata>?
         let result = rd_kafka_metadata(handle, 1, nil, &metadata, Int32(timeout.milliseconds))
         if let error = KafkaError.from(result, context: "fetching metadata of every topic") { throw error }
-        guard let metadata else { throw KafkaError(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, context: topic) }
+        guard let metadata else { return [:] }
         defer { rd_kafka_metadata_destroy(metadata) }
-        guard let partitions = try partitions(of: topic, in: metadata) else {
-            throw KafkaError(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, context: "fetching metadata of \(topic)")
+        var found: [String: [Int32]] = [:]
+        for topic in topics {
+            do {
+                found[topic] = try partitions(of: topic, in: metadata)
+            } catch let error where error.code == .unknownTopicOrPartition {
+                continue
+            }
         }
-        return partitions
+        return found
     }
 
     /// The partition numbers of `topic` in `metadata`, sorted; nil when `metadata` does not list it, the topic's own

@@ -13,8 +13,9 @@ import PushCore
 /// service logs it and checks again at the next interval. Only a topic the brokers say does not exist, or counts that
 /// differ, are a mismatch.
 struct CoPartitioningWatch: Service {
-    /// A topic's partitions from the brokers' metadata (`KafkaProducer.partitions(ofExisting:)`: it creates none).
-    let partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32]
+    /// The partitions of those of the topics named that exist, from one request for the brokers' metadata
+    /// (`KafkaProducer.partitions(ofExisting:)`: it creates none).
+    let partitionsOf: @Sendable ([String]) async throws(KafkaError) -> [String: [Int32]]
     let fanoutTopic: String
     let registry: RegistryConfiguration
     /// The count the worker started with.
@@ -23,21 +24,17 @@ struct CoPartitioningWatch: Service {
     let clock: any WallClock
     let logger: Logger
 
-    /// The three topics' common partition count, or the mismatch (a topic that does not exist among them); throws the
-    /// error when a topic's metadata cannot be read (a timeout, a broker away, a refused request).
+    /// The three topics' common partition count, or the mismatch (a topic that does not exist among them), from one
+    /// metadata request; throws the error when the metadata cannot be read (a timeout, a broker away, a refused
+    /// request).
     static func check(
-        partitionsOf: @Sendable (String) async throws(KafkaError) -> [Int32], fanoutTopic: String,
+        partitionsOf: @Sendable ([String]) async throws(KafkaError) -> [String: [Int32]], fanoutTopic: String,
         registry: RegistryConfiguration
     ) async throws(KafkaError) -> Result<Int, CoPartitioning.Mismatch> {
-        var topics: [CoPartitioning.Topic] = []
-        for name in [fanoutTopic, registry.devicesTopic, registry.clientsTopic] {
-            let partitions: [Int32]
-            do {
-                partitions = try await partitionsOf(name)
-            } catch let error where error.code == .unknownTopicOrPartition {
-                partitions = []  // the topic is missing: a mismatch
-            }
-            topics.append(CoPartitioning.Topic(name: name, partitions: partitions.isEmpty ? nil : partitions.count))
+        let names = [fanoutTopic, registry.devicesTopic, registry.clientsTopic]
+        let existing = try await partitionsOf(names)
+        let topics = names.map { name in
+            CoPartitioning.Topic(name: name, partitions: existing[name].flatMap { $0.isEmpty ? nil : $0.count })
         }
         return CoPartitioning.check(fanout: topics[0], devices: topics[1], clients: topics[2])
     }

@@ -72,9 +72,12 @@ struct FanoutStage {
             source: GatedRecordSource(inner: consumer, registry: registry))
     }
 
-    /// A topic's partitions as `producer` reads them from the brokers' metadata, never creating it.
-    private static func metadata(_ producer: KafkaProducer) -> @Sendable (String) async throws(KafkaError) -> [Int32] {
-        { topic throws(KafkaError) in try await producer.partitions(ofExisting: topic) }
+    /// The partitions of the topics that exist among those named, as `producer` reads them from one request for the
+    /// brokers' metadata, never creating one.
+    private static func metadata(_ producer: KafkaProducer)
+        -> @Sendable ([String]) async throws(KafkaError) -> [String: [Int32]]
+    {
+        { topics throws(KafkaError) in try await producer.partitions(ofExisting: topics) }
     }
 
     /// The input stage's planner: IMKIT messages and custom pushes go to the fan-out topic, one record per recipient

@@ -289,7 +289,7 @@ final class AssignedScopeRun {
         try run.startWorker("worker-refused")
         let worker = try #require(run.workers["worker-refused"])
         let status = await worker.exitStatus(within: .seconds(60))
-        let partitions = (try? await run.producer.partitions(ofExisting: "fanout-missing")) ?? []
+        let partitions = (try? await run.producer.partitions(ofExisting: ["fanout-missing"]))?["fanout-missing"] ?? []
         _ = await run.stop()
         #expect(status == 3)
         #expect(worker.stderr.contains("fanout-missing has no metadata (missing)"))

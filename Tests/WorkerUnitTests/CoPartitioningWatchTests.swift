@@ -16,22 +16,22 @@ import Testing
     final class Brokers: Sendable {
         let unreadableChecks: Int
         let error: KafkaError.Code
-        private let checksStarted = Shared(0)
+        private let requests = Shared<[[String]]>([])
 
         init(unreadableChecks: Int, error: KafkaError.Code) {
             self.unreadableChecks = unreadableChecks
             self.error = error
         }
 
-        /// The checks made so far (each asks for `push.fanout` first).
-        var checks: Int { checksStarted.value }
+        /// The topics each metadata request named, in order.
+        var requested: [[String]] { requests.value }
 
-        func partitions(of topic: String) throws(KafkaError) -> [Int32] {
-            if topic == "push.fanout" { checksStarted.update { $0 += 1 } }
-            guard checks > unreadableChecks else {
-                throw KafkaError(code: error, message: "fetching metadata of \(topic)")
+        func partitions(of topics: [String]) throws(KafkaError) -> [String: [Int32]] {
+            requests.update { $0.append(topics) }
+            guard requests.value.count > unreadableChecks else {
+                throw KafkaError(code: error, message: "fetching metadata of every topic")
             }
-            return Array(0..<(topic == "push.fanout" ? 8 : 6))
+            return Dictionary(uniqueKeysWithValues: topics.map { ($0, Array(0..<($0 == "push.fanout" ? 8 : 6))) })
         }
     }
 
@@ -41,7 +41,8 @@ import Testing
         let clock = TestClock()
         let brokers = Brokers(unreadableChecks: 3, error: error)
         let watch = CoPartitioningWatch(
-            partitionsOf: { topic throws(KafkaError) in try brokers.partitions(of: topic) }, fanoutTopic: "push.fanout",
+            partitionsOf: { topics throws(KafkaError) in try brokers.partitions(of: topics) },
+            fanoutTopic: "push.fanout",
             registry: RegistryConfiguration(), partitions: 6, interval: .seconds(30), clock: clock,
             logger: Logger(label: "test", level: .critical))
         let exit = await TestExecutor().run(on: clock, within: .seconds(600)) { () async -> ServiceGroupExit? in
@@ -53,6 +54,7 @@ import Testing
             }
         }
         #expect(exit == ServiceGroupExit(code: WorkerExitCode.configuration, mode: .graceful))
-        #expect(brokers.checks == 4)
+        // Each check is one metadata request answering all three topics.
+        #expect(brokers.requested == Array(repeating: ["push.fanout", "push.devices", "push.clients"], count: 4))
     }
 }
