@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Failures are logged with why: every failed send, retry hand-off, dead letter and breaker change names its
 /// reason, the provider's HTTP status, and the message, room and token fingerprint (`SendContext`). Each kind of
-/// failure and reason is rate-limited (`LogRateLimiter`): a storm becomes one line per interval with
+/// failure and reason is rate-limited (`RateLimitedLog`): a storm becomes one line per interval with
 /// `log.suppressed`, the number of like lines left out since the last one.
 public final class ObservabilityObserver: PipelineObserver {
     private let logger: Logger
@@ -18,8 +18,7 @@ public final class ObservabilityObserver: PipelineObserver {
     private let producerHealth: ProducerHealth?
     /// The last failure each provider answered: the reason a breaker opened.
     private let lastFailures = Mutex<[PushProvider: (reason: String, status: Int?)]>([:])
-    private let limiter: Mutex<LogRateLimiter>
-    private let clock: any WallClock
+    private let failureLog: RateLimitedLog
     /// The latency histogram of every configured provider, looked up once (it exists from the start).
     private let sendLatencies: [PushProvider: Histogram]
     /// The send and receipt counters seen so far: a registry lookup builds the label set and takes the registry's
@@ -47,8 +46,7 @@ public final class ObservabilityObserver: PipelineObserver {
     ) {
         self.logger = logger
         self.metrics = metrics
-        self.limiter = Mutex(LogRateLimiter(intervalMillis: logInterval.wholeMilliseconds))
-        self.clock = clock
+        failureLog = RateLimitedLog(logger: logger, interval: logInterval, clock: clock)
         self.producerHealth = readiness.map(ProducerHealth.init)
         // Every series a dashboard or an alert reads exists from the start, at zero.
         var sendLatencies: [PushProvider: Histogram] = [:]
@@ -121,18 +119,19 @@ public final class ObservabilityObserver: PipelineObserver {
         case .sendFailed(let outcome, let context):
             logSendFailure(outcome, context)
         case .deviceHandedOff(let failure, let context):
-            limited(
+            failureLog.log(
                 .info, "handed to the retry topic", key: "retry:\(context.provider?.rawValue ?? ""):\(failure.message)",
                 metadata: context.metadata.merging(Self.metadata(of: failure)) { $1 })
         case .deviceDeadLettered(let failure, let context):
-            limited(
+            failureLog.log(
                 .warning, "dead-lettered", key: "dlq:\(failure.reason.code):\(failure.message)",
                 metadata: context.metadata.merging(Self.metadata(of: failure)) { $1 })
         case .recordDeadLettered(let failure, let partition, let offset):
             var metadata = Self.metadata(of: failure)
             metadata["kafka.partition"] = .string(partition.description)
             metadata["kafka.offset"] = .init(offset)
-            limited(.warning, "record dead-lettered", key: "record-dlq:\(failure.reason.code)", metadata: metadata)
+            failureLog.log(
+                .warning, "record dead-lettered", key: "record-dlq:\(failure.reason.code)", metadata: metadata)
         case .retryMovedOn(let from, let to):
             logger.debug(
                 "retry taken up before its due time, moved on unsent",
@@ -148,11 +147,11 @@ public final class ObservabilityObserver: PipelineObserver {
             logger.notice(
                 "provider breaker closed, its sends resumed", metadata: ["push.provider": .string(provider.rawValue)])
         case .originBreakerOpened(let provider, let origin):
-            limited(
+            failureLog.log(
                 .warning, "push service breaker opened, its sends go to the retry topic", key: "origin-breaker:open",
                 metadata: ["push.provider": .string(provider.rawValue), "push.origin": .string(origin)])
         case .originBreakerClosed(let provider, let origin):
-            limited(
+            failureLog.log(
                 .notice, "push service breaker closed, its sends resumed", key: "origin-breaker:closed",
                 metadata: ["push.provider": .string(provider.rawValue), "push.origin": .string(origin)])
         case .paused(let partitions):
@@ -214,19 +213,9 @@ public final class ObservabilityObserver: PipelineObserver {
         metadata["push.outcome"] = .string(outcome.metricStatus)
         if let status { metadata["http.status"] = .init(status) }
         if case .retry(_, _, let after?) = outcome { metadata["push.retry_after_ms"] = .init(after.wholeMilliseconds) }
-        limited(
+        failureLog.log(
             level, message, key: "send:\(outcome.metricStatus):\(context.provider?.rawValue ?? ""):\(reason)",
             metadata: metadata)
-    }
-
-    /// Writes the line unless one of `key` went out within the interval; the line says how many were left out.
-    private func limited(_ level: LogLevel, _ message: Logger.Message, key: String, metadata: Logger.Metadata) {
-        guard logger.logLevel <= level else { return }
-        let now = clock.nowMillis()
-        guard case .log(let suppressed) = limiter.withLock({ $0.admit(key, nowMillis: now) }) else { return }
-        var metadata = metadata
-        if suppressed > 0 { metadata["log.suppressed"] = .init(suppressed) }
-        logger.log(level: level, message, metadata: metadata)
     }
 
     /// The reason and HTTP status of a failed outcome; `nil` when delivered.

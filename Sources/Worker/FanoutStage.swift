@@ -25,10 +25,11 @@ struct FanoutStage {
     }
 
     /// Checks that the fan-out and registry topics are co-partitioned (a mismatch exits 3 with the topics and their
-    /// counts, metadata that cannot be read exits 1), then subscribes the fan-out consumer.
-    static func start(_ worker: WorkerConfiguration, producer: KafkaProducer, logger: Logger) async throws(Refused)
-        -> FanoutStage
-    {
+    /// counts, metadata that cannot be read exits 1), then subscribes the fan-out consumer. The registry partitions'
+    /// rate-limited warnings read `clock`.
+    static func start(
+        _ worker: WorkerConfiguration, producer: KafkaProducer, clock: any WallClock, logger: Logger
+    ) async throws(Refused) -> FanoutStage {
         let fanout = worker.fanout
         let checked: Result<Int, CoPartitioning.Mismatch>
         do {
@@ -60,7 +61,8 @@ struct FanoutStage {
             throw Refused(code: WorkerExitCode.failure)
         }
         let registry = AssignedRegistry(
-            configuration: worker.kafka, registry: worker.registry, partitions: partitions, logger: logger)
+            configuration: worker.kafka, registry: worker.registry, partitions: partitions, logger: logger,
+            clock: clock)
         logger.info(
             "assigned registry scope",
             metadata: [

@@ -56,7 +56,8 @@ public enum WorkerService {
                 var fanout: FanoutStage?
                 if configuration.fanout.scope == .assigned {
                     do {
-                        fanout = try await FanoutStage.start(configuration, producer: adapters.producer, logger: logger)
+                        fanout = try await FanoutStage.start(
+                            configuration, producer: adapters.producer, clock: SystemWallClock(), logger: logger)
                     } catch let refused as FanoutStage.Refused {
                         await source.close()
                         return refused.code

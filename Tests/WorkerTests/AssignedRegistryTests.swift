@@ -1,6 +1,7 @@
 import Adapters
 import Configuration
 import DeviceRegistry
+import Essentials
 import Foundation
 import Kafka
 import KafkaTypes
@@ -83,7 +84,8 @@ import Testing
         registry.retainedCopies = retainedCopies
         registry.mapBytes = 16 * 1024 * 1024
         return AssignedRegistry(
-            configuration: configuration, registry: registry, partitions: Self.partitions, logger: logger)
+            configuration: configuration, registry: registry, partitions: Self.partitions, logger: logger,
+            clock: SystemWallClock())
     }
 
     /// The copies' directory names in `root`.

@@ -11,7 +11,7 @@ import Synchronization
 /// changed; a broken folder refuses its app only. The empty `appID` is the default app of the `APNS_*` / `FCM_*`
 /// variables.
 ///
-/// Each refusal is counted (`push_app_refusals_total`) and logged naming the file at fault, at most once per app per `logInterval` (`LogRateLimiter`).
+/// Each refusal is counted (`push_app_refusals_total`) and logged naming the file at fault, at most once per app per `logInterval` (`RateLimitedLog`).
 package final class AppCatalog: AppContexts, Sendable {
     /// One app as last read.
     enum Entry: Sendable {
@@ -35,7 +35,6 @@ package final class AppCatalog: AppContexts, Sendable {
         var contents: [ByteID: AppFolderContents] = [:]
         var entries: [ByteID: Entry] = [:]
         var generation = 0
-        var limiter: LogRateLimiter
     }
 
     let configuration: AppsConfiguration
@@ -43,8 +42,7 @@ package final class AppCatalog: AppContexts, Sendable {
     private let defaultContext: ProviderContext
     private let files: any FileReading
     let metrics: AppMetrics
-    private let logger: Logger
-    private let clock: any WallClock
+    private let refusalLog: RateLimitedLog
     private let state: Mutex<State>
 
     init(
@@ -57,9 +55,8 @@ package final class AppCatalog: AppContexts, Sendable {
         self.defaultContext = defaultContext
         self.files = files
         self.metrics = metrics
-        self.logger = logger
-        self.clock = clock
-        state = Mutex(State(limiter: LogRateLimiter(intervalMillis: logInterval.wholeMilliseconds)))
+        refusalLog = RateLimitedLog(logger: logger, interval: logInterval, clock: clock)
+        state = Mutex(State())
     }
 
     /// Re-reads the folder; returns what changed, in app order.
@@ -136,15 +133,11 @@ package final class AppCatalog: AppContexts, Sendable {
 
     private func logRefusal(_ appID: String, _ refusal: AppRefusal, file: String, reason: String) {
         metrics.refusals(app: appID, reason: refusal).increment()
-        let nowMillis = clock.nowMillis()
-        guard case .log(let suppressed) = state.withLock({ $0.limiter.admit(appID, nowMillis: nowMillis) }) else {
-            return
-        }
-        var metadata: [String: LogMetadataValue] = [
-            "push.app": .string(appID), "push.reason": .string(refusal.rawValue), "push.app_file": .string(file),
-            "error": .string(reason),
-        ]
-        if suppressed > 0 { metadata["log.suppressed"] = .init(suppressed) }
-        logger.error("app cannot send, its sends rejected", metadata: metadata)
+        refusalLog.error(
+            key: appID, "app cannot send, its sends rejected",
+            metadata: [
+                "push.app": .string(appID), "push.reason": .string(refusal.rawValue), "push.app_file": .string(file),
+                "error": .string(reason),
+            ])
     }
 }

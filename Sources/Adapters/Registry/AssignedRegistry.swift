@@ -1,6 +1,6 @@
 package import Configuration
 package import DeviceRegistry
-import Essentials
+package import Essentials
 package import Kafka
 import KafkaTypes
 package import Lifecycle
@@ -56,15 +56,17 @@ package final class AssignedRegistry: Service, TokenHolders, Sendable {
 
     /// The registry of `registry`'s two topics, each of `partitions` partitions (their co-partitioned count), read
     /// with `configuration`'s brokers, each partition kept as `registry.store` says (an LMDB store: one copy per
-    /// partition in its directory, `registry.retainedCopies` of them kept after their partition is revoked).
+    /// partition in its directory, `registry.retainedCopies` of them kept after their partition is revoked); the
+    /// ignored records' warnings are rate-limited on `clock`.
     package init(
-        configuration: KafkaConfiguration, registry: RegistryConfiguration, partitions: Int, logger: Logger
+        configuration: KafkaConfiguration, registry: RegistryConfiguration, partitions: Int, logger: Logger,
+        clock: any WallClock
     ) {
         self.configuration = configuration
         self.registry = registry
         self.partitions = partitions
         self.logger = logger
-        recordLog = RegistryRecordLog(logger: logger)
+        recordLog = RegistryRecordLog(logger: logger, clock: clock)
         stores = PartitionStores(registry: registry, logger: logger)
     }
 
