@@ -176,6 +176,14 @@ struct DeploymentFilesTests {
             "must have one partition count"
         ),
         (
+            "check_secured_overlays.py", "overlays/strimzi/kafkatopics.yaml",
+            "  name: push.fanout\n  labels:\n    strimzi.io/cluster: kafka\nspec:\n  partitions: 12\n  replicas: 3\n"
+                + "  config:\n    min.insync.replicas: 2\n    cleanup.policy: delete\n    retention.ms: 604800000",
+            "  name: push.fanout\n  labels:\n    strimzi.io/cluster: kafka\nspec:\n  partitions: 12\n  replicas: 3\n"
+                + "  config:\n    min.insync.replicas: 2\n    cleanup.policy: delete\n    retention.ms: 86400000",
+            "push.fanout: retention.ms must be at least the input's"
+        ),
+        (
             "check_secured_overlays.py", "overlays/strimzi/kafkausers.yaml",
             "name: push.fanout, patternType: literal}\n        operations: [Describe, Read, Write]",
             "name: push.fanout, patternType: literal}\n        operations: [Describe, Read]",

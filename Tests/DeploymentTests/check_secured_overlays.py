@@ -2,8 +2,8 @@
 
 - overlays/strimzi: a KafkaTopic for exactly the topics the fleet uses (the base Deployment's topic variables, the
   retry tiers of PUSH_RETRY_TOPIC + PUSH_RETRY_TIERS, the device registry and client settings tables, the fan-out
-  of the assigned registry scope with the registry topics' partition count), compacted
-  exactly where the contract says so, retry tiers kept longer than their delay, at least as many input partitions
+  of the assigned registry scope with the registry topics' partition count and at least the input's retention),
+  compacted exactly where the contract says so, retry tiers kept longer than their delay, at least as many input partitions
   as KEDA's maxReplicaCount; the KafkaUser push-worker with exactly the ACLs the worker needs (no more: no `All`, no
   `*`, no cluster rights), the tools' user without rights on the live group; one cluster name behind the labels,
   the bootstrap address and the CA Secret.
@@ -90,6 +90,12 @@ def check_strimzi(root, base_env, scaled):
             failures.append(f"KafkaTopic {name}: retention.ms must exceed the tier's delay of {retries[name]} ms")
         if int(config.get("min.insync.replicas", 1)) >= topic["spec"].get("replicas", 1):
             failures.append(f"KafkaTopic {name}: min.insync.replicas must be below replicas (acks=all)")
+    # A fan-out record waits in push.fanout for as long as its input record would have waited in the input: a stage 2
+    # behind by longer than the fan-out's retention would lose records its input stage has committed past.
+    kept = lambda name: int(topics[name]["spec"].get("config", {}).get("retention.ms", 0))  # noqa: E731
+    shortest = min((kept(name) for name in inputs & set(topics)), default=0)
+    if fanout in topics and kept(fanout) < shortest:
+        failures.append(f"KafkaTopic {fanout}: retention.ms must be at least the input's ({shortest} ms)")
     counts = {name: topics[name]["spec"].get("partitions") for name in REGISTRY_TOPICS | {fanout} if name in topics}
     if len(set(counts.values())) > 1:
         failures.append(f"kafkatopics.yaml: {fanout} and the registry topics must have one partition count: {counts}")
