@@ -38,7 +38,7 @@ unit_targets=$(swift package dump-package | python3 -c \
 # the mock cluster (docs/kafka.md), so they run alone, on a machine the other suites no longer load.
 group_suites='ConsumerGroupTests|ScaleOutInTests|RollingRestartTests|WorkerCrashTests|CrashDuplicatesTests'
 group_suites+='|ReceiptCopiesEndToEndTests'
-group_suites+='|AssignedScopeTests'
+group_suites+='|AssignedScopeTests|AssignedScopeDeadTokensTests'
 # IngressSlowClientsTests holds 1,100 sockets open in the test process: Foundation's Process.run, spawning a child for
 # another test meanwhile, crashed (SIGSEGV in memcpy) with that many descriptors open, so it runs alone too.
 group_suites+='|IngressSlowClientsTests'
