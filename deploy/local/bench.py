@@ -27,7 +27,8 @@ end-to-end latency p50/p99 (event `createdAt` → receipt timestamp; stream case
 memory (sampled VmRSS and the kernel's VmHWM) and its CPU time, split by thread kind (the Swift pool, the HTTP/2
 loop, librdkafka's threads, the rest) beside the broker's, nginx's and the driver's; with --perf, the worker's
 samples of the stream case (or --perf-case) by stage (bench_stages.py); with --runtime-events, the Swift concurrency runtime's calls
-per record and per send of the stream case, counted by uprobes (bench_runtime_events.py, bench_runtime_probes.py).
+per record and per send of the stream case (or --runtime-events-case), counted by uprobes (bench_runtime_events.py,
+bench_runtime_probes.py).
 
 By concern: bench_events.py writes the events, bench_outcomes.py reads the receipts back, bench_endpoint.py is
 the nginx endpoint (and h2load, the bare libcurl peer, the Node.js http2 peer, the bare nghttp2 peer),
@@ -297,7 +298,7 @@ class Bench:
         started = time.monotonic()
         worker = self.start_worker(case, variant, tag)
         recording = None
-        if self.probes and case == "stream":
+        if self.probes and case == self.arguments.runtime_events_case:
             recording = self.probes.record(worker.pid, self.directory, f"runtime-events-{tag}{case}")
             self.processes.append(recording.process)
         threads_before, process_before = thread_times(worker.pid), cpu_seconds(worker.pid)
@@ -500,8 +501,11 @@ def main() -> int:
                         help="with --perf: the case profiled (default stream)")
     parser.add_argument("--runtime-events", action="store_true",
                         help="count the Swift concurrency runtime's calls (jobs run, task switches, tasks created, "
-                             "enqueues, continuation resumes) per record and per send of the stream case, by thread "
-                             "kind, with uprobes (root and perf probe; they slow the worker)")
+                             "enqueues, continuation resumes) per record and per send of one case "
+                             "(--runtime-events-case), by thread kind, with uprobes (root and perf probe; they slow "
+                             "the worker)")
+    parser.add_argument("--runtime-events-case", default="stream", choices=CASES,
+                        help="with --runtime-events: the case counted (default stream)")
     parser.add_argument("--runtime-events-top", type=int, default=10, metavar="N",
                         help="with --runtime-events: the N functions whose awaits switch tasks most, per record")
     parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
