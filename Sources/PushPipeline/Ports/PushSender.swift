@@ -9,11 +9,39 @@ public protocol PushSender<Request>: Sendable {
     /// The push service `request` goes to when `provider` has many (Web Push: the endpoint's origin), each with its
     /// own breaker and in-flight limit; `nil` for a provider that is one service.
     func origin(of request: Request, to provider: PushProvider) -> String?
+    /// Sends every request once, all at the same time, and classifies each answer; the outcomes come in the order
+    /// of `sends`. A sender that can hand many requests to its transport together (one wake-up of its loop, one
+    /// wait for all the answers) implements it; the default makes one concurrent `send` each.
+    func sendAll(_ sends: [PushSend<Request>]) async -> [DeliveryOutcome]
+}
+
+/// One request of `PushSender.sendAll` and the provider it goes to.
+public struct PushSend<Request: Sendable>: Sendable {
+    public var request: Request
+    public var provider: PushProvider
+
+    public init(_ request: Request, to provider: PushProvider) {
+        self.request = request
+        self.provider = provider
+    }
 }
 
 extension PushSender {
     /// No origin: every provider is one service.
     public func origin(of request: Request, to provider: PushProvider) -> String? { nil }
+
+    /// One concurrent `send` per request (a single one in the calling task).
+    public func sendAll(_ sends: [PushSend<Request>]) async -> [DeliveryOutcome] {
+        if sends.count == 1 { return [await send(sends[0].request, to: sends[0].provider)] }
+        return await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+            for (index, send) in sends.enumerated() {
+                group.addTask { (index, await self.send(send.request, to: send.provider)) }
+            }
+            var outcomes = [DeliveryOutcome?](repeating: nil, count: sends.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes.compactMap { $0 }
+        }
+    }
 }
 
 /// The delay before the next attempt: backoff with jitter, never shorter than Retry-After.
