@@ -9,10 +9,11 @@ public protocol PushSender<Request>: Sendable {
     /// The push service `request` goes to when `provider` has many (Web Push: the endpoint's origin), each with its
     /// own breaker and in-flight limit; `nil` for a provider that is one service.
     func origin(of request: Request, to provider: PushProvider) -> String?
-    /// Sends every request once, all at the same time, and classifies each answer; the outcomes come in the order
-    /// of `sends`. A sender that can hand many requests to its transport together (one wake-up of its loop, one
-    /// wait for all the answers) implements it; the default makes one concurrent `send` each.
-    func sendAll(_ sends: [PushSend<Request>]) async -> [DeliveryOutcome]
+    /// Sends every request once, all at the same time, and classifies each answer: `answer` is called with the
+    /// request's index in `sends` and its outcome as each one arrives, from any thread, once per request; returns when
+    /// every request was answered. A sender that can hand many requests to its transport together (one wake-up of
+    /// its loop) implements it; the default makes one concurrent `send` each.
+    func sendAll(_ sends: [PushSend<Request>], answer: @escaping @Sendable (Int, DeliveryOutcome) -> Void) async
 }
 
 /// One request of `PushSender.sendAll` and the provider it goes to.
@@ -31,30 +32,14 @@ extension PushSender {
     public func origin(of request: Request, to provider: PushProvider) -> String? { nil }
 
     /// One concurrent `send` per request (a single one in the calling task).
-    public func sendAll(_ sends: [PushSend<Request>]) async -> [DeliveryOutcome] {
-        if sends.count == 1 { return [await send(sends[0].request, to: sends[0].provider)] }
-        return await withTaskGroup(of: (Int, DeliveryOutcome).self) { group in
+    public func sendAll(
+        _ sends: [PushSend<Request>], answer: @escaping @Sendable (Int, DeliveryOutcome) -> Void
+    ) async {
+        if sends.count == 1 { return answer(0, await send(sends[0].request, to: sends[0].provider)) }
+        await withTaskGroup(of: Void.self) { group in
             for (index, send) in sends.enumerated() {
-                group.addTask { (index, await self.send(send.request, to: send.provider)) }
+                group.addTask { answer(index, await self.send(send.request, to: send.provider)) }
             }
-            var outcomes = [DeliveryOutcome?](repeating: nil, count: sends.count)
-            for await (index, outcome) in group { outcomes[index] = outcome }
-            return outcomes.compactMap { $0 }
         }
-    }
-}
-
-/// The delay before the next attempt: backoff with jitter, never shorter than Retry-After.
-public protocol RetryDelayPolicy: Sendable {
-    /// The delay after `attempts` failed attempts (1 after the first), given the provider's Retry-After.
-    func delay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration
-}
-
-/// The policy the worker uses: full-jitter backoff (its growth table is in `Backoff`'s doc comment) from the
-/// system's random generator, never shorter than the provider's Retry-After.
-extension Backoff: RetryDelayPolicy {
-    public func delay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration {
-        var random = SystemRandomNumberGenerator()
-        return max(retryAfter ?? .zero, delay(afterAttempts: attempts, using: &random))
     }
 }
