@@ -43,3 +43,18 @@ extension PushSender {
         }
     }
 }
+
+/// The delay before the next attempt: backoff with jitter, never shorter than Retry-After.
+public protocol RetryDelayPolicy: Sendable {
+    /// The delay after `attempts` failed attempts (1 after the first), given the provider's Retry-After.
+    func delay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration
+}
+
+/// The policy the worker uses: full-jitter backoff (its growth table is in `Backoff`'s doc comment) from the
+/// system's random generator, never shorter than the provider's Retry-After.
+extension Backoff: RetryDelayPolicy {
+    public func delay(afterAttempts attempts: Int, retryAfter: Duration?) -> Duration {
+        var random = SystemRandomNumberGenerator()
+        return max(retryAfter ?? .zero, delay(afterAttempts: attempts, using: &random))
+    }
+}
