@@ -113,6 +113,18 @@ public final class AsyncBudget: Sendable {
         return units
     }
 
+    /// Takes up to `wanted` units that are free now, without waiting and without overtaking a waiter; returns how
+    /// many (none while a waiter is in line or after `close()`), which `release(_:)` must give back.
+    public func takeFree(upTo wanted: Int) -> Int {
+        guard wanted > 0 else { return 0 }
+        return state.withLock { state in
+            guard !state.isClosed, !state.hasWaiters, state.available > 0 else { return 0 }
+            let taken = min(wanted, state.available)
+            state.available -= taken
+            return taken
+        }
+    }
+
     /// Waits until `release(_:)` hands the units over; the refusal if cancelled first. Checking cancellation under
     /// the lock closes the race with the cancellation handler.
     private func wait(_ ticket: UInt64, units: Int) async -> Refusal? {

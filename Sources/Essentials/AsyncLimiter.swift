@@ -22,6 +22,12 @@ public final class AsyncLimiter: Sendable {
         _ = try await permits.acquire(1)
     }
 
+    /// Takes up to `wanted` permits that are free now, without waiting and without overtaking a waiter; returns
+    /// how many (none while someone waits or after `close()`). Each needs one `release()`.
+    public func acquireFree(upTo wanted: Int) -> Int {
+        permits.takeFree(upTo: wanted)
+    }
+
     /// Returns a permit, handing it straight to the longest waiter if there is one.
     public func release() {
         permits.release(1)

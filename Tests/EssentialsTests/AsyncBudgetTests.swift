@@ -37,6 +37,25 @@ import Testing
         #expect(budget.available == 0)
     }
 
+    @Test func takingWhatIsFreeNeverWaitsNorOvertakesAWaiter() async throws {
+        let budget = AsyncBudget(limit: 4)
+        #expect(budget.takeFree(upTo: 3) == 3)
+        #expect(budget.takeFree(upTo: 3) == 1)
+        #expect(budget.takeFree(upTo: 1) == 0)
+        let waiter = await Self.waiting(budget, for: 2)
+        budget.release(3)
+        #expect(try await waiter.value == 2)
+        let second = await Self.waiting(budget, for: 2)
+        #expect(budget.available == 1)
+        #expect(budget.takeFree(upTo: 1) == 0, "one unit is free, but a waiter is in line")
+        budget.release(1)
+        #expect(try await second.value == 2)
+        #expect(budget.takeFree(upTo: 0) == 0)
+        budget.release(4)
+        budget.close()
+        #expect(budget.takeFree(upTo: 1) == 0)
+    }
+
     @Test func unitsTakenWithoutWaitingAreOwedUntilReleased() async throws {
         let budget = AsyncBudget(limit: 2)
         #expect(try await budget.acquire(2) == 2)

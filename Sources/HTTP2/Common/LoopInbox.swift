@@ -12,34 +12,51 @@ final class LoopInbox<Request: PendingRequest>: Sendable {
         var isStopped = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
-        var isFirstNews: Bool { submitted.count + cancelled.count == 1 }
+        /// No news since the loop last took the inbox: the next news must wake it.
+        var isEmpty: Bool { submitted.isEmpty && cancelled.isEmpty }
     }
 
     private let contents = Mutex(Contents())
 
-    /// Takes `request`, or finishes it with `.cancelled` if the caller's task is already cancelled (checked under
-    /// the lock, which closes the race with `cancel(_:)`) or the loop is stopping; true if the loop must wake.
-    func submit(_ request: Request) -> Bool {
-        let outcome: Result<Bool, HTTPError> = contents.withLock { contents in
-            if contents.isStopping { return .failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")) }
-            if Task.isCancelled { return .failure(HTTPError(.cancelled, "request to \(request.origin) cancelled")) }
-            contents.submitted.append(request)
-            return .success(contents.isFirstNews)
+    /// Takes `requests` (a single one, or a group sent together), or finishes them all with `.cancelled` if the
+    /// caller's task is already cancelled (checked under the lock, which closes the race with `cancel(_:)`) or the
+    /// loop is stopping; true if the loop must wake.
+    func submit(_ requests: some Collection<Request>) -> Bool {
+        let outcome: Result<Bool, Refusal> = contents.withLock { contents in
+            if contents.isStopping { return .failure(.stopping) }
+            if Task.isCancelled { return .failure(.cancelled) }
+            let wasEmpty = contents.isEmpty
+            contents.submitted.append(contentsOf: requests)
+            return .success(wasEmpty)
         }
         switch outcome {
-        case .failure(let refusal):
-            request.finish(.failure(refusal))
+        case .failure(.stopping):
+            for request in requests {
+                request.finish(.failure(HTTPError(.cancelled, "the HTTP/2 client is shut down")))
+            }
+            return false
+        case .failure(.cancelled):
+            for request in requests {
+                request.finish(.failure(HTTPError(.cancelled, "request to \(request.origin) cancelled")))
+            }
             return false
         case .success(let wakesLoop):
             return wakesLoop
         }
     }
 
-    /// Asks the loop to drop request `id` and finish it with `.cancelled`; true if the loop must wake.
-    func cancel(_ id: UInt64) -> Bool {
+    /// Why `submit` refused requests.
+    private enum Refusal: Error {
+        case stopping, cancelled
+    }
+
+    /// Asks the loop to drop the requests `ids` (one, or a group's) and finish them with `.cancelled`; true if the
+    /// loop must wake.
+    func cancel(_ ids: some Sequence<UInt64>) -> Bool {
         contents.withLock { contents in
-            contents.cancelled.append(id)
-            return contents.isFirstNews
+            let wasEmpty = contents.isEmpty
+            contents.cancelled.append(contentsOf: ids)
+            return wasEmpty
         }
     }
 

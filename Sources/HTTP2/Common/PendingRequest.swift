@@ -10,26 +10,33 @@ class PendingRequest: @unchecked Sendable {
     /// finishes every request it accepted, also when it stops.
     typealias Continuation = UnsafeContinuation<Result<HTTPResponse, HTTPError>, Never>
 
+    /// Where the result goes: the one caller waiting for this request (`send`), or its place in a group of
+    /// requests sent together (`sendAll`), whose caller waits once for all of them.
+    enum Completion {
+        case caller(Continuation)
+        case member(RequestGroup, index: Int)
+    }
+
     let id: UInt64
     let request: HTTPRequest
     let method: RequestMethod
     let origin: RequestOrigin
     let deadline: ContinuousClock.Instant
-    private var continuation: Continuation?
+    private var completion: Completion?
 
     init(
         id: UInt64, request: HTTPRequest, method: RequestMethod, origin: RequestOrigin,
-        now: ContinuousClock.Instant, continuation: Continuation
+        now: ContinuousClock.Instant, completion: Completion
     ) {
         self.id = id
         self.request = request
         self.method = method
         self.origin = origin
         self.deadline = now + request.deadline
-        self.continuation = continuation
+        self.completion = completion
     }
 
-    var isFinished: Bool { continuation == nil }
+    var isFinished: Bool { completion == nil }
 
     /// True while more than 50 ms are left before the deadline at `now`: time for another attempt (and, for a
     /// libcurl timeout, the sign that it was the connect timeout, not the request's own deadline).
@@ -37,7 +44,11 @@ class PendingRequest: @unchecked Sendable {
 
     /// Delivers the result to the waiting caller; later calls do nothing. Subclasses also let go of their attempt.
     func finish(_ result: Result<HTTPResponse, HTTPError>) {
-        continuation?.resume(returning: result)
-        continuation = nil
+        guard let completion else { return }
+        self.completion = nil
+        switch completion {
+        case .caller(let continuation): continuation.resume(returning: result)
+        case .member(let group, let index): group.finish(index, with: result)
+        }
     }
 }

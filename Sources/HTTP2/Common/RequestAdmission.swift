@@ -28,4 +28,14 @@ extension AsyncLimiter {
             throw HTTPError(.cancelled, "the request was cancelled while waiting for room")
         }
     }
+
+    /// Takes room for up to `wanted` more requests (at least one): whatever is free now without waiting, or, when
+    /// nothing is, waits for room for one and takes what else came free with it. Each request taken needs one
+    /// `release()`. `.cancelled` as `admit()`.
+    func admit(upTo wanted: Int) async throws(HTTPError) -> Int {
+        let free = acquireFree(upTo: wanted)
+        if free > 0 { return free }
+        try await admit()
+        return 1 + acquireFree(upTo: wanted - 1)
+    }
 }

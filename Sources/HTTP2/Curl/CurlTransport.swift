@@ -40,10 +40,27 @@ public final class CurlTransport: HTTPTransport {
         try await admission.admit()
         defer { admission.release() }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        return try await loop.exchange(id: id) { continuation in
+        return try await loop.exchange(id: id) { completion in
             CurlTransfer(
-                id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
+                id: id, request: request, method: method, origin: origin, now: .now, completion: completion)
         }.get()
+    }
+
+    /// Sends every request at the same time, as `send` would one by one, and answers each as it finishes (on the
+    /// event-loop thread): they go to the loop as one group (`RequestLoop.exchangeAll`: one wake-up for what is
+    /// admitted at once, one wait for all), each still with its own deadline and resends. Cancelling the calling
+    /// task cancels them all.
+    public func sendAll(
+        _ requests: [HTTPRequest], answer: @escaping @Sendable (Int, Result<HTTPResponse, HTTPError>) -> Void
+    ) async {
+        let transfers = GroupedRequest.checked(requests, answering: answer)
+        await loop.exchangeAll(
+            transfers, firstID: nextID.reserve(transfers.count), admission: admission, answer: answer
+        ) { id, transfer, completion in
+            CurlTransfer(
+                id: id, request: requests[transfer.index], method: transfer.method, origin: transfer.origin,
+                now: .now, completion: completion)
+        }
     }
 
     /// How long ago the event-loop thread last started a turn (it turns at least once a second while it runs).

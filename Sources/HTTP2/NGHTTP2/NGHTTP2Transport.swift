@@ -43,9 +43,9 @@ public final class NGHTTP2Transport: HTTPTransport {
         }
         try await admission.admit()
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
-        let result = await loop.exchange(id: id) { continuation in
+        let result = await loop.exchange(id: id) { completion in
             NGHTTP2Stream(
-                id: id, request: request, method: method, origin: origin, now: .now, continuation: continuation)
+                id: id, request: request, method: method, origin: origin, now: .now, completion: completion)
         }
         admission.release()
         if case .failure(.speaksHTTP1) = result {
@@ -53,6 +53,45 @@ public final class NGHTTP2Transport: HTTPTransport {
             return try await http1Client().send(request)
         }
         return try result.get()
+    }
+
+    /// Sends every request at the same time, as `send` would one by one, and answers each as it finishes (on the
+    /// event-loop thread): the HTTP/2 requests go to the loop as one group (`RequestLoop.exchangeAll`: one wake-up
+    /// for what is admitted at once, one wait for all), each still with its own deadline, resends and per-origin
+    /// bounds. Requests for HTTP/1.1 origins go through the libcurl client, after the others. Cancelling the calling
+    /// task cancels them all.
+    public func sendAll(
+        _ requests: [HTTPRequest], answer: @escaping @Sendable (Int, Result<HTTPResponse, HTTPError>) -> Void
+    ) async {
+        let checked = GroupedRequest.checked(requests, answering: answer)
+        let http1Origins = fallback.withLock { $0.http1Origins }
+        let streams = checked.filter { $0.origin.isTLS && !http1Origins.contains($0.origin) }
+        let http1 = Mutex(checked.filter { !$0.origin.isTLS || http1Origins.contains($0.origin) }.map(\.index))
+        await loop.exchangeAll(
+            streams, firstID: nextID.reserve(streams.count), admission: admission,
+            answer: { index, result in
+                // An origin that chose HTTP/1.1 in ALPN: its requests go again through libcurl, as `send`'s do.
+                guard case .failure(.speaksHTTP1) = result else { return answer(index, result) }
+                http1.withLock { $0.append(index) }
+            }
+        ) { id, stream, completion in
+            NGHTTP2Stream(
+                id: id, request: requests[stream.index], method: stream.method, origin: stream.origin, now: .now,
+                completion: completion)
+        }
+        let viaHTTP1 = http1.withLock { $0 }
+        guard !viaHTTP1.isEmpty else { return }
+        let fellBack = Set(viaHTTP1)
+        fallback.withLock { state in
+            for stream in streams where fellBack.contains(stream.index) { state.http1Origins.insert(stream.origin) }
+        }
+        do throws(HTTPError) {
+            try await http1Client().sendAll(viaHTTP1.map { requests[$0] }) { slot, result in
+                answer(viaHTTP1[slot], result)
+            }
+        } catch {
+            for index in viaHTTP1 { answer(index, .failure(error)) }
+        }
     }
 
     /// The libcurl client for HTTP/1.1, made on first need with the same configuration.
