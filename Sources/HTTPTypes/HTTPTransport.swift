@@ -25,7 +25,7 @@ extension HTTPTransport {
     }
 
     /// `send`'s response or error as a value.
-    private func result(of request: HTTPRequest) async -> Result<HTTPResponse, HTTPError> {
+    public func result(of request: HTTPRequest) async -> Result<HTTPResponse, HTTPError> {
         do {
             return .success(try await send(request))
         } catch {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Observability
 import Providers
 import PushCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -115,5 +116,80 @@ import Testing
         let expected = try VAPIDKey(pem: key, subject: "https://alpha.example/contact").publicKey
         #expect(authorization.value.hasSuffix(", k=\(expected)"))
         #expect(transport.requests.count == 1)
+    }
+
+    /// One group of sends for two apps and both providers: one client `sendAll` per app and provider, each with
+    /// the app's credentials and hosts, every outcome at its send's index and counted per app, a refused app's
+    /// sends rejected with the refusal's code.
+    @Test func aGroupSpanningTwoAppsAndBothProvidersGoesInOneTransportCallPerAppAndProvider() async throws {
+        let files = try AppFolderTests.folder(
+            "alpha",
+            settings:
+                #"{"apns": {"keyId": "KEY1234567", "teamId": "TEAM123456", "topic": "com.example.alpha", "url": "https://alpha.example"}, "fcm": {"url": "https://fcm-alpha.example"}}"#,
+            project: "alpha-project")
+        try AppFolderTests.add(
+            "beta",
+            to: files,
+            settings:
+                #"{"apns": {"keyId": "KEY7654321", "teamId": "TEAM123456", "topic": "com.example.beta", "url": "https://beta.example"}, "fcm": {"url": "https://fcm-beta.example"}}"#,
+            project: "beta-project")
+        let registry = MetricsRegistry()
+        let catalog = AppFolderTests.catalog(files, registry: registry)
+        catalog.refresh()
+        let transport = ScriptedTransport { request in
+            if request.url.hasSuffix("/token") {
+                return HTTPResponse(
+                    status: 200, body: Array(#"{"access_token":"access","expires_in":3600}"#.utf8))
+            }
+            if request.url.contains("/3/device/") {
+                return HTTPResponse(status: 200, headers: [HTTPHeader("apns-id", "apns-\(request.url.prefix(13))")])
+            }
+            return HTTPResponse(status: 200, body: Array(#"{"name":"\#(request.url.prefix(21))"}"#.utf8))
+        }
+        let sender = ProviderSender(
+            apps: AppSenders(
+                defaultApp: AppCredentials(), folders: catalog, factory: ProviderSenderTests.factory(transport),
+                clock: ManualClock()))
+        // Each app's OAuth token fetched and cached first: then an FCM group goes in one call.
+        #expect(await sender.send(Self.send(app: "alpha"), to: .fcm).className == "delivered")
+        #expect(await sender.send(Self.send(app: "beta"), to: .fcm).className == "delivered")
+        let before = transport.requests.count
+
+        let sends: [PushSend<ProviderSend>] = [
+            PushSend(Self.send(app: "alpha"), to: .apns), PushSend(Self.send(app: "beta"), to: .fcm),
+            PushSend(Self.send(app: "beta"), to: .apns), PushSend(Self.send(app: "alpha"), to: .fcm),
+            PushSend(Self.send(app: "alpha"), to: .apns), PushSend(Self.send(app: "gamma"), to: .apns),
+            PushSend(Self.send(app: "beta"), to: .fcm),
+        ]
+        let answered = Mutex<[Int: DeliveryOutcome]>([:])
+        await sender.sendAll(sends) { index, outcome in
+            answered.withLock { #expect($0.updateValue(outcome, forKey: index) == nil, "answered twice") }
+        }
+        let outcomes = answered.withLock { $0 }
+        #expect(outcomes.count == 7)
+        #expect(outcomes[0] == .delivered(providerMessageId: "apns-https://alpha"))
+        #expect(outcomes[1] == .delivered(providerMessageId: "https://fcm-beta.exam"))
+        #expect(outcomes[2] == .delivered(providerMessageId: "apns-https://beta."))
+        #expect(outcomes[3] == .delivered(providerMessageId: "https://fcm-alpha.exa"))
+        #expect(outcomes[4] == .delivered(providerMessageId: "apns-https://alpha"))
+        #expect(outcomes[5] == .rejected(status: nil, reason: "unknown_app"))
+        #expect(outcomes[6] == .delivered(providerMessageId: "https://fcm-beta.exam"))
+
+        let groups = transport.groups.map { Set($0.map { String($0.url.prefix(21)) }) }
+        #expect(groups.count == 4)
+        #expect(
+            Set(groups) == [
+                ["https://alpha.example"], ["https://beta.example/"], ["https://fcm-alpha.exa"],
+                ["https://fcm-beta.exam"],
+            ])
+        #expect(transport.groups.map(\.count).sorted() == [1, 1, 2, 2])
+        #expect(transport.requests.count == before + 6, "no send went alone")
+        let text = registry.prometheusText()
+        #expect(text.contains(#"push_app_sends_total{app="alpha",provider="apns",status="delivered"} 2"#))
+        #expect(text.contains(#"push_app_sends_total{app="alpha",provider="fcm",status="delivered"} 2"#))
+        #expect(text.contains(#"push_app_sends_total{app="beta",provider="apns",status="delivered"} 1"#))
+        #expect(text.contains(#"push_app_sends_total{app="beta",provider="fcm",status="delivered"} 3"#))
+        // The label limit of the test's catalog is two apps: the third shares `(other)`.
+        #expect(text.contains(#"push_app_sends_total{app="(other)",provider="apns",status="unknown_app"} 1"#))
     }
 }

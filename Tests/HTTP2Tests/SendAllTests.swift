@@ -181,15 +181,5 @@ struct SendAllTests {
 
 /// Every answer of `client.sendAll(requests)`, in the order of the requests; each request answered exactly once.
 func answers(_ client: any HTTPTransport, _ requests: [HTTPRequest]) async -> [Result<HTTPResponse, HTTPError>] {
-    let answered = Mutex((results: [Result<HTTPResponse, HTTPError>?](repeating: nil, count: requests.count), again: 0))
-    await client.sendAll(requests) { index, result in
-        answered.withLock { answered in
-            if answered.results[index] != nil { answered.again += 1 }
-            answered.results[index] = result
-        }
-    }
-    let (results, again) = answered.withLock { $0 }
-    #expect(again == 0, "a request was answered twice")
-    #expect(results.allSatisfy { $0 != nil }, "a request was never answered")
-    return results.compactMap { $0 }
+    await answersInOrder(of: requests.count) { answer in await client.sendAll(requests, answer: answer) }
 }

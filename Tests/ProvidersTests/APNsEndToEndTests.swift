@@ -151,6 +151,35 @@ extension EndToEndTests {
                 await Self.sendAlert(apns).className == "retry")
         }
 
+        /// A group sent at once over either transport: each answer classified as `send` classifies it.
+        @Test(arguments: HTTP2TransportKind.allCases)
+        func aGroupSentAtOnceIsAnsweredAsSendAnswersEachOfIt(_ kind: HTTP2TransportKind) async throws {
+            let apns = try simulator.apnsClient(key: credentials.signingKey(), kind: kind)
+            let tokens = (0..<200).map { String(format: "%064x", 0x5EED_0000 + $0) }
+            _ = try await simulator.control(
+                "POST", "/control/apns-unregister", body: #"{"tokens":["\#(tokens[3])"],"timestamp":1700000000000}"#)
+            try await simulator.addFaultRule(
+                #"{"path":"^/3/device/\#(tokens[5])","status":429,"retry_after":7,"body":{"reason":"TooManyRequests"}}"#
+            )
+            try await simulator.addFaultRule(
+                #"{"path":"^/3/device/\#(tokens[8])","status":500,"body":{"reason":"InternalServerError"}}"#)
+            let notifications = tokens.map {
+                APNsNotification(deviceToken: $0, sandbox: false, headers: Self.alert, body: Self.body)
+            }
+            let outcomes = await answersInOrder(of: tokens.count) { answer in
+                await apns.sendAll(notifications, answer: answer)
+            }
+            #expect(
+                outcomes[3] == .invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: 1_700_000_000_000)
+            )
+            #expect(outcomes[5] == .retry(status: 429, reason: "TooManyRequests", after: .seconds(7)))
+            #expect(outcomes[8] == .retry(status: 500, reason: "InternalServerError", after: nil))
+            let others = outcomes.enumerated().filter { ![3, 5, 8].contains($0.offset) }.map(\.element)
+            #expect(others.count == 197)
+            #expect(others.allSatisfy { $0.className == "delivered" })
+            #expect(try await stats().accepted == 197)
+        }
+
         @Test func aKeyApnsDoesNotKnowIsACredentialsFailure() async throws {
             let stranger = try APNsSigningKey(
                 pem: try TestKeys.p256.get(), keyId: credentials.keyId, teamId: credentials.teamId)

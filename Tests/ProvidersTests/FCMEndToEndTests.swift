@@ -77,6 +77,23 @@ extension EndToEndTests {
             #expect(stats.rejections["UNAUTHENTICATED"] == 1)
         }
 
+        /// Under a cached token a group goes in one transport call; FCM refusing the token makes one new token
+        /// request, and each refused send goes once more.
+        @Test func aGroupUnderARevokedTokenCausesOneRefreshAndIsDelivered() async throws {
+            let fcm = try client()
+            #expect(await fcm.send(body: Self.message()).className == "delivered")
+            let before = try await tokenRequests()
+            _ = try await simulator.control("POST", "/control/oauth-revoke")
+            let bodies = (0..<50).map { Self.message(token: "fcm-token-\($0):APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx") }
+            let outcomes = await answersInOrder(of: bodies.count) { answer in await fcm.sendAll(bodies, answer: answer)
+            }
+            #expect(outcomes.allSatisfy { $0.className == "delivered" })
+            #expect(try await tokenRequests() - before == 1)
+            let stats = try await simulator.control("POST", "/control/fcm-stats", as: FCMStats.self)
+            #expect(stats.rejections["UNAUTHENTICATED"] == 50)
+            #expect(stats.accepted == 51)
+        }
+
         /// A 10-minute token is renewed after three quarters of its life (5 minutes before expiry would be sooner).
         @Test func aShortLivedTokenIsRefreshedAfterThreeQuartersOfItsLifetime() async throws {
             _ = try await simulator.control("POST", "/control/oauth-config", body: #"{"expires_in":600}"#)
