@@ -292,6 +292,12 @@ var integrationTests: [Target] {
         .executableTarget(
             name: "RegistryBenchmark", dependencies: ["DeviceRegistry", "PushCore", "PushPipeline"],
             path: "Tests/RegistryBenchmark", swiftSettings: strict),
+        // What a group of sends costs the HTTP/2 transport, `send` per request or one `sendAll`
+        // (`deploy/local/bench_send_all.py`).
+        .executableTarget(
+            name: "TransportBenchmark", dependencies: ["HTTP2", "HTTPTypes", "Providers", "PushCore"],
+            path: "Tests/TransportBenchmark",
+            swiftSettings: strict),
         // What planning costs alone (docs/performance.md, Method): the planner stack over the benchmark's events.
         .executableTarget(
             name: "PlanningBenchmark", dependencies: ["PushCore", "PushPipeline"], path: "Tests/PlanningBenchmark",
