@@ -12,9 +12,9 @@ protocol RequestLoop: AnyObject, Sendable {
 }
 
 extension RequestLoop {
-    /// Hands `request` to the loop (`LoopInbox.submit`). Only the submission that finds the inbox empty wakes the
-    /// loop: the loop takes the whole inbox in one turn, so a burst of sends costs one wake-up and one loop turn,
-    /// not one each, and more requests go out in each write.
+    /// Hands `requests` (one, or a group's) to the loop (`LoopInbox.submit`). Only the submission that finds the
+    /// inbox empty wakes the loop: the loop takes the whole inbox in one turn, so a burst of sends costs one wake-up
+    /// and one loop turn, not one each, and more requests go out in each write.
     func submit(_ requests: some Collection<Request>) {
         if inbox.submit(requests) { wake() }
     }
