@@ -125,6 +125,19 @@ public final class AsyncBudget: Sendable {
         }
     }
 
+    /// Takes `units` at once when they are free now and nobody waits in line (a newcomer never overtakes a waiter);
+    /// returns whether it took them, to give back with `release(_:)`. Never waits: `false` for more than the whole
+    /// budget, or when closed.
+    public func tryAcquire(_ units: Int) -> Bool {
+        guard units > 0 else { return units == 0 }
+        guard units <= limit else { return false }
+        return state.withLock { state in
+            guard !state.isClosed, !state.hasWaiters, state.available >= units else { return false }
+            state.available -= units
+            return true
+        }
+    }
+
     /// Waits until `release(_:)` hands the units over; the refusal if cancelled first. Checking cancellation under
     /// the lock closes the race with the cancellation handler.
     private func wait(_ ticket: UInt64, units: Int) async -> Refusal? {

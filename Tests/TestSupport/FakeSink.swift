@@ -13,6 +13,8 @@ public final class FakeSink: RecordSink {
         public var records: [KafkaProducerRecord] = []
         public var failuresLeft = 0
         public var attempts = 0
+        /// The values of every record `produce` was called with, failed calls included.
+        public var attemptedValues: Set<[UInt8]> = []
         public var flushed = false
         /// Values larger than this are refused for good, like Kafka's `message.max.bytes`.
         public var maximumValueBytes = Int.max
@@ -35,6 +37,7 @@ public final class FakeSink: RecordSink {
     public func produce(_ records: [KafkaProducerRecord]) async throws {
         try state.withLock { state in
             state.attempts += 1
+            state.attemptedValues.formUnion(records.map(\.value))
             if state.failuresLeft > 0 {
                 state.failuresLeft -= 1
                 throw SinkFailure()

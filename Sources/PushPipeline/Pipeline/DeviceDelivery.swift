@@ -89,8 +89,7 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
     /// origin's open breaker holds back is not made either, shutdown or not: it comes back at once as an
     /// `originHeldBack` retry outcome, and the sends to other origins go on.
     ///
-    /// The limits are taken origin first, so that sends waiting for a slow origin hold none of the provider's or
-    /// the global in-flight sends.
+    /// The limits are taken origin first (`acquirePermits`).
     func attempt(_ request: Request, to provider: PushProvider, context: SendContext? = nil) async throws -> Attempt {
         try Task.checkCancellation()
         let origin = sender.origin(of: request, to: provider)
@@ -103,8 +102,18 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
         } else if !(try await breakers.waitForAdmission(to: provider, clock: clock, unless: isStopping)) {
             return Attempt(outcome: Self.heldBack, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
         }
+        try await acquirePermits(to: provider, origin: origin)
+        observer.observe(.sendStarted(provider))
+        let start = clock.nowMicros()
+        let outcome = await sender.send(request, to: provider)
+        return finished(outcome, to: provider, origin: origin, startMicros: start, context: context)
+    }
+
+    /// Takes the send's permits, origin first, so that sends waiting for a slow origin hold none of the provider's
+    /// or the global in-flight sends. Throws `CancellationError` when the task is cancelled while it waits (the
+    /// pipeline never closes its limiters).
+    func acquirePermits(to provider: PushProvider, origin: String?) async throws {
         let providerLimit = providerLimits[provider]
-        // The pipeline never closes its limiters: a refusal means the task was cancelled while waiting.
         do throws(AsyncLimiter.Refusal) {
             if let origin { try await originLimits.acquire(origin) }
             do throws(AsyncLimiter.Refusal) {
@@ -122,12 +131,17 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
         } catch {
             throw CancellationError()
         }
-        observer.observe(.sendStarted(provider))
-        let start = clock.nowMicros()
-        let outcome = await sender.send(request, to: provider)
+    }
+
+    /// What follows a send that began at `startMicros` and ended now: its permits given back, its breaker (the
+    /// origin's or the provider's) told, its outcome observed; returns the attempt.
+    func finished(
+        _ outcome: DeliveryOutcome, to provider: PushProvider, origin: String?, startMicros start: Int64,
+        context: SendContext?
+    ) -> Attempt {
         let end = clock.nowMicros()
         globalLimit.release()
-        providerLimit?.release()
+        providerLimits[provider]?.release()
         if let origin {
             originLimits.release(origin)
             if let open = breakers.record(outcome, from: origin, nowMillis: end / 1000) {

@@ -165,11 +165,14 @@ public actor Pipeline<Request: Sendable> {
 
     // MARK: Actions
 
+    /// Performs `actions` in order; the records they start begin once the others were performed (`start`).
     private func perform(_ actions: [PipelineCore.Action]) async {
+        var starting: [Start] = []
+        defer { start(starting) }
         for action in actions {
             switch action {
             case .start(let record, let ticket, let inLane):
-                spawn(record, ticket, inLane: inLane)
+                starting.append(Start(record: record, ticket: ticket, inLane: inLane))
             case .store(let partition, let offset):
                 do {
                     try source.storeOffset(offset, for: partition)
@@ -204,14 +207,37 @@ public actor Pipeline<Request: Sendable> {
         }
     }
 
+    /// A record the core started, and whether it is its room lane's head.
+    private struct Start: Sendable {
+        let record: KafkaRecord
+        let ticket: RecordTicket
+        let inLane: Bool
+    }
+
+    /// Runs the records started together: those of input topics in one task when there are several (`together`),
+    /// the others in a task each (`spawn`). A retry record goes alone: it may move on unsent (`RecordProcessor.process`).
+    private func start(_ records: [Start]) {
+        var together: [Start] = []
+        for record in records {
+            if settings.isRetryTopic(record.record.topic) { spawn(record) } else { together.append(record) }
+        }
+        if together.count == 1 {
+            spawn(together[0])
+        } else if !together.isEmpty {
+            let id = nextTaskId
+            nextTaskId += 1
+            tasks[id] = task { await self.work(together: together, taskId: id) }
+        }
+    }
+
     /// Runs a record's work in its own task. A record in a room lane reports `roomFreed` once the next record of
     /// its room may start: after its devices are settled (`RoomOrdering.strict`) or after its first attempts
     /// (`.firstAttempt`).
-    private func spawn(_ record: KafkaRecord, _ ticket: RecordTicket, inLane: Bool) {
+    private func spawn(_ start: Start) {
         let id = nextTaskId
         nextTaskId += 1
         tasks[id] = task {
-            await self.work(on: record, ticket, inLane: inLane, taskId: id)
+            await self.work(on: start.record, start.ticket, inLane: start.inLane, taskId: id)
         }
     }
 
@@ -254,13 +280,136 @@ public actor Pipeline<Request: Sendable> {
         await ended(taskId: id, ticket, done: done)
     }
 
+    /// The body of the task of records started together (`start`): they are planned in one pass and their first
+    /// attempts made together (`DeviceDelivery.attemptAll`); as the answers arrive, the records they complete go on
+    /// together (`goOn`). A record whose devices do not fit in the device budget now goes alone (`spawn`), as does
+    /// one whose first attempts did not settle it, from there on (`work(settling:)`).
+    private func work(together records: [Start], taskId id: Int) async {
+        let processor = processor
+        var planned: [PlannedRecord<Request>] = []
+        var members: [Start] = []
+        for record in records {
+            guard let plan = processor.planNow(record.record) else {
+                spawn(record)
+                continue
+            }
+            planned.append(plan)
+            members.append(record)
+        }
+        var progress = GroupProgress(planned, unsent: processor.unsentResults)
+        let arrivals = ArrivalQueue<Attempt>()
+        await withTaskGroup(of: Void.self) { children in
+            let (delivery, sends) = (processor.delivery, progress.sends)
+            children.addTask {
+                try? await delivery.attemptAll(sends) { arrivals.put($0, $1) }
+                arrivals.finish()
+            }
+            var ready = progress.readyAtOnce
+            while true {
+                if !ready.isEmpty { await goOn(ready, planned, members, progress, children: &children) }
+                guard progress.isWaiting, let bunch = await arrivals.next() else { break }
+                ready = bunch.compactMap { progress.arrived($0.index, $0.value) }
+            }
+            // Sends never answered: the group was cancelled, or the sender broke its word.
+            let rest = progress.answerTheRest(with: DeviceDelivery<Request>.unanswered)
+            if !rest.isEmpty { await goOn(rest, planned, members, progress, children: &children) }
+        }
+        tasks[id] = nil
+    }
+
+    /// The records of a group at `ready` have their first attempts: each is settled without waiting when they settled
+    /// it, else goes on alone (`work(settling:)`); their rooms are freed as the room order says, and the outputs of
+    /// those settled are produced in one call in a child task, which then reports their end. Once the task is
+    /// cancelled (shutdown's grace period is over) they end undone, as a record alone does.
+    private func goOn(
+        _ ready: [Int], _ planned: [PlannedRecord<Request>], _ members: [Start], _ progress: GroupProgress<Request>,
+        children: inout TaskGroup<Void>
+    ) async {
+        let processor = processor
+        if Task.isCancelled {
+            for index in ready { processor.release(planned[index]) }
+            return await recordsEnded(ready.map { (members[$0].ticket, false) })
+        }
+        var outputs: [KafkaProducerRecord] = []
+        var settled: [PlannedRecord<Request>] = []
+        var tickets: [RecordTicket] = []
+        var eventTimes: [Int64] = []
+        var freed: [Start] = []
+        for index in ready {
+            let started = processor.started(planned[index], devices: progress.devices[index])
+            if settings.roomOrder == .firstAttempt { freed.append(members[index]) }
+            switch processor.settleNow(started) {
+            case .settled(let produced):
+                outputs += produced
+                settled.append(planned[index])
+                tickets.append(members[index].ticket)
+                if let created = started.eventTimeMillis { eventTimes.append(created) }
+                if settings.roomOrder == .strict { freed.append(members[index]) }
+            case .unsettled(let rest):
+                let settlingId = nextTaskId
+                nextTaskId += 1
+                let member = members[index]
+                let holding = planned[index]
+                tasks[settlingId] = task {
+                    await self.work(settling: rest, member, holding: holding, taskId: settlingId)
+                }
+            }
+        }
+        await roomsFreed(freed)
+        guard !settled.isEmpty else { return }
+        children.addTask {
+            var done = true
+            do {
+                try await processor.produceUntilAcknowledged(outputs)
+                for created in eventTimes { processor.observeEndToEnd(sinceEventAt: created) }
+            } catch {
+                done = false
+            }
+            for record in settled { processor.release(record) }
+            await self.recordsEnded(tickets.map { ($0, done) })
+        }
+    }
+
+    /// The body of the task of a record started with others whose first attempts did not settle it: it is sent
+    /// again within the retry budget, then its outputs are produced, as a record alone is.
+    private func work(
+        settling rest: UnsettledRecord<Request>, _ member: Start, holding planned: PlannedRecord<Request>,
+        taskId id: Int
+    ) async {
+        let processor = processor
+        let done: Bool
+        do {
+            let outputs = try await processor.settle(rest)
+            if member.inLane, settings.roomOrder == .strict { await roomFreed(member.ticket) }
+            try await processor.produceUntilAcknowledged(outputs, eventTimeMillis: rest.started.eventTimeMillis)
+            done = true
+        } catch {
+            done = false
+        }
+        processor.release(planned)
+        await ended(taskId: id, member.ticket, done: done)
+    }
+
     private func roomFreed(_ ticket: RecordTicket) async {
         await perform(core.handle(.roomFreed(ticket)))
     }
 
+    /// `roomFreed` for each of `records` in a room lane, in one turn: the records they let start begin together.
+    private func roomsFreed(_ records: [Start]) async {
+        var actions: [PipelineCore.Action] = []
+        for record in records where record.inLane { actions += core.handle(.roomFreed(record.ticket)) }
+        await perform(actions)
+    }
+
     private func ended(taskId: Int, _ ticket: RecordTicket, done: Bool) async {
         tasks[taskId] = nil
-        let actions = core.handle(.ended(ticket, done: done))
+        await recordsEnded([(ticket, done)])
+    }
+
+    /// The end of records, each done or not, in one turn: the records their ends let start begin together.
+    private func recordsEnded(_ records: [(ticket: RecordTicket, done: Bool)]) async {
+        var actions: [PipelineCore.Action] = []
+        for (ticket, done) in records { actions += core.handle(.ended(ticket, done: done)) }
         if core.inFlight < settings.maxInFlightRecords { wakeRoomWaiter() }
         await perform(actions)
     }

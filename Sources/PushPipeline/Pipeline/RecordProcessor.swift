@@ -121,7 +121,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// plan); `nil` for the sends. Synchronous and not inlined: its values stay off the async frames of the records
     /// in flight.
     @inline(never)
-    private func unsentResults(of event: PlannedEvent<Request>) -> [StartedRecord<Request>.Device?] {
+    func unsentResults(of event: PlannedEvent<Request>) -> [StartedRecord<Request>.Device?] {
         event.devices.map { device in
             switch device.decision {
             case .send: nil
@@ -139,7 +139,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// Observes each first attempt among `devices` that failed as `sendFailed`, naming the message, room and device;
     /// the record's trace context is read from its headers once, at the first failure.
     @inline(never)
-    private func observeFailedSends(
+    func observeFailedSends(
         _ devices: [StartedRecord<Request>.Device?], _ event: PlannedEvent<Request>, of record: KafkaRecord
     ) {
         var traceParent: String?? = nil
@@ -171,14 +171,33 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     /// the dead-letter topic) and returns the receipts, retry and dead-letter records to produce.
     /// Throws only when cancelled: the record is then not done.
     func settle(_ started: StartedRecord<Request>) async throws -> [KafkaProducerRecord] {
-        guard case .event(let event, let devices) = started.content else { return undecodableOutputs(started) }
-        let history = FailureHistory(of: started.record, settings: outputs.settings, nowMillis: clock.nowMillis())
-        var settled = settledByFirstAttempts(devices, history: history, of: started.record)
-        if settled.contains(where: { $0 == nil }) {
-            // Devices settled by their first attempt (the usual case) need no task; the others retry concurrently.
-            try await settleAgain(&settled, event, devices, history: history, of: started.record)
+        switch settleNow(started) {
+        case .settled(let outputs): outputs
+        case .unsettled(let rest): try await settle(rest)
         }
-        return outputs(of: started, event, settled.compactMap { $0 })
+    }
+
+    /// `settle` as far as it goes without waiting: the outputs when the plan and the first attempts settled every
+    /// device (the usual case, which needs no task), else what is left to send again (`settle(_: UnsettledRecord)`).
+    func settleNow(_ started: StartedRecord<Request>) -> Settlement<Request> {
+        guard case .event(let event, let devices) = started.content else {
+            return .settled(undecodableOutputs(started))
+        }
+        let history = FailureHistory(of: started.record, settings: outputs.settings, nowMillis: clock.nowMillis())
+        let settled = settledByFirstAttempts(devices, history: history, of: started.record)
+        if settled.contains(where: { $0 == nil }) {
+            return .unsettled(
+                UnsettledRecord(started: started, event: event, devices: devices, history: history, settled: settled))
+        }
+        return .settled(outputs(of: started, event, settled.compactMap { $0 }))
+    }
+
+    /// Settles the devices of `rest` whose first attempt did not settle them, concurrently, and returns the record's
+    /// outputs.
+    func settle(_ rest: UnsettledRecord<Request>) async throws -> [KafkaProducerRecord] {
+        var settled = rest.settled
+        try await settleAgain(&settled, rest.event, rest.devices, history: rest.history, of: rest.started.record)
+        return outputs(of: rest.started, rest.event, settled.compactMap { $0 })
     }
 
     /// Settles the devices `settled` has no result for, concurrently (`DeviceDelivery.settle`). Not inlined: the
@@ -356,10 +375,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
             do {
                 try await sink.produce(pending)
                 if failures > 0 { observer.observe(.produceRecovered) }
-                if let created = eventTimeMillis {
-                    // In doubles: an event time from the input can be anything, and must not trap.
-                    observer.observe(.endToEnd(latencyMillis: Double(clock.nowMillis()) - Double(created)))
-                }
+                if let created = eventTimeMillis { observeEndToEnd(sinceEventAt: created) }
                 return
             } catch let rejected as OutputRejected {
                 let refused = rejected.indices.filter(pending.indices.contains).map { pending[$0] }
@@ -380,6 +396,13 @@ final class RecordProcessor<Request: Sendable>: Sendable {
             }
             try await clock.sleep(for: produceBackoff.delay(afterAttempts: failures, retryAfter: nil))
         }
+    }
+
+    /// Observes the time from an event's `createdAt` (epoch ms) to now, when its outputs were acknowledged, as the
+    /// end-to-end latency.
+    func observeEndToEnd(sinceEventAt created: Int64) {
+        // In doubles: an event time from the input can be anything, and must not trap.
+        observer.observe(.endToEnd(latencyMillis: Double(clock.nowMillis()) - Double(created)))
     }
 
     private static func topics(of records: [KafkaProducerRecord]) -> [String] {

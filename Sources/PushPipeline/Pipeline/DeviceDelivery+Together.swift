@@ -1,0 +1,81 @@
+import Essentials
+import PushCore
+
+extension DeviceDelivery {
+    /// The first attempt of every send of records started together, made at the same time: `arrived` is called
+    /// with the send's index in `sends` and its attempt as each one ends, from any thread; returns when every send
+    /// ended. Throws `CancellationError` when the task is cancelled before the sends went or while they waited for
+    /// permits (the sends not made then are never answered).
+    ///
+    /// The sends to a provider of one push service whose breaker is closed go to the sender together
+    /// (`PushSender.sendAll`: one hand-over to the transport), in waves of as many as the send limits let in at once
+    /// (`takePermits`); a wave's permits come back one by one as its answers arrive, and the next wave takes them. The
+    /// others, to a push service of many origins (each with its own breaker and limit) or to a provider whose breaker
+    /// is open, are each attempted as `attempt` does, concurrently beside them.
+    func attemptAll(
+        _ sends: [PushSend<Request>], arrived: @escaping @Sendable (Int, Attempt) -> Void
+    ) async throws {
+        try Task.checkCancellation()
+        try await withThrowingTaskGroup(of: Void.self) { waves in
+            var together: [Int] = []
+            for (index, send) in sends.enumerated() {
+                if sender.origin(of: send.request, to: send.provider) == nil, !breakers.isOpen(send.provider) {
+                    together.append(index)
+                } else {
+                    waves.addTask { arrived(index, try await self.attempt(send.request, to: send.provider)) }
+                }
+            }
+            var next = 0
+            while next < together.count {
+                let admitted = try await takePermits(for: together[next...].map { sends[$0].provider })
+                let wave = Array(together[next..<next + admitted])
+                next += admitted
+                waves.addTask { await self.sendTogether(wave, of: sends, arrived: arrived) }
+            }
+            try await waves.waitForAll()
+        }
+    }
+
+    /// Sends the `wave` of `sends`, whose permits were taken, in one `sendAll`.
+    private func sendTogether(
+        _ wave: [Int], of sends: [PushSend<Request>], arrived: @escaping @Sendable (Int, Attempt) -> Void
+    ) async {
+        for index in wave { observer.observe(.sendStarted(sends[index].provider)) }
+        let start = clock.nowMicros()
+        await sender.sendAll(wave.map { sends[$0] }) { position, outcome in
+            guard wave.indices.contains(position) else { return }
+            let index = wave[position]
+            arrived(
+                index, self.finished(outcome, to: sends[index].provider, origin: nil, startMicros: start, context: nil))
+        }
+    }
+
+    /// Takes the provider's and the global send permit of the leading sends of `providers` for as long as they are
+    /// free now, and at least the first's, waiting for it when none is free; returns how many sends got theirs.
+    private func takePermits(for providers: [PushProvider]) async throws -> Int {
+        guard let first = providers.first else { return 0 }
+        if !takePermitNow(for: first) { try await acquirePermits(to: first, origin: nil) }
+        var taken = 1
+        while taken < providers.count, takePermitNow(for: providers[taken]) { taken += 1 }
+        return taken
+    }
+
+    /// Takes the provider's and the global permit when both are free now and nobody waits for them.
+    private func takePermitNow(for provider: PushProvider) -> Bool {
+        let providerLimit = providerLimits[provider]
+        guard (providerLimit?.acquireFree(upTo: 1) ?? 1) == 1 else { return false }
+        guard globalLimit.acquireFree(upTo: 1) == 1 else {
+            providerLimit?.release()
+            return false
+        }
+        return true
+    }
+
+    /// The attempt of a send that got no answer (a sender that broke its word, or the group was cancelled before
+    /// it went): a failure worth sending again.
+    static var unanswered: Attempt {
+        Attempt(
+            outcome: .retry(status: nil, reason: "no answer from the sender", after: nil), sentAtMicros: 0,
+            latencyMillis: 0)
+    }
+}

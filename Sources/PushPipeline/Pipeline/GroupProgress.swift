@@ -1,0 +1,62 @@
+import PushCore
+
+/// The first attempts of records started together, as they arrive: which record and device each send is for, and
+/// which records have every first attempt. Pure bookkeeping; the sends go out through `DeviceDelivery.attemptAll`.
+struct GroupProgress<Request: Sendable> {
+    /// Every send of the group, in record order, then device order.
+    private(set) var sends: [PushSend<Request>] = []
+    /// The record and device of each send.
+    private var owners: [(record: Int, device: Int)] = []
+    /// Per record: one entry per device of its plan, `nil` until its result or first attempt is known.
+    private(set) var devices: [[StartedRecord<Request>.Device?]] = []
+    /// Per record: its sends not answered yet.
+    private var unanswered: [Int] = []
+
+    /// The sends of `records` (the results of the devices their plans settled are known at once) and the records
+    /// that have none, ready now.
+    init(_ records: [PlannedRecord<Request>], unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]) {
+        for (position, record) in records.enumerated() {
+            guard case .event(let event) = record.plan else {
+                devices.append([])
+                unanswered.append(0)
+                continue
+            }
+            devices.append(unsent(event))
+            var count = 0
+            for (index, device) in event.devices.enumerated() {
+                guard case .send(let provider, let request) = device.decision else { continue }
+                sends.append(PushSend(request, to: provider))
+                owners.append((position, index))
+                count += 1
+            }
+            unanswered.append(count)
+        }
+    }
+
+    /// The records with no send: started as soon as planned.
+    var readyAtOnce: [Int] { unanswered.indices.filter { unanswered[$0] == 0 } }
+
+    /// Whether any record still waits for an answer.
+    var isWaiting: Bool { unanswered.contains { $0 > 0 } }
+
+    /// Records the answer of send `index`; returns the record it completed, if it did. An index out of range or
+    /// answered before is ignored.
+    mutating func arrived(_ index: Int, _ attempt: Attempt) -> Int? {
+        guard owners.indices.contains(index) else { return nil }
+        let (record, device) = owners[index]
+        guard devices[record][device] == nil else { return nil }
+        devices[record][device] = .attempted(sends[index].provider, attempt)
+        unanswered[record] -= 1
+        return unanswered[record] == 0 ? record : nil
+    }
+
+    /// Gives every send not answered `attempt`; returns the records that completes.
+    mutating func answerTheRest(with attempt: Attempt) -> [Int] {
+        var completed: [Int] = []
+        for index in owners.indices {
+            let (record, device) = owners[index]
+            if devices[record][device] == nil, let done = arrived(index, attempt) { completed.append(done) }
+        }
+        return completed
+    }
+}
