@@ -22,6 +22,17 @@ public final class AsyncLimiter: Sendable {
         _ = try await permits.acquire(1)
     }
 
+    /// Takes `count` permits (at most the limit) at once, waiting in line until they are free; throws as `acquire()`
+    /// does. Each needs one `release()`, or `release(count)` for all.
+    public func acquire(_ count: Int) async throws(Refusal) {
+        _ = try await permits.acquire(count)
+    }
+
+    /// Returns `count` permits.
+    public func release(_ count: Int) {
+        permits.release(count)
+    }
+
     /// Takes up to `wanted` permits that are free now, without waiting and without overtaking a waiter; returns
     /// how many (none while someone waits or after `close()`). Each needs one `release()`.
     public func acquireFree(upTo wanted: Int) -> Int {

@@ -9,7 +9,7 @@ extension DeviceDelivery {
     ///
     /// The sends to a provider of one push service whose breaker is closed go to the sender together
     /// (`PushSender.sendAll`: one hand-over to the transport), in waves of as many as the send limits let in at once
-    /// (`takePermits`); a wave's permits come back one by one as its answers arrive, and the next wave takes them. The
+    /// (`takeFreePermits`, `waitForPermits`); a wave's permits come back one by one as its answers arrive, and the next wave takes them. The
     /// others, to a push service of many origins (each with its own breaker and limit) or to a provider whose breaker
     /// is open, are each attempted as `attempt` does, concurrently beside them.
     func attemptAll(
@@ -25,12 +25,14 @@ extension DeviceDelivery {
                     waves.addTask { arrived(index, try await self.attempt(send.request, to: send.provider)) }
                 }
             }
-            var next = 0
-            while next < together.count {
-                let admitted = try await takePermits(for: together[next...].map { sends[$0].provider })
-                let wave = Array(together[next..<next + admitted])
-                next += admitted
-                waves.addTask { await self.sendTogether(wave, of: sends, arrived: arrived) }
+            var pending = together
+            while !pending.isEmpty {
+                var wave = takeFreePermits(for: &pending, of: sends)
+                if wave.isEmpty {
+                    wave = try await waitForPermits(for: &pending, of: sends)
+                    wave += takeFreePermits(for: &pending, of: sends)
+                }
+                waves.addTask { [wave] in await self.sendTogether(wave, of: sends, arrived: arrived) }
             }
             try await waves.waitForAll()
         }
@@ -50,15 +52,41 @@ extension DeviceDelivery {
         }
     }
 
-    /// Takes the provider's and the global send permit of the leading sends of `providers` for as long as they are
-    /// free now, and at least the first's, waiting for it when none is free; returns how many sends got theirs.
-    private func takePermits(for providers: [PushProvider]) async throws -> Int {
-        guard let first = providers.first else { return 0 }
-        if !takePermitNow(for: first) { try await acquirePermits(to: first, origin: nil) }
-        var taken = 1
-        while taken < providers.count, takePermitNow(for: providers[taken]) { taken += 1 }
-        return taken
+    /// Takes the sends of `pending` whose provider's and global send permits are free now (and nobody waits for them)
+    /// out of it, with their permits.
+    private func takeFreePermits(for pending: inout [Int], of sends: [PushSend<Request>]) -> [Int] {
+        var wave: [Int] = []
+        var kept: [Int] = []
+        var full: [PushProvider] = []
+        for index in pending {
+            let provider = sends[index].provider
+            if !full.contains(provider), takePermitNow(for: provider) {
+                wave.append(index)
+            } else {
+                full.append(provider)
+                kept.append(index)
+            }
+        }
+        pending = kept
+        return wave
     }
+
+    /// Waits for the permits of the first pending send's provider, for as many of that provider's pending sends as
+    /// `permitsWaitedFor` (a group woken by answers then sends a wave of several, not one send per wake-up), and
+    /// takes those sends out of `pending`.
+    private func waitForPermits(for pending: inout [Int], of sends: [PushSend<Request>]) async throws -> [Int] {
+        guard let first = pending.first else { return [] }
+        let provider = sends[first].provider
+        let wave = Array(pending.lazy.filter { sends[$0].provider == provider }.prefix(permitsWaitedFor))
+        try await acquirePermits(to: provider, origin: nil, count: wave.count)
+        let taken = Set(wave)
+        pending.removeAll { taken.contains($0) }
+        return wave
+    }
+
+    /// How many sends' permits a group waits for when none is free: a sixteenth of the smaller of the global and the
+    /// per-provider send limits, so that it waits for a few answers at most.
+    private var permitsWaitedFor: Int { max(1, min(settings.maxConcurrentSends, settings.maxSendsPerProvider) / 16) }
 
     /// Takes the provider's and the global permit when both are free now and nobody waits for them.
     private func takePermitNow(for provider: PushProvider) -> Bool {

@@ -109,19 +109,19 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
         return finished(outcome, to: provider, origin: origin, startMicros: start, context: context)
     }
 
-    /// Takes the send's permits, origin first, so that sends waiting for a slow origin hold none of the provider's
-    /// or the global in-flight sends. Throws `CancellationError` when the task is cancelled while it waits (the
-    /// pipeline never closes its limiters).
-    func acquirePermits(to provider: PushProvider, origin: String?) async throws {
+    /// Takes the permits of `count` sends (at most one with an origin), origin first, so that sends waiting for a slow
+    /// origin hold none of the provider's or the global in-flight sends; each send gives its own back (`finished`).
+    /// Throws `CancellationError` when the task is cancelled while it waits (the pipeline never closes its limiters).
+    func acquirePermits(to provider: PushProvider, origin: String?, count: Int = 1) async throws {
         let providerLimit = providerLimits[provider]
         do throws(AsyncLimiter.Refusal) {
             if let origin { try await originLimits.acquire(origin) }
             do throws(AsyncLimiter.Refusal) {
-                try await providerLimit?.acquire()
+                try await providerLimit?.acquire(count)
                 do throws(AsyncLimiter.Refusal) {
-                    try await globalLimit.acquire()
+                    try await globalLimit.acquire(count)
                 } catch {
-                    providerLimit?.release()
+                    providerLimit?.release(count)
                     throw error
                 }
             } catch {
