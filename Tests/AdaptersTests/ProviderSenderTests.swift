@@ -38,6 +38,27 @@ import Testing
     }
 }
 
+extension ProviderSenderTests {
+    @Test func aGroupForProvidersWithoutAClientIsRejectedAsSendRejectsEach() async {
+        let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
+        let sender = ProviderSender(
+            apps: AppSenders(defaultApp: AppCredentials(), folders: nil, factory: Self.factory(transport)))
+        let providers: [PushProvider] = [.apns, .fcm, .webpush, .fcm]
+        let outcomes = await answersInOrder(of: providers.count) { answer in
+            await sender.sendAll(providers.map { PushSend(Self.send, to: $0) }, answer: answer)
+        }
+        #expect(
+            outcomes == [
+                .rejected(status: nil, reason: "APNs is not configured"),
+                .rejected(status: nil, reason: "FCM is not configured"),
+                .rejected(status: nil, reason: "Web Push is not configured"),
+                .rejected(status: nil, reason: "FCM is not configured"),
+            ])
+        #expect(transport.requests.isEmpty)
+        #expect(await answersInOrder(of: 0) { answer in await sender.sendAll([], answer: answer) }.isEmpty)
+    }
+}
+
 /// With `PUSH_APPS_DIR`, a send goes with its app's clients: its key signs, its hosts answer; a send of an app that
 /// cannot send is rejected with the refusal's code.
 @Suite struct AppSenderTests {
