@@ -31,7 +31,9 @@ package struct UnsubscribingDeadTokens: RecordSink {
 
     package func produce(_ records: [KafkaProducerRecord]) async throws {
         var unsubscribes: [KafkaProducerRecord] = []
-        for record in records { unsubscribes += try await self.unsubscribes(for: record) }
+        for record in records where record.topic == invalidTokensTopic {
+            unsubscribes += try await self.unsubscribes(for: record)
+        }
         guard !unsubscribes.isEmpty else { return try await inner.produce(records) }
         do {
             try await inner.produce(records + unsubscribes)
@@ -44,9 +46,9 @@ package struct UnsubscribingDeadTokens: RecordSink {
 
     package func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
 
-    /// The tombstones of the keys holding `record`'s dead token here, and its unsubscribe request when it is routed.
+    /// The tombstones of the keys holding the dead token of `record` (an invalid-token record) here, and its unsubscribe request when it is routed.
     private func unsubscribes(for record: KafkaProducerRecord) async throws -> [KafkaProducerRecord] {
-        guard record.topic == invalidTokensTopic, let dead = InvalidTokenRecord(json: record.value),
+        guard let dead = InvalidTokenRecord(json: record.value),
             let platform = Platform(rawValue: dead.platform)
         else { return [] }
         var unsubscribes: [KafkaProducerRecord] = []
