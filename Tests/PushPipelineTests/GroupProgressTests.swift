@@ -34,7 +34,8 @@ import Testing
         var progress = GroupProgress(
             [Self.planned(["a", "b"], offset: 0), Self.planned([nil], offset: 1), Self.planned(["c"], offset: 2)],
             unsent: Self.unsent)
-        #expect(progress.sends.map(\.request) == ["a", "b", "c"])
+        #expect(progress.takeSends().map(\.request) == ["a", "b", "c"])
+        #expect(progress.takeSends().isEmpty)
         #expect(progress.readyAtOnce == [1])
         #expect(progress.arrived(2, Self.delivered) == 2)
         #expect(progress.arrived(0, Self.delivered) == nil)
@@ -57,5 +58,15 @@ import Testing
             return
         }
         #expect(attempt == DeviceDelivery<String>.unanswered)
+    }
+
+    @Test func aRecordThatWentOnIsForgottenAndALateAnswerForItIgnored() {
+        var progress = GroupProgress(
+            [Self.planned(["a"], offset: 0), Self.planned(["b"], offset: 1)], unsent: Self.unsent)
+        #expect(progress.arrived(0, Self.delivered) == 0)
+        progress.forget(0)
+        #expect(progress.devices[0].isEmpty)
+        #expect(progress.arrived(0, Self.delivered) == nil)
+        #expect(progress.answerTheRest(with: DeviceDelivery<String>.unanswered) == [1])
     }
 }

@@ -9,57 +9,54 @@ extension DeviceDelivery {
     ///
     /// The sends to a provider of one push service whose breaker is closed go to the sender together
     /// (`PushSender.sendAll`: one hand-over to the transport), in waves of as many as the send limits let in at once
-    /// (`takeFreePermits`, `waitForPermits`); a wave's permits come back one by one as its answers arrive, and the next wave takes them. The
-    /// others, to a push service of many origins (each with its own breaker and limit) or to a provider whose breaker
-    /// is open, are each attempted as `attempt` does, concurrently beside them.
-    func attemptAll(
-        _ sends: [PushSend<Request>], arrived: @escaping @Sendable (Int, Attempt) -> Void
-    ) async throws {
+    /// (`takeFreePermits`, `waitForPermits`); a wave's permits come back one by one as its answers arrive, and the
+    /// next wave takes them. The others, to a push service of many origins (each with its own breaker and limit) or
+    /// to a provider whose breaker is open, are each attempted as `attempt` does, concurrently beside them.
+    func attemptAll(_ sends: PendingSends<Request>, arrived: @escaping @Sendable (Int, Attempt) -> Void) async throws {
         try Task.checkCancellation()
+        let providers = sends.providers
         try await withThrowingTaskGroup(of: Void.self) { waves in
-            var together: [Int] = []
-            for (index, send) in sends.enumerated() {
-                if sender.origin(of: send.request, to: send.provider) == nil, !breakers.isOpen(send.provider) {
-                    together.append(index)
-                } else {
-                    waves.addTask { arrived(index, try await self.attempt(send.request, to: send.provider)) }
-                }
+            let (together, alone) = sends.split { send in
+                sender.origin(of: send.request, to: send.provider) != nil || breakers.isOpen(send.provider)
+            }
+            for (index, send) in sends.take(alone) {
+                waves.addTask { arrived(index, try await self.attempt(send.request, to: send.provider)) }
             }
             var pending = together
             while !pending.isEmpty {
-                var wave = takeFreePermits(for: &pending, of: sends)
+                var wave = takeFreePermits(for: &pending, providers: providers)
                 if wave.isEmpty {
-                    wave = try await waitForPermits(for: &pending, of: sends)
-                    wave += takeFreePermits(for: &pending, of: sends)
+                    wave = try await waitForPermits(for: &pending, providers: providers)
+                    wave += takeFreePermits(for: &pending, providers: providers)
                 }
-                waves.addTask { [wave] in await self.sendTogether(wave, of: sends, arrived: arrived) }
+                let going = sends.take(wave)
+                waves.addTask { await self.sendTogether(going, arrived: arrived) }
             }
             try await waves.waitForAll()
         }
     }
 
-    /// Sends the `wave` of `sends`, whose permits were taken, in one `sendAll`.
+    /// Sends `wave`, whose permits were taken, in one `sendAll`.
     private func sendTogether(
-        _ wave: [Int], of sends: [PushSend<Request>], arrived: @escaping @Sendable (Int, Attempt) -> Void
+        _ wave: [(index: Int, send: PushSend<Request>)], arrived: @escaping @Sendable (Int, Attempt) -> Void
     ) async {
-        for index in wave { observer.observe(.sendStarted(sends[index].provider)) }
+        for (_, send) in wave { observer.observe(.sendStarted(send.provider)) }
         let start = clock.nowMicros()
-        await sender.sendAll(wave.map { sends[$0] }) { position, outcome in
+        await sender.sendAll(wave.map(\.send)) { position, outcome in
             guard wave.indices.contains(position) else { return }
-            let index = wave[position]
-            arrived(
-                index, self.finished(outcome, to: sends[index].provider, origin: nil, startMicros: start, context: nil))
+            let (index, send) = wave[position]
+            arrived(index, self.finished(outcome, to: send.provider, origin: nil, startMicros: start, context: nil))
         }
     }
 
     /// Takes the sends of `pending` whose provider's and global send permits are free now (and nobody waits for them)
     /// out of it, with their permits.
-    private func takeFreePermits(for pending: inout [Int], of sends: [PushSend<Request>]) -> [Int] {
+    private func takeFreePermits(for pending: inout [Int], providers: [PushProvider]) -> [Int] {
         var wave: [Int] = []
         var kept: [Int] = []
         var full: [PushProvider] = []
         for index in pending {
-            let provider = sends[index].provider
+            let provider = providers[index]
             if !full.contains(provider), takePermitNow(for: provider) {
                 wave.append(index)
             } else {
@@ -74,10 +71,10 @@ extension DeviceDelivery {
     /// Waits for the permits of the first pending send's provider, for as many of that provider's pending sends as
     /// `permitsWaitedFor` (a group woken by answers then sends a wave of several, not one send per wake-up), and
     /// takes those sends out of `pending`.
-    private func waitForPermits(for pending: inout [Int], of sends: [PushSend<Request>]) async throws -> [Int] {
+    private func waitForPermits(for pending: inout [Int], providers: [PushProvider]) async throws -> [Int] {
         guard let first = pending.first else { return [] }
-        let provider = sends[first].provider
-        let wave = Array(pending.lazy.filter { sends[$0].provider == provider }.prefix(permitsWaitedFor))
+        let provider = providers[first]
+        let wave = Array(pending.lazy.filter { providers[$0] == provider }.prefix(permitsWaitedFor))
         try await acquirePermits(to: provider, origin: nil, count: wave.count)
         let taken = Set(wave)
         pending.removeAll { taken.contains($0) }

@@ -3,8 +3,10 @@ import PushCore
 /// The first attempts of records started together, as they arrive: which record and device each send is for, and
 /// which records have every first attempt. Pure bookkeeping; the sends go out through `DeviceDelivery.attemptAll`.
 struct GroupProgress<Request: Sendable> {
-    /// Every send of the group, in record order, then device order.
-    private(set) var sends: [PushSend<Request>] = []
+    /// Every send of the group, in record order, then device order, until `takeSends`.
+    private var sends: [PushSend<Request>] = []
+    /// Each send's provider.
+    private var providers: [PushProvider] = []
     /// The record and device of each send.
     private var owners: [(record: Int, device: Int)] = []
     /// Per record: one entry per device of its plan, `nil` until its result or first attempt is known.
@@ -26,11 +28,18 @@ struct GroupProgress<Request: Sendable> {
             for (index, device) in event.devices.enumerated() {
                 guard case .send(let provider, let request) = device.decision else { continue }
                 sends.append(PushSend(request, to: provider))
+                providers.append(provider)
                 owners.append((position, index))
                 count += 1
             }
             unanswered.append(count)
         }
+    }
+
+    /// Every send of the group, in record order, then device order, handed over: the progress keeps none.
+    mutating func takeSends() -> [PushSend<Request>] {
+        defer { sends = [] }
+        return sends
     }
 
     /// The records with no send: started as soon as planned.
@@ -39,15 +48,20 @@ struct GroupProgress<Request: Sendable> {
     /// Whether any record still waits for an answer.
     var isWaiting: Bool { unanswered.contains { $0 > 0 } }
 
-    /// Records the answer of send `index`; returns the record it completed, if it did. An index out of range or
-    /// answered before is ignored.
+    /// Records the answer of send `index`; returns the record it completed, if it did. An index out of range, or of a
+    /// send answered before, is ignored.
     mutating func arrived(_ index: Int, _ attempt: Attempt) -> Int? {
         guard owners.indices.contains(index) else { return nil }
         let (record, device) = owners[index]
-        guard devices[record][device] == nil else { return nil }
-        devices[record][device] = .attempted(sends[index].provider, attempt)
+        guard unanswered[record] > 0, devices[record][device] == nil else { return nil }
+        devices[record][device] = .attempted(providers[index], attempt)
         unanswered[record] -= 1
         return unanswered[record] == 0 ? record : nil
+    }
+
+    /// Forgets the first attempts of `record`, which went on (every send of it was answered).
+    mutating func forget(_ record: Int) {
+        if devices.indices.contains(record) { devices[record] = [] }
     }
 
     /// Gives every send not answered `attempt`; returns the records that completes.
@@ -55,7 +69,9 @@ struct GroupProgress<Request: Sendable> {
         var completed: [Int] = []
         for index in owners.indices {
             let (record, device) = owners[index]
-            if devices[record][device] == nil, let done = arrived(index, attempt) { completed.append(done) }
+            if unanswered[record] > 0, devices[record][device] == nil, let done = arrived(index, attempt) {
+                completed.append(done)
+            }
         }
         return completed
     }

@@ -297,22 +297,24 @@ public actor Pipeline<Request: Sendable> {
             members.append(record)
         }
         var progress = GroupProgress(planned, unsent: processor.unsentResults)
+        var plans = planned.map(Optional.some)
+        planned = []
         let arrivals = ArrivalQueue<Attempt>()
         await withTaskGroup(of: Void.self) { children in
-            let (delivery, sends) = (processor.delivery, progress.sends)
+            let (delivery, sends) = (processor.delivery, PendingSends(progress.takeSends()))
             children.addTask {
                 try? await delivery.attemptAll(sends) { arrivals.put($0, $1) }
                 arrivals.finish()
             }
             var ready = progress.readyAtOnce
             while true {
-                if !ready.isEmpty { await goOn(ready, planned, members, progress, children: &children) }
+                if !ready.isEmpty { await goOn(ready, &plans, members, &progress, children: &children) }
                 guard progress.isWaiting, let bunch = await arrivals.next() else { break }
                 ready = bunch.compactMap { progress.arrived($0.index, $0.value) }
             }
             // Sends never answered: the group was cancelled, or the sender broke its word.
             let rest = progress.answerTheRest(with: DeviceDelivery<Request>.unanswered)
-            if !rest.isEmpty { await goOn(rest, planned, members, progress, children: &children) }
+            if !rest.isEmpty { await goOn(rest, &plans, members, &progress, children: &children) }
         }
         tasks[id] = nil
     }
@@ -320,44 +322,50 @@ public actor Pipeline<Request: Sendable> {
     /// The records of a group at `ready` have their first attempts: each is settled without waiting when they settled
     /// it, else goes on alone (`work(settling:)`); their rooms are freed as the room order says, and the outputs of
     /// those settled are produced in one call in a child task, which then reports their end. Once the task is
-    /// cancelled (shutdown's grace period is over) they end undone, as a record alone does.
+    /// cancelled (shutdown's grace period is over) they end undone, as a record alone does. The group forgets each
+    /// record that went on (`plans`, `progress`), so that one slow answer holds no other record's plan.
     private func goOn(
-        _ ready: [Int], _ planned: [PlannedRecord<Request>], _ members: [Start], _ progress: GroupProgress<Request>,
-        children: inout TaskGroup<Void>
+        _ ready: [Int], _ plans: inout [PlannedRecord<Request>?], _ members: [Start],
+        _ progress: inout GroupProgress<Request>, children: inout TaskGroup<Void>
     ) async {
         let processor = processor
+        var going: [(index: Int, planned: PlannedRecord<Request>)] = []
+        for index in ready {
+            if let planned = plans[index] { going.append((index, planned)) }
+            plans[index] = nil
+        }
         if Task.isCancelled {
-            for index in ready { processor.release(planned[index]) }
-            return await recordsEnded(ready.map { (members[$0].ticket, false) })
+            for (_, planned) in going { processor.release(planned) }
+            return await recordsEnded(going.map { (members[$0.index].ticket, false) })
         }
         var outputs: [KafkaProducerRecord] = []
-        var settled: [PlannedRecord<Request>] = []
+        var units = 0
         var tickets: [RecordTicket] = []
         var eventTimes: [Int64] = []
         var freed: [Start] = []
-        for index in ready {
-            let started = processor.started(planned[index], devices: progress.devices[index])
-            if settings.roomOrder == .firstAttempt { freed.append(members[index]) }
+        for (index, planned) in going {
+            let started = processor.started(planned, devices: progress.devices[index])
+            progress.forget(index)
+            let member = members[index]
+            if settings.roomOrder == .firstAttempt { freed.append(member) }
             switch processor.settleNow(started) {
             case .settled(let produced):
                 outputs += produced
-                settled.append(planned[index])
-                tickets.append(members[index].ticket)
+                units += planned.units
+                tickets.append(member.ticket)
                 if let created = started.eventTimeMillis { eventTimes.append(created) }
-                if settings.roomOrder == .strict { freed.append(members[index]) }
+                if settings.roomOrder == .strict { freed.append(member) }
             case .unsettled(let rest):
                 let settlingId = nextTaskId
                 nextTaskId += 1
-                let member = members[index]
-                let holding = planned[index]
                 tasks[settlingId] = task {
-                    await self.work(settling: rest, member, holding: holding, taskId: settlingId)
+                    await self.work(settling: rest, member, holding: planned, taskId: settlingId)
                 }
             }
         }
         await roomsFreed(freed)
-        guard !settled.isEmpty else { return }
-        children.addTask {
+        guard !tickets.isEmpty else { return }
+        children.addTask { [outputs] in
             var done = true
             do {
                 try await processor.produceUntilAcknowledged(outputs)
@@ -365,7 +373,7 @@ public actor Pipeline<Request: Sendable> {
             } catch {
                 done = false
             }
-            for record in settled { processor.release(record) }
+            processor.deviceBudget.release(units)
             await self.recordsEnded(tickets.map { ($0, done) })
         }
     }
