@@ -331,8 +331,7 @@ public actor Pipeline<Request: Sendable> {
         let processor = processor
         var going: [(index: Int, planned: PlannedRecord<Request>)] = []
         for index in ready {
-            if let planned = plans[index] { going.append((index, planned)) }
-            plans[index] = nil
+            if let planned = plans[index].take() { going.append((index, planned)) }
         }
         if Task.isCancelled {
             for (_, planned) in going { processor.release(planned) }

@@ -339,15 +339,17 @@ struct PipelineCore {
 
     // MARK: Work ending
 
+    /// Starts the next record of the room `ticket` heads. The lane is changed where it is stored: a copy taken out of
+    /// `lanes` would share its queue, and taking the first record would then copy the whole rest of it (a hot room
+    /// holds hundreds).
     private mutating func freeRoom(of ticket: RecordTicket) -> [Action] {
         guard let key = heads.removeValue(forKey: ticket) else { return [] }
-        guard var lane = lanes[key], !lane.queue.isEmpty else {
+        guard let next = lanes[key]?.queue.first else {
             lanes[key] = nil
             return []
         }
-        let next = lane.queue.removeFirst()
-        lane.head = next.ticket
-        lanes[key] = lane
+        lanes[key]?.queue.removeFirst()
+        lanes[key]?.head = next.ticket
         heads[next.ticket] = key
         partitions[next.ticket.partition]?.running += 1
         return [.start(next.record, next.ticket, inLane: true)]
