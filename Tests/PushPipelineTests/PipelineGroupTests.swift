@@ -20,6 +20,11 @@ import Testing
         #expect(await harness.settled { harness.stored() == 3 })
         #expect(harness.receipts().count == 4)
         #expect(harness.sink.state.withLock { $0.attempts } < 3)
+        // The records that end in one turn store their partition's offset once.
+        let stores = harness.source.state.withLock { $0.storeCalls.map(\.1) }
+        #expect(stores.count < 3)
+        #expect(stores.last == 3)
+        #expect(stores == stores.sorted())
         _ = await harness.stop(running)
     }
 

@@ -18,6 +18,8 @@ public final class FakeSource: RecordSource {
         public var positions: [TopicPartition: Int] = [:]
         public var paused: Set<TopicPartition> = []
         public var stored: [TopicPartition: Int64] = [:]
+        /// Every offset stored, in order.
+        public var storeCalls: [(TopicPartition, Int64)] = []
         public var pauseCalls: [[TopicPartition]] = []
         public var resumeCalls: [[TopicPartition]] = []
         public var seeks: [(TopicPartition, Int64)] = []
@@ -134,7 +136,10 @@ public final class FakeSource: RecordSource {
     }
 
     public func storeOffset(_ offset: Int64, for partition: TopicPartition) throws {
-        state.withLock { $0.stored[partition] = offset }
+        state.withLock { state in
+            state.stored[partition] = offset
+            state.storeCalls.append((partition, offset))
+        }
     }
 
     public func pause(_ partitions: [TopicPartition]) throws {

@@ -35,7 +35,8 @@ public actor Pipeline<Request: Sendable> {
     /// The actor's part of `snapshot`, published whenever it changes.
     private let published: Mutex<PipelineSnapshot>
 
-    /// Every decision: partitions, lanes, admission, waiting retry records, pauses, revokes.
+    /// Every decision: partitions, lanes, admission, waiting retry records, pauses, revokes. Published once per
+    /// change: the inputs of one turn go in one `handle`.
     private var core: PipelineCore {
         didSet {
             let (inFlight, waiting) = (core.inFlight, core.waitingForDueTime)
@@ -165,20 +166,25 @@ public actor Pipeline<Request: Sendable> {
 
     // MARK: Actions
 
-    /// Performs `actions` in order; the records they start begin once the others were performed (`start`).
+    /// Performs `actions` in order; the records they start begin once the others were performed (`start`), and of the
+    /// offsets stored for a partition only the last is, before a revoke is finished and at the end (`store`): the
+    /// records that end in one turn store one offset per partition, not one each.
     private func perform(_ actions: [PipelineCore.Action]) async {
         var starting: [Start] = []
-        defer { start(starting) }
+        var stores: [(partition: TopicPartition, offset: Int64)] = []
+        defer {
+            store(stores)
+            start(starting)
+        }
         for action in actions {
             switch action {
             case .start(let record, let ticket, let inLane):
                 starting.append(Start(record: record, ticket: ticket, inLane: inLane))
             case .store(let partition, let offset):
-                do {
-                    try source.storeOffset(offset, for: partition)
-                    observer.observe(.offsetStored(partition, offset))
-                } catch {
-                    observer.observe(.storeFailed(partition, String(describing: error)))
+                if let index = stores.firstIndex(where: { $0.partition == partition }) {
+                    stores[index].offset = offset
+                } else {
+                    stores.append((partition, offset))
                 }
             case .pause(let partitions):
                 change(partitions) { try $0.pause(partitions) }
@@ -189,12 +195,26 @@ public actor Pipeline<Request: Sendable> {
             case .seek(let partition, let offset):
                 change([partition]) { try $0.seek(partition, to: offset) }
             case .finishRevoke(let partitions, let unfinished):
+                store(stores)
+                stores = []
                 do {
                     try await source.finishRevoke(partitions)
                 } catch {
                     observer.observe(.commitFailed(String(describing: error)))
                 }
                 observer.observe(.revoked(partitions, unfinished: unfinished))
+            }
+        }
+    }
+
+    /// Stores each partition's offset.
+    private func store(_ offsets: [(partition: TopicPartition, offset: Int64)]) {
+        for (partition, offset) in offsets {
+            do {
+                try source.storeOffset(offset, for: partition)
+                observer.observe(.offsetStored(partition, offset))
+            } catch {
+                observer.observe(.storeFailed(partition, String(describing: error)))
             }
         }
     }
@@ -403,9 +423,7 @@ public actor Pipeline<Request: Sendable> {
 
     /// `roomFreed` for each of `records` in a room lane, in one turn: the records they let start begin together.
     private func roomsFreed(_ records: [Start]) async {
-        var actions: [PipelineCore.Action] = []
-        for record in records where record.inLane { actions += core.handle(.roomFreed(record.ticket)) }
-        await perform(actions)
+        await perform(core.handle(records.filter(\.inLane).map { .roomFreed($0.ticket) }))
     }
 
     private func ended(taskId: Int, _ ticket: RecordTicket, done: Bool) async {
@@ -415,8 +433,7 @@ public actor Pipeline<Request: Sendable> {
 
     /// The end of records, each done or not, in one turn: the records their ends let start begin together.
     private func recordsEnded(_ records: [(ticket: RecordTicket, done: Bool)]) async {
-        var actions: [PipelineCore.Action] = []
-        for (ticket, done) in records { actions += core.handle(.ended(ticket, done: done)) }
+        let actions = core.handle(records.map { .ended($0.ticket, done: $0.done) })
         if core.inFlight < settings.maxInFlightRecords { wakeRoomWaiter() }
         await perform(actions)
     }

@@ -123,6 +123,13 @@ struct PipelineCore {
     /// The partitions assigned now (revoking ones included).
     var assigned: Set<TopicPartition> { Set(partitions.keys) }
 
+    /// `handle` of each of `inputs` in order, the actions of all of them.
+    mutating func handle(_ inputs: [Input]) -> [Action] {
+        var actions: [Action] = []
+        for input in inputs { actions += handle(input) }
+        return actions
+    }
+
     mutating func handle(_ input: Input) -> [Action] {
         switch input {
         case .polled(let poll, let now):
