@@ -44,14 +44,18 @@ def topics(transport: str) -> dict[str, str]:
     base = f"soak.{transport}"
     return {"PUSH_TOPICS": f"{base}.events", "PUSH_RECEIPTS_TOPIC": f"{base}.receipts",
             "PUSH_DLQ_TOPIC": f"{base}.dlq", "PUSH_RETRY_TOPIC": f"{base}.retry",
-            "PUSH_INVALID_TOKENS_TOPIC": f"{base}.invalid-tokens"}
+            "PUSH_INVALID_TOKENS_TOPIC": f"{base}.invalid-tokens", "PUSH_DEVICES_TOPIC": f"{base}.devices",
+            "PUSH_CLIENTS_TOPIC": f"{base}.clients"}
 
 
 def all_topics(transport: str) -> list[str]:
     named = topics(transport)
     retry = named["PUSH_RETRY_TOPIC"]
+    # The tables the worker follows (invalid tokens, the device registry) must exist: with librdkafka 2.16 a missing
+    # one is not created by reading it, and the worker waits for it before it reports started.
     return [named[name] for name in ("PUSH_TOPICS", "PUSH_RECEIPTS_TOPIC", "PUSH_DLQ_TOPIC",
-                                     "PUSH_INVALID_TOKENS_TOPIC")] + [f"{retry}-{delay}" for delay in RETRY_DELAYS_MS]
+                                     "PUSH_INVALID_TOKENS_TOPIC", "PUSH_DEVICES_TOPIC", "PUSH_CLIENTS_TOPIC")] + [
+        f"{retry}-{delay}" for delay in RETRY_DELAYS_MS]
 
 
 class Receipts:
