@@ -348,7 +348,7 @@ struct PipelineCore {
 
     /// Starts the next record of the room `ticket` heads. The lane is changed where it is stored: a copy taken out of
     /// `lanes` would share its queue, and taking the first record would then copy the whole rest of it (a hot room
-    /// holds hundreds).
+    /// holds dozens).
     private mutating func freeRoom(of ticket: RecordTicket) -> [Action] {
         guard let key = heads.removeValue(forKey: ticket) else { return [] }
         guard let next = lanes[key]?.queue.first else {
