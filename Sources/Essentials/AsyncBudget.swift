@@ -206,9 +206,21 @@ public final class AsyncBudget: Sendable {
         /// while holding units), fewer are given back.
         public func resize(to wanted: Int) {
             let units = budget.units(for: wanted)
-            let old = held.exchange(units, ordering: .acquiringAndReleasing)
-            if units > old { budget.takeWithoutWaiting(units - old) } else { budget.release(old - units) }
+            budget.change(held.exchange(units, ordering: .acquiringAndReleasing), to: units)
         }
+    }
+
+    /// For a holder of `held` units that holds `units(for: wanted)` from now on: more are taken without waiting (a
+    /// holder must not wait while holding units), fewer are given back. Returns the units held now.
+    @discardableResult
+    public func resize(holding held: Int, to wanted: Int) -> Int {
+        let units = units(for: wanted)
+        change(held, to: units)
+        return units
+    }
+
+    private func change(_ held: Int, to units: Int) {
+        if units > held { takeWithoutWaiting(units - held) } else { release(held - units) }
     }
 
     /// Takes `units` at once, even beyond the budget (what is free may go below zero until they are back); for a

@@ -46,7 +46,8 @@ package struct UnsubscribingDeadTokens: RecordSink {
 
     package func flush(timeout: Duration) async { await inner.flush(timeout: timeout) }
 
-    /// The tombstones of the keys holding the dead token of `record` (an invalid-token record) here, and its unsubscribe request when it is routed.
+    /// The tombstones of the keys holding the dead token of `record` (an invalid-token record) here, and its
+    /// unsubscribe request when it is routed.
     private func unsubscribes(for record: KafkaProducerRecord) async throws -> [KafkaProducerRecord] {
         guard let dead = InvalidTokenRecord(json: record.value),
             let platform = Platform(rawValue: dead.platform)

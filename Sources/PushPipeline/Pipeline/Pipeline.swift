@@ -235,7 +235,8 @@ public actor Pipeline<Request: Sendable> {
     }
 
     /// Runs the records started together: those of input topics in one task when there are several (`together`),
-    /// the others in a task each (`spawn`). A retry record goes alone: it may move on unsent (`RecordProcessor.process`).
+    /// the others in a task each (`spawn`). A retry record goes alone: it may move on unsent
+    /// (`RecordProcessor.process`).
     private func start(_ records: [Start]) {
         var together: [Start] = []
         for record in records {
@@ -244,9 +245,7 @@ public actor Pipeline<Request: Sendable> {
         if together.count == 1 {
             spawn(together[0])
         } else if !together.isEmpty {
-            let id = nextTaskId
-            nextTaskId += 1
-            tasks[id] = task { await self.work(together: together, taskId: id) }
+            track { id in await self.work(together: together, taskId: id) }
         }
     }
 
@@ -254,11 +253,14 @@ public actor Pipeline<Request: Sendable> {
     /// its room may start: after its devices are settled (`RoomOrdering.strict`) or after its first attempts
     /// (`.firstAttempt`).
     private func spawn(_ start: Start) {
+        track { id in await self.work(on: start.record, start.ticket, inLane: start.inLane, taskId: id) }
+    }
+
+    /// Starts `body` in a task of the pipeline's (`task`), kept in `tasks` under the id it is handed until it ends.
+    private func track(_ body: sending @escaping (_ id: Int) async -> Void) {
         let id = nextTaskId
         nextTaskId += 1
-        tasks[id] = task {
-            await self.work(on: start.record, start.ticket, inLane: start.inLane, taskId: id)
-        }
+        tasks[id] = task { await body(id) }
     }
 
     /// A task the pipeline starts: preferring `taskExecutor` when there is one, else a plain task. Not
@@ -375,11 +377,7 @@ public actor Pipeline<Request: Sendable> {
                 if let created = started.eventTimeMillis { eventTimes.append(created) }
                 if settings.roomOrder == .strict { freed.append(member) }
             case .unsettled(let rest):
-                let settlingId = nextTaskId
-                nextTaskId += 1
-                tasks[settlingId] = task {
-                    await self.work(settling: rest, member, holding: planned, taskId: settlingId)
-                }
+                track { id in await self.work(settling: rest, member, holding: planned, taskId: id) }
             }
         }
         await roomsFreed(freed)

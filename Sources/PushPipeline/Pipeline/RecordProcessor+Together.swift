@@ -37,23 +37,18 @@ struct UnsettledRecord<Request: Sendable>: Sendable {
 extension RecordProcessor {
     /// Plans `record` when the device budget has its devices free now and nobody waits in line for it; `nil`, taking
     /// nothing, otherwise (the record then goes the way of a record alone, `withStarted`, which waits in line). The
-    /// record holds one unit per planned device and per started 4 KiB of each forwarded record, as in `withStarted`.
+    /// record holds its event's units (`units(of:)`), as in `withStarted`.
     func planNow(_ record: KafkaRecord) -> PlannedRecord<Request>? {
         let prepared = planner.prepare(record)
         let bound = max(0, prepared.deviceBound)
         guard bound <= deviceBudget.limit, deviceBudget.tryAcquire(bound) else { return nil }
-        let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
+        let source = sourcePosition(of: record)
         switch prepared.plan(nowMillis: clock.nowMillis()) {
         case .failure(let undecodable):
             deviceBudget.release(bound)
             return PlannedRecord(record: record, source: source, plan: .undecodable(undecodable), units: 0)
         case .success(let event):
-            let units = deviceBudget.units(for: event.devices.count + FanoutBudget.units(of: event.forwarded))
-            if units > bound {
-                deviceBudget.takeWithoutWaiting(units - bound)
-            } else {
-                deviceBudget.release(bound - units)
-            }
+            let units = deviceBudget.resize(holding: bound, to: Self.units(of: event))
             return PlannedRecord(record: record, source: source, plan: .event(event), units: units)
         }
     }

@@ -75,7 +75,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         _ record: KafkaRecord, isolation: isolated (any Actor)? = #isolation,
         _ body: (StartedRecord<Request>) async throws -> Result
     ) async throws -> Result {
-        let source = SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
+        let source = sourcePosition(of: record)
         let prepared = planner.prepare(record)
         return try await deviceBudget.withUnits(prepared.deviceBound) { grant in
             switch prepared.plan(nowMillis: clock.nowMillis()) {
@@ -83,10 +83,21 @@ final class RecordProcessor<Request: Sendable>: Sendable {
                 grant.resize(to: 0)
                 return try await body(StartedRecord(record: record, source: source, content: .undecodable(undecodable)))
             case .success(let event):
-                grant.resize(to: event.devices.count + FanoutBudget.units(of: event.forwarded))
+                grant.resize(to: Self.units(of: event))
                 return try await body(try await attemptFirst(event, of: record, source: source))
             }
         }
+    }
+
+    /// Where `record` was read, as its outputs name it (a retry record's headers say where its event was first read).
+    func sourcePosition(of record: KafkaRecord) -> SourcePosition {
+        SourcePosition(of: record, trustingHeaders: outputs.settings.isRetryTopic(record.topic))
+    }
+
+    /// The device budget's units a planned event holds: one per device and per started 4 KiB of each forwarded
+    /// record (`FanoutBudget.units`).
+    static func units(of event: PlannedEvent<Request>) -> Int {
+        event.devices.count + FanoutBudget.units(of: event.forwarded)
     }
 
     /// Every send's first attempt, at most `maxConcurrentSends` at once.

@@ -35,11 +35,8 @@ extension PushSender {
     public func sendAll(
         _ sends: [PushSend<Request>], answer: @escaping @Sendable (Int, DeliveryOutcome) -> Void
     ) async {
-        if sends.count == 1 { return answer(0, await send(sends[0].request, to: sends[0].provider)) }
-        await withTaskGroup(of: Void.self) { group in
-            for (index, send) in sends.enumerated() {
-                group.addTask { answer(index, await self.send(send.request, to: send.provider)) }
-            }
+        await concurrently(sends.count) { index in
+            answer(index, await send(sends[index].request, to: sends[index].provider))
         }
     }
 }
