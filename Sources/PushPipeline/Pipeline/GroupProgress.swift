@@ -13,6 +13,8 @@ struct GroupProgress<Request: Sendable> {
     private(set) var devices: [[StartedRecord<Request>.Device?]] = []
     /// Per record: its sends not answered yet.
     private var unanswered: [Int] = []
+    /// The records with a send not answered yet.
+    private var waitingRecords = 0
 
     /// The sends of `records` (the results of the devices their plans settled are known at once) and the records
     /// that have none, ready now.
@@ -33,6 +35,7 @@ struct GroupProgress<Request: Sendable> {
                 count += 1
             }
             unanswered.append(count)
+            if count > 0 { waitingRecords += 1 }
         }
     }
 
@@ -46,7 +49,7 @@ struct GroupProgress<Request: Sendable> {
     var readyAtOnce: [Int] { unanswered.indices.filter { unanswered[$0] == 0 } }
 
     /// Whether any record still waits for an answer.
-    var isWaiting: Bool { unanswered.contains { $0 > 0 } }
+    var isWaiting: Bool { waitingRecords > 0 }
 
     /// Records the answer of send `index`; returns the record it completed, if it did. An index out of range, or of a
     /// send answered before, is ignored.
@@ -56,7 +59,9 @@ struct GroupProgress<Request: Sendable> {
         guard unanswered[record] > 0, devices[record][device] == nil else { return nil }
         devices[record][device] = .attempted(providers[index], attempt)
         unanswered[record] -= 1
-        return unanswered[record] == 0 ? record : nil
+        guard unanswered[record] == 0 else { return nil }
+        waitingRecords -= 1
+        return record
     }
 
     /// Forgets the first attempts of `record`, which went on (every send of it was answered).

@@ -8,6 +8,22 @@ struct RecordTicket: Hashable, Sendable {
     /// The assignment of `partition` that admitted the record: work ending after a revoke, or after the
     /// partition came back in a newer assignment, never stores an offset.
     let generation: Int
+
+    /// Without the topic's text: tickets in flight differ by offset, and it is hashed several times per record.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(offset)
+        hasher.combine(partition.partition)
+        hasher.combine(generation)
+    }
+}
+
+/// A room lane's key: the record key's bytes, hashed as one run of bytes (an array of bytes hashes byte by byte).
+private struct LaneKey: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }
 
 /// The pipeline's decisions, as a pure state machine: partitions and their offsets, room lanes, admission,
@@ -93,9 +109,9 @@ struct PipelineCore {
 
     let settings: PipelineSettings
     private var partitions: [TopicPartition: PartitionState] = [:]
-    private var lanes: [[UInt8]: Lane] = [:]
+    private var lanes: [LaneKey: Lane] = [:]
     /// The lane key of each lane head.
-    private var heads: [RecordTicket: [UInt8]] = [:]
+    private var heads: [RecordTicket: LaneKey] = [:]
     private var revocations: [Revocation] = []
     private var nextGeneration = 0
     private var stopping = false
@@ -310,21 +326,23 @@ struct PipelineCore {
     /// Admits a record of an assigned partition: it starts now, or waits in its room's lane.
     private mutating func start(_ record: KafkaRecord, inLane: Bool) -> [Action] {
         let partition = record.topicPartition
-        guard let generation = partitions[partition]?.generation else { return [] }
+        guard let state = partitions.index(forKey: partition) else { return [] }
+        let generation = partitions.values[state].generation
         let ticket = RecordTicket(partition: partition, offset: record.offset, generation: generation)
-        partitions[partition]?.tracker.begin(record.offset)
+        partitions.values[state].tracker.begin(record.offset)
         inFlight += 1
-        guard inLane, let key = record.key else {
-            partitions[partition]?.running += 1
+        guard inLane, let bytes = record.key else {
+            partitions.values[state].running += 1
             return [.start(record, ticket, inLane: false)]
         }
-        if lanes[key] != nil {
-            lanes[key]?.queue.append(QueuedRecord(record: record, ticket: ticket))
+        let key = LaneKey(bytes: bytes)
+        if let lane = lanes.index(forKey: key) {
+            lanes.values[lane].queue.append(QueuedRecord(record: record, ticket: ticket))
             return []
         }
         lanes[key] = Lane(head: ticket)
         heads[ticket] = key
-        partitions[partition]?.running += 1
+        partitions.values[state].running += 1
         return [.start(record, ticket, inLane: true)]
     }
 
@@ -350,13 +368,13 @@ struct PipelineCore {
     /// `lanes` would share its queue, and taking the first record would then copy the whole rest of it (a hot room
     /// holds dozens).
     private mutating func freeRoom(of ticket: RecordTicket) -> [Action] {
-        guard let key = heads.removeValue(forKey: ticket) else { return [] }
-        guard let next = lanes[key]?.queue.first else {
-            lanes[key] = nil
+        guard let key = heads.removeValue(forKey: ticket), let lane = lanes.index(forKey: key) else { return [] }
+        guard let next = lanes.values[lane].queue.first else {
+            lanes.remove(at: lane)
             return []
         }
-        lanes[key]?.queue.removeFirst()
-        lanes[key]?.head = next.ticket
+        lanes.values[lane].queue.removeFirst()
+        lanes.values[lane].head = next.ticket
         heads[next.ticket] = key
         partitions[next.ticket.partition]?.running += 1
         return [.start(next.record, next.ticket, inLane: true)]
@@ -365,13 +383,14 @@ struct PipelineCore {
     private mutating func end(_ ticket: RecordTicket, done: Bool) -> [Action] {
         inFlight -= 1
         var actions = freeRoom(of: ticket)
-        let partition = ticket.partition
-        guard partitions[partition]?.generation == ticket.generation else { return actions }
-        partitions[partition]?.running -= 1
-        if done, let mark = partitions[partition]?.tracker.complete(ticket.offset) {
-            actions.append(.store(partition, mark))
+        guard let state = partitions.index(forKey: ticket.partition),
+            partitions.values[state].generation == ticket.generation
+        else { return actions }
+        partitions.values[state].running -= 1
+        if done, let mark = partitions.values[state].tracker.complete(ticket.offset) {
+            actions.append(.store(ticket.partition, mark))
         }
-        if partitions[partition]?.revoking == true { actions += finishDrainedRevokes() }
+        if partitions.values[state].revoking { actions += finishDrainedRevokes() }
         return actions
     }
 

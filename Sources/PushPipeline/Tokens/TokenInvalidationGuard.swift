@@ -52,22 +52,49 @@ public struct TokenInvalidationGuard: Sendable {
         self.bucketMillis = max(1, windowMillis / Int64(max(1, bucketCount)))
     }
 
-    /// Counts one answer of `scope`'s provider at `nowMillis`: `invalid` when it called the token dead.
-    public mutating func record(_ scope: Scope, invalid: Bool, nowMillis: Int64) {
+    /// Counts one answer of `scope`'s provider at `nowMillis`: `invalid` when it called the token dead. Returns
+    /// whether `scope`'s "invalid token" answers are suspect now, this one included (`isSuspended`). It runs for every
+    /// answer: the scope is looked up once and its buckets changed in place.
+    @discardableResult
+    public mutating func record(_ scope: Scope, invalid: Bool, nowMillis: Int64) -> Bool {
         let start = nowMillis - nowMillis.remainderReportingOverflow(dividingBy: bucketMillis).partialValue
-        var list = current(scope, nowMillis: nowMillis)
+        let oldest = oldestStart(nowMillis: nowMillis)
+        let totals = Self.add(
+            to: &buckets[scope, default: []], start: start, invalid: invalid, oldest: oldest, nowMillis: nowMillis)
+        return isSuspect(totals)
+    }
+
+    /// `record` on one scope's buckets: those that left the window (starting at or before `oldest`) are dropped, the
+    /// answer counted in the bucket starting at `start`. Returns the sends and invalid answers left in the window.
+    private static func add(
+        to list: inout [Bucket], start: Int64, invalid: Bool, oldest: Int64, nowMillis: Int64
+    ) -> (sends: Int, invalid: Int) {
+        if list.contains(where: { !isInWindow($0, oldest: oldest, nowMillis: nowMillis) }) {
+            list.removeAll { !isInWindow($0, oldest: oldest, nowMillis: nowMillis) }
+        }
         if list.last?.start != start { list.append(Bucket(start: start)) }
         list[list.count - 1].sends += 1
         if invalid { list[list.count - 1].invalid += 1 }
-        buckets[scope] = list
+        return totals(list)
     }
 
     /// Whether `scope`'s "invalid token" answers are suspect at `nowMillis`.
     public func isSuspended(_ scope: Scope, nowMillis: Int64) -> Bool {
-        let list = current(scope, nowMillis: nowMillis)
-        let sends = list.reduce(0) { $0 + $1.sends }
-        let invalid = list.reduce(0) { $0 + $1.invalid }
-        return sends >= minimumSends && Double(invalid) > maximumRatio * Double(sends)
+        isSuspect(Self.totals(current(scope, nowMillis: nowMillis)))
+    }
+
+    /// Whether a window's answers are enough sends, and too many of them invalid.
+    private func isSuspect(_ totals: (sends: Int, invalid: Int)) -> Bool {
+        totals.sends >= minimumSends && Double(totals.invalid) > maximumRatio * Double(totals.sends)
+    }
+
+    private static func totals(_ list: [Bucket]) -> (sends: Int, invalid: Int) {
+        var totals = (sends: 0, invalid: 0)
+        for bucket in list {
+            totals.sends += bucket.sends
+            totals.invalid += bucket.invalid
+        }
+        return totals
     }
 
     /// Every scope suspended at `nowMillis` (for `push_token_invalidation_suspended{app,provider}`).
@@ -82,8 +109,17 @@ public struct TokenInvalidationGuard: Sendable {
 
     /// `scope`'s buckets still inside the window ending at `nowMillis`.
     private func current(_ scope: Scope, nowMillis: Int64) -> [Bucket] {
+        let oldest = oldestStart(nowMillis: nowMillis)
+        return (buckets[scope] ?? []).filter { Self.isInWindow($0, oldest: oldest, nowMillis: nowMillis) }
+    }
+
+    /// The start a bucket must be after to be inside the window ending at `nowMillis`.
+    private func oldestStart(nowMillis: Int64) -> Int64 {
         let (span, overflow) = bucketMillis.multipliedReportingOverflow(by: Int64(bucketCount))
-        let oldest = overflow ? Int64.min : nowMillis &- span
-        return (buckets[scope] ?? []).filter { $0.start > oldest && $0.start <= nowMillis }
+        return overflow ? Int64.min : nowMillis &- span
+    }
+
+    private static func isInWindow(_ bucket: Bucket, oldest: Int64, nowMillis: Int64) -> Bool {
+        bucket.start > oldest && bucket.start <= nowMillis
     }
 }

@@ -12,10 +12,7 @@ public final class TokenInvalidationWatch: Sendable {
     /// Counts one answer of `scope`'s provider at `nowMillis` and returns whether `scope`'s "invalid token" answers
     /// are suspect now, this one included: the answer that trips the guard is the first one not acted on.
     public func answer(_ scope: TokenInvalidationGuard.Scope, invalid: Bool, nowMillis: Int64) -> Bool {
-        state.withLock { guardrail in
-            guardrail.record(scope, invalid: invalid, nowMillis: nowMillis)
-            return guardrail.isSuspended(scope, nowMillis: nowMillis)
-        }
+        state.withLock { $0.record(scope, invalid: invalid, nowMillis: nowMillis) }
     }
 
     /// Whether `scope`'s "invalid token" answers are suspect at `nowMillis`.
