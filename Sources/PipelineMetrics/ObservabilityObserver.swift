@@ -21,6 +21,9 @@ public final class ObservabilityObserver: PipelineObserver {
     private let failureLog: RateLimitedLog
     /// The latency histogram of every configured provider, looked up once (it exists from the start).
     private let sendLatencies: [PushProvider: Histogram]
+    /// The series every send or record changes, looked up once.
+    private let sendsInFlight: Gauge
+    private let endToEndLatency: Histogram
     /// The send and receipt counters seen so far: a registry lookup builds the label set and takes the registry's
     /// lock, and these change on every send and every receipt.
     private let counters = Mutex(HotCounters())
@@ -56,7 +59,9 @@ public final class ObservabilityObserver: PipelineObserver {
         }
         self.sendLatencies = sendLatencies
         metrics.exportClosedLabelSetsAtZero(providers: providers)
-        _ = (metrics.retryHandoffs, metrics.endToEndLatency, metrics.sendsInFlight, metrics.inFlightLimitWaits)
+        sendsInFlight = metrics.sendsInFlight
+        endToEndLatency = metrics.endToEndLatency
+        _ = (metrics.retryHandoffs, metrics.inFlightLimitWaits)
         _ = (metrics.httpConnections, metrics.httpResends, metrics.httpOversizedResponses)
     }
 
@@ -71,19 +76,19 @@ public final class ObservabilityObserver: PipelineObserver {
         case .polled(let topic, let count):
             metrics.recordsConsumed(topic: topic).increment(by: UInt64(clamping: count))
         case .sendStarted:
-            metrics.sendsInFlight.increment()
+            sendsInFlight.increment()
         case .sent(let provider, let outcome, let latencyMillis):
             if let failure = Self.failure(of: outcome) {
                 lastFailures.withLock { $0[provider] = failure }
             }
-            metrics.sendsInFlight.decrement()
+            sendsInFlight.decrement()
             sendCounter(provider, status: outcome.metricStatus).increment()
             (sendLatencies[provider] ?? metrics.sendLatency(provider: provider.rawValue)).observe(latencyMillis / 1000)
             if case .retry = outcome { metrics.retries(provider: provider.rawValue).increment() }
         case .receipt(let status):
             receiptCounter(status).increment()
         case .endToEnd(let latencyMillis):
-            metrics.endToEndLatency.observe(max(0, latencyMillis) / 1000)
+            endToEndLatency.observe(max(0, latencyMillis) / 1000)
         case .retryScheduled:
             metrics.retryHandoffs.increment()
         case .waitedForRoom:

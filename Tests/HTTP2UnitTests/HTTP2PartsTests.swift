@@ -26,6 +26,33 @@ struct HTTP2PartsTests {
     }
 
     @Test(arguments: [
+        ("https://api.push.apple.com/3/device/b", true), ("https://api.push.apple.com?x", true),
+        ("https://api.push.apple.com", false), ("https://api.push.apple.com.evil/3", false),
+        ("https://api.push.apple.com@evil/3", false), ("https://api.push.apple.com:443/3", false),
+        ("HTTPS://api.push.apple.com/3", false), ("http://api.push.apple.com/3", false),
+    ])
+    func anOriginBeginsOnlyURLsItWouldBeParsedFrom(url: String, begins: Bool) throws {
+        let origin = try #require(RequestOrigin(url: "https://API.push.apple.com/3/device/a"))
+        #expect(origin.begins(url) == begins)
+        if begins { #expect(RequestOrigin(url: url) == origin) }
+    }
+
+    @Test func aGroupsRequestsTakeTheirOwnOriginsAndFlags() throws {
+        var second = HTTPRequest(method: "POST", url: "https://push.example/b", deadline: .seconds(1))
+        second.publicAddressesOnly = true
+        let requests = [
+            HTTPRequest(method: "POST", url: "https://push.example/a", deadline: .seconds(1)), second,
+            HTTPRequest(method: "POST", url: "https://push.example.evil/c", deadline: .seconds(1)),
+        ]
+        let checked = GroupedRequest.checked(requests) { _, _ in Issue.record("no request is invalid") }
+        #expect(
+            checked.map(\.origin.description) == [
+                "https://push.example", "https://push.example", "https://push.example.evil",
+            ])
+        #expect(checked.map(\.origin.publicAddressesOnly) == [false, true, false])
+    }
+
+    @Test(arguments: [
         ("GET", "", RequestMethod.get), ("GET", "x", .withBody(custom: "GET")), ("HEAD", "", .head),
         ("POST", "", .withBody(custom: nil)), ("POST", "{}", .withBody(custom: nil)),
         ("PUT", "{}", .withBody(custom: "PUT")), ("DELETE", "", .withBody(custom: "DELETE")),

@@ -17,7 +17,7 @@ struct GroupedRequest {
         checked.reserveCapacity(requests.count)
         for (index, request) in requests.enumerated() {
             do throws(HTTPError) {
-                let (origin, method) = try request.validated()
+                let (origin, method) = try request.validated(after: checked.last?.origin)
                 checked.append(GroupedRequest(index: index, origin: origin, method: method))
             } catch {
                 answer(index, .failure(error))

@@ -3,9 +3,12 @@ import HTTPTypes
 
 extension HTTPRequest {
     /// The origin and method of a request either transport can send; `.invalidRequest` naming only the origin
-    /// otherwise (the URL's path carries device tokens).
-    func validated() throws(HTTPError) -> (origin: RequestOrigin, method: RequestMethod) {
-        guard var origin = RequestOrigin(url: url) else {
+    /// otherwise (the URL's path carries device tokens). `previous`, the origin of the request before it in a group,
+    /// is taken as it is when the URL starts with it (a group's requests mostly go to one origin).
+    func validated(after previous: RequestOrigin? = nil) throws(HTTPError) -> (
+        origin: RequestOrigin, method: RequestMethod
+    ) {
+        guard var origin = previous.flatMap({ $0.begins(url) ? $0 : nil }) ?? RequestOrigin(url: url) else {
             throw HTTPError(.invalidRequest, "the request URL is not an absolute http(s) URL")
         }
         origin.publicAddressesOnly = publicAddressesOnly

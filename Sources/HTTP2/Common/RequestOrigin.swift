@@ -58,6 +58,16 @@ struct RequestOrigin: Hashable, Sendable, CustomStringConvertible {
         self.isTLS = isTLS
     }
 
+    /// Whether `url` is this origin's text followed by its path, query or fragment: the origin `init(url:)` would
+    /// parse from it, found without parsing.
+    func begins(_ url: String) -> Bool {
+        let prefix = description.utf8
+        let bytes = url.utf8
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return false }
+        let next = bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)]
+        return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+    }
+
     /// The index of the first `needle` in `bytes`.
     private static func firstIndex(of needle: StaticString, in bytes: String.UTF8View) -> String.Index? {
         let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
