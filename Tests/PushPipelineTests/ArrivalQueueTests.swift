@@ -38,4 +38,22 @@ import Testing
         queue.finish()
         return await taken == nil
     }
+
+    /// With several producers the values end only once the last one finished; a producer added after all had
+    /// finished (by the waiting task, before it waits again) opens the queue again.
+    @Test func theValuesEndOnceEveryProducerFinished() async {
+        let queue = ArrivalQueue<Int>(producers: 0)
+        queue.addProducer()
+        queue.addProducer()
+        queue.put(0, 10)
+        queue.finish()
+        #expect(await queue.next()?.map(\.value) == [10])
+        queue.finish()
+        #expect(await queue.next() == nil)
+        queue.addProducer()
+        queue.put(1, 11)
+        #expect(await queue.next()?.map(\.value) == [11])
+        queue.finish()
+        #expect(await queue.next() == nil)
+    }
 }

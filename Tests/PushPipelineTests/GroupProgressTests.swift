@@ -30,13 +30,22 @@ import Testing
         }
     }
 
+    /// `records` joined to `progress`, their sends' requests and the records ready at once.
+    private static func add(
+        _ records: [PlannedRecord<String>], to progress: inout GroupProgress<String>
+    ) -> (requests: [String], firstSend: Int, ready: [Int]) {
+        let joined = progress.add(records, unsent: Self.unsent)
+        return (joined.sends.map(\.request), joined.firstSend, joined.ready)
+    }
+
     @Test func aRecordIsReadyOnceEverySendOfItWasAnswered() {
-        var progress = GroupProgress(
+        var progress = GroupProgress<String>()
+        let joined = Self.add(
             [Self.planned(["a", "b"], offset: 0), Self.planned([nil], offset: 1), Self.planned(["c"], offset: 2)],
-            unsent: Self.unsent)
-        #expect(progress.takeSends().map(\.request) == ["a", "b", "c"])
-        #expect(progress.takeSends().isEmpty)
-        #expect(progress.readyAtOnce == [1])
+            to: &progress)
+        #expect(joined.requests == ["a", "b", "c"])
+        #expect(joined.firstSend == 0)
+        #expect(joined.ready == [1])
         #expect(progress.arrived(2, Self.delivered) == 2)
         #expect(progress.arrived(0, Self.delivered) == nil)
         #expect(progress.isWaiting)
@@ -44,8 +53,24 @@ import Testing
         #expect(!progress.isWaiting)
     }
 
+    /// Records joining later are numbered after the earlier ones, their sends after the earlier sends.
+    @Test func recordsJoiningLaterAreNumberedAfterTheEarlierOnes() {
+        var progress = GroupProgress<String>()
+        _ = Self.add([Self.planned(["a", "b"], offset: 0)], to: &progress)
+        let later = Self.add([Self.planned([nil], offset: 1), Self.planned(["c"], offset: 2)], to: &progress)
+        #expect(later.requests == ["c"])
+        #expect(later.firstSend == 2)
+        #expect(later.ready == [1])
+        #expect(progress.arrived(2, Self.delivered) == 2)
+        #expect(progress.isWaiting)
+        #expect(progress.arrived(0, Self.delivered) == nil)
+        #expect(progress.arrived(1, Self.delivered) == 0)
+        #expect(!progress.isWaiting)
+    }
+
     @Test func aRepeatedOrUnknownAnswerIsIgnored() {
-        var progress = GroupProgress([Self.planned(["a", "b"], offset: 0)], unsent: Self.unsent)
+        var progress = GroupProgress<String>()
+        _ = Self.add([Self.planned(["a", "b"], offset: 0)], to: &progress)
         #expect(progress.arrived(0, Self.delivered) == nil)
         #expect(progress.arrived(0, Self.delivered) == nil)
         #expect(progress.arrived(7, Self.delivered) == nil)
@@ -61,8 +86,8 @@ import Testing
     }
 
     @Test func aRecordThatWentOnIsForgottenAndALateAnswerForItIgnored() {
-        var progress = GroupProgress(
-            [Self.planned(["a"], offset: 0), Self.planned(["b"], offset: 1)], unsent: Self.unsent)
+        var progress = GroupProgress<String>()
+        _ = Self.add([Self.planned(["a"], offset: 0), Self.planned(["b"], offset: 1)], to: &progress)
         #expect(progress.arrived(0, Self.delivered) == 0)
         progress.forget(0)
         #expect(progress.devices[0].isEmpty)

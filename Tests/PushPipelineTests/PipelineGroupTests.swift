@@ -28,6 +28,23 @@ import Testing
         _ = await harness.stop(running)
     }
 
+    /// A room's next records, started as the group frees the room, join the group: their sends are handed over
+    /// together, not sent by a task of their own; the room's order holds.
+    @Test func theRecordsAGroupsRoomsLetStartJoinTheGroup() async {
+        let harness = Harness()
+        harness.source.add([
+            record("m1;a", offset: 0, key: "room-a"), record("m2;b", offset: 1, key: "room-b"),
+            record("m3;c", offset: 2, key: "room-a"), record("m4;d", offset: 3, key: "room-a"),
+        ])
+        let running = harness.start()
+        #expect(await harness.settled { harness.stored() == 4 })
+        #expect(harness.sender.sentTogether.sorted() == ["m1/a", "m2/b", "m3/c", "m4/d"])
+        let sent = harness.sender.sent
+        #expect(sent.filter { ["m1/a", "m3/c", "m4/d"].contains($0) } == ["m1/a", "m3/c", "m4/d"])
+        #expect(harness.receipts().count == 4)
+        _ = await harness.stop(running)
+    }
+
     @Test func aGroupSendsNoMoreAtOnceThanTheSendPermitsLetIn() async {
         var harness = Harness()
         harness.settings.maxConcurrentSends = 2

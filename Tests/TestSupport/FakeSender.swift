@@ -12,6 +12,8 @@ public final class FakeSender: PushSender {
         public var held: Set<String> = []
         public var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
         public var sent: [String] = []
+        /// The requests handed over in a `sendAll`, in order.
+        public var sentTogether: [String] = []
         public var fallback: DeliveryOutcome = .delivered(providerMessageId: "id")
     }
 
@@ -36,6 +38,15 @@ public final class FakeSender: PushSender {
     }
 
     public var sent: [String] { state.withLock { $0.sent } }
+    public var sentTogether: [String] { state.withLock { $0.sentTogether } }
+
+    /// The default's concurrent `send` each, the requests recorded as handed over together (`sentTogether`).
+    public func sendAll(_ sends: [PushSend<String>], answer: @escaping @Sendable (Int, DeliveryOutcome) -> Void) async {
+        state.withLock { $0.sentTogether += sends.map(\.request) }
+        await concurrently(sends.count) { index in
+            answer(index, await self.send(sends[index].request, to: sends[index].provider))
+        }
+    }
 
     public func send(_ request: String, to provider: PushProvider) async -> DeliveryOutcome {
         state.withLock { $0.sent.append(request) }

@@ -2,19 +2,30 @@ import Synchronization
 
 /// Values arriving one by one from any thread (the answers of a group's sends), taken in bunches by the one task
 /// waiting for them: a value put while the task waits resumes it, the values put before it runs again are taken
-/// with it, so a burst of answers costs one resume, not one each.
+/// with it, so a burst of answers costs one resume, not one each. Several producers may put values (each then calls
+/// `finish`): the values end once every producer finished.
 final class ArrivalQueue<Value: Sendable>: Sendable {
     private typealias Waiter = UnsafeContinuation<[(index: Int, value: Value)]?, Never>
 
     private struct State {
         var arrived: [(index: Int, value: Value)] = []
         var waiter: Waiter?
-        var finished = false
+        /// Producers not finished.
+        var producers: Int
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    init() {}
+    /// A queue with `producers` producers to come (more may be added: `addProducer`).
+    init(producers: Int = 1) {
+        state = Mutex(State(producers: producers))
+    }
+
+    /// One more producer puts values and then calls `finish`. Called by the waiting task before it waits again: a
+    /// queue whose producers had all finished takes values again.
+    func addProducer() {
+        state.withLock { $0.producers += 1 }
+    }
 
     /// Hands over the value of item `index`.
     func put(_ index: Int, _ value: Value) {
@@ -28,18 +39,19 @@ final class ArrivalQueue<Value: Sendable>: Sendable {
         if let (waiter, bunch) = resumed { waiter.resume(returning: bunch) }
     }
 
-    /// No value comes any more: `next` returns `nil` once the arrived ones were taken.
+    /// A producer puts no more values: once every one did, `next` returns `nil` when the arrived ones were taken.
     func finish() {
         let waiter: Waiter? = state.withLock { state in
-            state.finished = true
+            state.producers -= 1
+            guard state.producers <= 0 else { return nil }
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume(returning: nil)
     }
 
-    /// Every value that arrived since the last call, waiting for one when none did; `nil` once `finish` was called
-    /// and every value was taken. One task at a time may wait.
+    /// Every value that arrived since the last call, waiting for one when none did; `nil` once every producer
+    /// finished and every value was taken. One task at a time may wait.
     func next() async -> [(index: Int, value: Value)]? {
         if let ready = take(orWaitWith: nil) { return ready }
         return await withUnsafeContinuation { (waiter: Waiter) in
@@ -55,7 +67,7 @@ final class ArrivalQueue<Value: Sendable>: Sendable {
                 defer { state.arrived = [] }
                 return .some(state.arrived)
             }
-            if state.finished { return .some(nil) }
+            if state.producers <= 0 { return .some(nil) }
             state.waiter = waiter
             return nil
         }

@@ -1,10 +1,9 @@
 import PushCore
 
 /// The first attempts of records started together, as they arrive: which record and device each send is for, and
-/// which records have every first attempt. Pure bookkeeping; the sends go out through `DeviceDelivery.attemptAll`.
+/// which records have every first attempt. Records join as the group takes them on (`add`), numbered in order, as
+/// are their sends. Pure bookkeeping; the sends go out through `DeviceDelivery.attemptAll`.
 struct GroupProgress<Request: Sendable> {
-    /// Every send of the group, in record order, then device order, until `takeSends`.
-    private var sends: [PushSend<Request>] = []
     /// Each send's provider.
     private var providers: [PushProvider] = []
     /// The record and device of each send.
@@ -16,13 +15,21 @@ struct GroupProgress<Request: Sendable> {
     /// The records with a send not answered yet.
     private var waitingRecords = 0
 
-    /// The sends of `records` (the results of the devices their plans settled are known at once) and the records
-    /// that have none, ready now.
-    init(_ records: [PlannedRecord<Request>], unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]) {
-        for (position, record) in records.enumerated() {
+    /// Records joining: numbered from `records.count`, their sends from `sends.count` (the results of the devices
+    /// their plans settled are known at once). Returns their sends, in record order then device order, the number of
+    /// the first, and the joining records that have none, ready now.
+    mutating func add(
+        _ records: [PlannedRecord<Request>], unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]
+    ) -> (sends: [PushSend<Request>], firstSend: Int, ready: [Int]) {
+        let firstSend = owners.count
+        var sends: [PushSend<Request>] = []
+        var ready: [Int] = []
+        for record in records {
+            let position = devices.count
             guard case .event(let event) = record.plan else {
                 devices.append([])
                 unanswered.append(0)
+                ready.append(position)
                 continue
             }
             devices.append(unsent(event))
@@ -35,18 +42,10 @@ struct GroupProgress<Request: Sendable> {
                 count += 1
             }
             unanswered.append(count)
-            if count > 0 { waitingRecords += 1 }
+            if count > 0 { waitingRecords += 1 } else { ready.append(position) }
         }
+        return (sends, firstSend, ready)
     }
-
-    /// Every send of the group, in record order, then device order, handed over: the progress keeps none.
-    mutating func takeSends() -> [PushSend<Request>] {
-        defer { sends = [] }
-        return sends
-    }
-
-    /// The records with no send: started as soon as planned.
-    var readyAtOnce: [Int] { unanswered.indices.filter { unanswered[$0] == 0 } }
 
     /// Whether any record still waits for an answer.
     var isWaiting: Bool { waitingRecords > 0 }

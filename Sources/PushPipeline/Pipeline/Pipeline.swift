@@ -168,14 +168,12 @@ public actor Pipeline<Request: Sendable> {
 
     /// Performs `actions` in order; the records they start begin once the others were performed (`start`), and of the
     /// offsets stored for a partition only the last is, before a revoke is finished and at the end (`store`): the
-    /// records that end in one turn store one offset per partition, not one each.
-    private func perform(_ actions: [PipelineCore.Action]) async {
+    /// records that end in one turn store one offset per partition, not one each. `adopting`: the records of input
+    /// topics it would start together are returned instead, for the group asking to run them itself.
+    @discardableResult
+    private func perform(_ actions: [PipelineCore.Action], adopting: Bool = false) async -> [Start] {
         var starting: [Start] = []
         var stores: [(partition: TopicPartition, offset: Int64)] = []
-        defer {
-            store(stores)
-            start(starting)
-        }
         for action in actions {
             switch action {
             case .start(let record, let ticket, let inLane):
@@ -205,6 +203,8 @@ public actor Pipeline<Request: Sendable> {
                 observer.observe(.revoked(partitions, unfinished: unfinished))
             }
         }
+        store(stores)
+        return start(starting, adopting: adopting)
     }
 
     /// Stores each partition's offset.
@@ -236,17 +236,21 @@ public actor Pipeline<Request: Sendable> {
 
     /// Runs the records started together: those of input topics in one task when there are several (`together`),
     /// the others in a task each (`spawn`). A retry record goes alone: it may move on unsent
-    /// (`RecordProcessor.process`).
-    private func start(_ records: [Start]) {
+    /// (`RecordProcessor.process`). `adopting`: those of input topics are returned, not started (`perform`).
+    @discardableResult
+    private func start(_ records: [Start], adopting: Bool = false) -> [Start] {
         var together: [Start] = []
         for record in records {
             if settings.isRetryTopic(record.record.topic) { spawn(record) } else { together.append(record) }
         }
-        if together.count == 1 {
+        if adopting {
+            return together
+        } else if together.count == 1 {
             spawn(together[0])
         } else if !together.isEmpty {
             track { id in await self.work(together: together, taskId: id) }
         }
+        return []
     }
 
     /// Runs a record's work in its own task. A record in a room lane reports `roomFreed` once the next record of
@@ -302,43 +306,76 @@ public actor Pipeline<Request: Sendable> {
         await ended(taskId: id, ticket, done: done)
     }
 
+    /// The records a group runs: each one's plan until it goes on, what its room and its end are reported by, and
+    /// the progress of their first attempts.
+    private struct Group {
+        var plans: [PlannedRecord<Request>?] = []
+        var members: [Member] = []
+        var progress = GroupProgress<Request>()
+    }
+
+    /// A record of a group once planned: its ticket, and whether it heads a room lane.
+    private struct Member {
+        let ticket: RecordTicket
+        let inLane: Bool
+    }
+
+    /// The most records one group takes on: its bookkeeping grows by each (a few words), and is dropped when it ends.
+    private static var groupRecordLimit: Int { 4_096 }
+
     /// The body of the task of records started together (`start`): they are planned in one pass and their first
     /// attempts made together (`DeviceDelivery.attemptAll`); as the answers arrive, the records they complete go on
-    /// together (`goOn`). A record whose devices do not fit in the device budget now goes alone (`spawn`), as does
-    /// one whose first attempts did not settle it, from there on (`work(settling:)`).
+    /// together (`goOn`). The records their rooms let start join the group (`join`), up to `groupRecordLimit`, rather
+    /// than start a task each. A record whose devices do not fit in the device budget now goes alone (`spawn`), as
+    /// does one whose first attempts did not settle it, from there on (`work(settling:)`).
     private func work(together records: [Start], taskId id: Int) async {
+        var group = Group()
+        let arrivals = ArrivalQueue<Attempt>(producers: 0)
+        await withTaskGroup(of: Void.self) { children in
+            var ready = join(records, to: &group, arrivals, &children)
+            while true {
+                while !ready.isEmpty {
+                    let started = await goOn(ready, &group, adopting: true, children: &children)
+                    ready = join(started, to: &group, arrivals, &children)
+                }
+                guard group.progress.isWaiting, let bunch = await arrivals.next() else { break }
+                ready = bunch.compactMap { group.progress.arrived($0.index, $0.value) }
+            }
+            // Sends never answered: the group was cancelled, or the sender broke its word.
+            let rest = group.progress.answerTheRest(with: DeviceDelivery<Request>.unanswered)
+            if !rest.isEmpty { await goOn(rest, &group, adopting: false, children: &children) }
+        }
+        tasks[id] = nil
+    }
+
+    /// Plans `records` into `group` and makes their first attempts in a child task, their answers numbered after
+    /// the group's earlier sends; returns those of them with no send, ready at once. A record whose devices do not fit
+    /// in the device budget now goes alone (`spawn`).
+    private func join(
+        _ records: [Start], to group: inout Group, _ arrivals: ArrivalQueue<Attempt>,
+        _ children: inout TaskGroup<Void>
+    ) -> [Int] {
+        guard !records.isEmpty else { return [] }
         let processor = processor
         var planned: [PlannedRecord<Request>] = []
-        var members: [Start] = []
         for record in records {
             guard let plan = processor.planNow(record.record) else {
                 spawn(record)
                 continue
             }
             planned.append(plan)
-            members.append(record)
+            group.members.append(Member(ticket: record.ticket, inLane: record.inLane))
         }
-        var progress = GroupProgress(planned, unsent: processor.unsentResults)
-        var plans = planned.map(Optional.some)
-        planned = []
-        let arrivals = ArrivalQueue<Attempt>()
-        await withTaskGroup(of: Void.self) { children in
-            let (delivery, sends) = (processor.delivery, PendingSends(progress.takeSends()))
-            children.addTask {
-                try? await delivery.attemptAll(sends) { arrivals.put($0, $1) }
-                arrivals.finish()
-            }
-            var ready = progress.readyAtOnce
-            while true {
-                if !ready.isEmpty { await goOn(ready, &plans, members, &progress, children: &children) }
-                guard progress.isWaiting, let bunch = await arrivals.next() else { break }
-                ready = bunch.compactMap { progress.arrived($0.index, $0.value) }
-            }
-            // Sends never answered: the group was cancelled, or the sender broke its word.
-            let rest = progress.answerTheRest(with: DeviceDelivery<Request>.unanswered)
-            if !rest.isEmpty { await goOn(rest, &plans, members, &progress, children: &children) }
+        let joined = group.progress.add(planned, unsent: processor.unsentResults)
+        group.plans += planned.map(Optional.some)
+        guard !joined.sends.isEmpty else { return joined.ready }
+        let (delivery, sends, first) = (processor.delivery, PendingSends(joined.sends), joined.firstSend)
+        arrivals.addProducer()
+        children.addTask {
+            try? await delivery.attemptAll(sends) { arrivals.put(first + $0, $1) }
+            arrivals.finish()
         }
-        tasks[id] = nil
+        return joined.ready
     }
 
     /// The records of a group at `ready` have their first attempts: each is settled without waiting when they settled
@@ -346,28 +383,32 @@ public actor Pipeline<Request: Sendable> {
     /// those settled are produced in one call in a child task, which then reports their end. Once the task is
     /// cancelled (shutdown's grace period is over) they end undone, as a record alone does. The group forgets each
     /// record that went on (`plans`, `progress`), so that one slow answer holds no other record's plan.
+    ///
+    /// `adopting`: returns the records of input topics the freed rooms let start, for the group to take on, while it
+    /// holds fewer than `groupRecordLimit`; they start as usual otherwise.
+    @discardableResult
     private func goOn(
-        _ ready: [Int], _ plans: inout [PlannedRecord<Request>?], _ members: [Start],
-        _ progress: inout GroupProgress<Request>, children: inout TaskGroup<Void>
-    ) async {
+        _ ready: [Int], _ group: inout Group, adopting: Bool, children: inout TaskGroup<Void>
+    ) async -> [Start] {
         let processor = processor
         var going: [(index: Int, planned: PlannedRecord<Request>)] = []
         for index in ready {
-            if let planned = plans[index].take() { going.append((index, planned)) }
+            if let planned = group.plans[index].take() { going.append((index, planned)) }
         }
         if Task.isCancelled {
             for (_, planned) in going { processor.release(planned) }
-            return await recordsEnded(going.map { (members[$0.index].ticket, false) })
+            await recordsEnded(going.map { (group.members[$0.index].ticket, false) })
+            return []
         }
         var outputs: [KafkaProducerRecord] = []
         var units = 0
         var tickets: [RecordTicket] = []
         var eventTimes: [Int64] = []
-        var freed: [Start] = []
+        var freed: [Member] = []
         for (index, planned) in going {
-            let started = processor.started(planned, devices: progress.devices[index])
-            progress.forget(index)
-            let member = members[index]
+            let started = processor.started(planned, devices: group.progress.devices[index])
+            group.progress.forget(index)
+            let member = group.members[index]
             if settings.roomOrder == .firstAttempt { freed.append(member) }
             switch processor.settleNow(started) {
             case .settled(let produced):
@@ -380,8 +421,8 @@ public actor Pipeline<Request: Sendable> {
                 track { id in await self.work(settling: rest, member, holding: planned, taskId: id) }
             }
         }
-        await roomsFreed(freed)
-        guard !tickets.isEmpty else { return }
+        let adopted = await roomsFreed(freed, adopting: adopting && group.plans.count < Self.groupRecordLimit)
+        guard !tickets.isEmpty else { return adopted }
         children.addTask { [outputs] in
             var done = true
             do {
@@ -393,12 +434,13 @@ public actor Pipeline<Request: Sendable> {
             processor.deviceBudget.release(units)
             await self.recordsEnded(tickets.map { ($0, done) })
         }
+        return adopted
     }
 
     /// The body of the task of a record started with others whose first attempts did not settle it: it is sent
     /// again within the retry budget, then its outputs are produced, as a record alone is.
     private func work(
-        settling rest: UnsettledRecord<Request>, _ member: Start, holding planned: PlannedRecord<Request>,
+        settling rest: UnsettledRecord<Request>, _ member: Member, holding planned: PlannedRecord<Request>,
         taskId id: Int
     ) async {
         let processor = processor
@@ -419,9 +461,10 @@ public actor Pipeline<Request: Sendable> {
         await perform(core.handle(.roomFreed(ticket)))
     }
 
-    /// `roomFreed` for each of `records` in a room lane, in one turn: the records they let start begin together.
-    private func roomsFreed(_ records: [Start]) async {
-        await perform(core.handle(records.filter(\.inLane).map { .roomFreed($0.ticket) }))
+    /// `roomFreed` for each of `records` in a room lane, in one turn: the records they let start begin together, or,
+    /// `adopting`, those of input topics are returned (`perform`).
+    private func roomsFreed(_ records: [Member], adopting: Bool) async -> [Start] {
+        await perform(core.handle(records.filter(\.inLane).map { .roomFreed($0.ticket) }), adopting: adopting)
     }
 
     private func ended(taskId: Int, _ ticket: RecordTicket, done: Bool) async {
