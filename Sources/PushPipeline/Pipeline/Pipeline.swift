@@ -331,7 +331,8 @@ public actor Pipeline<Request: Sendable> {
     private func work(together records: [Start], taskId id: Int) async {
         var group = Group()
         let arrivals = ArrivalQueue<Attempt>(producers: 0)
-        await withTaskGroup(of: Void.self) { children in
+        // Discarding: a group runs for as long as records join it, and a child's task is freed as it ends.
+        await withDiscardingTaskGroup { children in
             var ready = join(records, to: &group, arrivals, &children)
             while true {
                 while !ready.isEmpty {
@@ -353,7 +354,7 @@ public actor Pipeline<Request: Sendable> {
     /// in the device budget now goes alone (`spawn`).
     private func join(
         _ records: [Start], to group: inout Group, _ arrivals: ArrivalQueue<Attempt>,
-        _ children: inout TaskGroup<Void>
+        _ children: inout DiscardingTaskGroup
     ) -> [Int] {
         guard !records.isEmpty else { return [] }
         let processor = processor
@@ -388,7 +389,7 @@ public actor Pipeline<Request: Sendable> {
     /// holds fewer than `groupRecordLimit`; they start as usual otherwise.
     @discardableResult
     private func goOn(
-        _ ready: [Int], _ group: inout Group, adopting: Bool, children: inout TaskGroup<Void>
+        _ ready: [Int], _ group: inout Group, adopting: Bool, children: inout DiscardingTaskGroup
     ) async -> [Start] {
         let processor = processor
         var going: [(index: Int, planned: PlannedRecord<Request>)] = []
