@@ -10,8 +10,9 @@ extension DeviceDelivery {
     /// The sends to a provider of one push service whose breaker is closed go to the sender together
     /// (`PushSender.sendAll`: one hand-over to the transport), in waves of as many as the send limits let in at once
     /// (`takeFreePermits`, `waitForPermits`); a wave's permits come back one by one as its answers arrive, and the
-    /// next wave takes them. The others, to a push service of many origins (each with its own breaker and limit) or
-    /// to a provider whose breaker is open, are each attempted as `attempt` does, concurrently beside them.
+    /// next wave takes them; each wave is sent in a child task, the last in the calling task. The other sends, to a
+    /// push service of many origins (each with its own breaker and limit) or to a provider whose breaker is open, are
+    /// each attempted as `attempt` does, concurrently beside them.
     func attemptAll(_ sends: PendingSends<Request>, arrived: @escaping @Sendable (Int, Attempt) -> Void) async throws {
         try Task.checkCancellation()
         let providers = sends.providers
@@ -30,7 +31,12 @@ extension DeviceDelivery {
                     wave += takeFreePermits(for: &pending, providers: providers)
                 }
                 let going = sends.take(wave)
-                waves.addTask { await self.sendTogether(going, arrived: arrived) }
+                // The last wave goes in this task: there is nothing left to wait for beside it.
+                if pending.isEmpty {
+                    await sendTogether(going, arrived: arrived)
+                } else {
+                    waves.addTask { await self.sendTogether(going, arrived: arrived) }
+                }
             }
             try await waves.waitForAll()
         }
