@@ -72,16 +72,6 @@ struct HTTP2PartsTests {
         #expect(RequestMethod(validating: request) == nil)
     }
 
-    @Test func ringBufferIsAFIFOThatAcceptsUrgentItemsAtTheFront() {
-        var buffer = RingBuffer<Int>()
-        for value in 0..<40 { buffer.append(value) }
-        #expect(buffer.popFirst() == 0)
-        buffer.prepend(-1)
-        #expect(buffer.count == 40)
-        #expect(buffer.removeAll() == [-1] + Array(1..<40))
-        #expect(buffer.popFirst() == nil)
-    }
-
     @Test(arguments: [2, 19, 20, 21, 62])
     func untrustedOrMismatchedCertificatesHaveAVerdict(code: Int) {
         #expect(TransferFailure.certificateVerdict(code) != nil)

@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import Essentials
 import Foundation
 import Glibc
 import HTTPTypes

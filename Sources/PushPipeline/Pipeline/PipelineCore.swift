@@ -91,7 +91,8 @@ struct PipelineCore {
     /// A room's record running up to its ordering point, and the room's records waiting for it, oldest first.
     private struct Lane {
         var head: RecordTicket
-        var queue: [QueuedRecord] = []
+        /// The room's records waiting, oldest first: a hot room holds dozens, and each start takes the oldest.
+        var queue = RingBuffer<QueuedRecord>()
     }
 
     /// A record waiting in its room's lane, with the ticket it starts with.
@@ -237,11 +238,12 @@ struct PipelineCore {
     private mutating func dropQueued(of partition: TopicPartition) -> Int {
         var dropped = 0
         for key in Array(lanes.keys) {
-            guard let queue = lanes[key]?.queue, queue.contains(where: { $0.ticket.partition == partition }) else {
-                continue
-            }
-            let kept = queue.filter { $0.ticket.partition != partition }
-            dropped += queue.count - kept.count
+            guard var queue = lanes[key]?.queue else { continue }
+            let waiting = queue.removeAll()
+            guard waiting.contains(where: { $0.ticket.partition == partition }) else { continue }
+            var kept = RingBuffer<QueuedRecord>()
+            for record in waiting where record.ticket.partition != partition { kept.append(record) }
+            dropped += waiting.count - kept.count
             lanes[key]?.queue = kept
         }
         inFlight -= dropped
@@ -369,11 +371,10 @@ struct PipelineCore {
     /// holds dozens).
     private mutating func freeRoom(of ticket: RecordTicket) -> [Action] {
         guard let key = heads.removeValue(forKey: ticket), let lane = lanes.index(forKey: key) else { return [] }
-        guard let next = lanes.values[lane].queue.first else {
+        guard let next = lanes.values[lane].queue.popFirst() else {
             lanes.remove(at: lane)
             return []
         }
-        lanes.values[lane].queue.removeFirst()
         lanes.values[lane].head = next.ticket
         heads[next.ticket] = key
         partitions[next.ticket.partition]?.running += 1

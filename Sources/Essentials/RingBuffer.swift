@@ -1,28 +1,31 @@
-/// A double-ended FIFO with amortised O(1) push and pop at both ends.
-struct RingBuffer<Element> {
+/// A double-ended FIFO with amortised O(1) push and pop at both ends: taking the first element moves an index, not
+/// the rest (an array's `removeFirst` moves every element after it).
+public struct RingBuffer<Element> {
     private var storage: [Element?] = []
     private var head = 0
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    var isEmpty: Bool { count == 0 }
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
 
     /// The first element, left in place.
-    var first: Element? { count > 0 ? storage[head] : nil }
+    public var first: Element? { count > 0 ? storage[head] : nil }
 
-    mutating func append(_ element: Element) {
+    public mutating func append(_ element: Element) {
         growIfFull()
         storage[(head + count) % storage.count] = element
         count += 1
     }
 
-    mutating func prepend(_ element: Element) {
+    public mutating func prepend(_ element: Element) {
         growIfFull()
         head = (head + storage.count - 1) % storage.count
         storage[head] = element
         count += 1
     }
 
-    mutating func popFirst() -> Element? {
+    public mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = storage[head]
         storage[head] = nil
@@ -32,7 +35,7 @@ struct RingBuffer<Element> {
     }
 
     /// Removes and returns every element, first to last.
-    mutating func removeAll() -> [Element] {
+    public mutating func removeAll() -> [Element] {
         var elements: [Element] = []
         elements.reserveCapacity(count)
         while let element = popFirst() { elements.append(element) }
@@ -47,3 +50,5 @@ struct RingBuffer<Element> {
         count = elements.count
     }
 }
+
+extension RingBuffer: Sendable where Element: Sendable {}
