@@ -29,7 +29,7 @@ struct FailureHistory: Sendable, Equatable {
     static let futureSkewMillis: Int64 = 60 * 60 * 1000
 
     /// The history of `record` at `nowMillis`: empty unless it comes from one of `settings`' retry topics.
-    init(of record: KafkaRecord, settings: PipelineSettings, nowMillis: Int64) {
+    init(of record: KafkaRecord, settings: borrowing PipelineSettings, nowMillis: Int64) {
         guard settings.isRetryTopic(record.topic) else { return }
         let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds + Self.futureSkewMillis)
         if let text = record.headers.text(FailureHeaders.attempts) {
@@ -47,7 +47,8 @@ struct FailureHistory: Sendable, Equatable {
     }
 
     /// Only the due time of `record` (no report): what flow control needs on every check.
-    static func retryDueMillis(of record: KafkaRecord, settings: PipelineSettings, nowMillis: Int64) -> Int64? {
+    static func retryDueMillis(of record: KafkaRecord, settings: borrowing PipelineSettings, nowMillis: Int64) -> Int64?
+    {
         FailureHistory(of: record, settings: settings, nowMillis: nowMillis).retryDueMillis
     }
 
