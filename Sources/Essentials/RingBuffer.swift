@@ -42,6 +42,22 @@ public struct RingBuffer<Element> {
         return elements
     }
 
+    /// Removes the elements `shouldBeRemoved` picks, in place, the others keeping their order; returns how many it
+    /// removed.
+    public mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) -> Int {
+        var kept = 0
+        for offset in 0..<count {
+            let from = (head + offset) % storage.count
+            guard let element = storage[from] else { continue }
+            storage[from] = nil
+            if shouldBeRemoved(element) { continue }
+            storage[(head + kept) % storage.count] = element
+            kept += 1
+        }
+        defer { count = kept }
+        return count - kept
+    }
+
     private mutating func growIfFull() {
         guard count == storage.count else { return }
         let elements = removeAll()

@@ -32,4 +32,17 @@ import Testing
         #expect(buffer.removeAll() == expected)
         #expect(buffer.isEmpty)
     }
+
+    /// Removing in place across the storage's wrap-around keeps the others' order, and the buffer takes more after.
+    @Test func removesWhatAPredicatePicksInPlaceKeepingTheOrder() {
+        var buffer = RingBuffer<Int>()
+        for value in 0..<16 { buffer.append(value) }
+        for _ in 0..<10 { _ = buffer.popFirst() }
+        for value in 16..<26 { buffer.append(value) }
+        #expect(buffer.removeAll { $0 % 3 == 0 } == 5)
+        #expect(buffer.removeAll { $0 > 100 } == 0)
+        buffer.append(26)
+        #expect(buffer.count == 12)
+        #expect(buffer.removeAll() == [10, 11, 13, 14, 16, 17, 19, 20, 22, 23, 25, 26])
+    }
 }

@@ -237,14 +237,8 @@ struct PipelineCore {
     /// Takes the records of `partition` out of the room lanes (they have not started); returns how many.
     private mutating func dropQueued(of partition: TopicPartition) -> Int {
         var dropped = 0
-        for key in Array(lanes.keys) {
-            guard var queue = lanes[key]?.queue else { continue }
-            let waiting = queue.removeAll()
-            guard waiting.contains(where: { $0.ticket.partition == partition }) else { continue }
-            var kept = RingBuffer<QueuedRecord>()
-            for record in waiting where record.ticket.partition != partition { kept.append(record) }
-            dropped += waiting.count - kept.count
-            lanes[key]?.queue = kept
+        for lane in lanes.indices {
+            dropped += lanes.values[lane].queue.removeAll { $0.ticket.partition == partition }
         }
         inFlight -= dropped
         return dropped
