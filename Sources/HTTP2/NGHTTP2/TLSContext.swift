@@ -3,7 +3,7 @@ import Glibc
 import HTTPTypes
 
 /// The nghttp2 transport's OpenSSL context (`SSL_CTX`), shared by all its connections: TLS 1.2 or newer, the
-/// server's certificate verified against the system's CAs plus `extraCAFile`, ALPN offering `h2` (and
+/// server's certificate verified against the system's CAs (`SystemTrust`) plus `extraCAFile`, ALPN offering `h2` (and
 /// `http/1.1`, so a server without h2 says so instead of failing the handshake), and the client certificate.
 ///
 /// `@unchecked Sendable`: made once, then only read (OpenSSL's context is safe to share once configured); the
@@ -27,7 +27,7 @@ final class TLSContext: @unchecked Sendable {
         _ = pw_ssl_ctx_set_modes(context)
         pw_ssl_ctx_set_read_ahead(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        _ = SSL_CTX_set_default_verify_paths(context)
+        SystemTrust.current.install(in: context)
         let protocols: [UInt8] = [2] + Array("h2".utf8) + [8] + Array("http/1.1".utf8)
         _ = SSL_CTX_set_alpn_protos(context, protocols, UInt32(protocols.count))
         if let extra = configuration.extraCAFile {
