@@ -83,6 +83,16 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes UTF-8 `text` as a string value, escaped as `string(_:)` escapes: JSON text written by another writer
+    /// carried as a string (FCM's data values), without making a `String` of it first.
+    public mutating func string(utf8 text: [UInt8]) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        text.withUnsafeBufferPointer { appendEscaping($0) }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     /// Writes an integer value.
     public mutating func integer(_ value: Int) {
         separate()
@@ -127,6 +137,18 @@ public struct JSONWriter: Sendable {
     /// Writes `"key": value` for an integer.
     public mutating func field(_ name: String, _ value: Int) {
         key(name)
+        integer(value)
+    }
+
+    /// Writes `"key": "value"` with a key given as a literal that needs no escape (`key(literal:)`).
+    public mutating func field(literal name: StaticString, _ value: String) {
+        key(literal: name)
+        string(value)
+    }
+
+    /// Writes `"key": value` for an integer, with a key given as a literal that needs no escape (`key(literal:)`).
+    public mutating func field(literal name: StaticString, _ value: Int) {
+        key(literal: name)
         integer(value)
     }
 

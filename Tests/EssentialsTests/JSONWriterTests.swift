@@ -51,4 +51,24 @@ import Testing
         #expect(quoted.contains(#"\t\n\u000b\u000c\r\u000e"#))
         #expect(quoted.hasSuffix(#"\u001e\u001f""#))
     }
+
+    @Test func literalKeysAndUTF8StringsWriteWhatTheirStringFormsWrite() {
+        var nested = JSONWriter()
+        nested.strings(["a \"b\"", "c\\d", "漢\n"])
+        var literal = JSONWriter()
+        literal.beginObject()
+        literal.field(literal: "text", "x")
+        literal.field(literal: "n", 7)
+        literal.key(literal: "json")
+        literal.string(utf8: nested.bytes)
+        literal.endObject()
+        var plain = JSONWriter()
+        plain.beginObject()
+        plain.field("text", "x")
+        plain.field("n", 7)
+        plain.field("json", nested.text)
+        plain.endObject()
+        #expect(literal.bytes == plain.bytes)
+        #expect(literal.text == #"{"text":"x","n":7,"json":"[\"a \\\"b\\\"\",\"c\\\\d\",\"漢\\n\"]"}"#)
+    }
 }

@@ -7,6 +7,13 @@ extension JSONWriter {
         self.value(value)
     }
 
+    /// Writes `"key": value` for a parsed value, with a key given as a literal that needs no escape
+    /// (`key(literal:)`).
+    public mutating func field(literal name: StaticString, _ value: JSONValue) {
+        key(literal: name)
+        self.value(value)
+    }
+
     /// Writes a parsed value back, members in their original order and numbers as their original literal.
     public mutating func value(_ value: JSONValue) {
         switch value {

@@ -59,22 +59,22 @@ struct APNsRequestBuilder {
     static func alertBody(_ push: RenderedPush, badge: Int?) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
-        json.key("aps")
+        json.key(literal: "aps")
         json.beginObject()
-        json.key("alert")
+        json.key(literal: "alert")
         json.beginObject()
-        if let title = push.title { json.field("title", title) }
-        if let body = push.body { json.field("body", body) }
-        json.field("loc-key", push.locKey)
-        json.key("loc-args")
+        if let title = push.title { json.field(literal: "title", title) }
+        if let body = push.body { json.field(literal: "body", body) }
+        json.field(literal: "loc-key", push.locKey)
+        json.key(literal: "loc-args")
         json.strings(push.locArgs)
         json.endObject()
-        if let badge { json.field("badge", badge) }
-        if let sound = push.rule.sound { json.field("sound", sound) }
-        if let threadID = push.threadID { json.field("thread-id", threadID) }
-        if let category = push.rule.category { json.field("category", category) }
-        if push.rule.mutableContent { json.field("mutable-content", 1) }
-        if let level = push.rule.interruptionLevel { json.field("interruption-level", level) }
+        if let badge { json.field(literal: "badge", badge) }
+        if let sound = push.rule.sound { json.field(literal: "sound", sound) }
+        if let threadID = push.threadID { json.field(literal: "thread-id", threadID) }
+        if let category = push.rule.category { json.field(literal: "category", category) }
+        if push.rule.mutableContent { json.field(literal: "mutable-content", 1) }
+        if let level = push.rule.interruptionLevel { json.field(literal: "interruption-level", level) }
         json.endObject()
         customKeys(push, into: &json)
         json.endObject()
@@ -85,13 +85,13 @@ struct APNsRequestBuilder {
     static func backgroundBody(_ push: RenderedPush, badge: Int?) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
-        json.key("aps")
+        json.key(literal: "aps")
         json.beginObject()
-        json.field("content-available", 1)
+        json.field(literal: "content-available", 1)
         json.endObject()
         customKeys(push, into: &json)
-        if let badge { json.field("badge", badge) }
-        if let payload = push.payload { json.field("payload", payload) }
+        if let badge { json.field(literal: "badge", badge) }
+        if let payload = push.payload { json.field(literal: "payload", payload) }
         json.endObject()
         return json.bytes
     }
@@ -100,24 +100,24 @@ struct APNsRequestBuilder {
     static func voipBody(_ push: RenderedPush) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
-        json.key("aps")
+        json.key(literal: "aps")
         json.beginObject()
         json.endObject()
         customKeys(push, into: &json)
-        json.key("caller")
+        json.key(literal: "caller")
         json.beginObject()
-        json.field("id", push.senderID)
-        json.field("name", push.senderNickname)
+        json.field(literal: "id", push.senderID)
+        json.field(literal: "name", push.senderNickname)
         json.endObject()
-        if let payload = push.payload { json.field("payload", payload) }
+        if let payload = push.payload { json.field(literal: "payload", payload) }
         json.endObject()
         return json.bytes
     }
 
     /// Short keys outside `aps`: the room, the message id and the type.
     private static func customKeys(_ push: RenderedPush, into json: inout JSONWriter) {
-        json.field("room", push.roomID)
-        json.field("mid", push.messageID)
-        json.field("type", push.type)
+        json.field(literal: "room", push.roomID)
+        json.field(literal: "mid", push.messageID)
+        json.field(literal: "type", push.type)
     }
 }

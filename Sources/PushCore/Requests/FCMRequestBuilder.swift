@@ -44,22 +44,24 @@ struct FCMRequestBuilder {
         // is copied into twice as much.
         var json = JSONWriter(reservingCapacity: 1024)
         json.beginObject()
-        json.key("message")
+        json.key(literal: "message")
         json.beginObject()
         // The first member: `tokenOffset` says where it starts.
-        json.field("token", token)
+        json.field(literal: "token", token)
         if visible, push.title != nil || push.body != nil {
-            json.key("notification")
+            json.key(literal: "notification")
             json.beginObject()
-            if let title = push.title { json.field("title", title) }
-            if let body = push.body { json.field("body", body) }
+            if let title = push.title { json.field(literal: "title", title) }
+            if let body = push.body { json.field(literal: "body", body) }
             json.endObject()
         }
-        json.key("android")
+        json.key(literal: "android")
         json.beginObject()
-        if let collapseKey = push.collapseKey, push.rule.kind != .voip { json.field("collapse_key", collapseKey) }
-        json.field("priority", push.rule.priority == .high || push.rule.kind == .voip ? "HIGH" : "NORMAL")
-        json.field("ttl", "\(push.rule.timeToLiveSeconds)s")
+        if let collapseKey = push.collapseKey, push.rule.kind != .voip {
+            json.field(literal: "collapse_key", collapseKey)
+        }
+        json.field(literal: "priority", push.rule.priority == .high || push.rule.kind == .voip ? "HIGH" : "NORMAL")
+        json.field(literal: "ttl", String(push.rule.timeToLiveSeconds) + "s")
         if visible { androidNotification(push, badge: badge, into: &json) }
         json.endObject()
         data(push, badge: badge, into: &json)
@@ -69,38 +71,40 @@ struct FCMRequestBuilder {
     }
 
     private static func androidNotification(_ push: RenderedPush, badge: Int?, into json: inout JSONWriter) {
-        json.key("notification")
+        json.key(literal: "notification")
         json.beginObject()
-        json.field("body_loc_key", push.locKey)
-        json.key("body_loc_args")
+        json.field(literal: "body_loc_key", push.locKey)
+        json.key(literal: "body_loc_args")
         json.strings(push.locArgs)
-        if let clickAction = push.rule.clickAction { json.field("click_action", clickAction) }
-        if let icon = push.rule.icon { json.field("icon", icon) }
-        if let sound = push.rule.sound { json.field("sound", sound) }
-        if let badge { json.field("notification_count", badge) }
-        if let threadID = push.threadID { json.field("tag", threadID) }
+        if let clickAction = push.rule.clickAction { json.field(literal: "click_action", clickAction) }
+        if let icon = push.rule.icon { json.field(literal: "icon", icon) }
+        if let sound = push.rule.sound { json.field(literal: "sound", sound) }
+        if let badge { json.field(literal: "notification_count", badge) }
+        if let threadID = push.threadID { json.field(literal: "tag", threadID) }
         json.endObject()
     }
 
     private static func data(_ push: RenderedPush, badge: Int?, into json: inout JSONWriter) {
-        json.key("data")
+        json.key(literal: "data")
         json.beginObject()
         if push.rule.kind == .alert {
-            json.field("loc-key", push.locKey)
+            json.field(literal: "loc-key", push.locKey)
             var args = JSONWriter(reservingCapacity: 128)
             args.strings(push.locArgs)
-            json.field("loc-args", String(decoding: args.bytes, as: UTF8.self))
+            json.key(literal: "loc-args")
+            json.string(utf8: args.bytes)
         }
-        json.field("type", push.type)
-        json.field("room", push.roomID)
-        json.field("mid", push.messageID)
+        json.field(literal: "type", push.type)
+        json.field(literal: "room", push.roomID)
+        json.field(literal: "mid", push.messageID)
         if push.rule.kind == .voip {
-            json.field("callerId", push.senderID)
-            json.field("callerName", push.senderNickname)
+            json.field(literal: "callerId", push.senderID)
+            json.field(literal: "callerName", push.senderNickname)
         }
-        if push.rule.kind == .silent, let badge { json.field("badge", String(badge)) }
+        if push.rule.kind == .silent, let badge { json.field(literal: "badge", String(badge)) }
         if let payload = push.payload {
-            json.field("payload", String(decoding: JSONWriter.encode(payload), as: UTF8.self))
+            json.key(literal: "payload")
+            json.string(utf8: JSONWriter.encode(payload))
         }
         json.endObject()
     }

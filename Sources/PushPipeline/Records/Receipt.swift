@@ -134,12 +134,6 @@ public struct Receipt: Sendable, Equatable {
 }
 
 extension JSONWriter {
-    /// Writes `"key": "value"`.
-    fileprivate mutating func field(literal name: StaticString, _ value: String) {
-        key(literal: name)
-        string(value)
-    }
-
     /// Writes `"key": "value"`, or `"key": null` when `value` is `nil`.
     fileprivate mutating func optional(_ name: StaticString, _ value: String?) {
         key(literal: name)
