@@ -4,8 +4,9 @@ import Essentials
 /// the content on a grapheme boundary (with `…`), then cut every text; `nil` when even that does not fit.
 ///
 /// Most renderings fit whole: `fittedBody` hands the device the uncut rendering's body, with no search. That body is
-/// built once per badge and shared by the devices with that badge: as it is where the body does not hold the token
-/// (APNs), with the device's token copied in where it does (FCM; a token JSON would escape gets a body of its own).
+/// built once per badge, for the first device with that badge, and shared by the others: as it is where the body
+/// does not hold the token (APNs), with their own token copied in place of the first one's where it does (FCM; a token
+/// JSON would escape gets a body of its own). An event with one device builds one body and keeps no table.
 ///
 /// Otherwise one search serves every device of the event: a body's size is the size for a reference device (empty
 /// token, no badge) plus what the device adds (its token as the builder writes it, its badge, measured once per
@@ -31,8 +32,16 @@ struct SizeFitting {
     private var lastFit: (trim: Trim, push: RenderedPush)?
     /// The uncut rendering while whole bodies may still fit.
     private var whole = Whole.notRendered
-    /// The whole bodies by badge, written for an empty token where the body holds one.
-    private var wholeBodies: [Int?: [UInt8]] = [:]
+    /// The whole body of the first badge seen, then of the others by badge (most events have one badge).
+    private var firstWholeBody: (badge: Int?, body: WholeBody)?
+    private var wholeBodies: [Int?: WholeBody] = [:]
+
+    /// A whole body as built for the first device with its badge: where the body holds the token, that device's
+    /// token takes `tokenLength` bytes at `tokenOffset`.
+    private struct WholeBody {
+        var bytes: [UInt8]
+        var tokenLength: Int
+    }
 
     private enum Whole {
         case notRendered
@@ -82,21 +91,34 @@ struct SizeFitting {
             let own = body(whole, token, badge)
             return own.count <= limit ? own : nil
         }
-        let shared: [UInt8]
-        if let known = wholeBodies[badge] {
-            shared = known
-        } else {
-            shared = body(whole, "", badge)
-            wholeBodies[badge] = shared
+        guard let shared = sharedWholeBody(badge) else {
+            let own = body(whole, token, badge)
+            let tokenLength = tokenOffset == nil ? 0 : token.utf8.count
+            remember(WholeBody(bytes: own, tokenLength: tokenLength), badge: badge)
+            return own.count <= limit ? own : nil
         }
-        guard let tokenOffset else { return shared.count <= limit ? shared : nil }
-        guard shared.count + token.utf8.count <= limit else { return nil }
+        guard let tokenOffset else { return shared.bytes.count <= limit ? shared.bytes : nil }
+        let count = shared.bytes.count - shared.tokenLength + token.utf8.count
+        guard count <= limit else { return nil }
         var spliced: [UInt8] = []
-        spliced.reserveCapacity(shared.count + token.utf8.count)
-        spliced.append(contentsOf: shared[..<tokenOffset])
+        spliced.reserveCapacity(count)
+        spliced.append(contentsOf: shared.bytes[..<tokenOffset])
         spliced.append(contentsOf: token.utf8)
-        spliced.append(contentsOf: shared[tokenOffset...])
+        spliced.append(contentsOf: shared.bytes[(tokenOffset + shared.tokenLength)...])
         return spliced
+    }
+
+    private func sharedWholeBody(_ badge: Int?) -> WholeBody? {
+        if let firstWholeBody, firstWholeBody.badge == badge { return firstWholeBody.body }
+        return wholeBodies[badge]
+    }
+
+    private mutating func remember(_ whole: WholeBody, badge: Int?) {
+        if firstWholeBody == nil {
+            firstWholeBody = (badge, whole)
+        } else {
+            wholeBodies[badge] = whole
+        }
     }
 
     /// The uncut rendering while whole bodies may still fit, made once.
