@@ -303,7 +303,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         var suspect: Set<Int> = []
         for (index, result) in results.enumerated() {
             guard case .finished(let finished) = result, finished.attempt != nil,
-                event.devices.indices.contains(index), case .send(let provider, _) = event.devices[index].decision
+                event.devices.indices.contains(index), let provider = event.devices[index].decision.provider
             else { continue }
             let scope = TokenInvalidationGuard.Scope(app: event.appID, provider: provider)
             let invalid = finished.status == .invalidToken

@@ -38,8 +38,8 @@ public struct RecordScan: Sendable {
                     // A name is a whole string, closed and written without escapes.
                     if !escaped, index < bytes.count {
                         let string = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                        messageType = messageType || Self.is(string, Self.messageType)
-                        clients = clients || Self.is(string, Self.clients)
+                        messageType = messageType || Self.is(string, "messageType")
+                        clients = clients || Self.is(string, "clients")
                     }
                     index += 1
                 }
@@ -50,10 +50,9 @@ public struct RecordScan: Sendable {
         namesClients = clients
     }
 
-    private static func `is`(_ string: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> Bool {
-        string.count == name.count && string.elementsEqual(name)
+    /// Whether `string` is `name`'s bytes: the lengths first, most strings differ there.
+    private static func `is`(_ string: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        string.count == name.utf8CodeUnitCount
+            && string.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
-
-    private static let messageType = Array("messageType".utf8)
-    private static let clients = Array("clients".utf8)
 }

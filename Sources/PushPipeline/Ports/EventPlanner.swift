@@ -45,6 +45,14 @@ public enum DeviceAction<Request: Sendable>: Sendable {
     case deadLetter(reason: DeadLetterReason, message: String)
 }
 
+extension DeviceAction {
+    /// The provider of a send; `nil` for every other decision.
+    public var provider: PushProvider? {
+        guard case .send(let provider, _) = self else { return nil }
+        return provider
+    }
+}
+
 /// One device of an event and the decision for it.
 public struct PlannedDevice<Request: Sendable>: Sendable {
     public var target: DeviceTarget

@@ -27,7 +27,7 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: RewritingPlanner 
         return result.map { event in
             var event = event
             for index in event.devices.indices {
-                guard case .send(let provider, _) = event.devices[index].decision,
+                guard let provider = event.devices[index].decision.provider,
                     table.contains(event.devices[index].target),
                     invalidations?.isSuspended(.init(app: event.appID, provider: provider), nowMillis: nowMillis)
                         != true
