@@ -19,6 +19,13 @@ public struct PushPlanner: Sendable {
 
     /// One decision per device address of `event`, in event order.
     public func plan(_ event: ChatMessageEvent, now: Date) -> [DeviceDecision] {
+        plan(event, now: now, context: context)
+    }
+
+    /// `plan(_:now:)` with the apps of `context` in place of the planner's own (the message's app); the planner's
+    /// when `nil`.
+    public func plan(_ event: ChatMessageEvent, now: Date, context: ProviderContext?) -> [DeviceDecision] {
+        let context = context ?? self.context
         let lookup = rules.rule(for: event.type)
         var decisions: [DeviceDecision] = []
         decisions.reserveCapacity(event.recipients.reduce(0) { $0 + $1.devices.count })

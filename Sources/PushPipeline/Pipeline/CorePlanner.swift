@@ -26,7 +26,17 @@ public struct ProviderSend: Sendable {
 public final class CorePlanner: EventPlanner {
     private let decoder: EventDecoder
     private let apps: any AppContexts
-    private let planner: Mutex<PushPlanner>
+    /// The planner in force, replaced whole when the rules are: an event takes a reference to it, not a copy of the
+    /// rules table.
+    private let planner: Mutex<PlannerInForce>
+
+    private final class PlannerInForce: Sendable {
+        let planner: PushPlanner
+
+        init(_ planner: PushPlanner) {
+            self.planner = planner
+        }
+    }
 
     /// `defaultLocale` is `PUSH_DEFAULT_LOCALE`: it stays in force when the rules table is replaced.
     public init(
@@ -36,7 +46,7 @@ public final class CorePlanner: EventPlanner {
         self.decoder = decoder
         self.apps = apps
         let unused = ProviderContext(apnsTopic: "", fcmProjectID: "")
-        self.planner = Mutex(PushPlanner(rules: rules, context: unused, defaultLocale: defaultLocale))
+        self.planner = Mutex(PlannerInForce(PushPlanner(rules: rules, context: unused, defaultLocale: defaultLocale)))
     }
 
     /// A planner of one app, `context`, for every message.
@@ -49,7 +59,11 @@ public final class CorePlanner: EventPlanner {
 
     /// Puts `rules` in force for every event planned from now on.
     public func replaceRules(with rules: RulesTable) {
-        planner.withLock { $0.rules = rules }
+        planner.withLock { inForce in
+            var planner = inForce.planner
+            planner.rules = rules
+            inForce = PlannerInForce(planner)
+        }
     }
 
     /// The JSON objects of `value` (`RecordScan.objectCount`): every valid device is an object of its own, and the
@@ -70,11 +84,10 @@ public final class CorePlanner: EventPlanner {
         } catch {
             return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
-        var planner = planner.withLock { $0 }
+        let inForce = planner.withLock { $0 }
         let standing = apps.standing(ofApp: event.appID)
         let refusal = standing.refusal
-        if let context = standing.context { planner.context = context }
-        let decisions = planner.plan(event, now: now)
+        let decisions = inForce.planner.plan(event, now: now, context: standing.context)
         // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names what the event
         // said, read from the record's tree, parsed only for such an event.
         let tree = event.invalidDevices.isEmpty ? nil : try? JSONParser.parse(value)
