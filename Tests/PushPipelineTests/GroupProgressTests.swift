@@ -89,8 +89,10 @@ import Testing
         var progress = GroupProgress<String>()
         _ = Self.add([Self.planned(["a"], offset: 0), Self.planned(["b"], offset: 1)], to: &progress)
         #expect(progress.arrived(0, Self.delivered) == 0)
-        progress.forget(0)
+        #expect(progress.take(0).count == 1)
         #expect(progress.devices[0].isEmpty)
+        #expect(progress.take(0).isEmpty)
+        #expect(progress.take(9).isEmpty)
         #expect(progress.arrived(0, Self.delivered) == nil)
         #expect(progress.answerTheRest(with: DeviceDelivery<String>.unanswered) == [1])
     }

@@ -63,9 +63,13 @@ struct GroupProgress<Request: Sendable> {
         return record
     }
 
-    /// Forgets the first attempts of `record`, which went on (every send of it was answered).
-    mutating func forget(_ record: Int) {
-        if devices.indices.contains(record) { devices[record] = [] }
+    /// Hands over the first attempts of `record`, which goes on (every send of it was answered), and forgets them:
+    /// a late answer for it is ignored.
+    mutating func take(_ record: Int) -> [StartedRecord<Request>.Device?] {
+        guard devices.indices.contains(record) else { return [] }
+        var taken: [StartedRecord<Request>.Device?] = []
+        swap(&taken, &devices[record])
+        return taken
     }
 
     /// Gives every send not answered `attempt`; returns the records that completes.

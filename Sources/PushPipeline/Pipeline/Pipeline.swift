@@ -392,13 +392,14 @@ public actor Pipeline<Request: Sendable> {
         _ ready: [Int], _ group: inout Group, adopting: Bool, children: inout DiscardingTaskGroup
     ) async -> [Start] {
         let processor = processor
-        var going: [(index: Int, planned: PlannedRecord<Request>)] = []
-        for index in ready {
-            if let planned = group.plans[index].take() { going.append((index, planned)) }
-        }
         if Task.isCancelled {
-            for (_, planned) in going { processor.release(planned) }
-            await recordsEnded(going.map { (group.members[$0.index].ticket, false) })
+            var ended: [(ticket: RecordTicket, done: Bool)] = []
+            for index in ready {
+                guard let planned = group.plans[index].take() else { continue }
+                processor.release(planned)
+                ended.append((group.members[index].ticket, false))
+            }
+            await recordsEnded(ended)
             return []
         }
         var outputs: [KafkaProducerRecord] = []
@@ -406,20 +407,21 @@ public actor Pipeline<Request: Sendable> {
         var tickets: [RecordTicket] = []
         var eventTimes: [Int64] = []
         var freed: [Member] = []
-        for (index, planned) in going {
-            let started = processor.started(planned, devices: group.progress.devices[index])
-            group.progress.forget(index)
+        for index in ready {
+            guard let planned = group.plans[index].take() else { continue }
+            let plannedUnits = planned.units
+            let started = processor.started(planned, devices: group.progress.take(index))
             let member = group.members[index]
             if settings.roomOrder == .firstAttempt { freed.append(member) }
             switch processor.settleNow(started) {
             case .settled(let produced):
                 outputs += produced
-                units += planned.units
+                units += plannedUnits
                 tickets.append(member.ticket)
                 if let created = started.eventTimeMillis { eventTimes.append(created) }
                 if settings.roomOrder == .strict { freed.append(member) }
             case .unsettled(let rest):
-                track { id in await self.work(settling: rest, member, holding: planned, taskId: id) }
+                track { id in await self.work(settling: rest, member, holding: plannedUnits, taskId: id) }
             }
         }
         let adopted = await roomsFreed(freed, adopting: adopting && group.plans.count < Self.groupRecordLimit)
@@ -441,7 +443,7 @@ public actor Pipeline<Request: Sendable> {
     /// The body of the task of a record started with others whose first attempts did not settle it: it is sent
     /// again within the retry budget, then its outputs are produced, as a record alone is.
     private func work(
-        settling rest: UnsettledRecord<Request>, _ member: Member, holding planned: PlannedRecord<Request>,
+        settling rest: UnsettledRecord<Request>, _ member: Member, holding units: Int,
         taskId id: Int
     ) async {
         let processor = processor
@@ -454,7 +456,7 @@ public actor Pipeline<Request: Sendable> {
         } catch {
             done = false
         }
-        processor.release(planned)
+        processor.deviceBudget.release(units)
         await ended(taskId: id, member.ticket, done: done)
     }
 

@@ -53,9 +53,10 @@ extension RecordProcessor {
         }
     }
 
-    /// `planned` with its first attempts: `devices` has one per device of its plan (`GroupProgress`).
+    /// `planned` with its first attempts: `devices` has one per device of its plan (`GroupProgress`). Consumes the
+    /// plan: its record and event move into the started record, uncopied.
     func started(
-        _ planned: PlannedRecord<Request>, devices: [StartedRecord<Request>.Device?]
+        _ planned: consuming PlannedRecord<Request>, devices: [StartedRecord<Request>.Device?]
     ) -> StartedRecord<Request> {
         switch planned.plan {
         case .undecodable(let problem):
