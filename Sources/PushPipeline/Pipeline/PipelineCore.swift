@@ -143,36 +143,41 @@ struct PipelineCore {
     /// `handle` of each of `inputs` in order, the actions of all of them.
     mutating func handle(_ inputs: [Input]) -> [Action] {
         var actions: [Action] = []
-        for input in inputs { actions += handle(input) }
+        for input in inputs { handle(input, into: &actions) }
         return actions
     }
 
     mutating func handle(_ input: Input) -> [Action] {
+        var actions: [Action] = []
+        handle(input, into: &actions)
+        return actions
+    }
+
+    /// `handle(_:)`, its actions appended to `actions`: the per-record inputs add one action or none, without an
+    /// array of their own.
+    private mutating func handle(_ input: Input, into actions: inout [Action]) {
         switch input {
         case .polled(let poll, let now):
-            var actions: [Action] = []
             for event in poll.events { actions += apply(event, nowMicros: now) }
-            actions += admit(poll.records, nowMillis: now / 1000)
-            return actions
+            admit(poll.records, nowMillis: now / 1000, into: &actions)
         case .roomFreed(let ticket):
-            return freeRoom(of: ticket)
+            freeRoom(of: ticket, into: &actions)
         case .ended(let ticket, let done):
-            return end(ticket, done: done)
+            end(ticket, done: done, into: &actions)
         case .tick(let now, let breakersOpen):
             self.breakersOpen = breakersOpen
-            let released = releaseDueRecords(nowMillis: now / 1000)
+            actions += releaseDueRecords(nowMillis: now / 1000)
             noteTheInFlightLimit(nowMicros: now)
-            return released + finishOverdueRevokes(nowMicros: now) + pauses()
+            actions += finishOverdueRevokes(nowMicros: now)
+            actions += pauses()
         case .shutdown:
             stopping = true
             for partition in Array(partitions.keys) { partitions[partition]?.waiting = nil }
-            return pauses()
+            actions += pauses()
         case .graceExpired:
             let overdue = revocations
             revocations = []
-            var actions: [Action] = []
             for revocation in overdue { actions.append(finish(revocation)) }
-            return actions
         }
     }
 
@@ -281,65 +286,67 @@ struct PipelineCore {
 
     // MARK: Admission
 
-    private mutating func admit(_ records: [KafkaRecord], nowMillis: Int64) -> [Action] {
-        var actions: [Action] = []
+    /// Admits `records`, each looking its partition up once.
+    private mutating func admit(_ records: [KafkaRecord], nowMillis: Int64, into actions: inout [Action]) {
         var soughtBack: [TopicPartition: Int64] = [:]
         for record in records {
             let partition = record.topicPartition
-            if let sought = partitions[partition]?.soughtTo, record.offset >= sought {
-                partitions[partition]?.soughtTo = nil
+            guard let state = partitions.index(forKey: partition) else { continue }
+            if let sought = partitions.values[state].soughtTo, record.offset >= sought {
+                partitions.values[state].soughtTo = nil
             }
             // Records of a partition not assigned now, revoking, or after shutdown are never sent.
-            guard !stopping, let state = partitions[partition], !state.revoking else { continue }
+            guard !stopping, !partitions.values[state].revoking else { continue }
             guard settings.isRetryTopic(record.topic) else {
-                actions += start(record, inLane: record.key != nil)
+                start(record, of: state, inLane: record.key != nil, into: &actions)
                 continue
             }
-            if let waiting = state.waiting {
+            if let waiting = partitions.values[state].waiting {
                 soughtBack[partition] = waiting.record.offset.addingClamped(1)
                 continue
             }
             let due = FailureHistory.retryDueMillis(of: record, settings: settings, nowMillis: nowMillis) ?? 0
             if due > nowMillis {
-                partitions[partition]?.tracker.begin(record.offset)
-                partitions[partition]?.waiting = DueRecord(record: record, dueMillis: due)
+                partitions.values[state].tracker.begin(record.offset)
+                partitions.values[state].waiting = DueRecord(record: record, dueMillis: due)
                 soughtBack[partition] = record.offset.addingClamped(1)
-                if !state.paused {
-                    partitions[partition]?.paused = true
+                if !partitions.values[state].paused {
+                    partitions.values[state].paused = true
                     actions.append(.pause([partition]))
                 }
             } else {
-                actions += start(record, inLane: false)
+                start(record, of: state, inLane: false, into: &actions)
             }
         }
         for (partition, offset) in soughtBack.sorted(by: { $0.key < $1.key }) {
             partitions[partition]?.soughtTo = offset
             actions.append(.seek(partition, offset))
         }
-        return actions
     }
 
-    /// Admits a record of an assigned partition: it starts now, or waits in its room's lane.
-    private mutating func start(_ record: KafkaRecord, inLane: Bool) -> [Action] {
-        let partition = record.topicPartition
-        guard let state = partitions.index(forKey: partition) else { return [] }
+    /// Admits a record of the assigned partition at `state`: it starts now, or waits in its room's lane.
+    private mutating func start(
+        _ record: KafkaRecord, of state: [TopicPartition: PartitionState].Index, inLane: Bool,
+        into actions: inout [Action]
+    ) {
         let generation = partitions.values[state].generation
-        let ticket = RecordTicket(partition: partition, offset: record.offset, generation: generation)
+        let ticket = RecordTicket(partition: record.topicPartition, offset: record.offset, generation: generation)
         partitions.values[state].tracker.begin(record.offset)
         inFlight += 1
         guard inLane, let bytes = record.key else {
             partitions.values[state].running += 1
-            return [.start(record, ticket, inLane: false)]
+            actions.append(.start(record, ticket, inLane: false))
+            return
         }
         let key = LaneKey(bytes: bytes)
         if let lane = lanes.index(forKey: key) {
             lanes.values[lane].queue.append(QueuedRecord(record: record, ticket: ticket))
-            return []
+            return
         }
         lanes[key] = Lane(head: ticket)
         heads[ticket] = key
         partitions.values[state].running += 1
-        return [.start(record, ticket, inLane: true)]
+        actions.append(.start(record, ticket, inLane: true))
     }
 
     /// Retry records whose due time came start; their partitions resume with the next `pauses()`.
@@ -363,30 +370,29 @@ struct PipelineCore {
     /// Starts the next record of the room `ticket` heads. The lane is changed where it is stored: a copy taken out of
     /// `lanes` would share its queue, and taking the first record would then copy the whole rest of it (a hot room
     /// holds dozens).
-    private mutating func freeRoom(of ticket: RecordTicket) -> [Action] {
-        guard let key = heads.removeValue(forKey: ticket), let lane = lanes.index(forKey: key) else { return [] }
+    private mutating func freeRoom(of ticket: RecordTicket, into actions: inout [Action]) {
+        guard let key = heads.removeValue(forKey: ticket), let lane = lanes.index(forKey: key) else { return }
         guard let next = lanes.values[lane].queue.popFirst() else {
             lanes.remove(at: lane)
-            return []
+            return
         }
         lanes.values[lane].head = next.ticket
         heads[next.ticket] = key
         partitions[next.ticket.partition]?.running += 1
-        return [.start(next.record, next.ticket, inLane: true)]
+        actions.append(.start(next.record, next.ticket, inLane: true))
     }
 
-    private mutating func end(_ ticket: RecordTicket, done: Bool) -> [Action] {
+    private mutating func end(_ ticket: RecordTicket, done: Bool, into actions: inout [Action]) {
         inFlight -= 1
-        var actions = freeRoom(of: ticket)
+        freeRoom(of: ticket, into: &actions)
         guard let state = partitions.index(forKey: ticket.partition),
             partitions.values[state].generation == ticket.generation
-        else { return actions }
+        else { return }
         partitions.values[state].running -= 1
         if done, let mark = partitions.values[state].tracker.complete(ticket.offset) {
             actions.append(.store(ticket.partition, mark))
         }
         if partitions.values[state].revoking { actions += finishDrainedRevokes() }
-        return actions
     }
 
     // MARK: Flow control
