@@ -28,6 +28,16 @@ import Testing
         #expect(LanguageTag(lenient: text)?.description == tag)
     }
 
+    @Test(arguments: [
+        ("zh-TW", ["zh-Hant-TW", "zh-Hant", "zh-TW", "zh"]), ("zh", ["zh-Hans", "zh"]),
+        ("zh-Hant", ["zh-Hant", "zh"]), ("zh-Hant-HK", ["zh-Hant-HK", "zh-Hant", "zh-HK", "zh"]),
+        ("ko-KR", ["ko-KR", "ko"]), ("en", ["en"]), ("es-419", ["es-419", "es"]),
+    ])
+    func aTagFallsBackWithoutItsScriptAndRegionMostSpecificFirst(tag: String, fallbacks: [String]) throws {
+        let tag = try #require(LanguageTag(tag))
+        #expect(tag.fallbacks.map(\.description) == fallbacks)
+    }
+
     @Test func unreadableAppLocalesAreNoTag() {
         #expect(LanguageTag(lenient: "!!") == nil)
         #expect(LanguageTag(lenient: "ko-" + String(repeating: "a", count: 70)) == nil)

@@ -7,7 +7,7 @@ struct FallbackTexts: Hashable {
     var language: LanguageTag?
 
     /// The texts of `rule` for a reader preferring `languages` in order (the recipient's, then the defaults).
-    init(rule: PushRule, preferring languages: [LanguageTag]) {
+    init(rule: PushRule, preferring languages: LanguagePreferences) {
         let title = rule.title?.match(preferring: languages)
         let body = rule.body?.match(preferring: languages)
         self.title = title?.template

@@ -88,19 +88,34 @@ public struct LanguageTag: Sendable, Hashable, CustomStringConvertible {
 
     /// The tags a text may be filed under for this tag, most specific first: `zh-TW` looks for `zh-Hant-TW`,
     /// `zh-Hant`, `zh-TW`, then `zh`; `ko-KR` for `ko-KR`, then `ko`. A `zh-CN` reader never gets `zh-Hant` text.
-    public var fallbacks: [LanguageTag] {
-        let script = impliedScript
-        let candidates = [
-            LanguageTag(language: language, script: script, region: region),
-            LanguageTag(language: language, script: script, region: nil),
-            LanguageTag(language: language, script: nil, region: region),
-            LanguageTag(language: language, script: nil, region: nil),
-        ]
-        // At most four: a scan of those kept is cheaper than hashing them into a set, for every recipient.
-        var kept: [LanguageTag] = []
-        kept.reserveCapacity(candidates.count)
-        for candidate in candidates where !kept.contains(candidate) { kept.append(candidate) }
-        return kept
+    public var fallbacks: Fallbacks { Fallbacks(self) }
+
+    /// `LanguageTag.fallbacks`: at most four tags, made one at a time without an array (they are looked up for every
+    /// reader of every event).
+    public struct Fallbacks: Sequence, IteratorProtocol {
+        private let tag: LanguageTag
+        private let script: String?
+        private var step = 0
+
+        init(_ tag: LanguageTag) {
+            self.tag = tag
+            script = tag.impliedScript
+        }
+
+        /// The candidates are the tag with and without its (implied) script, each with and without its region; one
+        /// that leaves out a part the tag does not have is an earlier one again, and is skipped.
+        public mutating func next() -> LanguageTag? {
+            while step < 4 {
+                let withScript = step < 2
+                let withRegion = step % 2 == 0
+                step += 1
+                if !withScript, script == nil { continue }
+                if !withRegion, tag.region == nil { continue }
+                return LanguageTag(
+                    language: tag.language, script: withScript ? script : nil, region: withRegion ? tag.region : nil)
+            }
+            return nil
+        }
     }
 }
 

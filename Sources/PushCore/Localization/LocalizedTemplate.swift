@@ -8,12 +8,14 @@ public enum LocalizedTemplate: Sendable, Hashable {
 
     /// The template for the first of `preferences` this text has, each tag tried with its `fallbacks`
     /// (`zh-TW` → `zh-Hant`, `ko-KR` → `ko`); `nil` when none has one.
-    public func template(preferring preferences: [LanguageTag]) -> Template? {
+    public func template(preferring preferences: some Sequence<LanguageTag>) -> Template? {
         match(preferring: preferences)?.template
     }
 
     /// Like `template(preferring:)`, with the tag the template is filed under (`nil` for a universal text).
-    public func match(preferring preferences: [LanguageTag]) -> (language: LanguageTag?, template: Template)? {
+    public func match(
+        preferring preferences: some Sequence<LanguageTag>
+    ) -> (language: LanguageTag?, template: Template)? {
         switch self {
         case .universal(let template):
             return (nil, template)

@@ -53,7 +53,8 @@ private struct EventPlan {
     let rule: PushRule?
     let anonymousName: String
     /// The languages tried after the recipient's own: `PUSH_DEFAULT_LOCALE`, then the table's `defaultLocale`.
-    let defaultLocales: [LanguageTag]
+    let defaultLocale: LanguageTag?
+    let tableDefaultLocale: LanguageTag
     let apns: APNsRequestBuilder
     var fcm: FCMRequestBuilder
     /// Whether the app sends Web Push (it has VAPID keys).
@@ -80,7 +81,8 @@ private struct EventPlan {
         self.lookup = lookup
         self.now = now
         anonymousName = rules.anonymousName
-        defaultLocales = [defaultLocale, rules.defaultLocale].compactMap { $0 }
+        self.defaultLocale = defaultLocale
+        tableDefaultLocale = rules.defaultLocale
         apns = APNsRequestBuilder(context: context)
         fcm = FCMRequestBuilder(context: context)
         sendsWebPush = context.sendsWebPush
@@ -94,7 +96,8 @@ private struct EventPlan {
     mutating func renderer(for recipient: ChatMessageEvent.Recipient) -> PushRenderer? {
         guard let rule else { return nil }
         if let lastRenderer, lastRenderer.locale == recipient.locale { return lastRenderer.renderer }
-        let texts = FallbackTexts(rule: rule, preferring: [recipient.locale].compactMap { $0 } + defaultLocales)
+        let texts = FallbackTexts(
+            rule: rule, preferring: LanguagePreferences(recipient.locale, defaultLocale, tableDefaultLocale))
         let renderer = PushRenderer(rule: rule, event: event, anonymousName: anonymousName, texts: texts)
         lastRenderer = (recipient.locale, renderer)
         return renderer
