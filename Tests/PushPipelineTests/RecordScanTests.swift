@@ -9,6 +9,18 @@ import Testing
         #expect(RecordScan(Array(#"{"open": "{"#.utf8)).objectCount == 1)
     }
 
+    /// A quote after an even run of backslashes ends the string (the run is escaped backslashes); after an odd run
+    /// it is part of the text.
+    @Test func aStringEndsAtTheFirstQuoteNoBackslashEscapes() {
+        let ended = RecordScan(Array(#"{"a": "x\\", "messageType": {}}"#.utf8))
+        #expect(ended.objectCount == 2 && ended.namesMessageType)
+        let escaped = RecordScan(Array(#"{"a": "x\\\" {"}"#.utf8))
+        #expect(escaped.objectCount == 1)
+        let runAtTheStart = RecordScan(Array(#"{"a": "\\", "clients": {}}"#.utf8))
+        #expect(runAtTheStart.objectCount == 2)
+        #expect(runAtTheStart.namesClients)
+    }
+
     @Test func aNameIsFoundAsAWholeStringAnywhereInTheRecord() {
         let member = RecordScan(Array(#"{"id": "m-1", "messageType": "text"}"#.utf8))
         #expect(member.namesMessageType && !member.namesClients)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// What one pass over a record's JSON bytes tells before it is parsed, for every planner the record passes through:
 /// how many objects it holds at most, and whether it names an IMKIT message's or a custom push's member.
 ///
@@ -26,28 +28,36 @@ public struct RecordScan: Sendable {
                 if byte == UInt8(ascii: "{") {
                     objects += 1
                 } else if byte == UInt8(ascii: "\"") {
-                    let start = index
-                    var escaped = false
-                    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                        if bytes[index] == UInt8(ascii: "\\") {
-                            escaped = true
-                            index += 1
-                        }
-                        index += 1
-                    }
-                    // A name is a whole string, closed and written without escapes.
-                    if !escaped, index < bytes.count {
-                        let string = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                        messageType = messageType || Self.is(string, "messageType")
-                        clients = clients || Self.is(string, "clients")
-                    }
-                    index += 1
+                    guard let end = Self.closingQuote(of: index, in: bytes) else { break }
+                    // A name is a whole string equal to it, byte for byte (so written without escapes).
+                    let string = UnsafeBufferPointer(rebasing: bytes[index..<end])
+                    messageType = messageType || Self.is(string, "messageType")
+                    clients = clients || Self.is(string, "clients")
+                    index = end + 1
                 }
             }
         }
         objectCount = objects
         namesMessageType = messageType
         namesClients = clients
+    }
+
+    /// Where the string whose text begins at `start` ends: the first `"` after it that an odd run of backslashes does
+    /// not escape (`\\"` ends a string, `\"` does not), found with `memchr`; `nil` when none does.
+    private static func closingQuote(of start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        var from = start
+        while from < bytes.count {
+            guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from) else { return nil }
+            let quote = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            var backslashes = 0
+            while quote - backslashes - 1 >= start, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                backslashes += 1
+            }
+            if backslashes % 2 == 0 { return quote }
+            from = quote + 1
+        }
+        return nil
     }
 
     /// Whether `string` is `name`'s bytes: the lengths first, most strings differ there.
