@@ -197,18 +197,46 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `utf8`, escaping what JSON requires, without the quotes.
+    /// Appends `utf8`, escaping what JSON requires, without the quotes: eight bytes at a time are tested at once and
+    /// skipped while none needs an escape (most texts have none), then copied in runs.
     private mutating func appendEscaping(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        let count = utf8.count
         var runStart = 0
-        for index in utf8.indices {
-            let byte = utf8[index]
-            guard Self.needsEscape(byte) else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            appendEscaped(byte)
-            runStart = index + 1
+        var index = 0
+        while index < count {
+            if count - index >= 8,
+                !Self.anyNeedsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
+                continue
+            }
+            let byte = base[index]
+            if Self.needsEscape(byte) {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                appendEscaped(byte)
+                runStart = index + 1
+            }
+            index += 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
     }
+
+    /// Whether any of the eight bytes of `word` needs an escape (`needsEscape`), tested on all of them at once: a byte
+    /// below 0x20 borrows in `word - 0x20…20` with its high bit clear in `word`; a quote or a backslash is a zero
+    /// byte of `word` XOR its repetition. A false answer is exact; a true one may come from a byte above one that
+    /// really needs an escape, which the caller then meets byte by byte anyway.
+    static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        let control = (word &- 0x2020_2020_2020_2020) & ~word & highBits
+        return control | zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C) != 0
+    }
+
+    /// The high bit of each zero byte of `word` (and maybe of bytes above one).
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & highBits
+    }
+
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
     private mutating func appendEscaped(_ byte: UInt8) {
         bytes.append(UInt8(ascii: "\\"))

@@ -1,5 +1,7 @@
-import Essentials
+import TestSupport
 import Testing
+
+@testable import Essentials
 
 @Suite struct JSONWriterTests {
     @Test func writerEscapesWhatJSONRequiresAndKeepsTheRestAsUTF8() {
@@ -70,5 +72,57 @@ import Testing
         plain.endObject()
         #expect(literal.bytes == plain.bytes)
         #expect(literal.text == #"{"text":"x","n":7,"json":"[\"a \\\"b\\\"\",\"c\\\\d\",\"漢\\n\"]"}"#)
+    }
+}
+
+/// The writer's escaping, which tests eight bytes at a time, against a byte-by-byte reference.
+@Suite struct JSONWriterEscapingTests {
+    /// JSON's escaping one byte at a time, as the writer documents it.
+    static func reference(_ text: String) -> String {
+        var out = Array("\"".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += Array("\\\"".utf8)
+            case UInt8(ascii: "\\"): out += Array("\\\\".utf8)
+            case UInt8(ascii: "\n"): out += Array("\\n".utf8)
+            case UInt8(ascii: "\r"): out += Array("\\r".utf8)
+            case UInt8(ascii: "\t"): out += Array("\\t".utf8)
+            case 0..<0x20: out += Array(("\\u00" + String(byte, radix: 16).leftPadded(to: 2)).utf8)
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out + Array("\"".utf8), as: UTF8.self)
+    }
+
+    @Test(arguments: 0..<8)
+    func everyTextIsEscapedAsByteByByte(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        let alphabet: [Character] = [
+            "a", "Z", "0", " ", "\"", "\\", "\n", "\t", "\u{1}", "\u{1F}", "\u{7F}", "é", "漢", "👩‍👩‍👧", "!", "{", "~",
+        ]
+        for _ in 0..<300 {
+            let length = Int(generator.next() % 40)
+            let text = String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            #expect(JSONWriter.quoted(text) == Self.reference(text), "\(Array(text.utf8))")
+        }
+    }
+
+    @Test func aWordNeedsAnEscapeExactlyWhenOneOfItsBytesDoes() {
+        var generator = SeededGenerator(seed: 41)
+        let interesting: [UInt8] = [
+            0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF,
+        ]
+        for _ in 0..<20_000 {
+            let bytes = (0..<8).map { _ in interesting[Int(generator.next() % UInt64(interesting.count))] }
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+            #expect(JSONWriter.anyNeedsEscape(word) == expected, "\(bytes)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
