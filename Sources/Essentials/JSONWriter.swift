@@ -206,7 +206,7 @@ public struct JSONWriter: Sendable {
         var index = 0
         while index < count {
             if count - index >= 8,
-                !Self.anyNeedsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                !StringWord.endsFastPath(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
             {
                 index += 8
                 continue
@@ -221,22 +221,6 @@ public struct JSONWriter: Sendable {
         }
         bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
     }
-
-    /// Whether any of the eight bytes of `word` needs an escape (`needsEscape`), tested on all of them at once: a byte
-    /// below 0x20 borrows in `word - 0x20…20` with its high bit clear in `word`; a quote or a backslash is a zero
-    /// byte of `word` XOR its repetition. A false answer is exact; a true one may come from a byte above one that
-    /// really needs an escape, which the caller then meets byte by byte anyway.
-    static func anyNeedsEscape(_ word: UInt64) -> Bool {
-        let control = (word &- 0x2020_2020_2020_2020) & ~word & highBits
-        return control | zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C) != 0
-    }
-
-    /// The high bit of each zero byte of `word` (and maybe of bytes above one).
-    private static func zeroBytes(_ word: UInt64) -> UInt64 {
-        (word &- 0x0101_0101_0101_0101) & ~word & highBits
-    }
-
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
     private mutating func appendEscaped(_ byte: UInt8) {
         bytes.append(UInt8(ascii: "\\"))

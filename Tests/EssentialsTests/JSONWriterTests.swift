@@ -1,7 +1,6 @@
+import Essentials
 import TestSupport
 import Testing
-
-@testable import Essentials
 
 @Suite struct JSONWriterTests {
     @Test func writerEscapesWhatJSONRequiresAndKeepsTheRestAsUTF8() {
@@ -107,7 +106,7 @@ import Testing
         }
     }
 
-    @Test func aWordNeedsAnEscapeExactlyWhenOneOfItsBytesDoes() {
+    @Test func aWordEndsTheFastPathExactlyWhenOneOfItsBytesNeedsAnEscape() {
         var generator = SeededGenerator(seed: 41)
         let interesting: [UInt8] = [
             0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF,
@@ -116,7 +115,7 @@ import Testing
             let bytes = (0..<8).map { _ in interesting[Int(generator.next() % UInt64(interesting.count))] }
             let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
             let expected = bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
-            #expect(JSONWriter.anyNeedsEscape(word) == expected, "\(bytes)")
+            #expect(StringWord.endsFastPath(word) == expected, "\(bytes)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Essentials
 import Foundation
 
 /// A JSON document read once, strictly, into a flat list of its values that point into the document's bytes.
