@@ -27,8 +27,7 @@ public struct RingBuffer<Element> {
 
     public mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
-        let element = storage[head]
-        storage[head] = nil
+        let element = storage[head].take()
         head = (head + 1) % storage.count
         count -= 1
         return element
@@ -48,8 +47,7 @@ public struct RingBuffer<Element> {
         var kept = 0
         for offset in 0..<count {
             let from = (head + offset) % storage.count
-            guard let element = storage[from] else { continue }
-            storage[from] = nil
+            guard let element = storage[from].take() else { continue }
             if shouldBeRemoved(element) { continue }
             storage[(head + kept) % storage.count] = element
             kept += 1

@@ -34,7 +34,7 @@ import Testing
     private static func add(
         _ records: [PlannedRecord<String>], to progress: inout GroupProgress<String>
     ) -> (requests: [String], firstSend: Int, ready: [Int]) {
-        let joined = progress.add(records, unsent: Self.unsent)
+        let joined = progress.add(records.map(Optional.some)[...], unsent: Self.unsent)
         return (joined.sends.map(\.request), joined.firstSend, joined.ready)
     }
 

@@ -17,14 +17,16 @@ struct GroupProgress<Request: Sendable> {
 
     /// Records joining: numbered from `records.count`, their sends from `sends.count` (the results of the devices
     /// their plans settled are known at once). Returns their sends, in record order then device order, the number of
-    /// the first, and the joining records that have none, ready now.
+    /// the first, and the joining records that have none, ready now. `records` are read where the group keeps them
+    /// (its plans, every one present as it joins), so that none is copied.
     mutating func add(
-        _ records: [PlannedRecord<Request>], unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]
+        _ records: ArraySlice<PlannedRecord<Request>?>,
+        unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]
     ) -> (sends: [PushSend<Request>], firstSend: Int, ready: [Int]) {
         let firstSend = owners.count
         var sends: [PushSend<Request>] = []
         var ready: [Int] = []
-        for record in records {
+        for case let record? in records {
             let position = devices.count
             guard case .event(let event) = record.plan else {
                 devices.append([])

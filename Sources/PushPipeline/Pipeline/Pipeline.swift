@@ -358,17 +358,16 @@ public actor Pipeline<Request: Sendable> {
     ) -> [Int] {
         guard !records.isEmpty else { return [] }
         let processor = processor
-        var planned: [PlannedRecord<Request>] = []
+        let firstJoining = group.plans.count
         for record in records {
             guard let plan = processor.planNow(record.record) else {
                 spawn(record)
                 continue
             }
-            planned.append(plan)
+            group.plans.append(plan)
             group.members.append(Member(ticket: record.ticket, inLane: record.inLane))
         }
-        let joined = group.progress.add(planned, unsent: processor.unsentResults)
-        group.plans += planned.map(Optional.some)
+        let joined = group.progress.add(group.plans[firstJoining...], unsent: processor.unsentResults)
         guard !joined.sends.isEmpty else { return joined.ready }
         let (delivery, sends, first) = (processor.delivery, PendingSends(joined.sends), joined.firstSend)
         arrivals.addProducer()
