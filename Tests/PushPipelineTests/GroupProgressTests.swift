@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct GroupProgressTests {
     private static let delivered = Attempt(
-        outcome: .delivered(providerMessageId: "id"), sentAtMicros: 1, latencyMillis: 1)
+        provider: .apns, outcome: .delivered(providerMessageId: "id"), sentAtMicros: 1, latencyMillis: 1)
 
     /// A planned record of one device per entry of `devices`: a send of that request, or skipped (`nil`).
     private static func planned(_ devices: [String?], offset: Int64) -> PlannedRecord<String> {
@@ -76,13 +76,13 @@ import Testing
         #expect(progress.arrived(7, Self.delivered) == nil)
         #expect(progress.arrived(-1, Self.delivered) == nil)
         #expect(progress.isWaiting)
-        #expect(progress.answerTheRest(with: DeviceDelivery<String>.unanswered) == [0])
+        #expect(progress.answerTheRest(with: DeviceDelivery<String>.unanswered(to:)) == [0])
         #expect(!progress.isWaiting)
-        guard case .attempted(_, let attempt) = progress.devices[0][1] else {
+        guard case .attempted(let attempt) = progress.devices[0][1] else {
             Issue.record("the unanswered send has no attempt")
             return
         }
-        #expect(attempt == DeviceDelivery<String>.unanswered)
+        #expect(attempt == DeviceDelivery<String>.unanswered(to: .apns))
     }
 
     @Test func aRecordThatWentOnIsForgottenAndALateAnswerForItIgnored() {
@@ -94,6 +94,6 @@ import Testing
         #expect(progress.take(0).isEmpty)
         #expect(progress.take(9).isEmpty)
         #expect(progress.arrived(0, Self.delivered) == nil)
-        #expect(progress.answerTheRest(with: DeviceDelivery<String>.unanswered) == [1])
+        #expect(progress.answerTheRest(with: DeviceDelivery<String>.unanswered(to:)) == [1])
     }
 }

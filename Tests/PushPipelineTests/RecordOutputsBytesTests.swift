@@ -41,10 +41,10 @@ import Testing
                 KafkaHeader(name: "traceparent", text: Self.traceParent),
             ])
         let delivered = Attempt(
-            outcome: .delivered(providerMessageId: "projects/p/messages/1"), sentAtMicros: 1_800_000_001_999_999,
-            latencyMillis: 12.5)
+            provider: .apns, outcome: .delivered(providerMessageId: "projects/p/messages/1"),
+            sentAtMicros: 1_800_000_001_999_999, latencyMillis: 12.5)
         let invalid = Attempt(
-            outcome: .invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: nil),
+            provider: .fcm, outcome: .invalidToken(status: 410, reason: "Unregistered", invalidSinceMillis: nil),
             sentAtMicros: 1_800_000_002_000_000, latencyMillis: 3)
         let results: [(DeviceTarget, DeviceResult)] = [
             (Self.device(0, platform: "apns"), .finished(FinishedDevice(.delivered, attempt: delivered, attempts: 1))),

@@ -102,11 +102,11 @@ extension DeviceDelivery {
         return true
     }
 
-    /// The attempt of a send that got no answer (a sender that broke its word, or the group was cancelled before
-    /// it went): a failure worth sending again.
-    static var unanswered: Attempt {
+    /// The attempt of a send to `provider` that got no answer (a sender that broke its word, or the group was
+    /// cancelled before it went): a failure worth sending again.
+    static func unanswered(to provider: PushProvider) -> Attempt {
         Attempt(
-            outcome: .retry(status: nil, reason: "no answer from the sender", after: nil), sentAtMicros: 0,
-            latencyMillis: 0)
+            provider: provider, outcome: .retry(status: nil, reason: "no answer from the sender", after: nil),
+            sentAtMicros: 0, latencyMillis: 0)
     }
 }

@@ -1,8 +1,9 @@
 import Essentials
 import PushCore
 
-/// One send and how it went.
+/// One send: where it went and how it went.
 struct Attempt: Sendable {
+    var provider: PushProvider
     var outcome: DeliveryOutcome
     var sentAtMicros: Int64
     var latencyMillis: Double
@@ -97,10 +98,11 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
             let now = clock.nowMillis()
             if let probeMillis = breakers.admit(origin: origin, nowMillis: now) {
                 let outcome = Self.originHeldBack(until: probeMillis, nowMillis: now)
-                return Attempt(outcome: outcome, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
+                return Attempt(provider: provider, outcome: outcome, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
             }
         } else if !(try await breakers.waitForAdmission(to: provider, clock: clock, unless: isStopping)) {
-            return Attempt(outcome: Self.heldBack, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
+            return Attempt(
+                provider: provider, outcome: Self.heldBack, sentAtMicros: clock.nowMicros(), latencyMillis: 0)
         }
         try await acquirePermits(to: provider, origin: origin)
         observer.observe(.sendStarted(provider))
@@ -153,7 +155,8 @@ final class DeviceDelivery<Request: Sendable>: Sendable {
         } else if let open = breakers.record(outcome, from: provider, nowMillis: end / 1000) {
             observer.observe(open ? .breakerOpened(provider) : .breakerClosed(provider))
         }
-        let attempt = Attempt(outcome: outcome, sentAtMicros: start, latencyMillis: Double(end - start) / 1000)
+        let attempt = Attempt(
+            provider: provider, outcome: outcome, sentAtMicros: start, latencyMillis: Double(end - start) / 1000)
         observer.observe(.sent(provider, outcome, latencyMillis: attempt.latencyMillis))
         if let context, !Self.delivered(outcome) { observer.observe(.sendFailed(outcome, context)) }
         return attempt

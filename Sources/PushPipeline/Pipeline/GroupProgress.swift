@@ -58,7 +58,7 @@ struct GroupProgress<Request: Sendable> {
         guard owners.indices.contains(index) else { return nil }
         let (record, device) = owners[index]
         guard unanswered[record] > 0, devices[record][device] == nil else { return nil }
-        devices[record][device] = .attempted(providers[index], attempt)
+        devices[record][device] = .attempted(attempt)
         unanswered[record] -= 1
         guard unanswered[record] == 0 else { return nil }
         waitingRecords -= 1
@@ -74,12 +74,14 @@ struct GroupProgress<Request: Sendable> {
         return taken
     }
 
-    /// Gives every send not answered `attempt`; returns the records that completes.
-    mutating func answerTheRest(with attempt: Attempt) -> [Int] {
+    /// Gives every send not answered the attempt `attempt` makes of its provider; returns the records that completes.
+    mutating func answerTheRest(with attempt: (PushProvider) -> Attempt) -> [Int] {
         var completed: [Int] = []
         for index in owners.indices {
             let (record, device) = owners[index]
-            if unanswered[record] > 0, devices[record][device] == nil, let done = arrived(index, attempt) {
+            if unanswered[record] > 0, devices[record][device] == nil,
+                let done = arrived(index, attempt(providers[index]))
+            {
                 completed.append(done)
             }
         }

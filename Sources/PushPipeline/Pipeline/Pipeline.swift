@@ -343,7 +343,7 @@ public actor Pipeline<Request: Sendable> {
                 ready = bunch.compactMap { group.progress.arrived($0.index, $0.value) }
             }
             // Sends never answered: the group was cancelled, or the sender broke its word.
-            let rest = group.progress.answerTheRest(with: DeviceDelivery<Request>.unanswered)
+            let rest = group.progress.answerTheRest(with: DeviceDelivery<Request>.unanswered(to:))
             if !rest.isEmpty { await goOn(rest, &group, adopting: false, children: &children) }
         }
         tasks[id] = nil

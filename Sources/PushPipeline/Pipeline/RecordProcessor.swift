@@ -6,8 +6,8 @@ import PushCore
 struct StartedRecord<Request: Sendable>: Sendable {
     enum Device: Sendable {
         case done(DeviceResult)
-        /// Sent once to the provider (the request is the plan's, `PlannedDevice.decision`).
-        case attempted(PushProvider, Attempt)
+        /// Sent once, to the attempt's provider (the request is the plan's, `PlannedDevice.decision`).
+        case attempted(Attempt)
     }
 
     enum Content: Sendable {
@@ -125,7 +125,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         guard case .send(let provider, let request) = event.devices[index].decision else {
             preconditionFailure("only sends are attempted")
         }
-        return .attempted(provider, try await delivery.attempt(request, to: provider))
+        return .attempted(try await delivery.attempt(request, to: provider))
     }
 
     /// The result of every device of `event` that is not a send (skipped, expired, rejected, dead-lettered by its
@@ -155,7 +155,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
     ) {
         var traceParent: String?? = nil
         for (index, device) in devices.enumerated() {
-            guard case .attempted(_, let attempt) = device, !DeviceDelivery<Request>.delivered(attempt.outcome) else {
+            guard case .attempted(let attempt) = device, !DeviceDelivery<Request>.delivered(attempt.outcome) else {
                 continue
             }
             let trace = self.traceParent(of: record, known: &traceParent)
@@ -255,7 +255,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
             switch device {
             case .done(let result):
                 return result
-            case .attempted(_, let first):
+            case .attempted(let first):
                 guard
                     case .final(let result) = DeviceDelivery<Request>.verdict(
                         on: first, attempts: history.priorAttempts + 1)
@@ -271,11 +271,10 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         _ event: PlannedEvent<Request>, _ index: Int, _ device: StartedRecord<Request>.Device,
         history: FailureHistory, traceParent: String?
     ) async throws -> DeviceResult {
-        guard case .attempted(let provider, let first) = device,
-            case .send(_, let request) = event.devices[index].decision
+        guard case .attempted(let first) = device, case .send(_, let request) = event.devices[index].decision
         else { preconditionFailure("only attempted sends are settled again") }
         return try await delivery.settle(
-            request, to: provider, first: first, priorAttempts: history.priorAttempts,
+            request, to: first.provider, first: first, priorAttempts: history.priorAttempts,
             firstFailureMillis: history.firstFailureMillis, context: context(event, index, traceParent: traceParent))
     }
 
@@ -302,9 +301,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
         let nowMillis = clock.nowMillis()
         var suspect: Set<Int> = []
         for (index, result) in results.enumerated() {
-            guard case .finished(let finished) = result, finished.attempt != nil,
-                event.devices.indices.contains(index), let provider = event.devices[index].decision.provider
-            else { continue }
+            guard case .finished(let finished) = result, let provider = finished.attempt?.provider else { continue }
             let scope = TokenInvalidationGuard.Scope(app: event.appID, provider: provider)
             let invalid = finished.status == .invalidToken
             if invalidations.answer(scope, invalid: invalid, nowMillis: nowMillis), invalid { suspect.insert(index) }
