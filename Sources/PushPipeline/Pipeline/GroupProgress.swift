@@ -15,10 +15,10 @@ struct GroupProgress<Request: Sendable> {
     /// The records with a send not answered yet.
     private var waitingRecords = 0
 
-    /// Records joining: numbered from `records.count`, their sends from `sends.count` (the results of the devices
-    /// their plans settled are known at once). Returns their sends, in record order then device order, the number of
-    /// the first, and the joining records that have none, ready now. `records` are read where the group keeps them
-    /// (its plans, every one present as it joins), so that none is copied.
+    /// Records joining: numbered after the records added before, their sends after the sends before (the results of
+    /// the devices their plans settled are known at once). Returns their sends, in record order then device order,
+    /// the number of the first, and the joining records that have none, ready now. `records` are read where the group
+    /// keeps them (its plans, every one present as it joins), so that none is copied.
     mutating func add(
         _ records: ArraySlice<PlannedRecord<Request>?>,
         unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]
@@ -74,7 +74,8 @@ struct GroupProgress<Request: Sendable> {
         return taken
     }
 
-    /// Gives every send not answered the attempt `attempt` makes of its provider; returns the records that completes.
+    /// Gives every send not answered `attempt(provider)`, an attempt to its own provider; returns the records that
+    /// completes.
     mutating func answerTheRest(with attempt: (PushProvider) -> Attempt) -> [Int] {
         var completed: [Int] = []
         for index in owners.indices {
