@@ -160,7 +160,7 @@ import Testing
             #", "recipients": [{"userId": "a", "devices": [{"platform": "fcm", "token": "t1"}]}, {"userId": "b", "x": 1, "devices": [{"platform": "fcm", "token": "t2"}, {"platform": "fcm", "token": "t3", "y": null}]}]"#
         )
         let event = try EventDecoder().decode(json, now: Fixture.now)
-        let narrowed = event.narrowed(to: [DeviceAddress(recipient: 1, device: 1)])
+        let narrowed = ChatMessageEvent.narrowed(event.source, to: [DeviceAddress(recipient: 1, device: 1)])
         let text = String(decoding: narrowed, as: UTF8.self)
         #expect(
             text.contains(#""recipients":[{"userId":"b","x":1,"devices":[{"platform":"fcm","token":"t3","y":null}]}]"#))

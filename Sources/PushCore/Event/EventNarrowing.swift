@@ -1,9 +1,10 @@
 import Essentials
 
 extension ChatMessageEvent {
-    /// The same event as JSON bytes with only the given devices left (recipients without any dropped),
-    /// every other field, unknown ones included, unchanged. For retry and dead-letter records.
-    public func narrowed(to addresses: some Sequence<DeviceAddress>) -> [UInt8] {
+    /// The event decoded from `source` as JSON bytes with only the given devices left (recipients without any
+    /// dropped), every other field, unknown ones included, unchanged. For retry and dead-letter records. Static, on
+    /// the record's bytes: a caller keeping it for later holds the bytes, not a copy of the whole event.
+    public static func narrowed(_ source: [UInt8], to addresses: some Sequence<DeviceAddress>) -> [UInt8] {
         var kept: [Int: Set<Int>] = [:]
         for address in addresses { kept[address.recipient, default: []].insert(address.device) }
         // The rare path (retries, dead letters) parses the record again rather than every record keeping a tree.

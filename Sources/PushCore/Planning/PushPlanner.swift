@@ -35,7 +35,7 @@ public struct PushPlanner: Sendable {
             let renderer = planner.renderer(for: recipient)
             for (deviceIndex, device) in recipient.devices.enumerated() {
                 let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
-                let outcome = planner.outcome(for: device, of: recipient, at: address, renderer: renderer)
+                let outcome = planner.outcome(for: device, of: recipient, at: address, in: event, renderer: renderer)
                 var decision = DeviceDecision(
                     address: address, userID: recipient.userID, device: device, outcome: outcome)
                 if case .send = outcome { decision.locale = renderer?.texts.language }
@@ -47,11 +47,14 @@ public struct PushPlanner: Sendable {
 }
 
 /// The work shared by every device of one event: the rule, the rendering, the size fitting and the expiry.
+///
+/// It holds the rule and the event once, in the renderers' shared source (a copy of either retains every string in
+/// it); the calls borrow the event.
 private struct EventPlan {
-    let event: ChatMessageEvent
-    let lookup: RulesTable.RuleLookup
-    let rule: PushRule?
-    let anonymousName: String
+    /// The rule and event every renderer of the event shares; `nil` when the event's type has no rule.
+    let source: RenderSource?
+    /// What a type without a rule gets: skipped (`unknownType.policy` "skip"), else dead-lettered.
+    let skipsUnknownType: Bool
     /// The languages tried after the recipient's own: `PUSH_DEFAULT_LOCALE`, then the table's `defaultLocale`.
     let defaultLocale: LanguageTag?
     let tableDefaultLocale: LanguageTag
@@ -74,59 +77,61 @@ private struct EventPlan {
     }
 
     init(
-        event: ChatMessageEvent, lookup: RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext,
+        event: ChatMessageEvent, lookup: consuming RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext,
         defaultLocale: LanguageTag?, now: Date
     ) {
-        self.event = event
-        self.lookup = lookup
         self.now = now
-        anonymousName = rules.anonymousName
         self.defaultLocale = defaultLocale
         tableDefaultLocale = rules.defaultLocale
         apns = APNsRequestBuilder(context: context)
         fcm = FCMRequestBuilder(context: context)
         sendsWebPush = context.sendsWebPush
-        switch lookup {
-        case .listed(let rule), .fallback(let rule): self.rule = rule
-        case .skip, .deadLetter: rule = nil
+        skipsUnknownType = lookup == .skip
+        switch consume lookup {
+        case .listed(let rule), .fallback(let rule):
+            source = RenderSource(rule: rule, event: event, anonymousName: rules.anonymousName)
+        case .skip, .deadLetter: source = nil
         }
     }
 
     /// The renderer of the rule's texts in `recipient`'s language; `nil` when the event's type has no rule.
     mutating func renderer(for recipient: ChatMessageEvent.Recipient) -> PushRenderer? {
-        guard let rule else { return nil }
+        guard let source else { return nil }
         if let lastRenderer, lastRenderer.locale == recipient.locale { return lastRenderer.renderer }
         let texts = FallbackTexts(
-            rule: rule, preferring: LanguagePreferences(recipient.locale, defaultLocale, tableDefaultLocale))
-        let renderer = PushRenderer(rule: rule, event: event, anonymousName: anonymousName, texts: texts)
+            rule: source.rule, preferring: LanguagePreferences(recipient.locale, defaultLocale, tableDefaultLocale))
+        let renderer = PushRenderer(source: source, texts: texts)
         lastRenderer = (recipient.locale, renderer)
         return renderer
     }
 
     mutating func outcome(
         for device: Device?, of recipient: ChatMessageEvent.Recipient, at address: DeviceAddress,
-        renderer: PushRenderer?
+        in event: ChatMessageEvent, renderer: PushRenderer?
     ) -> DeviceDecision.Outcome {
         guard let device else {
             return .deadLetter(
                 event.invalidDevices[address] ?? EventError(.decodeError, path: address.description, "invalid device"))
         }
         guard let renderer else {
-            if lookup == .skip { return .skipped(.unknownType) }
+            if skipsUnknownType { return .skipped(.unknownType) }
             return .deadLetter(EventError(.unknownType, path: "type", "type '\(event.type)' is not in the rules table"))
         }
-        let rule = renderer.rule
-        if rule.kind == .skip { return .skipped(.rule) }
-        if recipient.muted, rule.kind != .silent { return .skipped(.muted) }
-        guard accepts(device.platform, rule.kind) else { return .skipped(.platform) }
-        let expiresAt = event.timeToLiveStart(now: now).addingTimeInterval(TimeInterval(rule.timeToLiveSeconds))
-        if rule.timeToLiveSeconds > 0, now > expiresAt { return .expired }
+        // Read in place: a copy of the rule would retain each of its strings, for every device.
+        let kind = renderer.source.rule.kind
+        let timeToLiveSeconds = renderer.source.rule.timeToLiveSeconds
+        if kind == .skip { return .skipped(.rule) }
+        if recipient.muted, kind != .silent { return .skipped(.muted) }
+        guard accepts(device.platform, kind) else { return .skipped(.platform) }
+        let expiresAt = event.timeToLiveStart(now: now).addingTimeInterval(TimeInterval(timeToLiveSeconds))
+        if timeToLiveSeconds > 0, now > expiresAt { return .expired }
         let expiresAtSeconds = Int(clampingRoundedDown: expiresAt.timeIntervalSince1970)
         let platform = device.platform
-        let key = FittingKey(platform: platform, texts: renderer.texts)
+        // Compared in place; the key (a copy of the texts) is made only for a new fitting.
         let index =
-            fittings.firstIndex { $0.key == key }
+            fittings.firstIndex { $0.key.platform == platform && $0.key.texts == renderer.texts }
             ?? {
+                let key = FittingKey(platform: platform, texts: renderer.texts)
                 fittings.append((key, Self.fitting(for: platform, renderer)))
                 return fittings.count - 1
             }()
@@ -150,7 +155,7 @@ private struct EventPlan {
             }
             return .send(
                 WebPushRequestBuilder.request(
-                    to: subscription, body: body, visible: rule.kind != .silent, collapseKey: push.collapseKey,
+                    to: subscription, body: body, visible: kind != .silent, collapseKey: push.collapseKey,
                     timeToLiveSeconds: expiresAtSeconds.addingClamped(
                         -Int(clampingRoundedDown: now.timeIntervalSince1970)),
                     expiresAt: expiresAtSeconds))

@@ -13,7 +13,7 @@ struct APNsRequestBuilder {
         let topic = device.topic ?? context.apnsTopic
         var headers: [ProviderRequest.Header] = []
         headers.reserveCapacity(6)
-        switch push.rule.kind {
+        switch push.source.rule.kind {
         case .voip where voip:
             headers.append(.init("apns-push-type", "voip"))
             headers.append(.init("apns-topic", topic + ".voip"))
@@ -25,9 +25,9 @@ struct APNsRequestBuilder {
         default:
             headers.append(.init("apns-push-type", "alert"))
             headers.append(.init("apns-topic", topic))
-            headers.append(.init("apns-priority", push.rule.priority == .high ? "10" : "5"))
+            headers.append(.init("apns-priority", push.source.rule.priority == .high ? "10" : "5"))
         }
-        headers.append(.init("apns-expiration", String(push.rule.timeToLiveSeconds == 0 ? 0 : expiresAt)))
+        headers.append(.init("apns-expiration", String(push.source.rule.timeToLiveSeconds == 0 ? 0 : expiresAt)))
         if let collapseKey = push.collapseKey, !collapseKey.isEmpty, !voip {
             headers.append(.init("apns-collapse-id", Self.collapseID(collapseKey)))
         }
@@ -40,7 +40,7 @@ struct APNsRequestBuilder {
 
     /// The body for a PushKit (`voip`) or a user-notification token: the call data, a background push or an alert.
     static func body(_ push: RenderedPush, voip: Bool, badge: Int?) -> [UInt8] {
-        switch push.rule.kind {
+        switch push.source.rule.kind {
         case .voip where voip: voipBody(push)
         case .silent: backgroundBody(push, badge: badge)
         default: alertBody(push, badge: badge)
@@ -70,11 +70,11 @@ struct APNsRequestBuilder {
         json.strings(push.locArgs)
         json.endObject()
         if let badge { json.field(literal: "badge", badge) }
-        if let sound = push.rule.sound { json.field(literal: "sound", sound) }
+        if let sound = push.source.rule.sound { json.field(literal: "sound", sound) }
         if let threadID = push.threadID { json.field(literal: "thread-id", threadID) }
-        if let category = push.rule.category { json.field(literal: "category", category) }
-        if push.rule.mutableContent { json.field(literal: "mutable-content", 1) }
-        if let level = push.rule.interruptionLevel { json.field(literal: "interruption-level", level) }
+        if let category = push.source.rule.category { json.field(literal: "category", category) }
+        if push.source.rule.mutableContent { json.field(literal: "mutable-content", 1) }
+        if let level = push.source.rule.interruptionLevel { json.field(literal: "interruption-level", level) }
         json.endObject()
         customKeys(push, into: &json)
         json.endObject()

@@ -39,7 +39,7 @@ struct FCMRequestBuilder {
     }
 
     static func body(_ push: RenderedPush, token: String, badge: Int?) -> [UInt8] {
-        let visible = push.rule.kind == .alert
+        let visible = push.source.rule.kind == .alert
         // Room for a chat message's body (its text three times, the token, the payload): one that outgrows the room
         // is copied into twice as much.
         var json = JSONWriter(reservingCapacity: 1024)
@@ -57,11 +57,13 @@ struct FCMRequestBuilder {
         }
         json.key(literal: "android")
         json.beginObject()
-        if let collapseKey = push.collapseKey, push.rule.kind != .voip {
+        if let collapseKey = push.collapseKey, push.source.rule.kind != .voip {
             json.field(literal: "collapse_key", collapseKey)
         }
-        json.field(literal: "priority", push.rule.priority == .high || push.rule.kind == .voip ? "HIGH" : "NORMAL")
-        json.field(literal: "ttl", String(push.rule.timeToLiveSeconds) + "s")
+        json.field(
+            literal: "priority",
+            push.source.rule.priority == .high || push.source.rule.kind == .voip ? "HIGH" : "NORMAL")
+        json.field(literal: "ttl", String(push.source.rule.timeToLiveSeconds) + "s")
         if visible { androidNotification(push, badge: badge, into: &json) }
         json.endObject()
         data(push, badge: badge, into: &json)
@@ -76,9 +78,9 @@ struct FCMRequestBuilder {
         json.field(literal: "body_loc_key", push.locKey)
         json.key(literal: "body_loc_args")
         json.strings(push.locArgs)
-        if let clickAction = push.rule.clickAction { json.field(literal: "click_action", clickAction) }
-        if let icon = push.rule.icon { json.field(literal: "icon", icon) }
-        if let sound = push.rule.sound { json.field(literal: "sound", sound) }
+        if let clickAction = push.source.rule.clickAction { json.field(literal: "click_action", clickAction) }
+        if let icon = push.source.rule.icon { json.field(literal: "icon", icon) }
+        if let sound = push.source.rule.sound { json.field(literal: "sound", sound) }
         if let badge { json.field(literal: "notification_count", badge) }
         if let threadID = push.threadID { json.field(literal: "tag", threadID) }
         json.endObject()
@@ -87,7 +89,7 @@ struct FCMRequestBuilder {
     private static func data(_ push: RenderedPush, badge: Int?, into json: inout JSONWriter) {
         json.key(literal: "data")
         json.beginObject()
-        if push.rule.kind == .alert {
+        if push.source.rule.kind == .alert {
             json.field(literal: "loc-key", push.locKey)
             var args = JSONWriter(reservingCapacity: 128)
             args.strings(push.locArgs)
@@ -97,11 +99,11 @@ struct FCMRequestBuilder {
         json.field(literal: "type", push.type)
         json.field(literal: "room", push.roomID)
         json.field(literal: "mid", push.messageID)
-        if push.rule.kind == .voip {
+        if push.source.rule.kind == .voip {
             json.field(literal: "callerId", push.senderID)
             json.field(literal: "callerName", push.senderNickname)
         }
-        if push.rule.kind == .silent, let badge { json.field(literal: "badge", String(badge)) }
+        if push.source.rule.kind == .silent, let badge { json.field(literal: "badge", String(badge)) }
         if let payload = push.payload {
             json.key(literal: "payload")
             json.string(utf8: JSONWriter.encode(payload))

@@ -43,7 +43,7 @@ public enum WebPushRequestBuilder {
 
     /// The plaintext of an event's push (the rules table's rendering).
     static func body(_ push: RenderedPush, badge: Int?) -> [UInt8] {
-        let visible = push.rule.kind != .silent
+        let visible = push.source.rule.kind != .silent
         return body(
             title: visible ? push.title : nil, body: visible ? push.body : nil,
             localized: visible ? (push.locKey, push.locArgs) : nil, tag: push.threadID ?? push.roomID, badge: badge,

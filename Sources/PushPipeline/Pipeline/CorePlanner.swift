@@ -36,6 +36,12 @@ public final class CorePlanner: EventPlanner {
         init(_ planner: PushPlanner) {
             self.planner = planner
         }
+
+        /// `PushPlanner.plan`, called where the planner is borrowed: read through the reference, it was copied
+        /// (its rules table with it) for every event.
+        func plan(_ event: ChatMessageEvent, now: Date, context: ProviderContext?) -> [DeviceDecision] {
+            planner.plan(event, now: now, context: context)
+        }
     }
 
     /// `defaultLocale` is `PUSH_DEFAULT_LOCALE`: it stays in force when the rules table is replaced.
@@ -87,7 +93,7 @@ public final class CorePlanner: EventPlanner {
         let inForce = planner.withLock { $0 }
         let standing = apps.standing(ofApp: event.appID)
         let refusal = standing.refusal
-        let decisions = inForce.planner.plan(event, now: now, context: standing.context)
+        let decisions = inForce.plan(event, now: now, context: standing.context)
         // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names what the event
         // said, read from the record's tree, parsed only for such an event.
         let tree = event.invalidDevices.isEmpty ? nil : try? JSONParser.parse(value)
@@ -102,11 +108,13 @@ public final class CorePlanner: EventPlanner {
             return PlannedDevice(target: target, decision: refusal.map { action.refused($0) } ?? action)
         }
         let addresses = decisions.map(\.address)
+        // The record's bytes, not the event: a closure holding the event would copy all of it.
+        let source = event.source
         var planned = PlannedEvent(
             messageId: event.id, roomId: event.room.id, type: event.type,
             eventTimeMillis: event.createdAtEpochMillis,
             devices: devices,
-            narrowed: { indices in event.narrowed(to: indices.map { addresses[$0] }) })
+            narrowed: { indices in ChatMessageEvent.narrowed(source, to: indices.map { addresses[$0] }) })
         // A resolved IMKIT message's retry record carries its appID too: the guard's scope stays the app's.
         planned.appID = event.appID
         return .success(planned)
