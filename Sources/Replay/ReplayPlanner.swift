@@ -25,7 +25,7 @@ public struct ReplayPlanner<Inner: EventPlanner>: RewritingPlanner {
 
     /// `result` with `--max-age` and `--skip-delivered` applied, told to the tally.
     public func rewritten(
-        _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
+        _ result: consuming Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
     ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         let result = result.map { event in
             var event = event

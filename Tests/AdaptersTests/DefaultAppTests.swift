@@ -32,9 +32,8 @@ import Testing
     }
 
     static func send(app: String) -> ProviderSend {
-        var send = ProviderSenderTests.send
-        send.appID = app
-        return send
+        let send = ProviderSenderTests.send
+        return ProviderSend(request: send.request, deviceToken: send.deviceToken, appID: app)
     }
 
     /// The key id in the provider token of `request`.

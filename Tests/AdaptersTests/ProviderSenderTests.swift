@@ -68,9 +68,8 @@ extension ProviderSenderTests {
         """#
 
     static func send(app: String) -> ProviderSend {
-        var send = ProviderSenderTests.send
-        send.appID = app
-        return send
+        let send = ProviderSenderTests.send
+        return ProviderSend(request: send.request, deviceToken: send.deviceToken, appID: app)
     }
 
     @Test func eachAppsSendIsSignedWithItsKeyAndGoesToItsHostTheDefaultAppsWithTheDefaultClient() async throws {
@@ -130,8 +129,7 @@ extension ProviderSenderTests {
         let web = ProviderSend(
             request: request, deviceToken: Fixture.webToken(endpoint: "https://push.example.net/x"), appID: "alpha")
         #expect(await sender.send(web, to: .webpush) == .delivered(providerMessageId: nil))
-        var noApp = web
-        noApp.appID = ""
+        let noApp = ProviderSend(request: request, deviceToken: web.deviceToken, appID: "")
         #expect(await sender.send(noApp, to: .webpush) == .rejected(status: nil, reason: "Web Push is not configured"))
         let authorization = try #require(transport.requests.first?.headers.first { $0.hasName("authorization") })
         let expected = try VAPIDKey(pem: key, subject: "https://alpha.example/contact").publicKey

@@ -35,7 +35,7 @@ import Testing
         _ records: [PlannedRecord<String>], to progress: inout GroupProgress<String>
     ) -> (requests: [String], firstSend: Int, ready: [Int]) {
         let joined = progress.add(records.map(Optional.some)[...], unsent: Self.unsent)
-        return (joined.sends.map(\.request), joined.firstSend, joined.ready)
+        return (joined.sends.compactMap { $0?.request }, joined.firstSend, joined.ready)
     }
 
     @Test func aRecordIsReadyOnceEverySendOfItWasAnswered() {

@@ -14,8 +14,11 @@ import Testing
         let (together, alone) = sends.split { $0.provider == .webpush }
         #expect(together == [0, 2])
         #expect(alone == [1])
-        #expect(sends.take([2, 0]).map(\.send.request) == ["c", "a"])
-        #expect(sends.take([0, 2, 7, -1]).isEmpty)
+        let taken = sends.take([2, 0])
+        #expect(taken.indices == [2, 0])
+        #expect(taken.sends.map(\.request) == ["c", "a"])
+        let again = sends.take([0, 2, 7, -1])
+        #expect(again.indices.isEmpty && again.sends.isEmpty)
         #expect(sends.split { _ in false }.together == [1])
     }
 }

@@ -33,7 +33,9 @@ package struct UnsubscribeRequestPlanner<Inner: EventPlanner>: RewritingPlanner 
     }
 
     /// Any other record's plan, `inner`'s as it is: a bare value has no header, so it is never a request.
-    package func rewritten(_ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64) -> Result<
+    package func rewritten(
+        _ result: consuming Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
+    ) -> Result<
         PlannedEvent<Request>, UndecodableEvent
     > { result }
 

@@ -6,10 +6,11 @@ struct FallbackTexts: Hashable {
     /// The language the texts were chosen in (the body's, else the title's); `nil` when both are universal.
     var language: LanguageTag?
 
-    /// The texts of `rule` for a reader preferring `languages` in order (the recipient's, then the defaults).
-    init(rule: PushRule, preferring languages: LanguagePreferences) {
-        let title = rule.title?.match(preferring: languages)
-        let body = rule.body?.match(preferring: languages)
+    /// The texts of a rule's `title` and `body` for a reader preferring `languages` in order (the recipient's, then
+    /// the defaults). The two templates, not the rule: a rule passed from where it is shared would be copied whole.
+    init(title: LocalizedTemplate?, body: LocalizedTemplate?, preferring languages: LanguagePreferences) {
+        let title = title?.match(preferring: languages)
+        let body = body?.match(preferring: languages)
         self.title = title?.template
         self.body = body?.template
         language = body?.language ?? title?.language

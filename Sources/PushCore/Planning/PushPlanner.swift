@@ -36,10 +36,10 @@ public struct PushPlanner: Sendable {
             for (deviceIndex, device) in recipient.devices.enumerated() {
                 let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
                 let outcome = planner.outcome(for: device, of: recipient, at: address, in: event, renderer: renderer)
-                var decision = DeviceDecision(
-                    address: address, userID: recipient.userID, device: device, outcome: outcome)
-                if case .send = outcome { decision.locale = renderer?.texts.language }
-                decisions.append(decision)
+                let locale: LanguageTag? = if case .send = outcome { renderer?.texts.language } else { nil }
+                decisions.append(
+                    DeviceDecision(
+                        address: address, userID: recipient.userID, device: device, outcome: outcome, locale: locale))
             }
         }
         return decisions
@@ -99,7 +99,8 @@ private struct EventPlan {
         guard let source else { return nil }
         if let lastRenderer, lastRenderer.locale == recipient.locale { return lastRenderer.renderer }
         let texts = FallbackTexts(
-            rule: source.rule, preferring: LanguagePreferences(recipient.locale, defaultLocale, tableDefaultLocale))
+            title: source.rule.title, body: source.rule.body,
+            preferring: LanguagePreferences(recipient.locale, defaultLocale, tableDefaultLocale))
         let renderer = PushRenderer(source: source, texts: texts)
         lastRenderer = (recipient.locale, renderer)
         return renderer

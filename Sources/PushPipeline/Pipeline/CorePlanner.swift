@@ -5,11 +5,14 @@ import Synchronization
 
 /// One provider request together with the device token it is for (APNs puts it in the URL) and the app whose
 /// credentials send it.
-public struct ProviderSend: Sendable {
-    public var request: ProviderRequest
-    public var deviceToken: String
+///
+/// A class: a send is handed from the plan to the group, the transport and the retry path, and as a struct each
+/// hand-over retained every string and array of its request.
+public final class ProviderSend: Sendable {
+    public let request: ProviderRequest
+    public let deviceToken: String
     /// The message's `appID`; empty for the default app.
-    public var appID: String = ""
+    public let appID: String
 
     public init(request: ProviderRequest, deviceToken: String, appID: String = "") {
         self.request = request
@@ -97,6 +100,7 @@ public final class CorePlanner: EventPlanner {
         // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names what the event
         // said, read from the record's tree, parsed only for such an event.
         let tree = event.invalidDevices.isEmpty ? nil : try? JSONParser.parse(value)
+        let appID = event.appID
         let devices = decisions.map { decision in
             let entry = decision.device == nil ? tree.flatMap { Self.entry(at: decision.address, in: $0) } : nil
             let token = decision.device?.token ?? entry?["token"]?.stringValue ?? ""
@@ -104,8 +108,10 @@ public final class CorePlanner: EventPlanner {
             let target = DeviceTarget(
                 userId: decision.userID, platform: platform, token: token, tokenHash: SHA256.tokenHash(token),
                 app: refusal == nil ? Self.app(of: decision.outcome) : nil)
-            let action = Self.action(for: decision.outcome, token: token, appID: event.appID)
-            return PlannedDevice(target: target, decision: refusal.map { action.refused($0) } ?? action)
+            let action = Self.action(for: decision.outcome, token: token, appID: appID)
+            // Not `refusal.map { action.refused($0) } ?? action`: the closure would copy the action.
+            let decided = if let refusal { action.refused(refusal) } else { action }
+            return PlannedDevice(target: target, decision: decided)
         }
         let addresses = decisions.map(\.address)
         // The record's bytes, not the event: a closure holding the event would copy all of it.
@@ -116,7 +122,7 @@ public final class CorePlanner: EventPlanner {
             devices: devices,
             narrowed: { indices in ChatMessageEvent.narrowed(source, to: indices.map { addresses[$0] }) })
         // A resolved IMKIT message's retry record carries its appID too: the guard's scope stays the app's.
-        planned.appID = event.appID
+        planned.appID = appID
         return .success(planned)
     }
 

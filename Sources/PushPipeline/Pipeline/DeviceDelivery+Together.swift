@@ -20,7 +20,8 @@ extension DeviceDelivery {
             let (together, alone) = sends.split { send in
                 sender.origin(of: send.request, to: send.provider) != nil || breakers.isOpen(send.provider)
             }
-            for (index, send) in sends.take(alone) {
+            let goingAlone = sends.take(alone)
+            for (index, send) in zip(goingAlone.indices, goingAlone.sends) {
                 waves.addTask { arrived(index, try await self.attempt(send.request, to: send.provider)) }
             }
             var pending = together
@@ -33,25 +34,29 @@ extension DeviceDelivery {
                 let going = sends.take(wave)
                 // The last wave goes in this task: there is nothing left to wait for beside it.
                 if pending.isEmpty {
-                    await sendTogether(going, arrived: arrived)
+                    await sendTogether(going.sends, at: going.indices, providers: providers, arrived: arrived)
                 } else {
-                    waves.addTask { await self.sendTogether(going, arrived: arrived) }
+                    waves.addTask {
+                        await self.sendTogether(going.sends, at: going.indices, providers: providers, arrived: arrived)
+                    }
                 }
             }
             try await waves.waitForAll()
         }
     }
 
-    /// Sends `wave`, whose permits were taken, in one `sendAll`.
+    /// Sends `wave` (the sends at `indices`), whose permits were taken, in one `sendAll`; the sends are handed over,
+    /// not copied, and an answer finds its provider by index.
     private func sendTogether(
-        _ wave: [(index: Int, send: PushSend<Request>)], arrived: @escaping @Sendable (Int, Attempt) -> Void
+        _ wave: [PushSend<Request>], at indices: [Int], providers: [PushProvider],
+        arrived: @escaping @Sendable (Int, Attempt) -> Void
     ) async {
-        for (_, send) in wave { observer.observe(.sendStarted(send.provider)) }
+        for index in indices { observer.observe(.sendStarted(providers[index])) }
         let start = clock.nowMicros()
-        await sender.sendAll(wave.map(\.send)) { position, outcome in
-            guard wave.indices.contains(position) else { return }
-            let (index, send) = wave[position]
-            arrived(index, self.finished(outcome, to: send.provider, origin: nil, startMicros: start, context: nil))
+        await sender.sendAll(wave) { position, outcome in
+            guard indices.indices.contains(position) else { return }
+            let index = indices[position]
+            arrived(index, self.finished(outcome, to: providers[index], origin: nil, startMicros: start, context: nil))
         }
     }
 

@@ -16,19 +16,20 @@ struct GroupProgress<Request: Sendable> {
     private var waitingRecords = 0
 
     /// Records joining: numbered after the records added before, their sends after the sends before (the results of
-    /// the devices their plans settled are known at once). Returns their sends, in record order then device order,
-    /// the number of the first, and the joining records that have none, ready now. `records` are read where the group
-    /// keeps them (its plans, every one present as it joins), so that none is copied.
+    /// the devices their plans settled are known at once). Returns their sends, in record order then device order
+    /// (each present: optional for `PendingSends`, which takes them out as they go), the number of the first, and
+    /// the joining records that have none, ready now. `records` are read where the group keeps them (its plans, every
+    /// one present as it joins), and only a send's request is copied out of them.
     mutating func add(
         _ records: ArraySlice<PlannedRecord<Request>?>,
         unsent: (PlannedEvent<Request>) -> [StartedRecord<Request>.Device?]
-    ) -> (sends: [PushSend<Request>], firstSend: Int, ready: [Int]) {
+    ) -> (sends: [PushSend<Request>?], firstSend: Int, ready: [Int]) {
         let firstSend = owners.count
-        var sends: [PushSend<Request>] = []
+        var sends: [PushSend<Request>?] = []
         var ready: [Int] = []
-        for case let record? in records {
+        for slot in records.indices {
             let position = devices.count
-            guard case .event(let event) = record.plan else {
+            guard case .event(let event)? = records[slot]?.plan else {
                 devices.append([])
                 unanswered.append(0)
                 ready.append(position)
@@ -36,8 +37,8 @@ struct GroupProgress<Request: Sendable> {
             }
             devices.append(unsent(event))
             var count = 0
-            for (index, device) in event.devices.enumerated() {
-                guard case .send(let provider, let request) = device.decision else { continue }
+            for index in event.devices.indices {
+                guard case .send(let provider, let request) = event.devices[index].decision else { continue }
                 sends.append(PushSend(request, to: provider))
                 providers.append(provider)
                 owners.append((position, index))

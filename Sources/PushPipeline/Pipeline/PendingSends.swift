@@ -7,8 +7,9 @@ final class PendingSends<Request: Sendable>: Sendable {
     let providers: [PushProvider]
     private let sends: Mutex<[PushSend<Request>?]>
 
-    init(_ sends: [PushSend<Request>]) {
-        providers = sends.map(\.provider)
+    /// `sends`, every one present (optional so that each can be moved out when it goes, not copied).
+    init(_ sends: consuming [PushSend<Request>?]) {
+        providers = sends.compactMap { $0?.provider }
         self.sends = Mutex(sends)
     }
 
@@ -25,14 +26,18 @@ final class PendingSends<Request: Sendable>: Sendable {
         }
     }
 
-    /// The sends at `indices` not taken yet, taken out.
-    func take(_ indices: [Int]) -> [(index: Int, send: PushSend<Request>)] {
+    /// The sends at `indices` not taken yet, moved out, and their indices.
+    func take(_ indices: [Int]) -> (indices: [Int], sends: [PushSend<Request>]) {
         sends.withLock { sends in
-            indices.compactMap { index in
-                guard sends.indices.contains(index), let send = sends[index] else { return nil }
-                sends[index] = nil
-                return (index, send)
+            var taken: (indices: [Int], sends: [PushSend<Request>]) = ([], [])
+            taken.indices.reserveCapacity(indices.count)
+            taken.sends.reserveCapacity(indices.count)
+            for index in indices where sends.indices.contains(index) {
+                guard let send = sends[index].take() else { continue }
+                taken.indices.append(index)
+                taken.sends.append(send)
             }
+            return taken
         }
     }
 }

@@ -164,7 +164,7 @@ public struct PreparedPlan<Request: Sendable> {
     /// The same bound, with `transform` applied to the planning's result.
     public func map(
         _ transform:
-            @escaping (Result<PlannedEvent<Request>, UndecodableEvent>, _ nowMillis: Int64) -> Result<
+            @escaping (consuming Result<PlannedEvent<Request>, UndecodableEvent>, _ nowMillis: Int64) -> Result<
                 PlannedEvent<Request>, UndecodableEvent
             >
     ) -> PreparedPlan<Request> {

@@ -7,9 +7,10 @@ public protocol RewritingPlanner: EventPlanner {
     associatedtype Inner: EventPlanner where Inner.Request == Request
     /// The planner whose decisions are rewritten.
     var inner: Inner { get }
-    /// `result`, the inner planner's plan as of `nowMillis`, rewritten.
+    /// `result`, the inner planner's plan as of `nowMillis`, rewritten (handed over: a rewrite that keeps the plan
+    /// returns it without a copy).
     func rewritten(
-        _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
+        _ result: consuming Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
     ) -> Result<PlannedEvent<Request>, UndecodableEvent>
 }
 

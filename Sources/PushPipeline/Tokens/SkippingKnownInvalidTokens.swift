@@ -20,12 +20,14 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: RewritingPlanner 
 
     /// `result` with every send to a token known dead turned into a skip.
     public func rewritten(
-        _ result: Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
+        _ result: consuming Result<PlannedEvent<Request>, UndecodableEvent>, nowMillis: Int64
     ) -> Result<PlannedEvent<Request>, UndecodableEvent> {
         // No token known dead (none called dead yet, or every one deleted): the plan stays as it is, uncopied.
         guard !table.isEmpty else { return result }
-        return result.map { event in
-            var event = event
+        switch consume result {
+        case .failure(let failure):
+            return .failure(failure)
+        case .success(var event):
             for index in event.devices.indices {
                 guard let provider = event.devices[index].decision.provider,
                     table.contains(event.devices[index].target),
@@ -34,7 +36,7 @@ public struct SkippingKnownInvalidTokens<Inner: EventPlanner>: RewritingPlanner 
                 else { continue }
                 event.devices[index].decision = .skipped(reason: .invalidToken)
             }
-            return event
+            return .success(event)
         }
     }
 }
