@@ -22,9 +22,12 @@ struct RequestHeaderBlock: ~Copyable {
             ":method:scheme:authority:path".utf8.count + request.method.utf8.count + (isTLS ? 5 : 4)
             + endpoint.authority.utf8.count + path.count + (needsSlash ? 1 : 0)
             + (contentLength.map { "content-length".utf8.count + $0.utf8.count } ?? 0)
-        for header in request.headers where Self.isAllowed(header) {
+        // The headers are read where the request keeps them (by index): `for header in` copies each one, a retain
+        // per name and value.
+        let headers = request.headers
+        for index in headers.indices where Self.isAllowed(headers[index]) {
             count += 1
-            textBytes += header.name.utf8.count + header.value.utf8.count
+            textBytes += headers[index].name.utf8.count + headers[index].value.utf8.count
         }
         let fieldBytes = count * MemoryLayout<nghttp2_nv>.stride
         storage = .allocate(byteCount: fieldBytes + textBytes, alignment: MemoryLayout<nghttp2_nv>.alignment)
@@ -38,8 +41,8 @@ struct RequestHeaderBlock: ~Copyable {
         url.withUTF8 { bytes in
             writer.add(":path", UnsafeBufferPointer(rebasing: bytes[path]), slashFirst: needsSlash)
         }
-        for header in request.headers where Self.isAllowed(header) {
-            writer.add(header.name, header.value, lowercasingName: true)
+        for index in headers.indices where Self.isAllowed(headers[index]) {
+            writer.add(headers[index].name, headers[index].value, lowercasingName: true)
         }
         if let contentLength { writer.add("content-length", contentLength) }
     }

@@ -171,11 +171,12 @@ public actor Pipeline<Request: Sendable> {
     /// records that end in one turn store one offset per partition, not one each. `adopting`: the records of input
     /// topics it would start together are returned instead, for the group asking to run them itself.
     @discardableResult
-    private func perform(_ actions: [PipelineCore.Action], adopting: Bool = false) async -> [Start] {
+    private func perform(_ actions: consuming [PipelineCore.Action], adopting: Bool = false) async -> [Start] {
         var starting: [Start] = []
         var stores: [(partition: TopicPartition, offset: Int64)] = []
-        for action in actions {
-            switch action {
+        // Moved out, so that a started record moves on with its action rather than being copied.
+        for action in actions.moved() {
+            switch consume action {
             case .start(let record, let ticket, let inLane):
                 starting.append(Start(record: record, ticket: ticket, inLane: inLane))
             case .store(let partition, let offset):
@@ -238,9 +239,9 @@ public actor Pipeline<Request: Sendable> {
     /// the others in a task each (`spawn`). A retry record goes alone: it may move on unsent
     /// (`RecordProcessor.process`). `adopting`: those of input topics are returned, not started (`perform`).
     @discardableResult
-    private func start(_ records: [Start], adopting: Bool = false) -> [Start] {
+    private func start(_ records: consuming [Start], adopting: Bool = false) -> [Start] {
         var together: [Start] = []
-        for record in records {
+        for record in records.moved() {
             if settings.isRetryTopic(record.record.topic) { spawn(record) } else { together.append(record) }
         }
         if adopting {
@@ -359,13 +360,14 @@ public actor Pipeline<Request: Sendable> {
         guard !records.isEmpty else { return [] }
         let processor = processor
         let firstJoining = group.plans.count
-        for record in records {
-            guard let plan = processor.planNow(record.record) else {
-                spawn(record)
+        // Read in place (`for record in records` copies each); the plan holds the one copy of its record.
+        for index in records.indices {
+            guard let plan = processor.planNow(records[index].record) else {
+                spawn(records[index])
                 continue
             }
             group.plans.append(plan)
-            group.members.append(Member(ticket: record.ticket, inLane: record.inLane))
+            group.members.append(Member(ticket: records[index].ticket, inLane: records[index].inLane))
         }
         let joined = group.progress.add(group.plans[firstJoining...], unsent: processor.unsentResults)
         guard !joined.sends.isEmpty else { return joined.ready }

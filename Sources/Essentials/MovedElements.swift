@@ -1,0 +1,20 @@
+extension Array {
+    /// The array's elements in order, each moved out as the iteration reaches it. `for element in array` copies every
+    /// element (a retain for each reference it holds) and the array releases them all at its end; a loop over
+    /// `array.moved()` hands each over instead. Moving only pays when the array's storage is not shared: shared
+    /// storage is copied first.
+    @inlinable public consuming func moved() -> MovedElements<Element> { MovedElements(self) }
+}
+
+/// The elements of an array in order, each moved out as it is reached (`Array.moved()`).
+public struct MovedElements<Element>: Sequence, IteratorProtocol {
+    /// The elements not reached yet, last first: `popLast` moves an element out without touching the others.
+    @usableFromInline var remaining: [Element]
+
+    @inlinable init(_ elements: consuming [Element]) {
+        remaining = elements
+        remaining.reverse()
+    }
+
+    @inlinable public mutating func next() -> Element? { remaining.popLast() }
+}
