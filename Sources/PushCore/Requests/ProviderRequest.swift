@@ -12,34 +12,65 @@ public struct ProviderRequest: Sendable, Equatable {
         }
     }
 
-    public var platform: Platform
-    public var method: String
+    public var platform: Platform { fields.platform }
+    public var method: String { fields.method }
     /// The path on the provider's host: `/3/device/<token>` or `/v1/projects/<project>/messages:send`; for Web Push
     /// the subscription's whole endpoint URL.
-    public var path: String
+    public var path: String { fields.path }
     /// Every header except authorization, which the provider client adds.
-    public var headers: [Header]
-    public var body: [UInt8]
+    public var headers: [Header] { fields.headers }
+    public var body: [UInt8] { fields.body }
     /// For APNs: send to the sandbox host instead of production.
-    public var sandbox: Bool
+    public var sandbox: Bool { fields.sandbox }
     /// When the push stops being worth sending (event time + time to live, epoch seconds).
-    public var expiresAtEpochSeconds: Int
+    public var expiresAtEpochSeconds: Int { fields.expiresAtEpochSeconds }
     /// For Web Push: the push service's origin (`https://host[:port]`, lowercased), which has its own breaker and
     /// in-flight limit.
-    public var origin: String?
+    public var origin: String? { fields.origin }
+
+    /// The fields, shared by every copy: a request is built once and handed from the plan to the group, the sender
+    /// and the retry path, and a copy of a struct of them retained each string and array.
+    private let fields: Fields
+
+    private final class Fields: Sendable {
+        let platform: Platform
+        let method: String
+        let path: String
+        let headers: [Header]
+        let body: [UInt8]
+        let sandbox: Bool
+        let expiresAtEpochSeconds: Int
+        let origin: String?
+
+        init(
+            platform: Platform, method: String, path: String, headers: [Header], body: [UInt8], sandbox: Bool,
+            expiresAtEpochSeconds: Int, origin: String?
+        ) {
+            self.platform = platform
+            self.method = method
+            self.path = path
+            self.headers = headers
+            self.body = body
+            self.sandbox = sandbox
+            self.expiresAtEpochSeconds = expiresAtEpochSeconds
+            self.origin = origin
+        }
+    }
 
     public init(
         platform: Platform, method: String = "POST", path: String, headers: [Header], body: [UInt8],
         sandbox: Bool = false, expiresAtEpochSeconds: Int, origin: String? = nil
     ) {
-        self.platform = platform
-        self.method = method
-        self.path = path
-        self.headers = headers
-        self.body = body
-        self.sandbox = sandbox
-        self.expiresAtEpochSeconds = expiresAtEpochSeconds
-        self.origin = origin
+        fields = Fields(
+            platform: platform, method: method, path: path, headers: headers, body: body, sandbox: sandbox,
+            expiresAtEpochSeconds: expiresAtEpochSeconds, origin: origin)
+    }
+
+    public static func == (lhs: ProviderRequest, rhs: ProviderRequest) -> Bool {
+        lhs.fields === rhs.fields
+            || (lhs.platform == rhs.platform && lhs.method == rhs.method && lhs.path == rhs.path
+                && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.sandbox == rhs.sandbox
+                && lhs.expiresAtEpochSeconds == rhs.expiresAtEpochSeconds && lhs.origin == rhs.origin)
     }
 
     /// The value of header `name`, if present.
