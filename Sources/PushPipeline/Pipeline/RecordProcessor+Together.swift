@@ -14,6 +14,11 @@ struct PlannedRecord<Request: Sendable>: Sendable {
     let source: SourcePosition
     let plan: Plan
     let units: Int
+
+    /// Its record, source and plan, moved out (reading `plan` of a plan kept whole copies its event).
+    consuming func parts() -> (record: KafkaRecord, source: SourcePosition, plan: Plan) {
+        (record, source, plan)
+    }
 }
 
 /// A record after its first attempts: its outputs when every device has a result, else what is left to settle.
@@ -58,13 +63,13 @@ extension RecordProcessor {
     func started(
         _ planned: consuming PlannedRecord<Request>, devices: [StartedRecord<Request>.Device?]
     ) -> StartedRecord<Request> {
-        switch planned.plan {
+        let (record, source, plan) = planned.parts()
+        switch consume plan {
         case .undecodable(let problem):
-            return StartedRecord(record: planned.record, source: planned.source, content: .undecodable(problem))
+            return StartedRecord(record: record, source: source, undecodable: problem)
         case .event(let event):
-            observeFailedSends(devices, event, of: planned.record)
-            return StartedRecord(
-                record: planned.record, source: planned.source, content: .event(event, devices.compactMap { $0 }))
+            observeFailedSends(devices, event, of: record)
+            return StartedRecord(record: record, source: source, event: event, devices: devices.compactMap { $0 })
         }
     }
 

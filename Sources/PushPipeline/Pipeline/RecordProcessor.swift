@@ -18,11 +18,24 @@ struct StartedRecord<Request: Sendable>: Sendable {
     let record: KafkaRecord
     let source: SourcePosition
     let content: Content
+    /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency). Kept apart: read out of
+    /// `content`, it copied the whole event.
+    let eventTimeMillis: Int64?
 
-    /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency).
-    var eventTimeMillis: Int64? {
-        guard case .event(let event, _) = content else { return nil }
-        return event.eventTimeMillis
+    /// A record whose value could not be planned.
+    init(record: KafkaRecord, source: SourcePosition, undecodable: UndecodableEvent) {
+        self.record = record
+        self.source = source
+        content = .undecodable(undecodable)
+        eventTimeMillis = nil
+    }
+
+    /// A planned event and what is known of each of its devices.
+    init(record: KafkaRecord, source: SourcePosition, event: PlannedEvent<Request>, devices: [Device]) {
+        self.record = record
+        self.source = source
+        eventTimeMillis = event.eventTimeMillis
+        content = .event(event, devices)
     }
 }
 
@@ -81,7 +94,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
             switch prepared.plan(nowMillis: clock.nowMillis()) {
             case .failure(let undecodable):
                 grant.resize(to: 0)
-                return try await body(StartedRecord(record: record, source: source, content: .undecodable(undecodable)))
+                return try await body(StartedRecord(record: record, source: source, undecodable: undecodable))
             case .success(let event):
                 grant.resize(to: Self.units(of: event))
                 return try await body(try await attemptFirst(event, of: record, source: source))
@@ -115,7 +128,7 @@ final class RecordProcessor<Request: Sendable>: Sendable {
             for (index, device) in attempted { devices[index] = device }
         }
         observeFailedSends(devices, event, of: record)
-        return StartedRecord(record: record, source: source, content: .event(event, devices.compactMap { $0 }))
+        return StartedRecord(record: record, source: source, event: event, devices: devices.compactMap { $0 })
     }
 
     /// The first attempt of the `index`-th device of `event`, which is a send.
