@@ -7,9 +7,11 @@ final class PendingSends<Request: Sendable>: Sendable {
     let providers: [PushProvider]
     private let sends: Mutex<[PushSend<Request>?]>
 
-    /// `sends`, every one present (optional so that each can be moved out when it goes, not copied).
+    /// `sends`, optional so that each can be moved out when it goes, not copied (`GroupProgress.add` hands every one
+    /// present). An absent one is never split or taken, so the provider standing in its place is never read: the
+    /// indices stay those of `sends`.
     init(_ sends: consuming [PushSend<Request>?]) {
-        providers = sends.compactMap { $0?.provider }
+        providers = sends.map { $0?.provider ?? .apns }
         self.sends = Mutex(sends)
     }
 
