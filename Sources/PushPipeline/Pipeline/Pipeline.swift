@@ -205,7 +205,7 @@ public actor Pipeline<Request: Sendable> {
             }
         }
         store(stores)
-        return start(starting, adopting: adopting)
+        return start(consume starting, adopting: adopting)
     }
 
     /// Stores each partition's offset.
