@@ -31,11 +31,6 @@ import Testing
             defaultAppOf: configuration, credentials: try ProviderCredentials.load(for: configuration, files: files))
     }
 
-    static func send(app: String) -> ProviderSend {
-        let send = ProviderSenderTests.send
-        return ProviderSend(request: send.request, deviceToken: send.deviceToken, appID: app)
-    }
-
     /// The key id in the provider token of `request`.
     static func keyID(of request: HTTPRequest?) -> String? {
         guard let authorization = request?.headers.first(where: { $0.hasName("authorization") })?.value,
@@ -75,7 +70,7 @@ import Testing
                 defaultApp: app, folders: nil,
                 factory: ProviderSenderTests.factory(shared, certificateTransport: certified)))
         #expect(sender.configuredProviders == [.apns])
-        #expect(await sender.send(Self.send(app: ""), to: .apns) == .delivered(providerMessageId: nil))
+        #expect(await sender.send(AppSenderTests.send(app: ""), to: .apns) == .delivered(providerMessageId: nil))
         #expect(shared.requests.isEmpty)
         #expect(certified.requests.count == 1)
         #expect(certified.requests.first?.headers.contains { $0.hasName("authorization") } == false)
@@ -90,10 +85,11 @@ import Testing
                 factory: ProviderSenderTests.factory(transport)))
         #expect(sender.configuredProviders == [.apns, .webpush])
         for app in ["", "gamma"] {
-            #expect(await sender.send(Self.send(app: app), to: .apns) == .delivered(providerMessageId: nil))
+            #expect(
+                await sender.send(AppSenderTests.send(app: app), to: .apns) == .delivered(providerMessageId: nil))
         }
         #expect(
-            await sender.send(Self.send(app: "gamma"), to: .fcm)
+            await sender.send(AppSenderTests.send(app: "gamma"), to: .fcm)
                 == .rejected(status: nil, reason: "FCM is not configured"))
         #expect(transport.requests.count == 2)
         #expect(transport.requests.allSatisfy { $0.url.hasPrefix("https://default.example/3/device/") })
@@ -112,9 +108,12 @@ import Testing
                 factory: ProviderSenderTests.factory(transport), clock: ManualClock()))
         #expect(sender.configuredProviders == PushProvider.allCases)
 
-        #expect(await sender.send(Self.send(app: ""), to: .apns) == .delivered(providerMessageId: nil))
-        #expect(await sender.send(Self.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: nil))
-        #expect(await sender.send(Self.send(app: "gamma"), to: .apns) == .rejected(status: nil, reason: "unknown_app"))
+        #expect(await sender.send(AppSenderTests.send(app: ""), to: .apns) == .delivered(providerMessageId: nil))
+        #expect(
+            await sender.send(AppSenderTests.send(app: "alpha"), to: .apns) == .delivered(providerMessageId: nil))
+        #expect(
+            await sender.send(AppSenderTests.send(app: "gamma"), to: .apns)
+                == .rejected(status: nil, reason: "unknown_app"))
 
         let requests = transport.requests
         #expect(
