@@ -105,6 +105,8 @@ public final class ObservabilityObserver: PipelineObserver {
             metrics.rebalances(event: "assigned").increment()
         case .revoked:
             metrics.rebalances(event: "revoked").increment()
+        case .lost:
+            metrics.rebalances(event: "lost").increment()
         case .produceRetrying(let topics, let reason):
             for topic in topics { metrics.produceRetries(topic: topic, reason: reason).increment() }
             producerHealth?.failed()
@@ -169,6 +171,14 @@ public final class ObservabilityObserver: PipelineObserver {
             logger.info(
                 "partitions revoked",
                 metadata: ["kafka.partitions": .string(Self.list(partitions)), "kafka.unfinished": .init(unfinished)])
+        case .lost(let partitions):
+            logger.warning(
+                "partitions lost",
+                metadata: [
+                    "kafka.partitions": .string(Self.list(partitions)),
+                    "kafka.reason": .string(
+                        "taken by the group without a revoke: records finished since the last commit are sent again"),
+                ])
         case .pollFailed(let error):
             logger.warning("kafka poll failed", metadata: ["error": .string(error)])
         case .produceRetrying(let topics, let reason):

@@ -51,7 +51,7 @@ public struct PushMetrics: Sendable {
         for status in ReceiptStatus.allCases { _ = receipts(status: status.rawValue) }
         for reason in Self.deadLetterReasons { _ = deadLetters(reason: reason.code) }
         for result in Self.rulesReloadResults { _ = rulesReloads(result: result) }
-        for event in ["assigned", "revoked"] { _ = rebalances(event: event) }
+        for event in ["assigned", "revoked", "lost"] { _ = rebalances(event: event) }
         exportStageAtZero(.input)
     }
 
@@ -191,10 +191,11 @@ public struct PushMetrics: Sendable {
             labels: ["stage": stage.rawValue])
     }
 
-    /// `kafka_rebalances_total{event}`: partitions `assigned` or `revoked` (revoked includes lost) by rebalances.
+    /// `kafka_rebalances_total{event}`: partitions `assigned`, `revoked`, or `lost` (taken without a revoke) by
+    /// rebalances.
     public func rebalances(event: String) -> Counter {
         registry.counter(
-            "kafka_rebalances_total", help: "Rebalance callbacks, by event (assigned or revoked).",
+            "kafka_rebalances_total", help: "Rebalance callbacks, by event (assigned, revoked or lost).",
             labels: ["event": event])
     }
 

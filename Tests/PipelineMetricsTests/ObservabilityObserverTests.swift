@@ -1,6 +1,8 @@
+import KafkaTypes
 import Observability
 import PushCore
 import PushPipeline
+import TestSupport
 import Testing
 
 @testable import PipelineMetrics
@@ -33,6 +35,20 @@ import Testing
         ] {
             #expect(text.contains(line), "\(line)")
         }
+    }
+
+    @Test func lostPartitionsAreCountedAndLoggedApartFromRevokedOnes() {
+        let registry = MetricsRegistry()
+        let sink = LogLines()
+        let observer = ObservabilityObserver(
+            logger: Logger(label: "test", sink: sink), metrics: PushMetrics(registry: registry))
+        observer.observe(.lost([TopicPartition("chat", 1), TopicPartition("chat", 3)]))
+        let text = registry.prometheusText()
+        #expect(text.contains(#"kafka_rebalances_total{event="lost"} 1"#))
+        #expect(text.contains(#"kafka_rebalances_total{event="revoked"} 0"#))
+        let lost = sink.records("partitions lost")
+        #expect(lost.map(\.level) == [.warning])
+        #expect(lost.first?.metadata["kafka.partitions"] == "chat[1],chat[3]")
     }
 
     @Test func theTransportCountersExistAtZeroBeforeTheFirstSample() {

@@ -31,6 +31,17 @@ import Testing
         _ = await harness.stop(running)
     }
 
+    @Test func aLostPartitionIsReportedAsLostNotAsRevoked() async {
+        let harness = Harness()
+        harness.source.add([record("m0;a", offset: 0)])
+        let running = harness.start()
+        #expect(await harness.settled { harness.stored() == 1 })
+        harness.source.loseOnNextPoll([TopicPartition("chat", 0)])
+        #expect(await harness.settled { harness.observer.all.contains(.lost([TopicPartition("chat", 0)])) })
+        #expect(!harness.observer.all.contains { if case .revoked = $0 { true } else { false } })
+        _ = await harness.stop(running)
+    }
+
     @Test func aRevokeDrainGivesUpAfterItsTimeoutWithoutStoringUnfinishedRecords() async {
         var harness = Harness()
         harness.settings.revokeDrainTimeout = .seconds(3)

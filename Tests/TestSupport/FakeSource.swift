@@ -28,6 +28,8 @@ public final class FakeSource: RecordSource {
         public var pendingEvents: [RebalanceEvent] = []
         /// Partitions told `revoking` and not finished yet.
         public var revoking: Set<TopicPartition> = []
+        /// Partitions told `lost`: never assigned again.
+        public var lost: Set<TopicPartition> = []
         /// Every `finishRevoke`, in order.
         public var finishedRevokes: [[TopicPartition]] = []
         /// Direct commits (`commit()`).
@@ -82,6 +84,15 @@ public final class FakeSource: RecordSource {
         }
     }
 
+    /// The next poll hands out `lost` for `partitions` (before its records), which it owns no more.
+    public func loseOnNextPoll(_ partitions: [TopicPartition]) {
+        changed { state in
+            state.pendingEvents.append(.lost(partitions))
+            state.assigned.subtract(partitions)
+            state.lost.formUnion(partitions)
+        }
+    }
+
     /// The next poll hands out `assigned` for `partition` again, from `offset` on (what the group committed).
     public func assignAgain(_ partition: TopicPartition, from offset: Int64) {
         changed { state in
@@ -105,6 +116,7 @@ public final class FakeSource: RecordSource {
             }
             // Like a group consumer: a partition is assigned before any of its records arrive.
             let new = Set(state.logs.keys).subtracting(state.assigned).subtracting(state.finishedRevokes.joined())
+                .subtracting(state.lost)
             state.assigned.formUnion(new)
             var events = state.pendingEvents
             state.pendingEvents = []

@@ -411,7 +411,7 @@ public actor Pipeline<Request: Sendable> {
         for index in ready {
             guard let planned = group.plans[index].take() else { continue }
             let plannedUnits = planned.units
-            let started = processor.started(planned, devices: group.progress.take(index))
+            let started = processor.started(consume planned, devices: group.progress.take(index))
             let member = group.members[index]
             if settings.roomOrder == .firstAttempt { freed.append(member) }
             switch processor.settleNow(started) {

@@ -35,6 +35,10 @@ public enum PipelineEvent: Sendable, Equatable {
     case assigned([TopicPartition])
     /// Revoked partitions let go; `unfinished` records were not done in time and will be redelivered.
     case revoked([TopicPartition], unfinished: Int)
+    /// Partitions the group took away without a revoke (the session expired, or a commit was answered for a
+    /// generation that had ended): what finished on them since their last commit is not committed, and their next
+    /// owner sends it again.
+    case lost([TopicPartition])
     case offsetStored(TopicPartition, Int64)
     case pollFailed(String)
     /// Kafka did not acknowledge outputs for `topics`; they are produced again after a backoff. `reason` is a
