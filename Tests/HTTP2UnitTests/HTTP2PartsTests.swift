@@ -162,3 +162,41 @@ struct RefusalBackoffTests {
         #expect(backoff.notBefore == start + RefusalBackoff.cap)
     }
 }
+
+@Suite("AcceptedStreams")
+struct AcceptedStreamsTests {
+    @Test func startsAtItsBoundOfAtLeastOne() {
+        #expect(AcceptedStreams(bound: 200).allowed == 200)
+        #expect(AcceptedStreams(bound: 200).isAtBound)
+        #expect(AcceptedStreams(bound: 0).allowed == 1)
+    }
+
+    @Test func eachRefusalHalvesTheLesserOfTheAllowanceAndWhatIsInFlight() {
+        var streams = AcceptedStreams(bound: 200)
+        streams.refused(stillInFlight: 199)
+        #expect(streams.allowed == 99)
+        streams.refused(stillInFlight: 30)
+        #expect(streams.allowed == 15)
+        streams.refused(stillInFlight: 100)
+        #expect(streams.allowed == 7)
+        #expect(!streams.isAtBound)
+    }
+
+    @Test func aStormOfRefusalsLeavesOneRequestInFlight() {
+        var streams = AcceptedStreams(bound: 200)
+        for inFlight in (0..<199).reversed() { streams.refused(stillInFlight: inFlight) }
+        #expect(streams.allowed == 1)
+    }
+
+    @Test func eachResponseAddsOneBackUpToTheBound() {
+        var streams = AcceptedStreams(bound: 4)
+        streams.refused(stillInFlight: 0)
+        var allowances: [Int] = []
+        for _ in 0..<5 {
+            streams.answered()
+            allowances.append(streams.allowed)
+        }
+        #expect(allowances == [2, 3, 4, 4, 4])
+        #expect(streams.isAtBound)
+    }
+}

@@ -26,6 +26,8 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
     private var http1Origins: Set<RequestOrigin> = []
     /// Origins whose server refused requests since it last answered, and when their requests may start again.
     private var refusals: [RequestOrigin: RefusalBackoff] = [:]
+    /// Origins whose server refused a stream, and how many of their requests it takes now (`AcceptedStreams`).
+    private var accepted: [RequestOrigin: AcceptedStreams] = [:]
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var known: [UInt64: CurlTransfer] = [:]
     private var idleHandles: [EasyHandle] = []
@@ -123,7 +125,7 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
     private func limit(for origin: RequestOrigin) -> Int {
         if configuration.singleStreamUntilFirstSuccess && !succeededOrigins.contains(origin) { return 1 }
         if !origin.isTLS || http1Origins.contains(origin) { return max(1, configuration.maxConnectionsPerHost) }
-        return configuration.maxInFlightPerOrigin
+        return accepted[origin]?.allowed ?? configuration.maxInFlightPerOrigin
     }
 
     /// Hands waiting transfers to libcurl while their origin has room, oldest first; an origin that refused
@@ -183,6 +185,10 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
             if code == CURLE_OK || (status > 0 && transfer.hasCompleteResponse && isConnectionError(code)) {
                 if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
                 refusals[transfer.origin] = nil
+                if var streams = accepted[transfer.origin] {
+                    streams.answered()
+                    accepted[transfer.origin] = streams.isAtBound ? nil : streams
+                }
                 if handle.info(CURLINFO_HTTP_VERSION) != Int(CURL_HTTP_VERSION_2_0) {
                     http1Origins.insert(transfer.origin)
                 }
@@ -197,6 +203,8 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
                 // The server refused the stream (or the reused connection was dead): sent again, first in its
                 // origin's queue, once the origin's backoff allows, while its allowance and deadline do.
                 refusals[transfer.origin, default: RefusalBackoff()].refused(at: clock.now)
+                accepted[transfer.origin, default: AcceptedStreams(bound: configuration.maxInFlightPerOrigin)]
+                    .refused(stillInFlight: inFlight[transfer.origin, default: 0])
                 if !beforeDeadline {
                     complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
                 } else if transfer.resends.allowsResend(after: .refused) {

@@ -11,7 +11,8 @@ import Synchronization
 /// `maxConnectionsPerHost × maxStreamsPerConnection` in flight per origin (the rest wait in the transport's own
 /// queue, never in libcurl's), and each by its own deadline. A request refused by the server (REFUSED_STREAM) is
 /// sent again up to 5 times, from the second refusal in a row after a growing pause (`RefusalBackoff`); one lost
-/// with its connection before any response byte (GOAWAY, reset) is sent once more on another connection.
+/// with its connection before any response byte (GOAWAY, reset) is sent once more on another connection. A refusal
+/// also halves the origin's requests in flight, each response adding one back (`AcceptedStreams`).
 public final class CurlTransport: HTTPTransport {
     private let loop: CurlEventLoop
     private let admission: AsyncLimiter
