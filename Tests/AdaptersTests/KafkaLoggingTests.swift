@@ -1,18 +1,9 @@
 import Kafka
 import Observability
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import Adapters
-
-/// Keeps every record a logger writes.
-private final class RecordingSink: LogSink {
-    let records = Mutex<[LogRecord]>([])
-
-    func write(_ record: LogRecord) {
-        records.withLock { $0.append(record) }
-    }
-}
 
 @Suite struct KafkaLoggingTests {
     @Test(arguments: [
@@ -24,10 +15,10 @@ private final class RecordingSink: LogSink {
     }
 
     @Test func librdkafkaLinesAreLoggedWithFacilityAndText() {
-        let sink = RecordingSink()
+        let sink = LogLines()
         let logger = Logger(label: "test", level: .trace, sink: sink)
         logger.kafkaLogHandler()(KafkaLogMessage(severity: 3, facility: "FAIL", message: "broker 1 down"))
-        let records = sink.records.withLock { $0 }
+        let records = sink.records
         #expect(records.count == 1)
         #expect(records.first?.level == .error)
         #expect(records.first?.metadata["kafka.facility"] == .string("FAIL"))
@@ -35,12 +26,12 @@ private final class RecordingSink: LogSink {
     }
 
     @Test func fatalClientErrorsAreCriticalAndOthersWarnings() {
-        let sink = RecordingSink()
+        let sink = LogLines()
         let logger = Logger(label: "test", level: .trace, sink: sink)
         let handler = logger.kafkaErrorHandler()
         handler(KafkaError(code: .timedOut, message: "slow", isRetriable: true, isFatal: false))
         handler(KafkaError(code: .state, message: "fenced", isRetriable: false, isFatal: true))
-        let levels = sink.records.withLock { $0.map(\.level) }
+        let levels = sink.records.map(\.level)
         #expect(levels == [.warning, .critical])
     }
 
@@ -50,9 +41,9 @@ private final class RecordingSink: LogSink {
         ("2.16.1", 0x0210_01ff, .info),
     ])
     func theLibraryInUseIsLoggedWithAWarningBelow22(version: String, number: Int, level: LogLevel) {
-        let sink = RecordingSink()
+        let sink = LogLines()
         Logger(label: "test", level: .trace, sink: sink).logKafkaLibrary(version: version, number: number)
-        let records = sink.records.withLock { $0 }
+        let records = sink.records
         #expect(records.map(\.level) == [level])
         #expect(records.first?.metadata["kafka.librdkafka"] == .string(version))
         let advice = records.first?.metadata["kafka.advice"]

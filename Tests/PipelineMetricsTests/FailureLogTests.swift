@@ -2,22 +2,10 @@ import KafkaTypes
 import Observability
 import PushCore
 import PushPipeline
-import Synchronization
 import TestSupport
 import Testing
 
 @testable import PipelineMetrics
-
-/// Keeps every record a logger writes.
-private final class RecordingSink: LogSink {
-    let records = Mutex<[LogRecord]>([])
-
-    func write(_ record: LogRecord) {
-        records.withLock { $0.append(record) }
-    }
-
-    var lines: [LogRecord] { records.withLock { $0 } }
-}
 
 @Suite("Failure logs: reasons, context, rate limits")
 struct FailureLogTests {
@@ -58,7 +46,7 @@ struct FailureLogTests {
         provider: .fcm, messageId: "m-7", room: "r-42", tokenHash: "sha256:" + String(repeating: "ab", count: 32))
 
     @Test func aStormOfOneFailureBecomesOneLinePerIntervalWithItsReasonContextAndSuppressedCount() {
-        let sink = RecordingSink()
+        let sink = LogLines()
         let clock = TestClock()
         let observer = ObservabilityObserver(
             logger: Logger(label: "test", sink: sink), metrics: PushMetrics(registry: MetricsRegistry()),
@@ -69,7 +57,7 @@ struct FailureLogTests {
         clock.advance(by: .seconds(10))
         observer.observe(.sendFailed(failure, Self.context))
 
-        let lines = sink.lines
+        let lines = sink.records
         #expect(lines.map(\.message) == ["provider send failed", "provider rejected the send", "provider send failed"])
         #expect(lines.map(\.level) == [.warning, .warning, .warning])
         let first = lines[0].metadata
@@ -86,7 +74,7 @@ struct FailureLogTests {
     }
 
     @Test func handOffsDeadLettersAndBreakerChangesSayWhy() {
-        let sink = RecordingSink()
+        let sink = LogLines()
         let observer = ObservabilityObserver(
             logger: Logger(label: "test", sink: sink), metrics: PushMetrics(registry: MetricsRegistry()),
             clock: TestClock())
@@ -103,7 +91,7 @@ struct FailureLogTests {
                 offset: 77))
         observer.observe(.breakerClosed(.fcm))
 
-        let lines = sink.lines
+        let lines = sink.records
         #expect(
             lines.map(\.message) == [
                 "provider breaker opened, its sends paused", "handed to the retry topic", "dead-lettered",
@@ -123,7 +111,7 @@ struct FailureLogTests {
 
     /// One message followed across systems: the record's W3C trace context is in the lines about its devices.
     @Test func aDevicesFailureLinesCarryItsRecordsTraceParent() {
-        let sink = RecordingSink()
+        let sink = LogLines()
         let observer = ObservabilityObserver(
             logger: Logger(label: "test", sink: sink), metrics: PushMetrics(registry: MetricsRegistry()),
             clock: TestClock())
@@ -131,8 +119,9 @@ struct FailureLogTests {
         context.traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
         observer.observe(
             .deviceHandedOff(DeliveryFailure(reason: .transientFailure, message: "UNAVAILABLE", attempts: 1), context))
-        #expect(sink.lines.first?.metadata["trace.parent"] == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        #expect(
+            sink.records.first?.metadata["trace.parent"] == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
         observer.observe(.deviceDeadLettered(DeliveryFailure(reason: .payloadTooLarge, message: "x"), Self.context))
-        #expect(sink.lines.last?.metadata["trace.parent"] == nil)
+        #expect(sink.records.last?.metadata["trace.parent"] == nil)
     }
 }
