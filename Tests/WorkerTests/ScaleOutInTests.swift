@@ -85,7 +85,10 @@ import Testing
         print("beside it, \(baseline.summary)")
         #expect(baseline.lost == 0, "the plain consumer lost events: \(baseline.summary)")
         if run.broker.kind == .tansu {
-            #expect(receipts.duplicates <= baseline.duplicates, "the worker repeated more than the plain consumer")
+            let lifecycle = Self.lifecycle(of: [run.worker] + joined)
+            #expect(
+                receipts.duplicates <= baseline.duplicates,
+                "the worker repeated more than the plain consumer; what the workers said of the group:\n\(lifecycle)")
         }
         #expect(exits == [0, 0], "the leaving workers' exit statuses")
         #expect(receipts.distinct == produced)
@@ -104,6 +107,16 @@ import Testing
         } when: {
             refusedRevokeCommit
         }
+    }
+
+    /// Each worker's lines about its partitions, commits and shutdown, and its Kafka warnings and errors, for a
+    /// failure to say what the group went through.
+    static func lifecycle(of workers: [ChildProcess]) -> String {
+        let messages = ["partitions", "periodic commit", "final commit", "kafka", "shutting down", "shut down"]
+        return workers.enumerated().flatMap { number, worker in
+            worker.stderr.lines.filter { line in messages.contains { line.contains("\"message\":\"\($0)") } }
+                .map { "worker \(number + 1): \($0.prefix(400))" }
+        }.joined(separator: "\n")
     }
 
     /// The schedule's step at `now`: starts the two workers, stops them once the group settled, and records their

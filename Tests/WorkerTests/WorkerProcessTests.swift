@@ -50,7 +50,9 @@ func startDevBroker(partitions: Int = 2, kind: TestBroker = .chosen) async throw
         _ = try? await broker.terminate()
         // It ran on the librdkafka the harness chose (LibrdkafkaChoice), and said so at start.
         let expected = try LibrdkafkaChoice.chosenVersion()
-        #expect(worker.stderr.contains("\"kafka.librdkafka\":\"\(expected)\""), "expected librdkafka \(expected)")
+        #expect(
+            worker.stderr.contains("\"kafka.librdkafka\":\"\(expected)\""),
+            "expected librdkafka \(expected); the worker's first lines: \(worker.stderr.lines.prefix(3))")
     }
 
     @Test func aChangedRulesFileIsAppliedAndABadOneRefusedWithoutRestart() async throws {
