@@ -24,10 +24,12 @@ import Testing
         let summary = result.stdout.split(separator: "\n").first { $0.hasPrefix("fuzz: records ") } ?? ""
         #expect(result.status == 0, "fuzz.py failed:\n\(result.stdout)\(result.stderr.suffix(2000))")
         #expect(summary.contains("crashes 0, stalls 0, unaccounted 0"), "\(summary)")
-        // The answers are spread over the requests by an estimate: most of the hundred, not always all.
+        // The answers are spread over the requests still to come, estimated by the devices still waiting for an
+        // outcome: nearly all of the hundred (99 and 100 here beside a CI run). Fewer than 70 means the estimate or
+        // the hostile provider broke.
         let answers = summary.split(separator: ",").first { $0.hasPrefix(" provider answers ") }
             .flatMap { Int($0.dropFirst(" provider answers ".count)) }
         #expect(summary.hasPrefix("fuzz: records 300,"), "\(summary)")
-        #expect((answers ?? 0) >= 50, "\(summary)")
+        #expect((answers ?? 0) >= 70, "\(summary)")
     }
 }

@@ -291,20 +291,20 @@ class Fuzz:
         say(f"seed {arguments.seed}; dev broker {self.servers}, push simulator {self.simulator.base_url}, "
             f"push-worker pid {worker.process.pid}; logs in {self.directory}")
 
-    def tune_hostile_provider(self, records: int) -> None:
+    def tune_hostile_provider(self) -> None:
         """Sets the share of push requests that get a hostile answer so that the answers still to give spread over
-        the requests still to come: estimated from the requests per record so far (at most every second)."""
+        the requests still to come, estimated (at most every half second) by the devices still waiting for an
+        outcome, plus a request for each record not yet produced. Not by the committed offsets: one record held by a
+        stalled answer holds its partition's commit while the records behind it are sent."""
         answers = self.arguments.provider_answers
-        if answers <= 0 or time.monotonic() - self.tuned_at < 1:
+        if answers <= 0 or time.monotonic() - self.tuned_at < 0.5:
             return
         self.tuned_at = time.monotonic()
         given = self.simulator.control("POST", "/control/hostile-stats", {})["answers"]
-        done = sum(self.backlog.committed.values())
-        requests = self.simulator.control("GET", "/stats")["streams"]
         if given >= answers:
             return
-        per_record = requests / done if done and requests else 1.0
-        rate = min(1.0, 3 * (answers - given) / max(1.0, per_record * (records - done)))
+        waiting = self.ledger.devices_waiting() + self.total - len(self.records) - len(self.refused)
+        rate = min(1.0, 2 * (answers - given) / max(1, waiting))
         self.simulator.control("POST", "/faults", {"rules": [
             {"path": PUSH_PATHS, "rate": rate, "times": answers - given, "hostile": True}]})
 
@@ -380,7 +380,7 @@ class Fuzz:
     def check_progress(self) -> None:
         """Fails on a stall; meanwhile keeps the hostile answers spread over the run."""
         backlog = self.backlog
-        self.tune_hostile_provider(self.total)
+        self.tune_hostile_provider()
         waiting = any(records for records, _ in backlog.waiting().values())
         if waiting and time.monotonic() - backlog.changed_at > self.arguments.stall_seconds:
             partition, offset = backlog.first_waiting() or (0, 0)

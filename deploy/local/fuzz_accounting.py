@@ -157,6 +157,13 @@ class Ledger:
             outputs = outputs.merged(self.outputs.get(claimed, Outputs()))
         return outputs
 
+    def devices_waiting(self) -> int:
+        """Devices of the produced records without a receipt or dead letter read yet: about the push requests still
+        to come (a device the worker refuses unsent gets its dead letter soon; one that is retried is asked again)."""
+        with self.lock:
+            return sum(len(expectation.devices - self.outputs_of(expectation).final_devices)
+                       for expectation in self.expectations.values() if expectation.devices)
+
     def parked_from(self, parked_after_ms: int) -> dict[int, int]:
         """Per retry-tier partition, the first offset of a record due after `parked_after_ms`: the worker consumes a
         tier partition in order, so that record and every later one may still wait there."""
