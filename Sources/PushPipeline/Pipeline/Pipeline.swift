@@ -156,7 +156,7 @@ public actor Pipeline<Request: Sendable> {
     private func observe(_ polled: ConsumerPoll) {
         for event in polled.events {
             if case .assigned(let partitions) = event { observer.observe(.assigned(partitions)) }
-            if case .lost(let partitions) = event { observer.observe(.revoked(partitions, unfinished: 0)) }
+            if case .lost(let partitions) = event { observer.observe(.lost(partitions)) }
         }
         guard !polled.records.isEmpty else { return }
         var counts: [String: Int] = [:]
