@@ -99,6 +99,9 @@ struct PipelineCore {
     private struct QueuedRecord {
         let record: KafkaRecord
         let ticket: RecordTicket
+
+        /// The action starting this record at the head of its lane; the record moves into it.
+        consuming func start() -> Action { .start(record, ticket, inLane: true) }
     }
 
     private struct Revocation {
@@ -376,10 +379,11 @@ struct PipelineCore {
             lanes.remove(at: lane)
             return
         }
-        lanes.values[lane].head = next.ticket
-        heads[next.ticket] = key
-        partitions[next.ticket.partition]?.running += 1
-        actions.append(.start(next.record, next.ticket, inLane: true))
+        let ticket = next.ticket
+        lanes.values[lane].head = ticket
+        heads[ticket] = key
+        partitions[ticket.partition]?.running += 1
+        actions.append(next.start())
     }
 
     private mutating func end(_ ticket: RecordTicket, done: Bool, into actions: inout [Action]) {

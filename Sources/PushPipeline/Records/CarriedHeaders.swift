@@ -16,7 +16,7 @@ struct CarriedHeaders: Sendable, Equatable {
         self.traceParent = traceParent
     }
 
-    init(of record: KafkaRecord, settings: borrowing PipelineSettings) {
+    init(of record: borrowing KafkaRecord, settings: borrowing PipelineSettings) {
         if let own = settings.replayRunId {
             replayRunId = own
         } else if settings.isRetryTopic(record.topic), let text = record.headers.text(FailureHeaders.replayRunId),

@@ -29,7 +29,7 @@ struct FailureHistory: Sendable, Equatable {
     static let futureSkewMillis: Int64 = 60 * 60 * 1000
 
     /// The history of `record` at `nowMillis`: empty unless it comes from one of `settings`' retry topics.
-    init(of record: KafkaRecord, settings: borrowing PipelineSettings, nowMillis: Int64) {
+    init(of record: borrowing KafkaRecord, settings: borrowing PipelineSettings, nowMillis: Int64) {
         guard settings.isRetryTopic(record.topic) else { return }
         let latest = nowMillis.addingClamped(settings.maxRetryDelay.wholeMilliseconds + Self.futureSkewMillis)
         if let text = record.headers.text(FailureHeaders.attempts) {

@@ -29,7 +29,7 @@ public struct SourcePosition: Sendable, Equatable {
 
     /// The original position of `record`: its `x-source-*` headers when they are trusted (a retry topic's
     /// record, written by the worker) and complete, else its own.
-    public init(of record: KafkaRecord, trustingHeaders: Bool) {
+    public init(of record: borrowing KafkaRecord, trustingHeaders: Bool) {
         let headers = record.headers
         if trustingHeaders, let topic = headers.text(FailureHeaders.sourceTopic),
             let partition = headers.text(FailureHeaders.sourcePartition).flatMap({ Int32($0) }),
