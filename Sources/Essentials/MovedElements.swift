@@ -14,7 +14,8 @@ public struct MovedElements<Element>: Sequence, IteratorProtocol {
 
     @inlinable init(_ elements: consuming [Element]) {
         remaining = consume elements
-        remaining.reverse()
+        // Reversed in the buffer: an element swap there moves the two, where `MutableCollection.swapAt` copies them.
+        remaining.withUnsafeMutableBufferPointer { $0.reverse() }
     }
 
     @inlinable public mutating func next() -> Element? { remaining.popLast() }
