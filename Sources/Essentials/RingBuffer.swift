@@ -56,12 +56,14 @@ public struct RingBuffer<Element> {
         return count - kept
     }
 
+    /// Doubles the storage when it is full (four slots at first: most queues hold a record or two), moving the
+    /// elements to its front in order.
     private mutating func growIfFull() {
         guard count == storage.count else { return }
-        let elements = removeAll()
-        storage = elements.map(Optional.some) + Array(repeating: nil, count: max(16, elements.count))
+        var grown = [Element?](repeating: nil, count: max(4, 2 * count))
+        for offset in 0..<count { grown[offset] = storage[(head + offset) % storage.count].take() }
+        storage = grown
         head = 0
-        count = elements.count
     }
 }
 
