@@ -11,8 +11,8 @@ public struct HTTPHeader: Sendable, Equatable {
 
 extension HTTPHeader {
     /// True when the header's name is `name`, compared case-insensitively as ASCII (header names are ASCII tokens);
-    /// allocates nothing.
+    /// allocates nothing, and compares no byte of names of different lengths (most of the headers looked through).
     public func hasName(_ name: String) -> Bool {
-        self.name.utf8.elementsEqualIgnoringASCIICase(name.utf8)
+        self.name.utf8.count == name.utf8.count && self.name.utf8.elementsEqualIgnoringASCIICase(name.utf8)
     }
 }

@@ -26,6 +26,9 @@ struct HTTPResponseTests {
         #expect(!HTTPHeader("a@b", "1").hasName("a`b"))
         #expect(!HTTPHeader("a-b", "1").hasName("a\rb"))
         #expect(!HTTPHeader("apns-id", "1").hasName("apns-i"))
+        #expect(!HTTPHeader("apns-i", "1").hasName("apns-id"))
+        #expect(!HTTPHeader("APNS-ID-2", "1").hasName("apns-id"))
+        #expect(HTTPHeader("APNS-ID", "1").hasName("apns-id"))
     }
 
     @Test func aMissingHeaderIsNil() {
