@@ -50,14 +50,24 @@ public struct KafkaConfiguration: Sendable, Equatable, CustomStringConvertible {
     ]) { _, new in new }
 
     /// Defaults for a consumer whose records feed the pipeline (the live group's and a replay's), under the
-    /// consumer's own: `queued.max.messages.kbytes=8192`. librdkafka fetches ahead until its queue holds 64 MiB
-    /// (or 100,000 records); the pipeline takes at most `PUSH_MAX_IN_FLIGHT` records at a time, so the rest of that
-    /// queue only held memory: 16 MB of the worker's peak in the 25,000-event benchmark backlog, and up to 64 MiB
-    /// behind a real broker's backlog. 8 MiB is about 16,000 chat events, a second of work; 2 MiB left a replay
-    /// short of input (0.6–0.7× the sends/s of 64 MiB), 8 MiB did not.
-    public static let pipelineInputDefaults: [String: String] = [
-        "queued.max.messages.kbytes": "8192"
-    ]
+    /// consumer's own:
+    ///
+    /// - `queued.max.messages.kbytes=8192`. librdkafka fetches ahead until its queue holds 64 MiB (or 100,000
+    ///   records); the pipeline takes at most `PUSH_MAX_IN_FLIGHT` records at a time, so the rest of that queue only
+    ///   held memory: 16 MB of the worker's peak in the 25,000-event benchmark backlog, and up to 64 MiB behind a real
+    ///   broker's backlog. 8 MiB is about 16,000 chat events, a second of work; 2 MiB left a replay short of input
+    ///   (0.6–0.7× the sends/s of 64 MiB), 8 MiB did not.
+    /// - `fetch.queue.backoff.ms=100`, where librdkafka has the property (2.4 and later): how long a partition whose
+    ///   queue reached that bound waits before it is fetched again, 1000 ms by librdkafka's default. A worker drains
+    ///   8 MiB in under a second and then waited, idle, for the rest of it: in the one-device benchmark a 0.2–0.3 s
+    ///   stall every 1.2 s (docs/kafka.md, "Configuration"). librdkafka 2.0.2 has no such property: the stall stays.
+    public static let pipelineInputDefaults: [String: String] = {
+        var defaults = ["queued.max.messages.kbytes": "8192"]
+        if check(property: "fetch.queue.backoff.ms", value: "100") == .valid {
+            defaults["fetch.queue.backoff.ms"] = "100"
+        }
+        return defaults
+    }()
 
     /// This configuration with `pipelineInputDefaults` where it sets none of their properties.
     public var forPipelineInput: KafkaConfiguration {

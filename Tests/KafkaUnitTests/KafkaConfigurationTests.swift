@@ -30,6 +30,18 @@ import Testing
         #expect(KafkaConfiguration.check(property: "queued.max.messages.kbytes", value: "8192") == .valid)
     }
 
+    /// A full fetch queue is looked at again after 100 ms, not a second, where the running librdkafka can (2.4 and
+    /// later; the unit layer runs on 2.16 and on 2.0.2, which has no such property and must not be given it).
+    @Test func pipelineInputFetchesAgainSoonAfterItsQueueWasFullWhereLibrdkafkaCan() {
+        let given = KafkaConfiguration(["bootstrap.servers": "a:1"]).forPipelineInput
+        switch KafkaConfiguration.check(property: "fetch.queue.backoff.ms", value: "100") {
+        case .valid: #expect(given["fetch.queue.backoff.ms"] == "100")
+        default: #expect(given["fetch.queue.backoff.ms"] == nil)
+        }
+        let configured = KafkaConfiguration(["fetch.queue.backoff.ms": "500"]).forPipelineInput
+        #expect(configured["fetch.queue.backoff.ms"] == "500")
+    }
+
     /// Every property librdkafka 2.0.2 flags `_RK_SENSITIVE`, and the secrets of the same families it does not.
     @Test(arguments: [
         "sasl.password", "sasl.username", "sasl.oauthbearer.config", "sasl.oauthbearer.client.secret",
