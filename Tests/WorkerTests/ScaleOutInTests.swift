@@ -84,8 +84,8 @@ import Testing
                 + "duplicates \(receipts.duplicates) (bound \(bound))")
         print("beside it, \(baseline.summary)")
         #expect(baseline.lost == 0, "the plain consumer lost events: \(baseline.summary)")
+        let lifecycle = Self.lifecycle(of: [run.worker] + joined)
         if run.broker.kind == .tansu {
-            let lifecycle = Self.lifecycle(of: [run.worker] + joined)
             #expect(
                 receipts.duplicates <= baseline.duplicates,
                 "the worker repeated more than the plain consumer; what the workers said of the group:\n\(lifecycle)")
@@ -101,7 +101,9 @@ import Testing
         // rebalance the first to leave starts. A final commit given up would send its records again.
         let failedFinalCommit = joined.contains { $0.stderr.text.contains("final commit failed") }
         print("revoke-time commit refused by the mock cluster: \(refusedRevokeCommit)")
-        #expect(!failedFinalCommit, "a leaving worker gave its final commit up")
+        #expect(
+            !failedFinalCommit,
+            "a leaving worker gave its final commit up; what the workers said of the group:\n\(lifecycle)")
         withKnownIssue(MockClusterRefusedCommit.comment, isIntermittent: true) {
             #expect(receipts.duplicates <= bound)
         } when: {

@@ -523,21 +523,23 @@ public actor Pipeline<Request: Sendable> {
         let unfinished = core.inFlight
         for task in tasks.values { task.cancel() }
         await sink.flush(timeout: .seconds(10))
-        await commitStoredOffsets()
+        await commitStoredOffsets(waitingAtLeastUntil: deadline)
         await source.close()
         observer.observe(.shutdownFinished(unfinished: unfinished))
         return .shutDown(unfinished: unfinished)
     }
 
-    /// Commits the stored offsets. A source that commits periodically is left to do it, for up to
-    /// `finalCommitWindow`, while the pipeline polls (records polled now are not admitted), which lets the consumer
-    /// take part in a rebalance: librdkafka's periodic commit waits a rebalance out, whereas a commit sent while the
-    /// consumer rejoins (workers scaled in together: one leaving starts a rebalance the others run into) is answered
-    /// only after the rejoin, for the old generation; librdkafka then calls the assignment lost and the next owner
-    /// sends the finished records again. What is still uncommitted after the window is committed directly.
-    private func commitStoredOffsets() async {
+    /// Commits the stored offsets. A source that commits periodically is left to do it, for `finalCommitWindow` or
+    /// until `graceEnd` (the end of the grace period, in `clock` microseconds), whichever is later, while the
+    /// pipeline polls (records polled now are not admitted), which lets the consumer take part in a rebalance:
+    /// librdkafka's periodic commit waits a rebalance out, whereas a commit sent while the consumer rejoins (workers
+    /// scaled in together: one leaving starts a rebalance the others run into) is answered only after the rejoin, for
+    /// the old generation; librdkafka then calls the assignment lost and the next owner sends the finished records
+    /// again. Rebalances can follow one another (the mock cluster held two for 10 s in all), so what the drain left
+    /// of the grace period is waited too. What is still uncommitted after that is committed directly.
+    private func commitStoredOffsets(waitingAtLeastUntil graceEnd: Int64) async {
         if source.commitsPeriodically {
-            let deadline = clock.nowMicros() + settings.finalCommitWindow.wholeMilliseconds * 1000
+            let deadline = max(graceEnd, clock.nowMicros() + settings.finalCommitWindow.wholeMilliseconds * 1000)
             while !source.storedOffsetsCommitted, clock.nowMicros() < deadline { await pollOnce() }
             if source.storedOffsetsCommitted { return }
             observer.observe(.finalCommitWaitExpired)

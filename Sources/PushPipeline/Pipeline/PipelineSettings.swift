@@ -65,9 +65,9 @@ public struct PipelineSettings: Sendable, Equatable {
     public var revokeDrainTimeout: Duration = .seconds(30)
     /// How long in-flight work may take after SIGTERM.
     public var shutdownGracePeriod: Duration = .seconds(25)
-    /// How long a shutdown waits for the source's periodic commit to cover the stored offsets before committing
-    /// them directly: longer than a rebalance of workers leaving together takes, within the consumer's part of the
-    /// shutdown budget.
+    /// How long a shutdown waits, at least, for the source's periodic commit to cover the stored offsets before
+    /// committing them directly (it also waits out what the drain left of `shutdownGracePeriod`): longer than a
+    /// rebalance of workers leaving together takes, within the consumer's part of the shutdown budget.
     public var finalCommitWindow: Duration = .seconds(6)
     /// librdkafka's `max.poll.interval.ms`: the watchdog stops the worker when polling stalls this long.
     public var maxPollInterval: Duration = .seconds(300)
