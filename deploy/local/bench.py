@@ -12,7 +12,7 @@ it reads every request body before answering; APNs-shaped answers carry `apns-id
   `--max-lag-sends` device sends unanswered, so the mock cluster never drops unread input), or at a fixed
   `--rate` (events/s) to see the end-to-end latency below saturation;
 - fanout: group-chat events of `--fanout-recipients` recipients with two devices each, written before the worker
-  starts (issue 13's memory target);
+  starts (the memory target: peak RSS ≤ 150 MB);
 - apns1 and web: `--single-events` one-device events, to APNs and to Web Push subscriptions at the endpoint (each
   message encrypted and VAPID-signed), written before the worker starts: Web Push's cost beside APNs' in one run.
 - one-device: `--one-device-events` events of one device each, APNs and FCM alternating, over 1,000 rooms, written

@@ -104,12 +104,18 @@ class Endpoint:
         self.process = popen(["nginx", "-p", str(nginx_directory), "-c", str(configuration),
                               "-e", str(nginx_directory / "error.log")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_port(self.apns_port, "nginx")
+        try:
+            wait_for_port(self.apns_port, "nginx")
+        except RuntimeError as error:
+            log = nginx_directory / "error.log"
+            said = log.read_text(errors="replace").strip()[-600:] if log.exists() else ""
+            raise RuntimeError(f"{error}{': ' + said if said else ''} (deploy/local/bench.sh installs nginx and its "
+                               "echo module first)") from None
 
     def ceiling(self, requests: int) -> str:
         """What the endpoint alone takes from h2load (nghttp2-client): 4 connections x 100 streams, 600-byte POSTs
         with the APNs headers of the bare peer (bench_peer.c), one thread. Its CPU per 10,000 requests is the cost of
-        an HTTP/2 client on nghttp2 and OpenSSL without libcurl (issue 13's transport question)."""
+        an HTTP/2 client on nghttp2 and OpenSSL without libcurl, beside which the transports are judged."""
         body = self.directory / "body.json"
         body.write_text(json.dumps({"aps": {"alert": {"body": "x" * 560}}}))
         headers = ["content-type: application/json", "apns-push-type: alert", "apns-topic: com.example.chat",
