@@ -8,7 +8,7 @@ import Testing
 
 @testable import PushPipeline
 
-/// Issue 8's reproductions at the pipeline: failure headers nobody may forge, provider waits and Kafka refusals
+/// Hostile input reproduced at the pipeline: failure headers nobody may forge, provider waits and Kafka refusals
 /// that must neither trap nor loop.
 @Suite(.timeLimit(.minutes(1))) struct HostileRecordTests {
     static let forged = [

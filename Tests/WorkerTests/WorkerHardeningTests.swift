@@ -5,7 +5,7 @@ import KafkaTypes
 import TestSupport
 import Testing
 
-/// Issue 8's reproductions against the real processes (`push-worker dev-broker`, `push-worker run`).
+/// Hostile input reproduced against the real processes (`push-worker dev-broker`, `push-worker run`).
 @Suite(.serialized) struct WorkerHardeningTests {
     /// On main: the type was copied into `x-dlq-error`, the dead letter refused even without its value, and
     /// produced again 14,000 times in 42 s while the partition's offset never moved.

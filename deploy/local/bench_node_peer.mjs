@@ -1,4 +1,4 @@
-// The Node.js `http2` peer of the benchmark (issue 13): the bare libcurl peer's requests (bench_peer.c), sent by
+// The Node.js `http2` peer of the benchmark: the bare libcurl peer's requests (bench_peer.c), sent by
 // Node's own HTTP/2 client, so that the worker can also be compared with a mainstream event-loop client in the
 // same run.
 //

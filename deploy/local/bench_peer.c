@@ -1,5 +1,5 @@
 /*
- * The bare libcurl peer of the benchmark (issue 13): the same requests the worker sends, from a plain libcurl
+ * The bare libcurl peer of the benchmark: the same requests the worker sends, from a plain libcurl
  * multi loop, so that the worker's rate can be compared with what libcurl itself reaches on the same endpoint in
  * the same run.
  *

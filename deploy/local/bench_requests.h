@@ -1,5 +1,5 @@
 /*
- * What the benchmark's C peers (bench_peer.c, bench_nghttp2_peer.c) send, and how they time it (issue 13): the
+ * What the benchmark's C peers (bench_peer.c, bench_nghttp2_peer.c) send, and how they time it: the
  * worker's APNs and FCM request shapes — headers (a bearer token each) and ~500- and ~600-byte bodies — and the
  * wall and CPU clocks of their summary line. bench_node_peer.mjs sends the same.
  */
