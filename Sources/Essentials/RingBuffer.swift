@@ -14,13 +14,13 @@ public struct RingBuffer<Element> {
 
     public mutating func append(_ element: Element) {
         growIfFull()
-        storage[(head + count) % storage.count] = element
+        storage[slot(count)] = element
         count += 1
     }
 
     public mutating func prepend(_ element: Element) {
         growIfFull()
-        head = (head + storage.count - 1) % storage.count
+        head = slot(storage.count - 1)
         storage[head] = element
         count += 1
     }
@@ -28,7 +28,7 @@ public struct RingBuffer<Element> {
     public mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = storage[head].take()
-        head = (head + 1) % storage.count
+        head = slot(1)
         count -= 1
         return element
     }
@@ -46,22 +46,24 @@ public struct RingBuffer<Element> {
     public mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) -> Int {
         var kept = 0
         for offset in 0..<count {
-            let from = (head + offset) % storage.count
-            guard let element = storage[from].take() else { continue }
+            guard let element = storage[slot(offset)].take() else { continue }
             if shouldBeRemoved(element) { continue }
-            storage[(head + kept) % storage.count] = element
+            storage[slot(kept)] = element
             kept += 1
         }
         defer { count = kept }
         return count - kept
     }
 
+    /// The storage index of the element `offset` places after the first.
+    private func slot(_ offset: Int) -> Int { (head + offset) % storage.count }
+
     /// Doubles the storage when it is full (four slots at first: most queues hold a record or two), moving the
     /// elements to its front in order.
     private mutating func growIfFull() {
         guard count == storage.count else { return }
         var grown = [Element?](repeating: nil, count: max(4, 2 * count))
-        for offset in 0..<count { grown[offset] = storage[(head + offset) % storage.count].take() }
+        for offset in 0..<count { grown[offset] = storage[slot(offset)].take() }
         storage = grown
         head = 0
     }
