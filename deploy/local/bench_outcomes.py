@@ -1,15 +1,16 @@
-"""What the benchmark reads back: every receipt of `push.receipts` (through kcat), counted as it arrives."""
+"""What the benchmark reads back: every receipt of `push.receipts` (through `bench_receipt_reader.c`), counted as it
+arrives."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from processes import popen, stop
+from processes import popen, run, stop
 
 
 @dataclass
@@ -24,44 +25,47 @@ class ReceiptStats:
     end_to_end_ms: list = field(default_factory=list)
 
 
-class ReceiptReader:
-    """Tails `push.receipts` with kcat from the beginning, counting receipts whose messageId has `prefix`."""
+def build_receipt_reader(directory: Path) -> Path:
+    """Compiles `bench_receipt_reader.c` (next to this file) into `directory`: the reader `ReceiptReader` runs."""
+    binary = directory / "bench_receipt_reader"
+    run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name("bench_receipt_reader.c")), "-lrdkafka"],
+        check=True)
+    return binary
 
-    def __init__(self, bootstrap: str, topic: str, prefix: str, created: dict[str, int]):
+
+class ReceiptReader:
+    """Tails `push.receipts` from the beginning with `bench_receipt_reader` (librdkafka; it prints a receipt's
+    timestamp, messageId, status and latencyMs), counting receipts whose messageId has `prefix`."""
+
+    def __init__(self, binary: Path, bootstrap: str, topic: str, prefix: str, created: dict[str, int]):
         self.prefix = prefix + "-"
         self.created = created
         self.stats = ReceiptStats()
         self.everything = 0  # receipts of any message, warm-up included
         self.lock = threading.Lock()
-        self.process = popen(
-            ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-q", "-u",
-             "-f", "%T\t%s\n", "-X", "fetch.wait.max.ms=20"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1 << 16)
+        self.process = popen([str(binary), bootstrap, topic], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, bufsize=1 << 16)
         self.thread = threading.Thread(target=self.read, daemon=True)
         self.thread.start()
 
     def read(self) -> None:
         for line in self.process.stdout:
-            timestamp, _, value = line.partition("\t")
-            try:
-                receipt = json.loads(value)
-            except ValueError:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 4:
                 continue
-            message_id = receipt.get("messageId", "")
+            timestamp, message_id, status, latency = fields
             with self.lock:
                 self.everything += 1
-            if not message_id.startswith(self.prefix):
-                continue
-            at = int(timestamp)
-            with self.lock:
+                if not message_id.startswith(self.prefix):
+                    continue
+                at = int(timestamp)
                 stats = self.stats
                 stats.count += 1
-                status = receipt.get("status")
                 stats.statuses[status] = stats.statuses.get(status, 0) + 1
                 stats.first_ms = at if stats.first_ms is None else min(stats.first_ms, at)
                 stats.last_ms = at if stats.last_ms is None else max(stats.last_ms, at)
-                if receipt.get("latencyMs") is not None:
-                    stats.provider_latency_ms.append(receipt["latencyMs"])
+                if latency not in ("-", "null"):
+                    stats.provider_latency_ms.append(float(latency))
                 created = self.created.get(message_id)
                 if created is not None:
                     stats.end_to_end_ms.append(at - created)
