@@ -295,6 +295,7 @@ class Bench:
             while factory.count < events:
                 producer.write([factory.next()[:2] for _ in range(min(1000, events - factory.count))])
             producer.close()
+        prepared = factory.prepared(events) if case == "stream" else []
         written_in_advance = time.process_time() - written_before
         competing = self.others() | {"the receipt reader": reader.process}
         others_before = {name: cpu_seconds(process.pid) for name, process in competing.items()}
@@ -323,17 +324,19 @@ class Bench:
             warm_up_events, warm_up_sends = self.warm_up(producer, reader)
             started = time.monotonic()
             rate = self.arguments.rate
-            while factory.count < events:
-                behind = rate and factory.count >= rate * (time.monotonic() - started)
-                if behind or factory.sends - reader.count > self.arguments.max_lag_sends:
+            written = 0
+            while written < len(prepared):
+                behind = rate and written >= rate * (time.monotonic() - started)
+                sends_written = prepared[written - 1][3] if written else 0
+                if behind or sends_written - reader.count > self.arguments.max_lag_sends:
                     time.sleep(0.002)
                     continue
-                batch = []
-                for _ in range(min(100 if rate else 500, events - factory.count)):
-                    key, value, message_id, created_ms = factory.next()
-                    created[message_id] = created_ms
-                    batch.append((key, value))
-                producer.write(batch)
+                batch = prepared[written:written + (100 if rate else 500)]
+                now_ms = int(time.time() * 1000)
+                for _, _, message_id, _ in batch:
+                    created[message_id] = now_ms
+                producer.write([(key, EventFactory.stamped(value, now_ms)) for key, value, _, _ in batch])
+                written += len(batch)
             producer.close()
         reader.wait_for(factory.sends, stall_timeout=self.arguments.stall_timeout)
         if profiler:
@@ -349,7 +352,7 @@ class Bench:
         others = {name: cpu_seconds(process.pid) - others_before[name] for name, process in competing.items()}
         others["bench driver (events, receipts)"] = time.process_time() - driver_before
         if written_in_advance:
-            others["events written in advance (before the worker's start)"] = written_in_advance
+            others["events made or written before the worker's start"] = written_in_advance
         wall = time.monotonic() - started
         load = Path("/proc/loadavg").read_text().strip()
         self.stop_worker(worker)

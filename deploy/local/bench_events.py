@@ -55,8 +55,26 @@ class EventFactory:
             return {"platform": "apns", "token": "%064x" % generator.getrandbits(256)}
         return {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}
 
-    def next(self) -> tuple[str, str, str, int]:
-        """The next event as (room key, JSON value, message id, createdAt in epoch ms)."""
+    # The `createdAt` of a prepared event, replaced when it is written (`stamped`).
+    UNSTAMPED = '"createdAt":1,'
+
+    def prepared(self, count: int) -> list[tuple[str, str, str, int]]:
+        """The next `count` events made ahead, as (room key, JSON value, message id, sends up to this event), their
+        `createdAt` left to `stamped` when each is written: making them costs the driver about 0.1 s of CPU per 10k
+        sends, which the worker would otherwise share during the case."""
+        events = []
+        for _ in range(count):
+            key, value, message_id, _ = self.next(created=1)
+            events.append((key, value, message_id, self.sends))
+        return events
+
+    @classmethod
+    def stamped(cls, value: str, created: int) -> str:
+        """A prepared event's value with `createdAt` = `created` (epoch ms)."""
+        return value.replace(cls.UNSTAMPED, f'"createdAt":{created},', 1)
+
+    def next(self, created: int | None = None) -> tuple[str, str, str, int]:
+        """The next event as (room key, JSON value, message id, createdAt in epoch ms: `created`, else now)."""
         index = self.count
         self.count += 1
         generator = self.random
@@ -84,7 +102,7 @@ class EventFactory:
                            "muted": False, "devices": devices}]
         self.sends += sum(len(recipient["devices"]) for recipient in recipients)
         message_id = f"{self.prefix}-{index}"
-        created = int(time.time() * 1000)
+        created = int(time.time() * 1000) if created is None else created
         event = {
             "id": message_id,
             "type": generator.choice(self.TYPES),

@@ -28,6 +28,20 @@ def devices(event: dict) -> list[dict]:
     return [device for recipient in event["recipients"] for device in recipient["devices"]]
 
 
+
+class PreparedEventsTests(unittest.TestCase):
+    def test_a_prepared_event_stamped_is_the_event_made_then(self):
+        prepared = EventFactory(seed=3, rooms=50, prefix="t").prepared(200)
+        made = EventFactory(seed=3, rooms=50, prefix="t")
+        sends = 0
+        for key, value, message_id, sends_so_far in prepared:
+            expected_key, expected_value, expected_id, _ = made.next(created=1_796_537_345_978)
+            sends += len(devices(json.loads(expected_value)))
+            self.assertEqual((key, message_id, sends_so_far), (expected_key, expected_id, sends))
+            self.assertEqual(EventFactory.stamped(value, 1_796_537_345_978), expected_value)
+            self.assertEqual(json.loads(EventFactory.stamped(value, 42))["createdAt"], 42)
+        self.assertEqual(made.sends, sends)
+
 class OneDeviceTests(unittest.TestCase):
     def test_every_event_has_one_device_apns_and_fcm_alternating(self):
         factory = EventFactory(seed=1, rooms=1_000, prefix="t", single="alternate")
