@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from processes import popen, run
+from processes import build_c, popen, run
 
 ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
 
@@ -159,8 +159,7 @@ class Endpoint:
     def c_peer(self, name: str, libraries: list[str], requests: int, ca_file: str) -> tuple[str, float]:
         """Builds `NAME.c` (next to this file) with `libraries` and runs it with 200 streams against both origins:
         its summary line and requests/s."""
-        binary = self.directory / name
-        run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name(f"{name}.c")), *libraries], check=True)
+        binary = build_c(name, self.directory, libraries)
         output = run(
             [str(binary), f"https://127.0.0.1:{self.apns_port}", f"https://127.0.0.1:{self.fcm_port}", ca_file,
              str(requests), "200"], capture_output=True, text=True, timeout=600)

@@ -56,7 +56,8 @@ class EventFactory:
         return {"platform": "fcm", "token": "f%0140x" % generator.getrandbits(560)}
 
     # The `createdAt` of a prepared event, replaced when it is written (`stamped`).
-    UNSTAMPED = '"createdAt":1,'
+    UNSTAMPED_MS = 1
+    UNSTAMPED = f'"createdAt":{UNSTAMPED_MS},'
 
     def prepared(self, count: int) -> list[tuple[str, str, str, int]]:
         """The next `count` events made ahead, as (room key, JSON value, message id, sends up to this event), their
@@ -64,7 +65,7 @@ class EventFactory:
         sends, which the worker would otherwise share during the case."""
         events = []
         for _ in range(count):
-            key, value, message_id, _ = self.next(created=1)
+            key, value, message_id, _ = self.next(created=self.UNSTAMPED_MS)
             events.append((key, value, message_id, self.sends))
         return events
 

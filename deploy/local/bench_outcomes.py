@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from processes import popen, run, stop
+from processes import build_c, popen, stop
 
 
 @dataclass
@@ -26,11 +26,8 @@ class ReceiptStats:
 
 
 def build_receipt_reader(directory: Path) -> Path:
-    """Compiles `bench_receipt_reader.c` (next to this file) into `directory`: the reader `ReceiptReader` runs."""
-    binary = directory / "bench_receipt_reader"
-    run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name("bench_receipt_reader.c")), "-lrdkafka"],
-        check=True)
-    return binary
+    """Compiles `bench_receipt_reader.c` into `directory`: the reader `ReceiptReader` runs."""
+    return build_c("bench_receipt_reader", directory, ["-lrdkafka"])
 
 
 class ReceiptReader:

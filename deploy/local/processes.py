@@ -36,6 +36,13 @@ def run(command: list[str], **options) -> subprocess.CompletedProcess:
     return subprocess.run(["setpriv", "--pdeathsig", "TERM", "--", *command], start_new_session=True, **options)
 
 
+def build_c(name: str, directory: Path, libraries: list[str]) -> Path:
+    """Compiles `NAME.c` (next to this file) with `libraries` into `directory`; returns the binary."""
+    binary = directory / name
+    run(["cc", "-O2", "-o", str(binary), str(Path(__file__).with_name(f"{name}.c")), *libraries], check=True)
+    return binary
+
+
 def stop(process: subprocess.Popen, timeout: float = STOP_TIMEOUT, signal_number: int = signal.SIGTERM) -> int | None:
     """`signal_number` (SIGTERM), then SIGKILL after `timeout`; returns the exit status (None if it had to be
     killed)."""
