@@ -91,9 +91,15 @@ struct RequestHeaderBlock: ~Copyable {
             _ name: String, _ value: UnsafeBufferPointer<UInt8>, slashFirst: Bool = false, lowercasingName: Bool = false
         ) {
             let nameStart = text
-            for byte in name.utf8 {
-                text.pointee = lowercasingName && (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-                text += 1
+            // Copied as a block, then lowered in place: a byte at a time through the string's view cost more than
+            // the rest of the block.
+            var name = name
+            name.withUTF8 { name in
+                if let base = name.baseAddress { text.update(from: base, count: name.count) }
+                if lowercasingName {
+                    for index in 0..<name.count where (0x41...0x5A).contains(text[index]) { text[index] |= 0x20 }
+                }
+                text += name.count
             }
             let valueStart = text
             if slashFirst {
