@@ -50,7 +50,8 @@ public struct PipelineAdapters: Sendable {
         rulesStamp = rules.stamp
         let transportConfiguration = HTTP2TransportConfiguration(
             maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
-            maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile)
+            maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile,
+            keptResponseHeaders: KeptResponseHeaders(ProviderResponseHeader.read))
         let transport = try configuration.httpTransport.make(transportConfiguration)
         // The APNs client certificate belongs to every connection of a transport of its own.
         let certificateTransport = try credentials.apnsClientCertificate.map {

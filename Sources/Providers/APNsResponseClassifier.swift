@@ -26,7 +26,7 @@ enum APNsResponseClassifier {
         _ response: HTTPResponse, sentID: String?, now: Date
     ) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
         if response.status == 200 {
-            let apnsID = response.header("apns-id")
+            let apnsID = response.header(ProviderResponseHeader.apnsID)
             return (.delivered(providerMessageId: apnsID.flatMap { $0.isEmpty ? nil : $0 } ?? sentID), nil)
         }
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
@@ -35,7 +35,7 @@ enum APNsResponseClassifier {
             body?.reason.flatMap { APNsReason.table[$0]?.action } ?? APNsReason.action(forStatus: response.status)
         let timestamp = try? JSONDecoder().decode(TimestampBody.self, from: Data(response.body)).timestamp
         let invalidSince = timestamp.flatMap { Self.invalidSinceMillis($0, now: now) }
-        let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+        let retryAfter = response.header(ProviderResponseHeader.retryAfter).flatMap { RetryAfter.parse($0, now: now) }
         let outcome = DeliveryOutcome(
             action: action, status: response.status, reason: reason, retryAfter: retryAfter,
             invalidSinceMillis: invalidSince)

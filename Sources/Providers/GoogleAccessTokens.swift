@@ -168,7 +168,9 @@ actor GoogleAccessTokens {
                     value: body.accessToken, expiresAt: now.addingTimeInterval(lifetime),
                     refreshAt: refreshTime(now: now, lifetime: lifetime), generation: generation))
         case 408, 429, 500...599:
-            let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+            let retryAfter = response.header(ProviderResponseHeader.retryAfter).flatMap {
+                RetryAfter.parse($0, now: now)
+            }
             return .failure(Failure(outcome: .retry(status: response.status, reason: reason, after: retryAfter)))
         default:
             return .failure(Failure(outcome: .credentials(status: response.status, reason: reason)))

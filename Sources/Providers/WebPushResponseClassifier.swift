@@ -23,7 +23,9 @@ enum WebPushResponseClassifier {
         case 413:
             return .tooLarge(status: status, reason: reason)
         case 429, 500...599:
-            let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+            let retryAfter = response.header(ProviderResponseHeader.retryAfter).flatMap {
+                RetryAfter.parse($0, now: now)
+            }
             return .retry(status: status, reason: reason, after: retryAfter)
         case 300...399:
             return .rejected(status: status, reason: "redirect not followed (HTTP \(status))")

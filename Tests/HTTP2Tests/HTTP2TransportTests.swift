@@ -153,10 +153,28 @@ struct HTTP2TransportTests {
         }
     }
 
-    @Test(arguments: HTTP2TransportKind.allCases) func goawayInTheMiddleLosesNoRequest(_ kind: HTTP2TransportKind)
+    /// A transport keeping only some response headers (the worker's keeps those its provider clients read) hands over
+    /// only those, and reads the rest only to bound the response.
+    @Test(arguments: HTTP2TransportKind.allCases) func keepsOnlyTheNamedResponseHeaders(_ kind: HTTP2TransportKind)
         async throws
     {
-        try await withSimulatorAndClient(kind) { simulator, client in
+        let configuration = HTTP2TransportConfiguration(keptResponseHeaders: KeptResponseHeaders(["X-Echo-Method"]))
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
+            let response = try await client.send(
+                request(simulator, "/echo/\(Self.token)", method: "POST", body: "hello"))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "hello")
+            #expect(response.headers.map { $0.name.lowercased() } == ["x-echo-method"])
+            #expect(response.header("x-echo-method") == "POST")
+        }
+    }
+
+    /// Also with the responses' `content-length` not kept: the curl transport reads a response's declared length
+    /// whether or not its header is kept.
+    @Test(arguments: HTTP2TransportKind.allCases, [KeptResponseHeaders.all, KeptResponseHeaders(["x-echo-method"])])
+    func goawayInTheMiddleLosesNoRequest(_ kind: HTTP2TransportKind, _ kept: KeptResponseHeaders) async throws {
+        try await withSimulatorAndClient(kind, HTTP2TransportConfiguration(keptResponseHeaders: kept)) {
+            simulator, client in
             try await simulator.setFaults(#"{"goaway_after_streams": 250}"#)
             let requests = (0..<2000).map {
                 request(simulator, "/echo/\(Self.token)", headers: [HTTPHeader("x-request-id", "\($0)")])

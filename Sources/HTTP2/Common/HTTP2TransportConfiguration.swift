@@ -25,6 +25,9 @@ public struct HTTP2TransportConfiguration: Sendable {
     /// fails its request with `.connectionLost`, its stream is reset (the connection goes on), and
     /// `HTTP2TransportCounts.oversizedResponses` counts it.
     public var maxResponseBytes: Int
+    /// The response headers kept in a response (`HTTPResponse.headers`); by default every one. The others still count
+    /// towards `maxResponseBytes`.
+    public var keptResponseHeaders: KeptResponseHeaders
 
     public init(
         maxConnectionsPerHost: Int = 4,
@@ -36,7 +39,8 @@ public struct HTTP2TransportConfiguration: Sendable {
         clientCertificate: ClientCertificate? = nil,
         tcpKeepAlive: Duration = .seconds(30),
         idleConnectionTimeout: Duration = .seconds(120),
-        maxResponseBytes: Int = 1 << 20
+        maxResponseBytes: Int = 1 << 20,
+        keptResponseHeaders: KeptResponseHeaders = .all
     ) {
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.maxStreamsPerConnection = maxStreamsPerConnection
@@ -48,6 +52,7 @@ public struct HTTP2TransportConfiguration: Sendable {
         self.tcpKeepAlive = tcpKeepAlive
         self.idleConnectionTimeout = idleConnectionTimeout
         self.maxResponseBytes = maxResponseBytes
+        self.keptResponseHeaders = keptResponseHeaders
     }
 
     /// Requests of one origin in flight at most once the origin has answered with success.

@@ -39,13 +39,16 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
     private var loopTally: ReceivedBytes?
     /// The bytes a response may have (`HTTP2TransportConfiguration.maxResponseBytes`).
     private var responseLimit = 0
+    /// The response headers kept (`HTTP2TransportConfiguration.keptResponseHeaders`).
+    private var keptHeaders = KeptResponseHeaders.all
+    /// The last `content-length` of the response's header block, read whether or not its header is kept; `nil` when it
+    /// has none or one that is not a number.
+    private var declaredLength: Int?
 
     /// True if the response so far is whole by its own account: a `content-length` that the body has reached.
     var hasCompleteResponse: Bool {
-        guard let length = responseHeaders.last(where: { $0.hasName("content-length") }) else {
-            return false
-        }
-        return Int(length.value) == responseBody.count
+        guard let declaredLength else { return false }
+        return declaredLength == responseBody.count
     }
 
     override func finish(_ result: Result<HTTPResponse, HTTPError>) {
@@ -64,7 +67,9 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
     ) {
         loopTally = tally
         responseLimit = configuration.maxResponseBytes
+        keptHeaders = configuration.keptResponseHeaders
         responseHeaders = []
+        declaredLength = nil
         responseBody = []
         receivedResponseBytes = false
         isOversized = false
@@ -160,14 +165,21 @@ final class CurlTransfer: PendingRequest, @unchecked Sendable {
         while end > bytes.startIndex, isBlank(bytes[end - 1]) { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
         if line.starts(with: "HTTP/".utf8) {
-            responseHeaders = []  // a new status line (after an informational response) starts a new header block
+            // A new status line (after an informational response) starts a new header block.
+            responseHeaders = []
+            declaredLength = nil
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            if responseHeaders.isEmpty { responseHeaders.reserveCapacity(8) }
             var valueStart = colon + 1
             while valueStart < line.endIndex, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            let name = line[..<colon]
+            if name.count == 14, name.elementsEqualIgnoringASCIICase("content-length".utf8) {
+                declaredLength = Int(String(decoding: line[valueStart...], as: UTF8.self))
+            }
+            guard keptHeaders.keeps(name) else { return true }
+            if responseHeaders.isEmpty { responseHeaders.reserveCapacity(8) }
             responseHeaders.append(
                 HTTPHeader(
-                    String(decoding: line[..<colon], as: UTF8.self),
+                    String(decoding: name, as: UTF8.self),
                     String(decoding: line[valueStart...], as: UTF8.self)))
         }
         return true

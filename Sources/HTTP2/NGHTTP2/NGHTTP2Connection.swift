@@ -272,7 +272,9 @@ final class NGHTTP2Connection {
             }
         guard streamID > 0 else { return false }
         streams[streamID] = stream
-        stream.placed(on: self, as: streamID, responseLimit: loop.configuration.maxResponseBytes)
+        stream.placed(
+            on: self, as: streamID, responseLimit: loop.configuration.maxResponseBytes,
+            keptHeaders: loop.configuration.keptResponseHeaders)
         lastActivity = now
         return true
     }

@@ -20,15 +20,21 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     private var receivedBytes = 0
     /// The bytes a response may have (`HTTP2TransportConfiguration.maxResponseBytes`), set when placed.
     private var responseLimit = 0
+    /// The response headers kept (`HTTP2TransportConfiguration.keptResponseHeaders`), set when placed.
+    private var keptHeaders = KeptResponseHeaders.all
 
     override func finish(_ result: Result<HTTPResponse, HTTPError>) {
         super.finish(result)
         placement = nil
     }
 
-    /// Starts an attempt on `connection` as its stream `streamID`, whose response may have `responseLimit` bytes.
-    func placed(on connection: NGHTTP2Connection, as streamID: Int32, responseLimit: Int) {
+    /// Starts an attempt on `connection` as its stream `streamID`, whose response may have `responseLimit` bytes and
+    /// keeps the headers `keptHeaders` names.
+    func placed(
+        on connection: NGHTTP2Connection, as streamID: Int32, responseLimit: Int, keptHeaders: KeptResponseHeaders
+    ) {
         self.responseLimit = responseLimit
+        self.keptHeaders = keptHeaders
         resends.attemptStarted()
         placement = (connection, streamID)
         bodyOffset = 0
@@ -43,8 +49,8 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
     /// Ends the attempt in flight (the stream closed or its connection went away).
     func unplaced() { placement = nil }
 
-    /// One response header field; `:status` sets the status, other pseudo-headers are dropped. Every field counts
-    /// towards the bound, those of informational responses too.
+    /// One response header field; `:status` sets the status, other pseudo-headers and the headers not kept are
+    /// dropped. Every field counts towards the bound, those of informational responses too.
     func receive(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         receivedResponseBytes = true
         guard !isOversized else { return }
@@ -57,6 +63,7 @@ final class NGHTTP2Stream: PendingRequest, @unchecked Sendable {
             }
             return
         }
+        guard keptHeaders.keeps(name) else { return }
         if responseHeaders.isEmpty { responseHeaders.reserveCapacity(8) }
         responseHeaders.append(
             HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
