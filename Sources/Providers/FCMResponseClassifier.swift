@@ -40,8 +40,8 @@ enum FCMResponseClassifier {
     /// The outcome of `response`, together with the action (the client refreshes its token on renewable credentials).
     static func classify(_ response: HTTPResponse, now: Date) -> (outcome: DeliveryOutcome, action: ProviderAction?) {
         if response.status == 200 {
-            // Every FCM send answers this, so it is read with the event parser rather than Foundation's decoder.
-            let name = (try? JSONParser.parse(response.body))?["name"]?.stringValue
+            // Every FCM send answers this: its one string is read in place, without Foundation's decoder or a tree.
+            let name = JSONParser.string(member: "name", of: response.body)
             return (.delivered(providerMessageId: name.flatMap { $0.isEmpty ? nil : $0 }), nil)
         }
         let body = Data(response.body)
@@ -51,7 +51,7 @@ enum FCMResponseClassifier {
         let known = errorCode.flatMap { errorCodes[$0] }
         let reason = known != nil ? errorCode : error?.status
         let action = known ?? action(forStatus: response.status)
-        let retryAfter = response.header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+        let retryAfter = response.header(ProviderResponseHeader.retryAfter).flatMap { RetryAfter.parse($0, now: now) }
         let outcome = DeliveryOutcome(
             action: action, status: response.status, reason: reason ?? "HTTP \(response.status)",
             retryAfter: retryAfter, invalidSinceMillis: nil)

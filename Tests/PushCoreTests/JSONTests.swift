@@ -88,3 +88,21 @@ import Testing
         #expect(value["a"]?["a"] == .number("1"))
     }
 }
+
+@Suite struct JSONStringMemberTests {
+    @Test func readsOneStringMemberOfAnObject() {
+        let answer = Array(#"{"name": "projects/p/messages/0:1", "other": {"name": "inner"}}"#.utf8)
+        #expect(JSONParser.string(member: "name", of: answer) == "projects/p/messages/0:1")
+        #expect(JSONParser.string(member: "other", of: answer) == nil)
+        #expect(JSONParser.string(member: "missing", of: answer) == nil)
+        #expect(JSONParser.string(member: "name", of: Array(#"{"name": "a\"b\u00e9"}"#.utf8)) == "a\"bé")
+    }
+
+    @Test(arguments: [
+        #"{"name": 1}"#, #"["name"]"#, #""name""#, #"{"name": "x"} trailing"#, #"{"name": "x""#, "",
+        #"{"name": "x", "name": "y"}"#,
+    ])
+    func answersNilForAnythingButAValidObjectWithTheStringMember(_ text: String) {
+        #expect(JSONParser.string(member: "name", of: Array(text.utf8)) == nil)
+    }
+}
