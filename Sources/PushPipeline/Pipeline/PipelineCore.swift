@@ -382,7 +382,8 @@ struct PipelineCore {
         let ticket = next.ticket
         lanes.values[lane].head = ticket
         heads[ticket] = key
-        partitions[ticket.partition]?.running += 1
+        // Through its index: `partitions[…]?.running += 1` moved the partition's whole state out and back.
+        if let state = partitions.index(forKey: ticket.partition) { partitions.values[state].running += 1 }
         actions.append(next.start())
     }
 
