@@ -354,14 +354,20 @@ struct PipelineCore {
 
     /// Retry records whose due time came start; their partitions resume with the next `pauses()`.
     private mutating func releaseDueRecords(nowMillis: Int64) -> [Action] {
+        guard !stopping else { return [] }
+        // The due ones found first, in place: this runs every turn, and sorting every partition's state copied each.
+        var due: [Dictionary<TopicPartition, PartitionState>.Index] = []
+        for index in partitions.indices where !partitions.values[index].revoking {
+            if let dueMillis = partitions.values[index].waiting?.dueMillis, dueMillis <= nowMillis { due.append(index) }
+        }
+        guard !due.isEmpty else { return [] }
         var actions: [Action] = []
-        for (partition, state) in partitions.sorted(by: { $0.key < $1.key }) {
-            guard !stopping, !state.revoking, let waiting = state.waiting, waiting.dueMillis <= nowMillis else {
-                continue
-            }
-            partitions[partition]?.waiting = nil
-            let ticket = RecordTicket(partition: partition, offset: waiting.record.offset, generation: state.generation)
-            partitions[partition]?.running += 1
+        for index in due.sorted(by: { partitions.keys[$0] < partitions.keys[$1] }) {
+            guard let waiting = partitions.values[index].waiting.take() else { continue }
+            let ticket = RecordTicket(
+                partition: partitions.keys[index], offset: waiting.record.offset,
+                generation: partitions.values[index].generation)
+            partitions.values[index].running += 1
             inFlight += 1
             actions.append(.start(waiting.record, ticket, inLane: false))
         }
