@@ -55,11 +55,16 @@ public struct JSONWriter: Sendable {
     public mutating func key(literal name: StaticString) {
         let utf8 = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         assert(!utf8.contains(where: Self.needsEscape))
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: utf8)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        // `,"name":` in one append: each append checks the buffer's uniqueness and room, and a key was five.
+        let first = needsComma ? 0 : 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utf8.count + 4) { text in
+            text[0] = UInt8(ascii: ",")
+            text[1] = UInt8(ascii: "\"")
+            _ = UnsafeMutableBufferPointer(rebasing: text[2..<2 + utf8.count]).initialize(fromContentsOf: utf8)
+            text[utf8.count + 2] = UInt8(ascii: "\"")
+            text[utf8.count + 3] = UInt8(ascii: ":")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[first...]))
+        }
         needsComma = false
     }
 
