@@ -4,7 +4,7 @@ import HTTPTypes
 /// as its bytes arrive, before any string is made of it. Providers answer with headers their clients never read
 /// (FCM's `vary`, `alt-svc`, `cache-control`, …): each kept one is two strings in the response.
 public struct KeptResponseHeaders: Sendable {
-    /// The names kept, in lower case; `nil`: every header is.
+    /// The names kept, as given (compared regardless of ASCII case); `nil`: every header is.
     private let names: [[UInt8]]?
 
     /// Every header a response has.
@@ -12,7 +12,7 @@ public struct KeptResponseHeaders: Sendable {
 
     /// Only the headers named (in any case); the others are counted towards the response's bound and dropped.
     public init(_ names: [String]) {
-        self.init(names: names.map { Array($0.lowercased().utf8) })
+        self.init(names: names.map { Array($0.utf8) })
     }
 
     private init(names: [[UInt8]]?) {
