@@ -30,8 +30,31 @@ on_librdkafka() {
     (PUSH_LIBRDKAFKA=$choice && source deploy/local/librdkafka.sh && "$@")
 }
 status=0
-on_librdkafka current "${isolated[@]}" swift test --skip-build || status=$?
-on_librdkafka debian "${isolated[@]}" swift test --skip-build || status=$?
+# Each part's output is also kept, so that the summary at the end names what failed, even when a log is cut to its tail.
+logs=$(mktemp -d)
+parts=()
+part() {
+    local name=$1 rc=0
+    shift
+    "$@" 2>&1 | tee "$logs/${#parts[@]}.log" || rc=$?
+    parts+=("$name|$rc")
+    [ "$rc" -eq 0 ] || status=$rc
+}
+summary() {
+    local i name rc
+    echo "test.sh: what each part ended with (exit $status)"
+    for i in "${!parts[@]}"; do
+        name=${parts[$i]%|*}
+        rc=${parts[$i]##*|}
+        echo "test.sh: $name: exit $rc"
+        if [ "$rc" -ne 0 ]; then
+            grep -aE '^✘ Test [^ ]+ (recorded an issue|failed)|^error: |Fatal error: ' "$logs/$i.log" | head -40 || true
+        fi
+        grep -aE 'Test run with [0-9]+ tests?' "$logs/$i.log" | tail -1 || true
+    done
+}
+part "unit, librdkafka current" on_librdkafka current "${isolated[@]}" swift test --skip-build
+part "unit, librdkafka debian" on_librdkafka debian "${isolated[@]}" swift test --skip-build
 unit_targets=$(swift package dump-package | python3 -c \
     'import json, sys; print("|".join(t["name"] for t in json.load(sys.stdin)["targets"] if t["type"] == "test"))')
 # Suites whose workers share a consumer group, scale, restart or are killed: their rebalances are timing races on
@@ -50,10 +73,13 @@ tansu_suites+='|AssignedScopeTests|AssignedScopeDeadTokensTests'
 export PUSH_WORKER_INTEGRATION=1
 swift build --build-tests
 for choice in current debian; do
-    on_librdkafka "$choice" swift test --skip-build --experimental-maximum-parallelization-width 6 \
-        --skip "^($unit_targets)\." --skip "\.($group_suites)/" || status=$?
+    part "integration, librdkafka $choice" on_librdkafka "$choice" swift test --skip-build \
+        --experimental-maximum-parallelization-width 6 --skip "^($unit_targets)\." --skip "\.($group_suites)/"
 done
-(export PUSH_TEST_BROKER=tansu && on_librdkafka current swift test --skip-build --no-parallel \
-    --filter "\.($tansu_suites)/") || status=$?
-on_librdkafka debian swift test --skip-build --no-parallel --filter "\.($group_suites)/" || status=$?
+on_tansu() { (export PUSH_TEST_BROKER=tansu && on_librdkafka current "$@"); }
+part "group, replay and registry suites on Tansu, librdkafka current" \
+    on_tansu swift test --skip-build --no-parallel --filter "\.($tansu_suites)/"
+part "group suites on the mock cluster, librdkafka debian" \
+    on_librdkafka debian swift test --skip-build --no-parallel --filter "\.($group_suites)/"
+summary
 exit "$status"
