@@ -16,9 +16,10 @@ public enum DecimalText {
             fraction /= 10
             fractionWidth -= 1
         }
-        // At most a sign, 16 whole digits, a point and 9 fraction digits, written into the string's own storage
-        // (no String per part; 15 bytes or fewer need no allocation at all).
-        return String(unsafeUninitializedCapacity: 27) { text in
+        // At most a sign, 16 whole digits, a point and 9 fraction digits, written into a buffer on the stack: a
+        // string asked for 27 bytes of room would allocate them, where a text of 15 bytes or fewer (a latency, a
+        // rate) fits in a small string, which allocates nothing.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
             var end = 0
             if negative {
                 text[0] = UInt8(ascii: "-")
@@ -36,14 +37,16 @@ public enum DecimalText {
                 whole /= 10
             }
             end += wholeWidth
-            guard fractionWidth > 0 else { return end }
-            text[end] = UInt8(ascii: ".")
-            end += 1
-            for index in stride(from: end + fractionWidth - 1, through: end, by: -1) {
-                text[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
-                fraction /= 10
+            if fractionWidth > 0 {
+                text[end] = UInt8(ascii: ".")
+                end += 1
+                for index in stride(from: end + fractionWidth - 1, through: end, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                    fraction /= 10
+                }
+                end += fractionWidth
             }
-            return end + fractionWidth
+            return String(decoding: UnsafeBufferPointer(rebasing: text[..<end]), as: UTF8.self)
         }
     }
 }

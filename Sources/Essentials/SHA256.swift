@@ -5,25 +5,40 @@ import CSHA256Extensions
 public enum SHA256 {
     /// The 32-byte digest of `message`.
     public static func hash(_ message: some Collection<UInt8>) -> [UInt8] {
-        if let digest = message.withContiguousStorageIfAvailable({ digest($0) }) { return digest }
-        return Array(message).withUnsafeBufferPointer { digest($0) }
+        if let digest = message.withContiguousStorageIfAvailable({ digest($0) }) { return Array(digest) }
+        return Array(Array(message).withUnsafeBufferPointer { digest($0) })
     }
 
     /// The 32-byte digest of `bytes`. Not generic, so that callers in other modules hash in place instead of
     /// through `hash(_:)`'s unspecialized protocol calls.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBufferPointer { digest($0) }
+        Array(digest(of: bytes))
     }
 
     /// The 32-byte digest of `text`'s UTF-8 bytes, read where they lie (a native string's are contiguous).
     public static func hash(utf8 text: String) -> [UInt8] {
+        Array(digest(utf8: text))
+    }
+
+    /// The digest of `bytes`, held inline (no allocation).
+    public static func digest(of bytes: [UInt8]) -> Digest {
+        bytes.withUnsafeBufferPointer { digest($0) }
+    }
+
+    /// The digest of the bytes `bytes` points to, held inline (no allocation).
+    public static func digest(of bytes: UnsafeBufferPointer<UInt8>) -> Digest {
+        digest(bytes)
+    }
+
+    /// The digest of `text`'s UTF-8 bytes, read where they lie (a native string's are contiguous) and held inline.
+    public static func digest(utf8 text: String) -> Digest {
         var text = text
         return text.withUTF8 { digest($0) }
     }
 
     /// The lowercase hex digest of `text`'s UTF-8 bytes.
     public static func hexDigest(_ text: String) -> String {
-        hex(hash(utf8: text))
+        hex(digest(utf8: text))
     }
 
     /// The lowercase hex digest of `bytes`.
@@ -33,7 +48,7 @@ public enum SHA256 {
 
     /// `sha256:<hex>` of a device token, the form receipts and logs carry instead of the token.
     public static func tokenHash(_ token: String) -> String {
-        hex(hash(utf8: token), prefix: "sha256:")
+        hex(digest(utf8: token), prefix: "sha256:")
     }
 
     /// `bytes` as lowercase hex digits, two a byte, after `prefix`; written into the string's own storage.
@@ -65,9 +80,9 @@ public enum SHA256 {
     static let hasSHAExtensions = sha256_extensions_available() != 0
 
     /// Hashes the message's whole blocks where they lie, then its tail with the padding and the bit length (one or
-    /// two blocks) from a small buffer; no allocation but the digest's. `portable` compresses in Swift even where
+    /// two blocks) from a small buffer; no allocation. `portable` compresses in Swift even where
     /// the CPU has the SHA extensions (tests compare the two).
-    static func digest(_ message: UnsafeBufferPointer<UInt8>, portable: Bool = false) -> [UInt8] {
+    static func digest(_ message: UnsafeBufferPointer<UInt8>, portable: Bool = false) -> Digest {
         var state = State()
         let extensions = hasSHAExtensions && !portable
         let wholeBlocks = message.count / 64
@@ -93,16 +108,7 @@ public enum SHA256 {
             compress(UnsafeBufferPointer(rebasing: message[0..<(wholeBlocks * 64)]))
             compress(UnsafeBufferPointer(rebasing: tail[0..<length]))
         }
-        let (a, b, c, d, e, f, g, h) = state.words
-        return [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
-            for (index, word) in [a, b, c, d, e, f, g, h].enumerated() {
-                digest[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
-                digest[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                digest[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                digest[4 * index + 3] = UInt8(truncatingIfNeeded: word)
-            }
-            count = 32
-        }
+        return Digest(state: state.words)
     }
 
     /// The 64-byte blocks of `blocks` into `state`, in Swift.

@@ -141,12 +141,16 @@ public final class KafkaProducer: Sendable {
         if context.isClosed { throw KafkaError(code: .state, message: "the producer is closed", isRetriable: false) }
         let headers = Self.makeHeaders(of: record)
         let key = record.key
-        let result = record.value.withUnsafeBytes { value in
-            (key ?? []).withUnsafeBytes { keyBytes in
-                pw_rd_kafka_produce(
-                    client.handle, record.topic, record.partition ?? pw_rd_kafka_partition_unassigned,
-                    key == nil ? nil : keyBytes.baseAddress, keyBytes.count, value.isEmpty ? nil : value.baseAddress,
-                    value.count, headers, record.timestampMilliseconds ?? 0, opaque)
+        // The topic's name through `withCString`: a small string's is copied on the stack, not into an array.
+        let result = record.topic.withCString { topic in
+            record.value.withUnsafeBytes { value in
+                (key ?? []).withUnsafeBytes { keyBytes in
+                    pw_rd_kafka_produce(
+                        client.handle, topic, record.partition ?? pw_rd_kafka_partition_unassigned,
+                        key == nil ? nil : keyBytes.baseAddress, keyBytes.count,
+                        value.isEmpty ? nil : value.baseAddress, value.count, headers,
+                        record.timestampMilliseconds ?? 0, opaque)
+                }
             }
         }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
@@ -210,11 +214,11 @@ public final class KafkaProducer: Sendable {
 
     private static func makeHeaders(of record: KafkaProducerRecord) -> OpaquePointer? {
         guard !record.headers.isEmpty, let list = rd_kafka_headers_new(record.headers.count) else { return nil }
+        // `withCString`, not a `String` passed as a C string: that makes an array of the name for every header.
         for header in record.headers {
-            if let value = header.value {
-                _ = value.withUnsafeBytes { rd_kafka_header_add(list, header.name, -1, $0.baseAddress, $0.count) }
-            } else {
-                _ = rd_kafka_header_add(list, header.name, -1, nil, 0)
+            _ = header.name.withCString { name in
+                guard let value = header.value else { return rd_kafka_header_add(list, name, -1, nil, 0) }
+                return value.withUnsafeBytes { rd_kafka_header_add(list, name, -1, $0.baseAddress, $0.count) }
             }
         }
         return list

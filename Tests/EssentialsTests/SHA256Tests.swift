@@ -50,6 +50,17 @@ import Testing
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    /// The inline digest holds the same 32 bytes as the array, in order, and compares by them.
+    @Test(arguments: ["", "abc", String(repeating: "é", count: 100)])
+    func theInlineDigestHoldsTheArraysBytes(text: String) {
+        let digest = SHA256.digest(utf8: text)
+        #expect(Array(digest) == SHA256.hash(utf8: text))
+        #expect(digest.count == 32)
+        #expect(digest.withUnsafeBytes { Array($0) } == SHA256.hash(utf8: text))
+        #expect(SHA256.digest(of: Array(text.utf8)) == digest)
+        #expect(SHA256.digest(utf8: text + "x") != digest)
+    }
+
     @Test func tokenHashesArePrefixedHexDigests() {
         #expect(SHA256.tokenHash("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
