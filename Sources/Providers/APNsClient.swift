@@ -166,7 +166,7 @@ public final class APNsClient: Sendable {
             do {
                 let token = try tokens.current()
                 generation = token.generation
-                request.headers.append(HTTPHeader("authorization", "bearer \(token.value)"))
+                request.headers.append(HTTPHeader("authorization", token.authorization))
             } catch {
                 return .failure(
                     Refusal(

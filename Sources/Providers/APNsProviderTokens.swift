@@ -8,13 +8,21 @@ import Synchronization
 final class APNsProviderTokens: Sendable {
     /// A token and the generation it belongs to.
     struct Token: Sendable {
-        var value: String
+        let value: String
         var generation: Int
+        /// The `authorization` header's value, `bearer <token>`: made once a token, not once a request.
+        let authorization: String
+
+        init(value: String, generation: Int) {
+            self.value = value
+            self.generation = generation
+            authorization = "bearer " + value
+        }
     }
 
     private struct State {
         var schedule = ProviderTokenSchedule()
-        var current: String?
+        var current: Token?
     }
 
     private let key: APNsSigningKey
@@ -34,9 +42,7 @@ final class APNsProviderTokens: Sendable {
     func current() throws(SigningError) -> Token {
         let now = clock.now()
         return try state.withLock { state throws(SigningError) -> Token in
-            if let value = state.current, !state.schedule.needsRenewal(now: now) {
-                return Token(value: value, generation: state.schedule.generation)
-            }
+            if let token = state.current, !state.schedule.needsRenewal(now: now) { return token }
             return try Self.issue(&state, key: key, now: now)
         }
     }
@@ -56,8 +62,9 @@ final class APNsProviderTokens: Sendable {
     private static func issue(_ state: inout State, key: APNsSigningKey, now: Date) throws(SigningError) -> Token {
         let value = try JSONWebToken.apnsProviderToken(
             key: key.key, keyId: key.keyId, teamId: key.teamId, issuedAt: Int(now.timeIntervalSince1970))
-        state.current = value
         state.schedule.issued(at: now)
-        return Token(value: value, generation: state.schedule.generation)
+        let token = Token(value: value, generation: state.schedule.generation)
+        state.current = token
+        return token
     }
 }

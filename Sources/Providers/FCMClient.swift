@@ -103,7 +103,7 @@ public final class FCMClient: Sendable {
         HTTPRequest(
             method: "POST", url: sendURL,
             headers: [
-                HTTPHeader("authorization", "Bearer \(token.value)"),
+                HTTPHeader("authorization", token.authorization),
                 HTTPHeader("content-type", "application/json; charset=UTF-8"),
             ],
             body: body, deadline: configuration.requestDeadline)

@@ -13,11 +13,21 @@ import Synchronization
 actor GoogleAccessTokens {
     /// An access token and the generation it belongs to.
     struct Token: Sendable {
-        var value: String
+        let value: String
         var expiresAt: Date
         /// When a new token is fetched instead of this one.
         var refreshAt: Date
         var generation: Int
+        /// The `authorization` header's value, `Bearer <token>`: made once a token, not once a request.
+        let authorization: String
+
+        init(value: String, expiresAt: Date, refreshAt: Date, generation: Int) {
+            self.value = value
+            self.expiresAt = expiresAt
+            self.refreshAt = refreshAt
+            self.generation = generation
+            authorization = "Bearer " + value
+        }
     }
 
     /// Why no token could be had, as the outcome a send comes to.

@@ -28,6 +28,15 @@ import Testing
         #expect(decisions[2].outcome.request?.path == "/v1/projects/example-project/messages:send")
     }
 
+    /// The FCM send path is written once with the context, and again when its project changes.
+    @Test func theFCMSendPathFollowsTheContextsProject() {
+        var context = ProviderContext(apnsTopic: "t", fcmProjectID: "alpha")
+        #expect(context.fcmSendPath == "/v1/projects/alpha/messages:send")
+        context.fcmProjectID = "beta"
+        #expect(context.fcmSendPath == "/v1/projects/beta/messages:send")
+        #expect(context == ProviderContext(apnsTopic: "t", fcmProjectID: "beta"))
+    }
+
     @Test func apnsIDIsDeterministicPerMessageAndDevice() throws {
         let first = try outcomes(Fixture.event(type: "text"))
         let second = try outcomes(Fixture.event(type: "text", content: "other"))

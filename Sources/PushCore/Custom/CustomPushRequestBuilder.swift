@@ -55,7 +55,7 @@ public struct CustomPushRequestBuilder: Sendable {
         case .fcm:
             return .send(
                 ProviderRequest(
-                    platform: .fcm, path: "/v1/projects/\(context.fcmProjectID)/messages:send",
+                    platform: .fcm, path: context.fcmSendPath,
                     headers: [.init("content-type", "application/json; charset=UTF-8")], body: fitted,
                     expiresAtEpochSeconds: seconds))
         case .web:

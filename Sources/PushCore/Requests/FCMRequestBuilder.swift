@@ -9,20 +9,12 @@ import Essentials
 /// (`loc-args` and `payload` as JSON text).
 struct FCMRequestBuilder {
     let context: ProviderContext
-    /// The project's `messages:send` path, the same for every request: written for the first, shared by the others.
-    private var path: String?
-
-    init(context: ProviderContext) {
-        self.context = context
-    }
 
     /// The request with a device's `body` (`body(_:token:badge:)`, built and size-checked by the planner).
-    mutating func request(body: [UInt8], expiresAt: Int) -> ProviderRequest {
-        let path = path ?? "/v1/projects/\(context.fcmProjectID)/messages:send"
-        self.path = path
-        return ProviderRequest(
-            platform: .fcm, method: "POST", path: path, headers: Self.headers, body: body, sandbox: false,
-            expiresAtEpochSeconds: expiresAt)
+    func request(body: [UInt8], expiresAt: Int) -> ProviderRequest {
+        ProviderRequest(
+            platform: .fcm, method: "POST", path: context.fcmSendPath, headers: Self.headers, body: body,
+            sandbox: false, expiresAtEpochSeconds: expiresAt)
     }
 
     /// The headers of every request, shared by them.

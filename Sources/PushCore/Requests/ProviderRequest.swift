@@ -85,15 +85,20 @@ public struct ProviderContext: Sendable, Equatable {
     /// The app's bundle id (`APNS_TOPIC`), used unless a device names its own topic.
     public var apnsTopic: String
     /// The Firebase project id (`project_id` of `FCM_SERVICE_ACCOUNT_FILE`).
-    public var fcmProjectID: String
+    public var fcmProjectID: String { didSet { fcmSendPath = Self.sendPath(of: fcmProjectID) } }
     /// True when the app has VAPID keys; without them its `web` devices are skipped (reason `platform`).
     public var sendsWebPush: Bool
+    /// The project's `messages:send` path, the same for every FCM request: written once, not once a request.
+    public private(set) var fcmSendPath: String
 
     public init(apnsTopic: String, fcmProjectID: String, sendsWebPush: Bool = false) {
         self.apnsTopic = apnsTopic
         self.fcmProjectID = fcmProjectID
         self.sendsWebPush = sendsWebPush
+        fcmSendPath = Self.sendPath(of: fcmProjectID)
     }
+
+    private static func sendPath(of project: String) -> String { "/v1/projects/\(project)/messages:send" }
 }
 
 /// The providers' body size limits, in bytes.
