@@ -15,7 +15,7 @@ import Testing
             #expect(root.member("f")?.string == "x")
             #expect(root.member("h")?.isNull == true)
             #expect(root.member("g")?.elements?.count == 2)
-            let b = root.member("a")?.member("b")?.elements
+            let b = root.member("a")?.member("b")?.elements.map(Array.init)
             #expect(b?.count == 3)
             #expect(b?[1].member("c")?.numberLiteral == "2")
             #expect(b?[2].elements?.isEmpty == true)
@@ -74,9 +74,19 @@ import Testing
 
     @Test func anEmptyContainerEndsWhereItCloses() throws {
         try read(#"[{}, [], {"a": []}, 7]"#) { root in
-            let elements = root.elements ?? []
+            let elements = root.elements.map(Array.init) ?? []
             #expect(elements.map(\.typeName) == ["object", "array", "object", "number"])
             #expect(elements.last?.numberLiteral == "7")
+            #expect(root.elements?.count == 4)
+            #expect(elements[1].elements?.isEmpty == true)
+            #expect(elements[1].elements?.count == 0)
+        }
+        // Elements read in place go from one to the next over what each holds, as deep as it goes.
+        try read(#"[[1, [2, [3]]], {"a": [4, 5]}, [], "six"]"#) { root in
+            #expect(root.elements?.map(\.typeName) == ["array", "object", "array", "string"])
+            #expect(root.elements?.first?.elements?.map(\.typeName) == ["number", "array"])
+            #expect(root.elements?.first?.elements?.dropFirst().first?.elements?.count == 2)
+            #expect(root.elements.map(Array.init)?.last?.string == "six")
         }
     }
 

@@ -105,7 +105,7 @@ struct ObjectFields<Value: JSONReadable> {
         return try ObjectFields(value, path: path(key))
     }
 
-    func array(_ key: MemberKey) throws(EventError) -> [Value] {
+    func array(_ key: MemberKey) throws(EventError) -> Value.Elements {
         guard let value = value(key), !value.isNull else {
             throw EventError(.decodeError, path: path(key), "required")
         }

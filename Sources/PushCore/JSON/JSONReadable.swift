@@ -13,8 +13,10 @@ protocol JSONReadable {
     var numberLiteral: String? { get }
     /// The value of member `key` when this is an object that has it.
     func member(_ key: MemberKey) -> Self?
+    /// An array's elements, in order.
+    associatedtype Elements: Collection<Self>
     /// The elements when this is an array.
-    var elements: [Self]? { get }
+    var elements: Elements? { get }
     /// The value as a tree.
     var tree: JSONValue { get }
 }

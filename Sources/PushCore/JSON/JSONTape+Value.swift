@@ -88,17 +88,7 @@ extension JSONTape.Value: JSONReadable {
         }
     }
 
-    var elements: [JSONTape.Value]? {
-        guard entry.kind == .array else { return nil }
-        var elements: [JSONTape.Value] = []
-        elements.reserveCapacity(entry.count)
-        var element = index + 1
-        for _ in 0..<entry.count {
-            elements.append(at(element))
-            element = entries[element].next
-        }
-        return elements
-    }
+    var elements: JSONTape.Elements? { entry.kind == .array ? JSONTape.Elements(array: self) : nil }
 
     var tree: JSONValue {
         switch entry.kind {
