@@ -32,6 +32,7 @@ on_librdkafka() {
 status=0
 # Each part's output is also kept, so that the summary at the end names what failed, even when a log is cut to its tail.
 logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 parts=()
 part() {
     local name=$1 rc=0
