@@ -159,6 +159,8 @@ public struct RecordedRequest: Decodable, Sendable {
     /// The status answered; nil if the request got no response (stall, reset).
     public let status: Int?
     public let fault: String?
+    /// When the simulator had the request, in seconds since 1970 (its clock).
+    public let receivedAt: Double?
 }
 
 struct RecordedRequests: Decodable {

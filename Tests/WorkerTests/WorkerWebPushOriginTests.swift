@@ -100,7 +100,7 @@ extension WorkerWebPushTests {
             Set(stalledSeen.map(\.path)).count == 2,
             """
             the stalling service got its 2 sends, no more: \(stalledSeen.map {
-                "#\($0.seq) connection \($0.connection) stream \($0.stream) \($0.path) \($0.fault ?? "answered")"
+                "#\($0.seq) at \($0.receivedAt ?? 0) connection \($0.connection) stream \($0.stream) \($0.path) \($0.fault ?? "answered")"
             })
             """)
         #expect(receipts.first { $0["userId"] == .string("good") }?["status"] == .string("delivered"))
