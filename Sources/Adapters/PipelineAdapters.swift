@@ -49,7 +49,7 @@ public struct PipelineAdapters: Sendable {
         self.files = files
         rulesStamp = rules.stamp
         let transportConfiguration = HTTP2TransportConfiguration(
-            maxStreamsPerConnection: 100, singleStreamUntilFirstSuccess: true,
+            maxStreamsPerConnection: 100,
             maxOutstandingRequests: configuration.pipeline.maxConcurrentSends, extraCAFile: configuration.caFile,
             keptResponseHeaders: KeptResponseHeaders(ProviderResponseHeader.read))
         let transport = try configuration.httpTransport.make(transportConfiguration)
@@ -141,7 +141,6 @@ extension APNsClient {
         certificate: Secret<ClientCertificate>, configuration: HTTP2TransportConfiguration, kind: HTTP2TransportKind
     ) throws -> any HTTP2Transport {
         var certified = configuration
-        certified.singleStreamUntilFirstSuccess = false  // APNs' one-stream rule is for token auth only
         certified.clientCertificate = certificate.revealed
         return try kind.make(certified)
     }

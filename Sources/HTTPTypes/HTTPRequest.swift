@@ -16,10 +16,15 @@ public struct HTTPRequest: Sendable {
     /// `.addressRefused` and nothing is connected to. Checked on the addresses connected to, so a second lookup
     /// cannot answer otherwise; the nghttp2 transport keeps these connections apart from others to the same origin.
     public var publicAddressesOnly: Bool
+    /// Until a request to its origin has been answered 2xx, the origin has one request in flight at a time (APNs
+    /// token auth: APNs takes one stream per connection until a request with a valid provider token succeeded). Once
+    /// one such request was sent to an origin, the rule holds for all of that origin's requests; an origin none of
+    /// whose requests asks for it (FCM, Web Push services) is never held to one.
+    public var oneStreamUntilOriginSucceeds: Bool
 
     public init(
         method: String, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], deadline: Duration,
-        freshConnection: Bool = false, publicAddressesOnly: Bool = false
+        freshConnection: Bool = false, publicAddressesOnly: Bool = false, oneStreamUntilOriginSucceeds: Bool = false
     ) {
         self.method = method
         self.url = url
@@ -28,5 +33,6 @@ public struct HTTPRequest: Sendable {
         self.deadline = deadline
         self.freshConnection = freshConnection
         self.publicAddressesOnly = publicAddressesOnly
+        self.oneStreamUntilOriginSucceeds = oneStreamUntilOriginSucceeds
     }
 }

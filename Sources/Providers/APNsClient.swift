@@ -167,6 +167,7 @@ public final class APNsClient: Sendable {
                 let token = try tokens.current()
                 generation = token.generation
                 request.headers.append(HTTPHeader("authorization", token.authorization))
+                request.oneStreamUntilOriginSucceeds = true
             } catch {
                 return .failure(
                     Refusal(

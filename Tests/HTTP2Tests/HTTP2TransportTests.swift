@@ -296,10 +296,14 @@ struct HTTP2TransportTests {
     @Test(arguments: HTTP2TransportKind.allCases) func sendsOneStreamAtATimeUntilTheFirstSuccess(
         _ kind: HTTP2TransportKind
     ) async throws {
-        let configuration = HTTP2TransportConfiguration(singleStreamUntilFirstSuccess: true)
-        try await withSimulatorAndClient(kind, configuration) { simulator, client in
+        try await withSimulatorAndClient(kind, HTTP2TransportConfiguration()) { simulator, client in
             try await simulator.addFaultRule(#"{"status": 403, "times": 3}"#)
-            let results = await sendAll(client, (0..<40).map { _ in request(simulator, "/echo") })
+            let oneStream = (0..<40).map { _ in
+                var request = request(simulator, "/echo")
+                request.oneStreamUntilOriginSucceeds = true
+                return request
+            }
+            let results = await sendAll(client, oneStream)
             #expect(
                 results.compactMap { try? $0.get().status }.sorted() == Array(repeating: 200, count: 37) + [
                     403, 403, 403,
@@ -307,6 +311,19 @@ struct HTTP2TransportTests {
             let recorded = try await simulator.requests().sorted { $0.seq < $1.seq }
             #expect(recorded.prefix(4).map(\.concurrent) == [1, 1, 1, 1])
             #expect(recorded.prefix(4).map(\.status) == [403, 403, 403, 200])
+        }
+    }
+
+    @Test(arguments: HTTP2TransportKind.allCases) func anOriginThatNeverSucceededIsNotHeldToOneStreamUnlessAsked(
+        _ kind: HTTP2TransportKind
+    ) async throws {
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 1)
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
+            try await simulator.addFaultRule(#"{"status": 403, "latency_ms": 300}"#)
+            let results = await sendAll(client, (0..<8).map { _ in request(simulator, "/echo") })
+            #expect(results.compactMap { try? $0.get().status } == Array(repeating: 403, count: 8))
+            let recorded = try await simulator.requests()
+            #expect(recorded.map(\.concurrent).max() ?? 0 > 1, "\(recorded.map(\.concurrent))")
         }
     }
 

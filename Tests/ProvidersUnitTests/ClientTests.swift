@@ -38,6 +38,7 @@ import Testing
         #expect(requests[0].method == "POST")
         #expect(requests[0].header("apns-topic") == "com.example.chat")
         #expect(requests[0].header("authorization")?.hasPrefix("bearer ey") == true)
+        #expect(requests.allSatisfy { $0.oneStreamUntilOriginSucceeds }, "APNs token auth: one stream until a success")
     }
 
     @Test func clientsOfOneKeyWithSharedSignersSendOneProviderTokenAndOthersEachTheirOwn() async throws {
@@ -141,6 +142,7 @@ import Testing
             transport: transport)
         _ = await apns.send(deviceToken: Self.token, sandbox: false, headers: [], body: [])
         #expect(transport.requests.first?.header("authorization") == nil)
+        #expect(transport.requests.first?.oneStreamUntilOriginSucceeds == false, "the rule is token auth's only")
         #expect(transport.requests.first?.url == "https://prod.test/3/device/\(Self.token)")
     }
 
@@ -204,6 +206,7 @@ import Testing
         #expect(outcomes.allSatisfy { $0 == .delivered(providerMessageId: "projects/demo-project/messages/1") })
         #expect(tokenRequests.value == 1)
         #expect(await fcm.tokenRequestsSent == 1)
+        #expect(transport.requests.allSatisfy { !$0.oneStreamUntilOriginSucceeds }, "FCM gets its streams at once")
     }
 
     @Test func tokenRequestIsAJWTBearerGrantWithAnRS256Assertion() async throws {

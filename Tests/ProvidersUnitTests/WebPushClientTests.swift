@@ -32,6 +32,7 @@ import Testing
         let sent = try #require(transport.requests.first)
         #expect(sent.method == "POST")
         #expect(sent.url == "https://push.example.net/push/abc")
+        #expect(!sent.oneStreamUntilOriginSucceeds, "a push service gets its streams at once")
         #expect(sent.headers.first { $0.hasName("ttl") }?.value == "60")
         #expect(sent.body.count == 86 + Self.request.body.count + 1 + 16)
         #expect(!sent.body.contains(subsequence: Self.request.body))

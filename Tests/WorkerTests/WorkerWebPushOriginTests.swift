@@ -71,8 +71,8 @@ extension WorkerWebPushTests {
         let (status, (stalledSeen, waited, receipts)) = try await Self.run(
             simulator, settings: settings, records: records
         ) { run in
-            // Counted by subscription: a send the worker made again (its stream reset by a rebalance or a lost
-            // connection, after which its permit was free) is the same send, not a third one.
+            // Counted by subscription: a stalled send is reset at its 20 s deadline, and only then may another
+            // subscription's send take its permit, long after this wait ended.
             var stalledSeen: [RecordedRequest] = []
             let deadline = ContinuousClock.now + .seconds(60)
             while Set(stalledSeen.map(\.path)).count < 2, ContinuousClock.now < deadline {
@@ -103,6 +103,10 @@ extension WorkerWebPushTests {
                 "#\($0.seq) at \($0.receivedAt ?? 0) connection \($0.connection) stream \($0.stream) \($0.path) \($0.fault ?? "answered")"
             })
             """)
+        let arrivals = stalledSeen.compactMap(\.receivedAt)
+        #expect(
+            (arrivals.max() ?? 0) - (arrivals.min() ?? 0) < 5,
+            "both stalled sends were in flight at once, not the second behind the first until its deadline")
         #expect(receipts.first { $0["userId"] == .string("good") }?["status"] == .string("delivered"))
         #expect(waited < .seconds(10), "the other service's push went out while the first one stalled")
     }

@@ -5,9 +5,6 @@ public struct HTTP2TransportConfiguration: Sendable {
     /// Streams in flight on one connection at most; the client keeps at most
     /// `maxConnectionsPerHost × maxStreamsPerConnection` requests of one origin in flight and queues the rest.
     public var maxStreamsPerConnection: Int
-    /// Allows only one request in flight per origin until the first 2xx response from it (APNs accepts one
-    /// stream per connection until a request with a valid provider token has succeeded).
-    public var singleStreamUntilFirstSuccess: Bool
     /// Requests accepted (queued or in flight) at most; `send` waits for room beyond that (back-pressure).
     public var maxOutstandingRequests: Int
     /// The longest a TCP + TLS connect may take (never longer than the request's own deadline).
@@ -32,7 +29,6 @@ public struct HTTP2TransportConfiguration: Sendable {
     public init(
         maxConnectionsPerHost: Int = 4,
         maxStreamsPerConnection: Int = 100,
-        singleStreamUntilFirstSuccess: Bool = false,
         maxOutstandingRequests: Int = 10_000,
         connectTimeout: Duration = .seconds(10),
         extraCAFile: String? = nil,
@@ -44,7 +40,6 @@ public struct HTTP2TransportConfiguration: Sendable {
     ) {
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.maxStreamsPerConnection = maxStreamsPerConnection
-        self.singleStreamUntilFirstSuccess = singleStreamUntilFirstSuccess
         self.maxOutstandingRequests = maxOutstandingRequests
         self.connectTimeout = connectTimeout
         self.extraCAFile = extraCAFile

@@ -21,7 +21,9 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
     // Confined to the event-loop thread.
     private var waiting: [RequestOrigin: RingBuffer<CurlTransfer>] = [:]
     private var inFlight: [RequestOrigin: Int] = [:]
-    private var succeededOrigins: Set<RequestOrigin> = []
+    /// The origins of requests that asked for one stream until a 2xx (`HTTPRequest.oneStreamUntilOriginSucceeds`):
+    /// false until one of the origin's requests was answered 2xx, then true.
+    private var oneStreamOrigins: [RequestOrigin: Bool] = [:]
     /// Origins that answered over HTTP/1.x (no ALPN h2): one request per connection.
     private var http1Origins: Set<RequestOrigin> = []
     /// Origins whose server refused requests since it last answered, and when their requests may start again.
@@ -118,12 +120,15 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
 
     private func accept(_ transfer: CurlTransfer) {
         known[transfer.id] = transfer
+        if transfer.request.oneStreamUntilOriginSucceeds, oneStreamOrigins[transfer.origin] == nil {
+            oneStreamOrigins[transfer.origin] = false
+        }
         waiting[transfer.origin, default: RingBuffer()].append(transfer)
     }
 
     /// Requests of `origin` allowed in flight now.
     private func limit(for origin: RequestOrigin) -> Int {
-        if configuration.singleStreamUntilFirstSuccess && !succeededOrigins.contains(origin) { return 1 }
+        if oneStreamOrigins[origin] == false { return 1 }
         if !origin.isTLS || http1Origins.contains(origin) { return max(1, configuration.maxConnectionsPerHost) }
         return accepted[origin]?.allowed ?? configuration.maxInFlightPerOrigin
     }
@@ -183,7 +188,9 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
             // libcurl 7.88 can report a receive error for a stream whose whole response arrived just before the
             // server closed the connection (e.g. after GOAWAY); a response known to be complete is a response.
             if code == CURLE_OK || (status > 0 && transfer.hasCompleteResponse && isConnectionError(code)) {
-                if (200..<300).contains(status) { succeededOrigins.insert(transfer.origin) }
+                if (200..<300).contains(status), oneStreamOrigins[transfer.origin] == false {
+                    oneStreamOrigins[transfer.origin] = true
+                }
                 refusals[transfer.origin] = nil
                 if var streams = accepted[transfer.origin] {
                     streams.answered()

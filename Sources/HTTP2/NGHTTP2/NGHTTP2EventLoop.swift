@@ -18,6 +18,8 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         var waiting = RingBuffer<NGHTTP2Stream>()
         var connections: [NGHTTP2Connection] = []
         var isResolving = false
+        /// True once a request asked for one stream until a 2xx (`HTTPRequest.oneStreamUntilOriginSucceeds`).
+        var wantsOneStream = false
         var hasSucceeded = false
 
         init(endpoint: OriginEndpoint) { self.endpoint = endpoint }
@@ -175,6 +177,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
             return
         }
         known[stream.id] = stream
+        if stream.request.oneStreamUntilOriginSucceeds { state.wantsOneStream = true }
         if stream.request.freshConnection {
             for connection in state.connections { connection.isDraining = true }
         }
@@ -193,8 +196,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     /// connections are all full.
     private func startReady() {
         for (origin, state) in origins where !state.waiting.isEmpty {
-            let limit =
-                configuration.singleStreamUntilFirstSuccess && !state.hasSucceeded ? 1 : Int.max
+            let limit = state.wantsOneStream && !state.hasSucceeded ? 1 : Int.max
             var inFlight = state.inFlight
             var needsConnection = false
             while inFlight < limit, let stream = state.waiting.first {
