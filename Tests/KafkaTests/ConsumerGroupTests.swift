@@ -87,10 +87,16 @@ final class Member: Sendable {
         loop.update { $0 = task }
     }
 
+    /// Ends the poll loop, then closes the consumer. The close revokes whatever the member still owns before it
+    /// leaves the group, without a poll to tell the loop: the member gives its partitions up here, so that another
+    /// member given them once this one left is not taken for a second owner.
     func stop() async {
         let task = loop.value
         task?.cancel()
         await task?.value
+        ownership.update { state in
+            for (partition, owner) in state.owner where owner == name { state.owner[partition] = nil }
+        }
         await consumer.close()
     }
 }
