@@ -18,9 +18,9 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         var waiting = RingBuffer<NGHTTP2Stream>()
         var connections: [NGHTTP2Connection] = []
         var isResolving = false
-        /// True once a request asked for one stream until a 2xx (`HTTPRequest.oneStreamUntilOriginSucceeds`).
-        var wantsOneStream = false
-        var hasSucceeded = false
+        /// Whether a request asked for one stream until a 2xx (`HTTPRequest.oneStreamUntilOriginSucceeds`): nil until
+        /// one did, then false until one of the origin's requests was answered 2xx, then true (as `CurlEventLoop`).
+        var oneStreamSucceeded: Bool?
 
         init(endpoint: OriginEndpoint) { self.endpoint = endpoint }
 
@@ -177,7 +177,9 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
             return
         }
         known[stream.id] = stream
-        if stream.request.oneStreamUntilOriginSucceeds { state.wantsOneStream = true }
+        if stream.request.oneStreamUntilOriginSucceeds, state.oneStreamSucceeded == nil {
+            state.oneStreamSucceeded = false
+        }
         if stream.request.freshConnection {
             for connection in state.connections { connection.isDraining = true }
         }
@@ -196,7 +198,7 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
     /// connections are all full.
     private func startReady() {
         for (origin, state) in origins where !state.waiting.isEmpty {
-            let limit = state.wantsOneStream && !state.hasSucceeded ? 1 : Int.max
+            let limit = state.oneStreamSucceeded == false ? 1 : Int.max
             var inFlight = state.inFlight
             var needsConnection = false
             while inFlight < limit, let stream = state.waiting.first {
@@ -310,7 +312,11 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         switch end {
         case .completed:
             let response = stream.response
-            if (200..<300).contains(response.status) { origins[stream.origin]?.hasSucceeded = true }
+            if (200..<300).contains(response.status), let state = origins[stream.origin],
+                state.oneStreamSucceeded == false
+            {
+                state.oneStreamSucceeded = true
+            }
             complete(stream, with: .success(response))
         case .refused:
             retryOrFail(
