@@ -8,8 +8,11 @@ import Testing
 /// A plan's forwarded records (the `assigned` scope's fan-out records) are outputs like receipts: the input offset
 /// is stored only once Kafka acknowledged them.
 @Suite(.timeLimit(.minutes(1))) struct PipelineForwardingTests {
-    /// `FakePlanner`'s event with no devices, passing each of its devices' names on as a record to `fanout`.
+    /// `FakePlanner`'s event with no devices, passing each of its devices' names on as a record to `fanout`, its value
+    /// the device's token, after the message's id and a `/` when `naming`.
     struct ForwardingPlanner: EventPlanner {
+        var naming = false
+
         func deviceBound(_ value: [UInt8]) -> Int { 1 }
 
         func plan(_ value: [UInt8], nowMillis: Int64) -> Result<PlannedEvent<String>, UndecodableEvent> {
@@ -18,7 +21,7 @@ import Testing
                 event.forwarded = event.devices.map { device in
                     KafkaProducerRecord(
                         topic: "fanout", partition: 3, key: Array(device.target.userId.utf8),
-                        value: Array(device.target.token.utf8))
+                        value: Array(((naming ? "\(event.messageId)/" : "") + device.target.token).utf8))
                 }
                 event.devices = []
                 return event
@@ -43,6 +46,29 @@ import Testing
         #expect(forwarded.allSatisfy { $0.header("traceparent") == Self.traceParent })
         #expect(harness.sink.records(on: "receipts").isEmpty)
         _ = await harness.stop(running)
+    }
+
+    /// Two messages of one room to the same clients, Kafka refusing the first's fan-out records once: the second's are
+    /// written only after the first's were acknowledged, so each client's fan-out partition holds them in the room's
+    /// order, in either room order (a forwarding record has no send to wait for).
+    @Test(arguments: RoomOrdering.allCases)
+    func aRoomsNextRecordIsForwardedOnlyOnceThePreviousOnesForwardedRecordsWereAcknowledged(
+        order: RoomOrdering
+    ) async {
+        var harness = Harness()
+        harness.settings.roomOrder = order
+        harness.sink.failNext(1)
+        harness.source.add([
+            record("m1;a,b", offset: 0, key: "room-a"), record("m2;a,b", offset: 1, key: "room-a"),
+            record("m3;c", offset: 2, key: "room-c"),
+        ])
+        let running = harness.start(planner: ForwardingPlanner(naming: true))
+        #expect(await harness.advancing { harness.stored() == 3 })
+        _ = await harness.stop(running)
+        let forwarded = harness.sink.records(on: "fanout").map(\.text)
+        #expect(
+            forwarded.filter { !$0.hasPrefix("m3/") } == ["m1/token-a", "m1/token-b", "m2/token-a", "m2/token-b"])
+        #expect(forwarded.contains("m3/token-c"))
     }
 
     /// An IMKIT message in `room` to the clients `c0` … `c9`, saying `text`.

@@ -165,12 +165,27 @@ final class AssignedScopeRun {
         let expected = Self.expected(messages)
         let (lines, _) = try await run.receipts(count: expected.count, within: .seconds(120))
         let requests = try await run.simulator.requests()
+        // One fan-out record per receipt expected: a muting client's is written too, and skipped in stage 2.
+        let fanout = try await readRecords(run.kafka, topic: "push.fanout", count: expected.count, within: .seconds(30))
         let workers = run.workers
         let statuses = await run.stop()
 
         // No device missing, none foreign (a client looked up in a partition not held would be `no_devices`), never
         // the sender, mutes respected.
-        #expect(lines == expected)
+        #expect(
+            lines == expected, "\(Self.whereMissing(expected.subtracting(lines), fanout: fanout, workers: workers))")
+        // A room's messages are fanned out in its order: in every partition, room-b's (m-1 … m-9) come in that order
+        // (a message fanned out again after a rebalance comes after its first copies).
+        for (partition, records) in Dictionary(grouping: fanout, by: \.partition) {
+            var firstSeen: [Int] = []
+            for record in records.sorted(by: { $0.offset < $1.offset }) {
+                guard let number = Self.messageNumber(of: record), number > 0, !firstSeen.contains(number) else {
+                    continue
+                }
+                firstSeen.append(number)
+            }
+            #expect(firstSeen == firstSeen.sorted(), "push.fanout[\(partition)] has room-b's messages \(firstSeen)")
+        }
         #expect(Self.tokens(requests) == Self.sentTokens(messages))
         #expect(statuses.values.allSatisfy { $0 == 0 })
         // Each worker restored registry partitions, and none restored the whole registry.
@@ -178,6 +193,38 @@ final class AssignedScopeRun {
             #expect(worker.stderr.contains("registry partition restored"), "\(id) restored nothing")
             #expect(!worker.stderr.contains("device registry loaded"), "\(id) loaded the whole registry")
         }
+    }
+
+    /// The number `k` of the message `m-k` a fan-out record carries.
+    static func messageNumber(of record: KafkaRecord) -> Int? {
+        guard let id = (try? JSONParser.parse(record.value))?["_id"]?.stringValue else { return nil }
+        return Int(id.dropFirst(2))
+    }
+
+    /// For a failure's message: where each missing receipt's fan-out record is (`push.fanout[p]@offset`, or none),
+    /// and each worker's rebalances and restores of the fan-out stage.
+    static func whereMissing(_ missing: Set<String>, fanout: [KafkaRecord], workers: [String: ChildProcess]) -> String {
+        guard !missing.isEmpty else { return "" }
+        let positions = missing.sorted().map { line in
+            let parts = line.split(separator: " ")
+            let found = fanout.filter { record in
+                record.key == Array("SampleApp/\(parts[1])".utf8)
+                    && messageNumber(of: record) == Int(parts[0].dropFirst(2))
+            }
+            return "\(parts[0]) \(parts[1]): "
+                + (found.isEmpty
+                    ? "no fan-out record"
+                    : found.map { "push.fanout[\($0.partition)]@\($0.offset)" }.joined(separator: ","))
+        }
+        let rebalances = workers.sorted(by: { $0.key < $1.key }).flatMap { id, worker in
+            worker.stderr.lines.filter { line in
+                line.contains("registry partition restored")
+                    || (line.contains("push.fanout[")
+                        && (line.contains("partitions assigned") || line.contains("partitions revoked")
+                            || line.contains("partitions lost")))
+            }.map { "\(id): \($0)" }
+        }
+        return (["missing:"] + positions + ["fan-out stage:"] + rebalances).joined(separator: "\n")
     }
 
     @Test func aKilledAndAScaledInWorkersPartitionsAreRestoredElsewhereAndNothingIsLost() async throws {

@@ -285,14 +285,16 @@ public actor Pipeline<Request: Sendable> {
         do {
             if inLane {
                 try await processor.withStarted(record) { started in
+                    // A record that forwards keeps its room until its end, once Kafka acknowledged its outputs.
+                    let freesRoomEarly = !started.forwards
                     switch order {
                     case .strict:
                         let outputs = try await processor.settle(started)
-                        await self.roomFreed(ticket)
+                        if freesRoomEarly { await self.roomFreed(ticket) }
                         try await processor.produceUntilAcknowledged(
                             outputs, eventTimeMillis: started.eventTimeMillis)
                     case .firstAttempt:
-                        await self.roomFreed(ticket)
+                        if freesRoomEarly { await self.roomFreed(ticket) }
                         try await processor.produceUntilAcknowledged(
                             try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
                     }
@@ -413,14 +415,16 @@ public actor Pipeline<Request: Sendable> {
             let plannedUnits = planned.units
             let started = processor.started(consume planned, devices: group.progress.take(index))
             let member = group.members[index]
-            if settings.roomOrder == .firstAttempt { freed.append(member) }
+            // A record that forwards keeps its room until its end, once Kafka acknowledged its outputs.
+            let freesRoomEarly = !started.forwards
+            if freesRoomEarly, settings.roomOrder == .firstAttempt { freed.append(member) }
             switch processor.settleNow(started) {
             case .settled(let produced):
                 outputs += produced
                 units += plannedUnits
                 tickets.append(member.ticket)
                 if let created = started.eventTimeMillis { eventTimes.append(created) }
-                if settings.roomOrder == .strict { freed.append(member) }
+                if freesRoomEarly, settings.roomOrder == .strict { freed.append(member) }
             case .unsettled(let rest):
                 track { id in await self.work(settling: rest, member, holding: plannedUnits, taskId: id) }
             }
@@ -451,7 +455,7 @@ public actor Pipeline<Request: Sendable> {
         let done: Bool
         do {
             let outputs = try await processor.settle(rest)
-            if member.inLane, settings.roomOrder == .strict { await roomFreed(member.ticket) }
+            if member.inLane, settings.roomOrder == .strict, !rest.started.forwards { await roomFreed(member.ticket) }
             try await processor.produceUntilAcknowledged(outputs, eventTimeMillis: rest.started.eventTimeMillis)
             done = true
         } catch {

@@ -21,6 +21,9 @@ struct StartedRecord<Request: Sendable>: Sendable {
     /// The event's `createdAt`, when it was decoded and has one (for the end-to-end latency). Kept apart: read out of
     /// `content`, it copied the whole event.
     let eventTimeMillis: Int64?
+    /// Whether its plan passes records on (`PlannedEvent.forwarded`, the fan-out records): where they land in their
+    /// topic is where their recipients get them in order, so its room is freed only once Kafka acknowledged them.
+    let forwards: Bool
 
     /// A record whose value could not be planned.
     init(record: KafkaRecord, source: SourcePosition, undecodable: UndecodableEvent) {
@@ -28,6 +31,7 @@ struct StartedRecord<Request: Sendable>: Sendable {
         self.source = source
         content = .undecodable(undecodable)
         eventTimeMillis = nil
+        forwards = false
     }
 
     /// A planned event and what is known of each of its devices.
@@ -35,13 +39,15 @@ struct StartedRecord<Request: Sendable>: Sendable {
         self.record = record
         self.source = source
         eventTimeMillis = event.eventTimeMillis
+        forwards = !event.forwarded.isEmpty
         content = .event(event, devices)
     }
 }
 
 /// Processes one record in three steps: `withStarted` plans it and makes every device's first attempt, `settle`
 /// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
-/// A room's next record waits for the first attempts or `settle`, as `PipelineSettings.roomOrder` says.
+/// A room's next record waits for the first attempts or `settle`, as `PipelineSettings.roomOrder` says, and for the
+/// acknowledgement of a record that forwards (`StartedRecord.forwards`).
 ///
 /// A class: every record's task and each of its sends' closures holds it, and a reference is one retain where a copy
 /// of these fields was one each.
