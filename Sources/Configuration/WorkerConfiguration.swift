@@ -269,7 +269,7 @@ extension SettingReader {
             rulesCheckInterval: try milliseconds("PUSH_RULES_CHECK_MS", default: .seconds(5), in: 100...3_600_000),
             apns: apns, fcm: fcm, caFile: optional("PUSH_CA_FILE"),
             httpTransport: try choice("PUSH_HTTP_TRANSPORT", default: HTTP2TransportKind.nghttp2),
-            requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 1...600_000),
+            requestTimeout: try milliseconds("PUSH_REQUEST_TIMEOUT_MS", default: .seconds(10), in: 100...600_000),
             retryBase: retryBase, retryCap: retryCap)
         configuration.ignoredKafkaVariables = environmentKafka.ignored
         configuration.apps = apps

@@ -87,6 +87,8 @@ import Testing
         (["FCM_URL": "fcm.googleapis.com"], "FCM_URL"),
         (["KAFKA_MAX_POLL_INTERVAL_MS": "10000", "PUSH_REVOKE_DRAIN_MS": "20000"], "PUSH_REVOKE_DRAIN_MS"),
         (["PUSH_RETRY_BASE_MS": "1000", "PUSH_RETRY_CAP_MS": "10"], "PUSH_RETRY_CAP_MS"),
+        // A request with 50 ms or less left is never sent: a smaller deadline would send nothing.
+        (["PUSH_REQUEST_TIMEOUT_MS": "50"], "PUSH_REQUEST_TIMEOUT_MS"),
         (["APNS_KEY_FILE": "/k.p8"], "APNS_KEY_ID"),
         (["KAFKA_GROUP_ID": "two words"], "KAFKA_GROUP_ID"),
         (["PUSH_DEFAULT_LOCALE": "korean!"], "PUSH_DEFAULT_LOCALE"),

@@ -327,6 +327,24 @@ struct HTTP2TransportTests {
         }
     }
 
+    /// A request with 50 ms or less of its deadline left when its turn comes is not sent (it would time out after the
+    /// server took it): it fails `.timeout` and the server never sees it; on the same connection, one with more time is
+    /// sent. Loopback's connection is open first, so the 40 ms one does not wait for it.
+    @Test(arguments: HTTP2TransportKind.allCases) func aRequestWithTooLittleTimeLeftIsNotSent(
+        _ kind: HTTP2TransportKind
+    ) async throws {
+        let configuration = HTTP2TransportConfiguration(maxConnectionsPerHost: 1)
+        try await withSimulatorAndClient(kind, configuration) { simulator, client in
+            #expect(try await client.send(request(simulator, "/echo/first")).status == 200)
+            let error = await result(client, request(simulator, "/echo/late", deadline: .milliseconds(40))).failure
+            #expect(error?.kind == .timeout)
+            let timely = request(simulator, "/echo/timely", deadline: .milliseconds(2_000))
+            #expect(try await client.send(timely).status == 200)
+            let paths = try await simulator.requests().map(\.path)
+            #expect(paths == ["/echo/first", "/echo/timely"])
+        }
+    }
+
     @Test(arguments: HTTP2TransportKind.allCases) func aServerStreamLimitBelowTheClientsDoesNotHang(
         _ kind: HTTP2TransportKind
     ) async throws {

@@ -38,8 +38,10 @@ class PendingRequest: @unchecked Sendable {
 
     var isFinished: Bool { completion == nil }
 
-    /// True while more than 50 ms are left before the deadline at `now`: time for another attempt (and, for a
-    /// libcurl timeout, the sign that it was the connect timeout, not the request's own deadline).
+    /// True while more than 50 ms are left before the deadline at `now`: time for an attempt (and, for a libcurl
+    /// timeout, the sign that it was the connect timeout, not the request's own deadline). A request with less left
+    /// is not sent, first or again: it would most likely time out after the server took it, and a push the provider
+    /// delivered would then be sent again by whoever retries it.
     func hasTimeLeft(at now: ContinuousClock.Instant) -> Bool { now < deadline - .milliseconds(50) }
 
     /// Delivers the result to the waiting caller; later calls do nothing. Subclasses also let go of their attempt.

@@ -147,9 +147,11 @@ final class CurlEventLoop: RequestLoop, @unchecked Sendable {
         }
     }
 
+    /// Hands `transfer` to libcurl on an easy handle; one with 50 ms or less left times out unsent
+    /// (`PendingRequest.hasTimeLeft`).
     private func start(_ transfer: CurlTransfer) {
         let now = clock.now
-        guard now < transfer.deadline else {
+        guard transfer.hasTimeLeft(at: now) else {
             complete(transfer, with: .failure(TransferFailure.deadlinePassed(transfer.origin)))
             return
         }

@@ -194,8 +194,8 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
         return state
     }
 
-    /// Places waiting streams on connections with room, oldest first, and opens a connection for an origin whose
-    /// connections are all full.
+    /// Places waiting streams on connections with room, oldest first (one with 50 ms or less left times out unsent,
+    /// `PendingRequest.hasTimeLeft`), and opens a connection for an origin whose connections are all full.
     private func startReady() {
         for (origin, state) in origins where !state.waiting.isEmpty {
             let limit = state.oneStreamSucceeded == false ? 1 : Int.max
@@ -204,6 +204,11 @@ final class NGHTTP2EventLoop: RequestLoop, @unchecked Sendable {
             while inFlight < limit, let stream = state.waiting.first {
                 if stream.isFinished {
                     _ = state.waiting.popFirst()
+                    continue
+                }
+                guard stream.hasTimeLeft(at: turnStarted) else {
+                    _ = state.waiting.popFirst()
+                    drop(stream.id, with: TransferFailure.deadlinePassed(origin))
                     continue
                 }
                 guard let connection = leastBusyConnection(of: state) else {
