@@ -383,8 +383,9 @@ public actor Pipeline<Request: Sendable> {
     }
 
     /// The records of a group at `ready` have their first attempts: each is settled without waiting when they settled
-    /// it, else goes on alone (`work(settling:)`); their rooms are freed as the room order says, and the outputs of
-    /// those settled are produced in one call in a child task, which then reports their end. Once the task is
+    /// it, else goes on alone (`work(settling:)`); their rooms are freed as the room order says (a record that
+    /// forwards frees its room at its end), and the outputs of those settled are produced in one call in a child
+    /// task, which then reports their end. Once the task is
     /// cancelled (shutdown's grace period is over) they end undone, as a record alone does. The group forgets each
     /// record that went on (`plans`, `progress`), so that one slow answer holds no other record's plan.
     ///
