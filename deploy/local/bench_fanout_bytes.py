@@ -12,16 +12,18 @@ and the worker's resident memory now and at its peak (VmRSS, VmHWM).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench_replay import service_account
-from processes import memory_kib, start_dev_broker, start_worker
+from processes import Child, memory_kib, start_dev_broker, start_worker
 
 PARTITIONS = 6
 CLIENTS = [f"client-{index:05d}" for index in range(10_000)]
@@ -55,44 +57,55 @@ def dead_letter(dead_letters: Consumer, timeout: float) -> tuple | None:
     return None
 
 
+@contextlib.contextmanager
+def assigned_scope(binary: Path, name: str) -> Iterator[tuple[str, Child]]:
+    """The dev broker (`PARTITIONS` partitions) and one `push-worker run` of the assigned registry scope on it, in a
+    scratch folder named after `name`, its FCM address unreachable (the registry is empty: nothing is sent); yields
+    the bootstrap servers and the worker, and stops both after."""
+    with tempfile.TemporaryDirectory(prefix=f"push-bench-{name}-") as scratch_name:
+        scratch = Path(scratch_name)
+        broker, bootstrap = start_dev_broker(binary, scratch, PARTITIONS)
+        try:
+            worker, _ = start_worker(binary, scratch, {
+                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": str(service_account(scratch)),
+                "FCM_URL": "https://127.0.0.1:9", "PUSH_REGISTRY_SCOPE": "assigned",
+                "PUSH_REGISTRY_PARTITIONING": "client", "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", "")})
+            try:
+                yield bootstrap, worker
+            finally:
+                worker.stop()
+        finally:
+            broker.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the push-worker executable")
     arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="push-bench-fanout-bytes-") as scratch_name:
-        scratch = Path(scratch_name)
-        broker, bootstrap = start_dev_broker(Path(arguments.bin), scratch, PARTITIONS)
-        try:
-            worker, _ = start_worker(Path(arguments.bin), scratch, {
-                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": str(service_account(scratch)),
-                "FCM_URL": "https://127.0.0.1:9", "PUSH_REGISTRY_SCOPE": "assigned",
-                "PUSH_REGISTRY_PARTITIONING": "client", "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", "")})
-            time.sleep(5)
-            print(f"started: {memory_kib(worker.process.pid)}", flush=True)
-            producer = Producer({"bootstrap.servers": bootstrap, "message.max.bytes": 2_000_000})
-            dead_letters = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-fanout-bytes",
-                                     "auto.offset.reset": "earliest"})
-            dead_letters.assign([TopicPartition("push.dlq", partition, 0) for partition in range(PARTITIONS)])
-            cases = [("over the byte limit", message("m-1", CLIENTS, 690_000), True),
-                     ("under the byte limit", message("m-2", CLIENTS, 6_000), False),
-                     ("over the event limit", message("m-3", ["client-1"], 1_020_000), True)]
-            for name, value, refused in cases:
-                before = fanout_records(bootstrap)
-                started = time.monotonic()
-                producer.produce("chat.messages", value=value, key=b"r")
-                producer.flush(30)
-                if refused:
-                    outcome = f"dead letter {dead_letter(dead_letters, 300)}"
-                else:
-                    while fanout_records(bootstrap) < before + len(CLIENTS) and time.monotonic() - started < 300:
-                        time.sleep(0.2)
-                    outcome = "fanned out"
-                print(f"{name}: {len(value)} B, {outcome}, fan-out records written {fanout_records(bootstrap) - before},"
-                      f" {time.monotonic() - started:.1f} s, {memory_kib(worker.process.pid)}", flush=True)
-            dead_letters.close()
-            worker.stop()
-        finally:
-            broker.stop()
+    with assigned_scope(Path(arguments.bin), "fanout-bytes") as (bootstrap, worker):
+        time.sleep(5)
+        print(f"started: {memory_kib(worker.process.pid)}", flush=True)
+        producer = Producer({"bootstrap.servers": bootstrap, "message.max.bytes": 2_000_000})
+        dead_letters = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-fanout-bytes",
+                                 "auto.offset.reset": "earliest"})
+        dead_letters.assign([TopicPartition("push.dlq", partition, 0) for partition in range(PARTITIONS)])
+        cases = [("over the byte limit", message("m-1", CLIENTS, 690_000), True),
+                 ("under the byte limit", message("m-2", CLIENTS, 6_000), False),
+                 ("over the event limit", message("m-3", ["client-1"], 1_020_000), True)]
+        for name, value, refused in cases:
+            before = fanout_records(bootstrap)
+            started = time.monotonic()
+            producer.produce("chat.messages", value=value, key=b"r")
+            producer.flush(30)
+            if refused:
+                outcome = f"dead letter {dead_letter(dead_letters, 300)}"
+            else:
+                while fanout_records(bootstrap) < before + len(CLIENTS) and time.monotonic() - started < 300:
+                    time.sleep(0.2)
+                outcome = "fanned out"
+            print(f"{name}: {len(value)} B, {outcome}, fan-out records written {fanout_records(bootstrap) - before},"
+                  f" {time.monotonic() - started:.1f} s, {memory_kib(worker.process.pid)}", flush=True)
+        dead_letters.close()
 
 
 if __name__ == "__main__":

@@ -13,17 +13,13 @@ The registry is empty: the fan-out stage finds no devices and sends nothing.
 
 import argparse
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from bench_replay import service_account
-from processes import start_dev_broker, start_worker
+from bench_fanout_bytes import PARTITIONS, assigned_scope
 
-PARTITIONS = 6
 CLIENTS = [f"client-{index}" for index in range(10)]
 
 
@@ -58,30 +54,20 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=500, help="messages per case (default 500)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of both cases (default 3)")
     arguments = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="push-bench-fanout-order-") as scratch_name:
-        scratch = Path(scratch_name)
-        broker, bootstrap = start_dev_broker(Path(arguments.bin), scratch, PARTITIONS)
-        try:
-            worker, _ = start_worker(Path(arguments.bin), scratch, {
-                "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "FCM_SERVICE_ACCOUNT_FILE": str(service_account(scratch)),
-                "FCM_URL": "https://127.0.0.1:9", "PUSH_REGISTRY_SCOPE": "assigned",
-                "PUSH_REGISTRY_PARTITIONING": "client", "LD_LIBRARY_PATH": os.environ.get("LD_LIBRARY_PATH", "")})
-            producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
-            reader = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-fanout-order"})
-            fan_out(producer, reader, [("warm-up", "warm-up")])
-            count = arguments.messages
-            for round_number in range(1, arguments.rounds + 1):
-                one = fan_out(producer, reader, [(f"r{round_number}-one-{k}", f"r{round_number}-room") for k in
-                                                 range(count)])
-                many = fan_out(producer, reader, [(f"r{round_number}-many-{k}", f"r{round_number}-room-{k}") for k in
-                                                  range(count)])
-                print(f"round {round_number}: {count} messages of 10 clients, one room {one:.2f} s "
-                      f"({one / count * 1000:.1f} ms a message), {count} rooms {many:.2f} s "
-                      f"({many / count * 1000:.2f} ms a message)", flush=True)
-            reader.close()
-            worker.stop()
-        finally:
-            broker.stop()
+    with assigned_scope(Path(arguments.bin), "fanout-order") as (bootstrap, _):
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+        reader = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench-fanout-order"})
+        fan_out(producer, reader, [("warm-up", "warm-up")])
+        count = arguments.messages
+        for round_number in range(1, arguments.rounds + 1):
+            one = fan_out(producer, reader, [(f"r{round_number}-one-{k}", f"r{round_number}-room") for k in
+                                             range(count)])
+            many = fan_out(producer, reader, [(f"r{round_number}-many-{k}", f"r{round_number}-room-{k}") for k in
+                                              range(count)])
+            print(f"round {round_number}: {count} messages of 10 clients, one room {one:.2f} s "
+                  f"({one / count * 1000:.1f} ms a message), {count} rooms {many:.2f} s "
+                  f"({many / count * 1000:.2f} ms a message)", flush=True)
+        reader.close()
 
 
 if __name__ == "__main__":
