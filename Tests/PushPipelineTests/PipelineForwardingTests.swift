@@ -1,4 +1,5 @@
 import KafkaTypes
+import PushCore
 import Synchronization
 import TestSupport
 import Testing
@@ -69,6 +70,26 @@ import Testing
         #expect(
             forwarded.filter { !$0.hasPrefix("m3/") } == ["m1/token-a", "m1/token-b", "m2/token-a", "m2/token-b"])
         #expect(forwarded.contains("m3/token-c"))
+    }
+
+    /// A record frees its room at the point its room order names, unless its plan forwards records: then at its end,
+    /// in either order; an undecodable record forwards nothing.
+    @Test(arguments: RoomOrdering.allCases)
+    func aRecordThatForwardsFreesItsRoomOnlyAtItsEnd(order: RoomOrdering) throws {
+        let input = record("m1;a,b", offset: 0, key: "room-a")
+        let source = SourcePosition(of: input, trustingHeaders: false)
+        let forwarding = try ForwardingPlanner().plan(input.value, nowMillis: 0).get()
+        let sending = try FakePlanner().plan(input.value, nowMillis: 0).get()
+        #expect(!forwarding.forwarded.isEmpty && sending.forwarded.isEmpty)
+        let ordered: RoomFreedPoint = order == .strict ? .settled : .firstAttempts
+        let started = { (event: PlannedEvent<String>) in
+            StartedRecord(record: input, source: source, event: event, devices: [])
+        }
+        #expect(started(forwarding).roomFreedPoint(order) == .end)
+        #expect(started(sending).roomFreedPoint(order) == ordered)
+        let undecodable = StartedRecord<String>(
+            record: input, source: source, undecodable: UndecodableEvent(reason: .decodeError, message: "not JSON"))
+        #expect(undecodable.roomFreedPoint(order) == ordered)
     }
 
     /// An IMKIT message in `room` to the clients `c0` … `c9`, saying `text`.

@@ -255,8 +255,8 @@ public actor Pipeline<Request: Sendable> {
     }
 
     /// Runs a record's work in its own task. A record in a room lane reports `roomFreed` once the next record of
-    /// its room may start: after its devices are settled (`RoomOrdering.strict`) or after its first attempts
-    /// (`.firstAttempt`).
+    /// its room may start, at its `StartedRecord.roomFreedPoint`: after its devices are settled (`RoomOrdering.strict`)
+    /// or after its first attempts (`.firstAttempt`); a record that forwards, at its end.
     private func spawn(_ start: Start) {
         track { id in await self.work(on: start.record, start.ticket, inLane: start.inLane, taskId: id) }
     }
@@ -285,19 +285,11 @@ public actor Pipeline<Request: Sendable> {
         do {
             if inLane {
                 try await processor.withStarted(record) { started in
-                    // A record that forwards keeps its room until its end, once Kafka acknowledged its outputs.
-                    let freesRoomEarly = !started.forwards
-                    switch order {
-                    case .strict:
-                        let outputs = try await processor.settle(started)
-                        if freesRoomEarly { await self.roomFreed(ticket) }
-                        try await processor.produceUntilAcknowledged(
-                            outputs, eventTimeMillis: started.eventTimeMillis)
-                    case .firstAttempt:
-                        if freesRoomEarly { await self.roomFreed(ticket) }
-                        try await processor.produceUntilAcknowledged(
-                            try await processor.settle(started), eventTimeMillis: started.eventTimeMillis)
-                    }
+                    let freedPoint = started.roomFreedPoint(order)
+                    if freedPoint == .firstAttempts { await self.roomFreed(ticket) }
+                    let outputs = try await processor.settle(started)
+                    if freedPoint == .settled { await self.roomFreed(ticket) }
+                    try await processor.produceUntilAcknowledged(outputs, eventTimeMillis: started.eventTimeMillis)
                 }
             } else {
                 try await processor.process(record)
@@ -383,10 +375,9 @@ public actor Pipeline<Request: Sendable> {
     }
 
     /// The records of a group at `ready` have their first attempts: each is settled without waiting when they settled
-    /// it, else goes on alone (`work(settling:)`); their rooms are freed as the room order says (a record that
-    /// forwards frees its room at its end), and the outputs of those settled are produced in one call in a child
-    /// task, which then reports their end. Once the task is
-    /// cancelled (shutdown's grace period is over) they end undone, as a record alone does. The group forgets each
+    /// it, else goes on alone (`work(settling:)`); their rooms are freed at each one's `roomFreedPoint`, and the
+    /// outputs of those settled are produced in one call in a child task, which then reports their end. Once the task
+    /// is cancelled (shutdown's grace period is over) they end undone, as a record alone does. The group forgets each
     /// record that went on (`plans`, `progress`), so that one slow answer holds no other record's plan.
     ///
     /// `adopting`: returns the records of input topics the freed rooms let start, for the group to take on, while it
@@ -416,16 +407,15 @@ public actor Pipeline<Request: Sendable> {
             let plannedUnits = planned.units
             let started = processor.started(consume planned, devices: group.progress.take(index))
             let member = group.members[index]
-            // A record that forwards keeps its room until its end, once Kafka acknowledged its outputs.
-            let freesRoomEarly = !started.forwards
-            if freesRoomEarly, settings.roomOrder == .firstAttempt { freed.append(member) }
+            let freedPoint = started.roomFreedPoint(settings.roomOrder)
+            if freedPoint == .firstAttempts { freed.append(member) }
             switch processor.settleNow(started) {
             case .settled(let produced):
                 outputs += produced
                 units += plannedUnits
                 tickets.append(member.ticket)
                 if let created = started.eventTimeMillis { eventTimes.append(created) }
-                if freesRoomEarly, settings.roomOrder == .strict { freed.append(member) }
+                if freedPoint == .settled { freed.append(member) }
             case .unsettled(let rest):
                 track { id in await self.work(settling: rest, member, holding: plannedUnits, taskId: id) }
             }
@@ -456,7 +446,9 @@ public actor Pipeline<Request: Sendable> {
         let done: Bool
         do {
             let outputs = try await processor.settle(rest)
-            if member.inLane, settings.roomOrder == .strict, !rest.started.forwards { await roomFreed(member.ticket) }
+            if member.inLane, rest.started.roomFreedPoint(settings.roomOrder) == .settled {
+                await roomFreed(member.ticket)
+            }
             try await processor.produceUntilAcknowledged(outputs, eventTimeMillis: rest.started.eventTimeMillis)
             done = true
         } catch {

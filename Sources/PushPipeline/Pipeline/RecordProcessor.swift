@@ -42,12 +42,32 @@ struct StartedRecord<Request: Sendable>: Sendable {
         forwards = !event.forwarded.isEmpty
         content = .event(event, devices)
     }
+
+    /// The point at which its room lane lets the room's next record start: as `order` says, except that a record that
+    /// forwards keeps its room until its end, once Kafka acknowledged its outputs (the end frees any room still held).
+    func roomFreedPoint(_ order: RoomOrdering) -> RoomFreedPoint {
+        if forwards { return .end }
+        switch order {
+        case .strict: return .settled
+        case .firstAttempt: return .firstAttempts
+        }
+    }
+}
+
+/// When a record in a room lane frees its room (`StartedRecord.roomFreedPoint`).
+enum RoomFreedPoint: Sendable {
+    /// Once its devices' first attempts answered.
+    case firstAttempts
+    /// Once every device has a result, before its outputs are produced.
+    case settled
+    /// At its end: its outputs were acknowledged (or it ended undone).
+    case end
 }
 
 /// Processes one record in three steps: `withStarted` plans it and makes every device's first attempt, `settle`
 /// retries in process until every device has a result, `produceUntilAcknowledged` writes the outputs.
 /// A room's next record waits for the first attempts or `settle`, as `PipelineSettings.roomOrder` says, and for the
-/// acknowledgement of a record that forwards (`StartedRecord.forwards`).
+/// acknowledgement of a record that forwards (`StartedRecord.roomFreedPoint`).
 ///
 /// A class: every record's task and each of its sends' closures holds it, and a reference is one retain where a copy
 /// of these fields was one each.
