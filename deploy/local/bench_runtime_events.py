@@ -1,5 +1,6 @@
-"""The Swift concurrency runtime's work per record: its entry points' calls in the worker, counted by uprobes, by
-thread kind, and the functions whose `await` hops (`swift_task_switch`'s resume function and target executor).
+"""The Swift runtime's work per record: its concurrency entry points' calls in the worker and the heap objects it makes,
+counted by uprobes, by thread kind, and the functions whose `await` hops (`swift_task_switch`'s resume function and
+target executor).
 
 Unlike CPU time, these counts hardly depend on the machine's speed: a change of the worker's tasks, actors and
 continuations shows in them within about ±3 % (what moves is timing: a permit or an answer ready before its task
@@ -26,13 +27,19 @@ from typing import Callable, Iterable
 from bench_stages import OTHER_THREADS, THREAD_KINDS, thread_kind
 
 
+CONCURRENCY_LIBRARY = "libswift_Concurrency.so"
+CORE_LIBRARY = "libswiftCore.so"
+
+
 @dataclass(frozen=True)
 class Probe:
-    """A uprobe on one of the runtime's functions: its event name, the function, and the arguments it records."""
+    """A uprobe on one of the runtime's functions: its event name, the function, the arguments it records, and the
+    runtime library that defines it."""
 
     event: str
     function: str
     arguments: str = ""
+    library: str = CONCURRENCY_LIBRARY
 
     def definition(self, group: str) -> str:
         """The probe as `perf probe -a` takes it."""
@@ -49,6 +56,9 @@ PROBES = (
     Probe("enqueue_global", "swift_task_enqueueGlobal"),
     Probe("continuation_resume", "swift_continuation_resume"),
     Probe("continuation_throwing_resume", "swift_continuation_throwingResume"),
+    # Every heap object the worker's Swift code makes: class instances, closure contexts, boxes, and the storage of
+    # arrays, strings, dictionaries and sets (a task's own memory comes from its allocator, not from here).
+    Probe("alloc_object", "swift_allocObject", library=CORE_LIBRARY),
 )
 # The figures printed, each the sum of some probes' calls, in this order.
 FIGURES = (
@@ -57,6 +67,7 @@ FIGURES = (
     ("tasks created", ("task_create",)),
     ("enqueues", ("enqueue_global",)),
     ("continuation resumes", ("continuation_resume", "continuation_throwing_resume")),
+    ("heap objects", ("alloc_object",)),
 )
 KIND_ORDER = tuple(kind for kind, _ in THREAD_KINDS) + (OTHER_THREADS,)
 

@@ -46,6 +46,11 @@ class ProbeTests(unittest.TestCase):
         self.assertEqual(definitions["task_switch"],
                          "pushbench_42:task_switch=swift_task_switch resume=%di:x64 executor=%si:x64")
 
+    def test_heap_objects_are_counted_in_the_core_runtime_and_the_rest_in_the_concurrency_runtime(self):
+        libraries = {probe.event: probe.library for probe in PROBES}
+        self.assertEqual(libraries.pop("alloc_object"), "libswiftCore.so")
+        self.assertEqual(set(libraries.values()), {"libswift_Concurrency.so"})
+
 
 class CountTests(unittest.TestCase):
     def test_calls_count_by_probe_and_thread_kind(self):
@@ -135,9 +140,9 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual(
             per_record_and_send(counts, records=2_000, sends=4_000),
             "runtime events per record: job runs 9.00, task switches 0.00, tasks created 0.00, enqueues 8.00 "
-            "(Swift pool 6.00, HTTP/2 loop 2.00), continuation resumes 0.00; per send: job runs 4.50, task "
-            "switches 0.00, tasks created 0.00, enqueues 4.00 (Swift pool 3.00, HTTP/2 loop 1.00), continuation "
-            "resumes 0.00")
+            "(Swift pool 6.00, HTTP/2 loop 2.00), continuation resumes 0.00, heap objects 0.00; per send: job runs "
+            "4.50, task switches 0.00, tasks created 0.00, enqueues 4.00 (Swift pool 3.00, HTTP/2 loop 1.00), "
+            "continuation resumes 0.00, heap objects 0.00")
 
     def test_continuation_resumes_count_both_kinds_of_resume(self):
         self.assertIn("continuation resumes 2.00 (Swift pool 1.00, HTTP/2 loop 1.00)",
@@ -146,7 +151,7 @@ class SummaryTests(unittest.TestCase):
     def test_per_record_figures_sum_their_probes_over_thread_kinds(self):
         figures = per_record(self.counts(), records=2)
         self.assertEqual(list(figures), ["job runs", "task switches", "tasks created", "enqueues",
-                                         "continuation resumes"])
+                                         "continuation resumes", "heap objects"])
         self.assertEqual(figures["enqueues"], 8.5)
         self.assertEqual(figures["continuation resumes"], 2.0)
 

@@ -1,5 +1,5 @@
-"""Uprobes on the Swift concurrency runtime's entry points (bench_runtime_events.PROBES) and the recording of one
-worker's calls through them, for `bench.py --runtime-events`.
+"""Uprobes on the Swift runtime's entry points (bench_runtime_events.PROBES: the concurrency runtime's, and the core
+runtime's heap allocation) and the recording of one worker's calls through them, for `bench.py --runtime-events`.
 
 The probes live in a group of this process's own (`pushbench_PID`), created at the start and deleted at the end,
 also on an exception, Ctrl-C or SIGTERM, so that another user's probes on the same functions (perf's default group
@@ -30,20 +30,24 @@ from pathlib import Path
 from bench_runtime_events import PROBES, RuntimeEventCounts, Symbols, short_name
 from processes import popen, stop
 
-LIBRARY = "libswift_Concurrency.so"
 # Per-CPU buffer of perf record: a record costs about 110 calls, tens of thousands of records a second.
 BUFFER = "64M"
 LOST = re.compile(r"lost (\d+) chunks")
 
 
-def concurrency_library(binary: str) -> str | None:
-    """The Swift concurrency runtime `binary` loads (from `ldd`), or None where it loads none (a static stdlib)."""
+def runtime_libraries(binary: str) -> dict[str, str]:
+    """The path of each Swift runtime library the probes are on (`Probe.library`) that `binary` loads (from `ldd`);
+    none where it loads them not (a static stdlib)."""
     try:
         output = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return None
-    match = re.search(rf"{re.escape(LIBRARY)}\S* => (\S+)", output)
-    return match[1] if match else None
+        return {}
+    paths = {}
+    for library in {probe.library for probe in PROBES}:
+        match = re.search(rf"{re.escape(library)}\S* => (\S+)", output)
+        if match:
+            paths[library] = match[1]
+    return paths
 
 
 class RuntimeProbes:
@@ -56,9 +60,10 @@ class RuntimeProbes:
         self.previous_sigterm = None
 
     def __enter__(self) -> "RuntimeProbes":
-        library = concurrency_library(self.binary)
-        if library is None:
-            print(f"bench: no runtime event counts: {self.binary} loads no {LIBRARY} (ldd)", file=sys.stderr)
+        libraries = runtime_libraries(self.binary)
+        missing = sorted({probe.library for probe in PROBES} - libraries.keys())
+        if missing:
+            print(f"bench: no runtime event counts: {self.binary} loads no {', '.join(missing)} (ldd)", file=sys.stderr)
             return self
         if shutil.which("perf") is None:
             print("bench: no runtime event counts: perf is not installed (linux-perf)", file=sys.stderr)
@@ -66,7 +71,8 @@ class RuntimeProbes:
         # SIGTERM raises SystemExit as Ctrl-C raises KeyboardInterrupt, so that `__exit__` deletes the probes.
         self.previous_sigterm = signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
         for probe in PROBES:
-            result = subprocess.run(["perf", "probe", "-q", "-x", library, "-a", probe.definition(self.group)],
+            result = subprocess.run(["perf", "probe", "-q", "-x", libraries[probe.library], "-a",
+                                     probe.definition(self.group)],
                                     capture_output=True, text=True)
             if result.returncode != 0:
                 reason = (result.stderr.strip().splitlines() or [f"status {result.returncode}"])[-1]
