@@ -16,14 +16,20 @@ public enum EventTime {
     static func isPlausible(_ date: Date, now: Date) -> Bool {
         abs(date.timeIntervalSince(now)) <= maximumDistance
     }
+
+    /// When the time to live of an event created at `createdAt` starts: `createdAt`, but no later than `now` plus
+    /// `maximumClockSkew`; `now` when the event has no `createdAt`.
+    static func timeToLiveStart(createdAt: Date?, now: Date) -> Date {
+        guard let createdAt else { return now }
+        return min(createdAt, now.addingTimeInterval(maximumClockSkew))
+    }
 }
 
 extension ChatMessageEvent {
     /// When the time to live starts: `createdAt`, but no later than `now` plus `EventTime.maximumClockSkew`;
     /// `now` when the event has no `createdAt`.
     public func timeToLiveStart(now: Date) -> Date {
-        guard let createdAt else { return now }
-        return min(createdAt, now.addingTimeInterval(EventTime.maximumClockSkew))
+        EventTime.timeToLiveStart(createdAt: createdAt, now: now)
     }
 
     /// `createdAt` in whole epoch milliseconds (rounded): always in range, since the decoder keeps it within

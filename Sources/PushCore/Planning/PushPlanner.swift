@@ -23,19 +23,41 @@ public struct PushPlanner: Sendable {
     }
 
     /// `plan(_:now:)` with the apps of `context` in place of the planner's own (the message's app); the planner's
-    /// when `nil`.
-    public func plan(_ event: ChatMessageEvent, now: Date, context: ProviderContext?) -> [DeviceDecision] {
+    /// when `nil`. The event is taken, not borrowed: the renderers of its rule keep it, and a caller done with it
+    /// hands it over (`consume`) where a copy would retain each of its strings.
+    public func plan(_ event: consuming ChatMessageEvent, now: Date, context: ProviderContext?) -> [DeviceDecision] {
         let context = context ?? self.context
-        let lookup = rules.rule(for: event.type)
+        let skipsUnknownType: Bool
+        switch rules.rule(for: event.type) {
+        case .listed(let rule), .fallback(let rule):
+            // The event moves into the source the renderers share, and its parts are read there: handed on whole, it
+            // was copied, a retain of each of its strings.
+            let source = RenderSource(rule: rule, event: consume event, anonymousName: rules.anonymousName)
+            let planner = EventPlan(
+                source: source, skipsUnknownType: false, type: source.event.type,
+                invalidDevices: source.event.invalidDevices, createdAt: source.event.createdAt, rules: rules,
+                context: context, defaultLocale: defaultLocale, now: now)
+            return decisions(of: source.event.recipients, planner)
+        case .skip: skipsUnknownType = true
+        case .deadLetter: skipsUnknownType = false
+        }
+        let planner = EventPlan(
+            source: nil, skipsUnknownType: skipsUnknownType, type: event.type, invalidDevices: event.invalidDevices,
+            createdAt: event.createdAt, rules: rules, context: context, defaultLocale: defaultLocale, now: now)
+        return decisions(of: event.recipients, planner)
+    }
+
+    /// One decision per device of `recipients` (the event's), made by `planner`.
+    private func decisions(
+        of recipients: [ChatMessageEvent.Recipient], _ planner: consuming EventPlan
+    ) -> [DeviceDecision] {
         var decisions: [DeviceDecision] = []
-        decisions.reserveCapacity(event.recipients.reduce(0) { $0 + $1.devices.count })
-        var planner = EventPlan(
-            event: event, lookup: lookup, rules: rules, context: context, defaultLocale: defaultLocale, now: now)
-        for (recipientIndex, recipient) in event.recipients.enumerated() {
+        decisions.reserveCapacity(recipients.reduce(0) { $0 + $1.devices.count })
+        for (recipientIndex, recipient) in recipients.enumerated() {
             let renderer = planner.renderer(for: recipient)
             for (deviceIndex, device) in recipient.devices.enumerated() {
                 let address = DeviceAddress(recipient: recipientIndex, device: deviceIndex)
-                let outcome = planner.outcome(for: device, of: recipient, at: address, in: event, renderer: renderer)
+                let outcome = planner.outcome(for: device, of: recipient, at: address, renderer: renderer)
                 let locale: LanguageTag? = if case .send = outcome { renderer?.texts.language } else { nil }
                 decisions.append(
                     DeviceDecision(
@@ -49,7 +71,7 @@ public struct PushPlanner: Sendable {
 /// The work shared by every device of one event: the rule, the rendering, the size fitting and the expiry.
 ///
 /// It holds the rule and the event once, in the renderers' shared source (a copy of either retains every string in
-/// it); the calls borrow the event.
+/// it), and the few parts of the event a decision reads besides the recipient.
 private struct EventPlan {
     /// The rule and event every renderer of the event shares; `nil` when the event's type has no rule.
     let source: RenderSource?
@@ -76,22 +98,28 @@ private struct EventPlan {
         var texts: FallbackTexts
     }
 
+    /// The event's type, for the dead-letter message of a type without a rule.
+    let type: String
+    /// The event's unusable device entries, with why.
+    let invalidDevices: [DeviceAddress: EventError]
+    /// When the time to live of the event's pushes starts (`ChatMessageEvent.timeToLiveStart`).
+    let timeToLiveStart: Date
+
     init(
-        event: ChatMessageEvent, lookup: consuming RulesTable.RuleLookup, rules: RulesTable, context: ProviderContext,
-        defaultLocale: LanguageTag?, now: Date
+        source: RenderSource?, skipsUnknownType: Bool, type: String, invalidDevices: [DeviceAddress: EventError],
+        createdAt: Date?, rules: RulesTable, context: ProviderContext, defaultLocale: LanguageTag?, now: Date
     ) {
+        self.source = source
+        self.skipsUnknownType = skipsUnknownType
+        self.type = type
+        self.invalidDevices = invalidDevices
+        timeToLiveStart = EventTime.timeToLiveStart(createdAt: createdAt, now: now)
         self.now = now
         self.defaultLocale = defaultLocale
         tableDefaultLocale = rules.defaultLocale
         apns = APNsRequestBuilder(context: context)
         fcm = FCMRequestBuilder(context: context)
         sendsWebPush = context.sendsWebPush
-        skipsUnknownType = lookup == .skip
-        switch consume lookup {
-        case .listed(let rule), .fallback(let rule):
-            source = RenderSource(rule: rule, event: event, anonymousName: rules.anonymousName)
-        case .skip, .deadLetter: source = nil
-        }
     }
 
     /// The renderer of the rule's texts in `recipient`'s language; `nil` when the event's type has no rule.
@@ -108,15 +136,15 @@ private struct EventPlan {
 
     mutating func outcome(
         for device: Device?, of recipient: ChatMessageEvent.Recipient, at address: DeviceAddress,
-        in event: ChatMessageEvent, renderer: PushRenderer?
+        renderer: PushRenderer?
     ) -> DeviceDecision.Outcome {
         guard let device else {
             return .deadLetter(
-                event.invalidDevices[address] ?? EventError(.decodeError, path: address.description, "invalid device"))
+                invalidDevices[address] ?? EventError(.decodeError, path: address.description, "invalid device"))
         }
         guard let renderer else {
             if skipsUnknownType { return .skipped(.unknownType) }
-            return .deadLetter(EventError(.unknownType, path: "type", "type '\(event.type)' is not in the rules table"))
+            return .deadLetter(EventError(.unknownType, path: "type", "type '\(type)' is not in the rules table"))
         }
         // Read in place: a copy of the rule would retain each of its strings, for every device.
         let kind = renderer.source.rule.kind
@@ -124,7 +152,7 @@ private struct EventPlan {
         if kind == .skip { return .skipped(.rule) }
         if recipient.muted, kind != .silent { return .skipped(.muted) }
         guard accepts(device.platform, kind) else { return .skipped(.platform) }
-        let expiresAt = event.timeToLiveStart(now: now).addingTimeInterval(TimeInterval(timeToLiveSeconds))
+        let expiresAt = timeToLiveStart.addingTimeInterval(TimeInterval(timeToLiveSeconds))
         if timeToLiveSeconds > 0, now > expiresAt { return .expired }
         let expiresAtSeconds = Int(clampingRoundedDown: expiresAt.timeIntervalSince1970)
         let platform = device.platform

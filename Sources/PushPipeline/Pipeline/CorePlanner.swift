@@ -41,8 +41,8 @@ public final class CorePlanner: EventPlanner {
         }
 
         /// `PushPlanner.plan`, called where the planner is borrowed: read through the reference, it was copied
-        /// (its rules table with it) for every event.
-        func plan(_ event: ChatMessageEvent, now: Date, context: ProviderContext?) -> [DeviceDecision] {
+        /// (its rules table with it) for every event. The event is handed over, as there.
+        func plan(_ event: consuming ChatMessageEvent, now: Date, context: ProviderContext?) -> [DeviceDecision] {
             planner.plan(event, now: now, context: context)
         }
     }
@@ -94,13 +94,19 @@ public final class CorePlanner: EventPlanner {
             return .failure(UndecodableEvent(reason: error.reason, message: error.description))
         }
         let inForce = planner.withLock { $0 }
-        let standing = apps.standing(ofApp: event.appID)
+        let appID = event.appID
+        let standing = apps.standing(ofApp: appID)
         let refusal = standing.refusal
-        let decisions = inForce.plan(event, now: now, context: standing.context)
+        // What the plan keeps of the event, taken before the planner takes the event itself. The record's bytes,
+        // not the event, for the narrowed retry records: a closure holding the event would copy all of it.
+        let hasInvalidDevices = !event.invalidDevices.isEmpty
+        let source = event.source
+        let (messageId, roomId, type) = (event.id, event.room.id, event.type)
+        let eventTimeMillis = event.createdAtEpochMillis
+        let decisions = inForce.plan(consume event, now: now, context: standing.context)
         // An unusable entry (bad token syntax, unknown platform) has no `Device`: its receipt names what the event
         // said, read from the record's tree, parsed only for such an event.
-        let tree = event.invalidDevices.isEmpty ? nil : try? JSONParser.parse(value)
-        let appID = event.appID
+        let tree = hasInvalidDevices ? try? JSONParser.parse(value) : nil
         let devices = decisions.map { decision in
             let entry = decision.device == nil ? tree.flatMap { Self.entry(at: decision.address, in: $0) } : nil
             let token = decision.device?.token ?? entry?["token"]?.stringValue ?? ""
@@ -114,12 +120,8 @@ public final class CorePlanner: EventPlanner {
             return PlannedDevice(target: target, decision: decided)
         }
         let addresses = decisions.map(\.address)
-        // The record's bytes, not the event: a closure holding the event would copy all of it.
-        let source = event.source
         var planned = PlannedEvent(
-            messageId: event.id, roomId: event.room.id, type: event.type,
-            eventTimeMillis: event.createdAtEpochMillis,
-            devices: devices,
+            messageId: messageId, roomId: roomId, type: type, eventTimeMillis: eventTimeMillis, devices: devices,
             narrowed: { indices in ChatMessageEvent.narrowed(source, to: indices.map { addresses[$0] }) })
         // A resolved IMKIT message's retry record carries its appID too: the guard's scope stays the app's.
         planned.appID = appID
