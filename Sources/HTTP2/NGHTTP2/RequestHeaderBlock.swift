@@ -8,43 +8,66 @@ struct RequestHeaderBlock: ~Copyable {
     private let storage: UnsafeMutableRawPointer
     private let fields: UnsafeMutableBufferPointer<nghttp2_nv>
 
-    init(_ request: HTTPRequest, method: RequestMethod, endpoint: OriginEndpoint, isTLS: Bool) {
-        var url = request.url
-        let (path, needsSlash) = url.withUTF8 { RequestOrigin.pathRange(in: $0) }
-        let contentLength: String? =
-            if case .withBody = method, !request.headers.contains(where: { $0.hasName("content-length") }) {
-                String(request.body.count)
-            } else {
-                nil
+    init(_ request: borrowing HTTPRequest, method: RequestMethod, endpoint: OriginEndpoint, isTLS: Bool) {
+        // Every text is read through its UTF-8 bytes in place (`withBytes`): passed around as `String`s, each name and
+        // value was retained and released a few times over, about 250 times a request of eight headers.
+        (storage, fields) = request.headers.withUnsafeBufferPointer { headers in
+            Self.withBytes(request.url) { url in
+                Self.block(
+                    request, headers: headers, url: url, method: method, authority: endpoint.authority, isTLS: isTLS)
             }
-        var count = 4 + (contentLength == nil ? 0 : 1)
+        }
+    }
+
+    /// The block's memory and fields, written for `request` with its `headers` and `url` as the init reads them. The
+    /// memory is sized for every header and a `content-length` (those HTTP/2 forbids take a few bytes they do not
+    /// use), so that each header is read once, as it is written.
+    private static func block(
+        _ request: borrowing HTTPRequest, headers: UnsafeBufferPointer<HTTPHeader>, url: UnsafeBufferPointer<UInt8>,
+        method: RequestMethod, authority: String, isTLS: Bool
+    ) -> (UnsafeMutableRawPointer, UnsafeMutableBufferPointer<nghttp2_nv>) {
+        let (path, needsSlash) = RequestOrigin.pathRange(in: url)
+        let capacity = 5 + headers.count
+        // The texts: the pseudo-headers', every header's, and a `content-length` of at most 20 digits (an `Int`).
         var textBytes =
             ":method:scheme:authority:path".utf8.count + request.method.utf8.count + (isTLS ? 5 : 4)
-            + endpoint.authority.utf8.count + path.count + (needsSlash ? 1 : 0)
-            + (contentLength.map { "content-length".utf8.count + $0.utf8.count } ?? 0)
-        // The headers are read where the request keeps them (by index): `for header in` copies each one, a retain
-        // per name and value.
-        let headers = request.headers
-        for index in headers.indices where Self.isAllowed(headers[index]) {
-            count += 1
-            textBytes += headers[index].name.utf8.count + headers[index].value.utf8.count
+            + authority.utf8.count + path.count + (needsSlash ? 1 : 0) + "content-length".utf8.count + 20
+        for header in headers.indices {
+            textBytes += headers[header].name.utf8.count + headers[header].value.utf8.count
         }
-        let fieldBytes = count * MemoryLayout<nghttp2_nv>.stride
-        storage = .allocate(byteCount: fieldBytes + textBytes, alignment: MemoryLayout<nghttp2_nv>.alignment)
-        fields = UnsafeMutableBufferPointer(
-            start: storage.bindMemory(to: nghttp2_nv.self, capacity: count), count: count)
+        let fieldBytes = capacity * MemoryLayout<nghttp2_nv>.stride
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: fieldBytes + textBytes, alignment: MemoryLayout<nghttp2_nv>.alignment)
         var writer = Writer(
-            fields: fields, text: (storage + fieldBytes).bindMemory(to: UInt8.self, capacity: textBytes))
-        writer.add(":method", request.method)
+            fields: UnsafeMutableBufferPointer(
+                start: storage.bindMemory(to: nghttp2_nv.self, capacity: capacity), count: capacity),
+            text: (storage + fieldBytes).bindMemory(to: UInt8.self, capacity: textBytes))
+        Self.withBytes(request.method) { writer.add(":method", $0) }
         writer.add(":scheme", isTLS ? "https" : "http")
-        writer.add(":authority", endpoint.authority)
-        url.withUTF8 { bytes in
-            writer.add(":path", UnsafeBufferPointer(rebasing: bytes[path]), slashFirst: needsSlash)
+        Self.withBytes(authority) { writer.add(":authority", $0) }
+        writer.add(":path", UnsafeBufferPointer(rebasing: url[path]), slashFirst: needsSlash)
+        var hasContentLength = false
+        for header in headers.indices {
+            Self.withBytes(headers[header].name) { name in
+                Self.withBytes(headers[header].value) { value in
+                    guard Self.isAllowed(name: name, value: value) else { return }
+                    writer.add(name, value, lowercasingName: true)
+                    hasContentLength = hasContentLength || Self.equal(name, "content-length")
+                }
+            }
         }
-        for index in headers.indices where Self.isAllowed(headers[index]) {
-            writer.add(headers[index].name, headers[index].value, lowercasingName: true)
+        if case .withBody = method, !hasContentLength {
+            Self.withBytes(String(request.body.count)) { writer.add("content-length", $0) }
         }
-        if let contentLength { writer.add("content-length", contentLength) }
+        return (storage, UnsafeMutableBufferPointer(rebasing: writer.fields[..<writer.index]))
+    }
+
+    /// `body` with `text`'s UTF-8 bytes: in place for a native string, else from a copy (a bridged or lazy one).
+    @inline(__always)
+    private static func withBytes<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
     }
 
     deinit { storage.deallocate() }
@@ -64,16 +87,23 @@ struct RequestHeaderBlock: ~Copyable {
 
     /// False for the headers HTTP/2 forbids (RFC 9113 §8.2.2: `connection`, `keep-alive`, `proxy-connection`,
     /// `transfer-encoding`, `upgrade`, and `te` other than `trailers`) and for `host`, which `:authority` carries.
-    private static func isAllowed(_ header: HTTPHeader) -> Bool {
-        switch header.name.utf8.count {
-        case 2: !header.hasName("te") || header.value.utf8.elementsEqualIgnoringASCIICase("trailers".utf8)
-        case 4: !header.hasName("host")
-        case 7: !header.hasName("upgrade")
-        case 10: !header.hasName("connection") && !header.hasName("keep-alive")
-        case 16: !header.hasName("proxy-connection")
-        case 17: !header.hasName("transfer-encoding")
+    private static func isAllowed(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch name.count {
+        case 2: !equal(name, "te") || equal(value, "trailers")
+        case 4: !equal(name, "host")
+        case 7: !equal(name, "upgrade")
+        case 10: !equal(name, "connection") && !equal(name, "keep-alive")
+        case 16: !equal(name, "proxy-connection")
+        case 17: !equal(name, "transfer-encoding")
         default: true
         }
+    }
+
+    /// Whether `bytes` are `text`, ASCII case folded.
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount
+            && bytes.elementsEqualIgnoringASCIICase(
+                UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Writes fields one after the other into the block's memory.
@@ -82,25 +112,29 @@ struct RequestHeaderBlock: ~Copyable {
         var text: UnsafeMutablePointer<UInt8>
         var index = 0
 
-        mutating func add(_ name: String, _ value: String, lowercasingName: Bool = false) {
-            var value = value
-            value.withUTF8 { value in add(name, value, lowercasingName: lowercasingName) }
+        mutating func add(_ name: StaticString, _ value: StaticString) {
+            add(
+                UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount),
+                UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
         }
 
+        mutating func add(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>, slashFirst: Bool = false) {
+            let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            add(name, value, slashFirst: slashFirst)
+        }
+
+        /// Copies the name (lowered in place when `lowercasingName`: a byte at a time through a string's view cost
+        /// more than the rest of the block) and the value, `/` first when `slashFirst`.
         mutating func add(
-            _ name: String, _ value: UnsafeBufferPointer<UInt8>, slashFirst: Bool = false, lowercasingName: Bool = false
+            _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, slashFirst: Bool = false,
+            lowercasingName: Bool = false
         ) {
             let nameStart = text
-            // Copied as a block, then lowered in place: a byte at a time through the string's view cost more than
-            // the rest of the block.
-            var name = name
-            name.withUTF8 { name in
-                if let base = name.baseAddress { text.update(from: base, count: name.count) }
-                if lowercasingName {
-                    for index in 0..<name.count where (0x41...0x5A).contains(text[index]) { text[index] |= 0x20 }
-                }
-                text += name.count
+            if let base = name.baseAddress { text.update(from: base, count: name.count) }
+            if lowercasingName {
+                for index in 0..<name.count where (0x41...0x5A).contains(text[index]) { text[index] |= 0x20 }
             }
+            text += name.count
             let valueStart = text
             if slashFirst {
                 text.pointee = UInt8(ascii: "/")
