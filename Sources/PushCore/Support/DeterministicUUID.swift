@@ -12,6 +12,11 @@ public enum DeterministicUUID {
         uuid(SHA256.digest(of: name))
     }
 
+    /// `make(fromUTF8:)` of bytes in place.
+    public static func make(fromUTF8 name: UnsafeBufferPointer<UInt8>) -> String {
+        uuid(SHA256.digest(of: name))
+    }
+
     /// The `apns-id` of the push of message `messageID` to `device`: the UUID of `<messageID> NUL <platform> NUL
     /// <token>`, its name written as bytes into a temporary buffer (it runs for every APNs request).
     public static func apnsID(messageID: String, device: Device) -> String {

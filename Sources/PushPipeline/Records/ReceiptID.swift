@@ -15,41 +15,57 @@ public enum ReceiptID {
     /// The id of the receipt of `device`'s send of `messageId` that ended on attempt `attempts` (0: not sent),
     /// in replay run `replayRunId` (`nil`: the live worker).
     public static func make(messageId: String, device: DeviceTarget, attempts: Int, replayRunId: String?) -> String {
-        var name: [UInt8] = []
-        return make(messageId: messageId, device: device, attempts: attempts, replayRunId: replayRunId, name: &name)
-    }
-
-    /// `make`, its name written into `name`, a buffer the caller reuses from one receipt to the next.
-    static func make(
-        messageId: String, device: DeviceTarget, attempts: Int, replayRunId: String?, name: inout [UInt8]
-    ) -> String {
         // Each part is prefixed with its length in UTF-8 bytes, so no choice of texts makes two sends one name:
         // `receipt|<n>:<messageId>|<n>:<userId>|<n>:<platform>|<n>:<tokenHash>|<n>:<attempts>|<n>:run:<id>` (or
-        // `…|4:live`). Written as bytes into one buffer: it runs for every receipt.
-        name.removeAll(keepingCapacity: true)
-        name.reserveCapacity(
-            64 + messageId.utf8.count + device.userId.utf8.count + device.platform.utf8.count
-                + device.tokenHash.utf8.count + (replayRunId?.utf8.count ?? 0))
-        name.append(contentsOf: "receipt".utf8)
-        append(messageId, to: &name)
-        append(device.userId, to: &name)
-        append(device.platform, to: &name)
-        append(device.tokenHash, to: &name)
-        append(String(attempts), to: &name)
-        if let replayRunId {
-            append(replayRunId, to: &name, prefix: "run:")
-        } else {
-            append("live", to: &name)
+        // `…|4:live`). Written as bytes into a temporary buffer: it runs for every receipt. Past the texts, the name
+        // takes at most 170 bytes: "receipt", six `|<length>:` of at most 22, "run:" and the attempts' 20 digits.
+        let texts =
+            messageId.utf8.count + device.userId.utf8.count + device.platform.utf8.count + device.tokenHash.utf8.count
+            + (replayRunId?.utf8.count ?? 0)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: texts + 170) { buffer in
+            var name = NameWriter(buffer: buffer)
+            name.append(literal: "receipt")
+            name.part(messageId)
+            name.part(device.userId)
+            name.part(device.platform)
+            name.part(device.tokenHash)
+            name.part(String(attempts))
+            if let replayRunId {
+                name.part(replayRunId, prefix: "run:")
+            } else {
+                name.part("live")
+            }
+            return DeterministicUUID.make(fromUTF8: UnsafeBufferPointer(rebasing: buffer[..<name.count]))
         }
-        return DeterministicUUID.make(fromUTF8: name)
     }
 
-    /// Appends `|<length>:<prefix><part>`, the length counting the UTF-8 bytes of `prefix` and `part`.
-    private static func append(_ part: String, to name: inout [UInt8], prefix: StaticString = "") {
-        name.append(UInt8(ascii: "|"))
-        name.append(contentsOf: String(prefix.utf8CodeUnitCount + part.utf8.count).utf8)
-        name.append(UInt8(ascii: ":"))
-        name.append(contentsOf: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
-        name.append(contentsOf: part.utf8)
+    /// Writes a name's bytes one after the other into a buffer sized for them.
+    private struct NameWriter {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        mutating func append(literal text: StaticString) {
+            append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            count = buffer[count...].initialize(fromContentsOf: bytes)
+        }
+
+        /// Appends `text`'s UTF-8 bytes, read in place where the string is native (a copy of its view retained it).
+        mutating func append(_ text: String) {
+            if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
+                count = buffer[count...].initialize(fromContentsOf: text.utf8)
+            }
+        }
+
+        /// Appends `|<length>:<prefix><part>`, the length counting the UTF-8 bytes of `prefix` and `part`.
+        mutating func part(_ part: String, prefix: StaticString = "") {
+            append(literal: "|")
+            append(String(prefix.utf8CodeUnitCount + part.utf8.count))
+            append(literal: ":")
+            append(literal: prefix)
+            append(part)
+        }
     }
 }

@@ -35,7 +35,6 @@ struct RecordOutputs {
             passedOn.headers += carried.headers
             outputs.append(passedOn)
         }
-        var receiptIdName: [UInt8] = []
         var retrying: [HandedOff] = []
         var deadLetters: [HandedOff] = []
         for (index, result) in results.enumerated() {
@@ -75,8 +74,7 @@ struct RecordOutputs {
                 deadLetters.append(HandedOff(index: index, failure: failure, dueMillis: nil))
             }
             let receiptId = ReceiptID.make(
-                messageId: messageId, device: device, attempts: receipt.attempts, replayRunId: receipt.replayRunId,
-                name: &receiptIdName)
+                messageId: messageId, device: device, attempts: receipt.attempts, replayRunId: receipt.replayRunId)
             outputs.append(
                 KafkaProducerRecord(
                     topic: settings.receiptsTopic, key: receiptKey, value: receipt.json(receiptId: receiptId),
