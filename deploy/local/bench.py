@@ -67,7 +67,8 @@ from bench_endpoint import Endpoint, cpu_per_10k_requests
 from bench_events import EventFactory, Producer
 from bench_outcomes import ReceiptReader, build_receipt_reader
 from bench_report import Result, cpu_per_10k, peak_mb, print_medians, print_table, print_transport_ratios
-from bench_runtime_events import per_record, per_record_and_send, switch_targets, top_hops
+from bench_runtime_events import (FIGURES, PROBES, REFCOUNT_FIGURES, REFCOUNT_PROBES, per_record, per_record_and_send,
+                                  switch_targets, top_hops)
 from bench_runtime_probes import RuntimeProbes, demangle, symbols
 from bench_stages import ThreadSampler, cpu_by_kind, stage_split, thread_times
 from processes import ResourceSampler, cpu_seconds, memory_kib, popen, stop
@@ -362,12 +363,14 @@ class Bench:
         if recording:
             counts, lost = recording.counts()
             records, sends = events + warm_up_events, factory.sends + warm_up_sends
-            runtime_events = [f"{per_record_and_send(counts, records, sends)} (counted from the worker's start, the "
+            shown = FIGURES + (REFCOUNT_FIGURES if self.arguments.runtime_events_refcounts else ())
+            runtime_events = [f"{per_record_and_send(counts, records, sends, shown)} (counted from the worker's "
+                              f"start, the "
                               f"{warm_up_events} warm-up events included; under uprobes)"]
             if lost:
                 runtime_events.append(f"perf lost {lost} chunks of the calls: the counts are short")
             runtime_events.append(switch_targets(counts, records))
-            runtime_per_record = per_record(counts, records)
+            runtime_per_record = per_record(counts, records, shown)
             runtime_events += [f"task switches per record: {hop}" for hop in
                                top_hops(counts, addresses, demangle, records, self.arguments.runtime_events_top)]
         return Result(case, events, factory.sends, reader.stats, max(sampler.peak_rss_kib, memory.get("VmRSS", 0)),
@@ -511,12 +514,16 @@ def main() -> int:
     parser.add_argument("--perf-case", default="stream", choices=CASES,
                         help="with --perf: the case profiled (default stream)")
     parser.add_argument("--runtime-events", action="store_true",
-                        help="count the Swift concurrency runtime's calls (jobs run, task switches, tasks created, "
-                             "enqueues, continuation resumes) per record and per send of one case "
+                        help="count the Swift runtime's calls (jobs run, task switches, tasks created, enqueues, "
+                             "continuation resumes, heap objects made) per record and per send of one case "
                              "(--runtime-events-case), by thread kind, with uprobes (root and perf probe; they slow "
                              "the worker)")
     parser.add_argument("--runtime-events-case", default="stream", choices=CASES,
                         help="with --runtime-events: the case counted (default stream)")
+    parser.add_argument("--runtime-events-refcounts", action="store_true",
+                        help="with --runtime-events: also count retains and releases (swift_retain, swift_release and "
+                             "their bridge-object forms), about 2,000 a one-device record: the recording is some 40 "
+                             "times larger, so count a few thousand events")
     parser.add_argument("--runtime-events-top", type=int, default=10, metavar="N",
                         help="with --runtime-events: the N functions whose awaits switch tasks most, per record")
     parser.add_argument("--h2load", type=int, default=100_000, metavar="N",
@@ -534,7 +541,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, certificates)")
     arguments = parser.parse_args()
 
-    with RuntimeProbes(arguments.bin[0].path) if arguments.runtime_events else contextlib.nullcontext() as probes:
+    probed = PROBES + (REFCOUNT_PROBES if arguments.runtime_events_refcounts else ())
+    with RuntimeProbes(arguments.bin[0].path, probed) if arguments.runtime_events else contextlib.nullcontext() as probes:
         return run(arguments, probes if probes and probes.ready else None)
 
 

@@ -60,6 +60,14 @@ PROBES = (
     # arrays, strings, dictionaries and sets (a task's own memory comes from its allocator, not from here).
     Probe("alloc_object", "swift_allocObject", library=CORE_LIBRARY),
 )
+# Reference counting, counted on request (`bench.py --runtime-events-refcounts`): about 2,000 calls a one-device
+# record, some 40 times the others' together, so their recording is as much larger.
+REFCOUNT_PROBES = (
+    Probe("retain", "swift_retain", library=CORE_LIBRARY),
+    Probe("bridge_retain", "swift_bridgeObjectRetain", library=CORE_LIBRARY),
+    Probe("release", "swift_release", library=CORE_LIBRARY),
+    Probe("bridge_release", "swift_bridgeObjectRelease", library=CORE_LIBRARY),
+)
 # The figures printed, each the sum of some probes' calls, in this order.
 FIGURES = (
     ("job runs", ("job_run",)),
@@ -68,6 +76,10 @@ FIGURES = (
     ("enqueues", ("enqueue_global",)),
     ("continuation resumes", ("continuation_resume", "continuation_throwing_resume")),
     ("heap objects", ("alloc_object",)),
+)
+REFCOUNT_FIGURES = (
+    ("retains", ("retain", "bridge_retain")),
+    ("releases", ("release", "bridge_release")),
 )
 KIND_ORDER = tuple(kind for kind, _ in THREAD_KINDS) + (OTHER_THREADS,)
 
@@ -187,11 +199,11 @@ def per_unit(count: float, units: int) -> str:
     return f"{count / max(1, units):.2f}"
 
 
-def figures(counts: RuntimeEventCounts, units: int) -> str:
+def figures(counts: RuntimeEventCounts, units: int, shown=FIGURES) -> str:
     """Every figure per unit (record or send), with its split by thread kind where more than one kind calls it:
     `job runs 9.00, …, enqueues 8.80 (Swift pool 6.20, HTTP/2 loop 1.80, other threads 1.00), …`."""
     parts = []
-    for name, events in FIGURES:
+    for name, events in shown:
         kinds = counts.figure(events)
         # Kinds that round to 0.00 (a thread's calls at start-up) are left out.
         shown = [kind for kind in KIND_ORDER if float(per_unit(kinds[kind], units))]
@@ -202,9 +214,9 @@ def figures(counts: RuntimeEventCounts, units: int) -> str:
     return ", ".join(parts)
 
 
-def per_record(counts: RuntimeEventCounts, records: int) -> dict[str, float]:
+def per_record(counts: RuntimeEventCounts, records: int, shown=FIGURES) -> dict[str, float]:
     """Every figure per record, by name, in the order printed."""
-    return {name: sum(counts.figure(events).values()) / max(1, records) for name, events in FIGURES}
+    return {name: sum(counts.figure(events).values()) / max(1, records) for name, events in shown}
 
 
 def ratios(runs_b: list[dict[str, float]], runs_a: list[dict[str, float]]) -> str:
@@ -241,6 +253,7 @@ def top_hops(counts: RuntimeEventCounts, symbols: Symbols, demangle: Callable[[l
             for ((_, generic), count), name in zip(ranked, names)]
 
 
-def per_record_and_send(counts: RuntimeEventCounts, records: int, sends: int) -> str:
-    """The figures per record and per send on one line."""
-    return f"runtime events per record: {figures(counts, records)}; per send: {figures(counts, sends)}"
+def per_record_and_send(counts: RuntimeEventCounts, records: int, sends: int, shown=FIGURES) -> str:
+    """The figures per record and per send on one line (`shown`: which, by default `FIGURES`)."""
+    return (f"runtime events per record: {figures(counts, records, shown)}; per send: "
+            f"{figures(counts, sends, shown)}")

@@ -12,8 +12,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_runtime_events import (PROBES, RuntimeEventCounts, Symbols, per_record, per_record_and_send, ratios,
-                                  short_name, switch_targets, top_hops)
+from bench_runtime_events import (FIGURES, PROBES, REFCOUNT_FIGURES, REFCOUNT_PROBES, RuntimeEventCounts, Symbols,
+                                  per_record, per_record_and_send, ratios, short_name, switch_targets, top_hops)
 from bench_stages import OTHER_THREADS
 
 WORKER = "/build/release/push-worker"
@@ -143,6 +143,15 @@ class SummaryTests(unittest.TestCase):
             "(Swift pool 6.00, HTTP/2 loop 2.00), continuation resumes 0.00, heap objects 0.00; per send: job runs "
             "4.50, task switches 0.00, tasks created 0.00, enqueues 4.00 (Swift pool 3.00, HTTP/2 loop 1.00), "
             "continuation resumes 0.00, heap objects 0.00")
+
+    def test_retains_and_releases_are_shown_only_when_asked_for_and_count_both_forms(self):
+        counts = RuntimeEventCounts().read([line("oot.default-qos", 11, "retain")] * 3
+                                           + [line("oot.default-qos", 11, "bridge_retain")]
+                                           + [line("http2-nghttp2", 13, "release")] * 2)
+        self.assertNotIn("retains", per_record_and_send(counts, records=2, sends=2))
+        self.assertIn("retains 2.00, releases 1.00; per send",
+                      per_record_and_send(counts, records=2, sends=2, shown=FIGURES + REFCOUNT_FIGURES))
+        self.assertEqual({probe.library for probe in REFCOUNT_PROBES}, {"libswiftCore.so"})
 
     def test_continuation_resumes_count_both_kinds_of_resume(self):
         self.assertIn("continuation resumes 2.00 (Swift pool 1.00, HTTP/2 loop 1.00)",

@@ -35,7 +35,7 @@ BUFFER = "64M"
 LOST = re.compile(r"lost (\d+) chunks")
 
 
-def runtime_libraries(binary: str) -> dict[str, str]:
+def runtime_libraries(binary: str, probes=PROBES) -> dict[str, str]:
     """The path of each Swift runtime library the probes are on (`Probe.library`) that `binary` loads (from `ldd`);
     none where it loads them not (a static stdlib)."""
     try:
@@ -43,7 +43,7 @@ def runtime_libraries(binary: str) -> dict[str, str]:
     except (OSError, subprocess.CalledProcessError):
         return {}
     paths = {}
-    for library in {probe.library for probe in PROBES}:
+    for library in {probe.library for probe in probes}:
         match = re.search(rf"{re.escape(library)}\S* => (\S+)", output)
         if match:
             paths[library] = match[1]
@@ -53,15 +53,16 @@ def runtime_libraries(binary: str) -> dict[str, str]:
 class RuntimeProbes:
     """The probes, created by `__enter__` (`ready` tells whether they were) and deleted by `__exit__`."""
 
-    def __init__(self, binary: str):
+    def __init__(self, binary: str, probes=PROBES):
         self.binary = binary
+        self.probes = probes
         self.group = f"pushbench_{os.getpid()}"
         self.ready = False
         self.previous_sigterm = None
 
     def __enter__(self) -> "RuntimeProbes":
-        libraries = runtime_libraries(self.binary)
-        missing = sorted({probe.library for probe in PROBES} - libraries.keys())
+        libraries = runtime_libraries(self.binary, self.probes)
+        missing = sorted({probe.library for probe in self.probes} - libraries.keys())
         if missing:
             print(f"bench: no runtime event counts: {self.binary} loads no {', '.join(missing)} (ldd)", file=sys.stderr)
             return self
@@ -70,7 +71,7 @@ class RuntimeProbes:
             return self
         # SIGTERM raises SystemExit as Ctrl-C raises KeyboardInterrupt, so that `__exit__` deletes the probes.
         self.previous_sigterm = signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
-        for probe in PROBES:
+        for probe in self.probes:
             result = subprocess.run(["perf", "probe", "-q", "-x", libraries[probe.library], "-a",
                                      probe.definition(self.group)],
                                     capture_output=True, text=True)
