@@ -55,16 +55,6 @@ import Testing
         #expect(other.receiptId != Self.receipt().receiptId, "\(change)")
     }
 
-    /// The name the id is made of, as documented: every worker version must give a copy the id the first one got.
-    @Test func theIdIsTheUUIDOfTheLengthPrefixedNameOfTheSend() {
-        #expect(
-            Self.receipt().receiptId
-                == DeterministicUUID.make(from: "receipt|3:m-1|3:u-1|4:apns|9:sha256:aa|1:1|4:live"))
-        #expect(
-            Self.receipt(attempts: 12, replayRunId: "run-1").receiptId
-                == DeterministicUUID.make(from: "receipt|3:m-1|3:u-1|4:apns|9:sha256:aa|2:12|9:run:run-1"))
-    }
-
     @Test func noChoiceOfTextsMovesABoundaryBetweenParts() {
         let split = Self.receipt(
             messageId: "m", device: DeviceTarget(userId: "1:x|2:u", platform: "apns", token: "", tokenHash: "h"))
