@@ -10,7 +10,7 @@ struct RequestHeaderBlock: ~Copyable {
 
     init(_ request: borrowing HTTPRequest, method: RequestMethod, endpoint: OriginEndpoint, isTLS: Bool) {
         // Every text is read through its UTF-8 bytes in place (`withBytes`): passed around as `String`s, each name and
-        // value was retained and released a few times over, about 250 times a request of eight headers.
+        // value would be retained and released a few times over (about 250 calls for a request of eight headers).
         (storage, fields) = request.headers.withUnsafeBufferPointer { headers in
             Self.withBytes(request.url) { url in
                 Self.block(

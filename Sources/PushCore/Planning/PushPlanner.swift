@@ -31,7 +31,7 @@ public struct PushPlanner: Sendable {
         switch rules.rule(for: event.type) {
         case .listed(let rule), .fallback(let rule):
             // The event moves into the source the renderers share, and its parts are read there: handed on whole, it
-            // was copied, a retain of each of its strings.
+            // would be copied, a retain of each of its strings.
             let source = RenderSource(rule: rule, event: consume event, anonymousName: rules.anonymousName)
             let planner = EventPlan(
                 source: source, skipsUnknownType: false, type: source.event.type,

@@ -52,7 +52,7 @@ public enum ReceiptID {
             count = buffer[count...].initialize(fromContentsOf: bytes)
         }
 
-        /// Appends `text`'s UTF-8 bytes, read in place where the string is native (a copy of its view retained it).
+        /// Appends `text`'s UTF-8 bytes, read in place where the string is native (a copy of its view would retain it).
         mutating func append(_ text: String) {
             if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
                 count = buffer[count...].initialize(fromContentsOf: text.utf8)
