@@ -7,6 +7,7 @@ switches by resume function and target, symbols from a memory map, short names, 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import unittest
 
@@ -14,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_runtime_events import (FIGURES, PROBES, REFCOUNT_FIGURES, REFCOUNT_PROBES, RuntimeEventCounts, Symbols,
                                   per_record, per_record_and_send, ratios, short_name, switch_targets, top_hops)
+from bench_runtime_probes import failure_reason
 from bench_stages import OTHER_THREADS
 
 WORKER = "/build/release/push-worker"
@@ -45,6 +47,12 @@ class ProbeTests(unittest.TestCase):
         self.assertEqual(definitions["job_run"], "pushbench_42:job_run=swift_job_run")
         self.assertEqual(definitions["task_switch"],
                          "pushbench_42:task_switch=swift_task_switch resume=%di:x64 executor=%si:x64")
+
+    def test_a_failed_probe_is_explained_by_perfs_first_error_else_its_status(self):
+        said = 'Error: event "retain" already exists.\n Hint: Remove existing event\n  Error: Failed to add events.\n'
+        self.assertEqual(failure_reason(subprocess.CompletedProcess([], 239, "", said)),
+                         'Error: event "retain" already exists.')
+        self.assertEqual(failure_reason(subprocess.CompletedProcess([], 239, "", "")), "status 239")
 
     def test_heap_objects_are_counted_in_the_core_runtime_and_the_rest_in_the_concurrency_runtime(self):
         libraries = {probe.event: probe.library for probe in PROBES}

@@ -72,13 +72,15 @@ class RuntimeProbes:
         # SIGTERM raises SystemExit as Ctrl-C raises KeyboardInterrupt, so that `__exit__` deletes the probes.
         self.previous_sigterm = signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
         for probe in self.probes:
-            result = subprocess.run(["perf", "probe", "-q", "-x", libraries[probe.library], "-a",
+            # Not `-q`: that silences the reason of a failure too.
+            result = subprocess.run(["perf", "probe", "-x", libraries[probe.library], "-a",
                                      probe.definition(self.group)],
                                     capture_output=True, text=True)
             if result.returncode != 0:
-                reason = (result.stderr.strip().splitlines() or [f"status {result.returncode}"])[-1]
-                print(f"bench: no runtime event counts: perf probe could not add {probe.function} ({reason}); it "
-                      "needs root, uprobes (CONFIG_UPROBE_EVENTS) and the runtime's symbols", file=sys.stderr)
+                print(f"bench: no runtime event counts: perf probe could not add {probe.function} "
+                      f"({failure_reason(result)}); it needs root, uprobes (CONFIG_UPROBE_EVENTS), the runtime's "
+                      "symbols, and no probe of the same event name in another group (perf probe -l lists them)",
+                      file=sys.stderr)
                 self.delete()
                 return self
         self.ready = True
@@ -141,6 +143,13 @@ class Recording:
         # perf record and perf script each report the loss of the same file.
         lost = max((int(count) for count in LOST.findall(self.log.read_text())), default=0)
         return counts, lost
+
+
+def failure_reason(result: subprocess.CompletedProcess) -> str:
+    """What a failed `perf probe` said first (`Error: event "retain" already exists.`), else its status."""
+    lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("Error:")]
+    return (errors or lines or [f"status {result.returncode}"])[0]
 
 
 def wait_until_stopped(pid: int, timeout: float = 10) -> None:
