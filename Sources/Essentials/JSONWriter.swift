@@ -187,18 +187,14 @@ public struct JSONWriter: Sendable {
 
     /// Whether `text` is written between the quotes as it is, with nothing to escape.
     public static func writesAsIs(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { !$0.contains(where: needsEscape) }
+        text.withUTF8Bytes { !$0.contains(where: needsEscape) }
     }
 
     /// Quotes `text`: runs of bytes that need no escape are copied at once (the common case is one run). A native
     /// string's bytes are read where they lie.
     private mutating func appendQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        if text.utf8.withContiguousStorageIfAvailable({ appendEscaping($0) }) == nil {
-            var text = text
-            text.withUTF8 { appendEscaping($0) }
-        }
+        text.withUTF8Bytes { appendEscaping($0) }
         bytes.append(UInt8(ascii: "\""))
     }
 

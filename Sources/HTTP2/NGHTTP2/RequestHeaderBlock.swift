@@ -1,4 +1,5 @@
 internal import CNGHTTP2
+import Essentials
 import HTTPTypes
 
 /// A request's HTTP/2 header fields for nghttp2: the pseudo-headers, the request's headers with lower-case names
@@ -9,10 +10,10 @@ struct RequestHeaderBlock: ~Copyable {
     private let fields: UnsafeMutableBufferPointer<nghttp2_nv>
 
     init(_ request: borrowing HTTPRequest, method: RequestMethod, endpoint: OriginEndpoint, isTLS: Bool) {
-        // Every text is read through its UTF-8 bytes in place (`withBytes`): passed around as `String`s, each name and
-        // value would be retained and released a few times over (about 250 calls for a request of eight headers).
+        // Every text is read through its UTF-8 bytes in place (`withUTF8Bytes`): passed around as `String`s, each name
+        // and value would be retained and released a few times over (about 250 calls for a request of eight headers).
         (storage, fields) = request.headers.withUnsafeBufferPointer { headers in
-            Self.withBytes(request.url) { url in
+            request.url.withUTF8Bytes { url in
                 Self.block(
                     request, headers: headers, url: url, method: method, authority: endpoint.authority, isTLS: isTLS)
             }
@@ -42,14 +43,14 @@ struct RequestHeaderBlock: ~Copyable {
             fields: UnsafeMutableBufferPointer(
                 start: storage.bindMemory(to: nghttp2_nv.self, capacity: capacity), count: capacity),
             text: (storage + fieldBytes).bindMemory(to: UInt8.self, capacity: textBytes))
-        Self.withBytes(request.method) { writer.add(":method", $0) }
+        request.method.withUTF8Bytes { writer.add(":method", $0) }
         writer.add(":scheme", isTLS ? "https" : "http")
-        Self.withBytes(authority) { writer.add(":authority", $0) }
+        authority.withUTF8Bytes { writer.add(":authority", $0) }
         writer.add(":path", UnsafeBufferPointer(rebasing: url[path]), slashFirst: needsSlash)
         var hasContentLength = false
         for header in headers.indices {
-            Self.withBytes(headers[header].name) { name in
-                Self.withBytes(headers[header].value) { value in
+            headers[header].name.withUTF8Bytes { name in
+                headers[header].value.withUTF8Bytes { value in
                     guard Self.isAllowed(name: name, value: value) else { return }
                     writer.add(name, value, lowercasingName: true)
                     hasContentLength = hasContentLength || Self.equal(name, "content-length")
@@ -57,17 +58,9 @@ struct RequestHeaderBlock: ~Copyable {
             }
         }
         if case .withBody = method, !hasContentLength {
-            Self.withBytes(String(request.body.count)) { writer.add("content-length", $0) }
+            String(request.body.count).withUTF8Bytes { writer.add("content-length", $0) }
         }
         return (storage, UnsafeMutableBufferPointer(rebasing: writer.fields[..<writer.index]))
-    }
-
-    /// `body` with `text`'s UTF-8 bytes: in place for a native string, else from a copy (a bridged or lazy one).
-    @inline(__always)
-    private static func withBytes<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        var copy = text
-        return copy.withUTF8(body)
     }
 
     deinit { storage.deallocate() }

@@ -8,11 +8,6 @@ public enum DeterministicUUID {
     }
 
     /// The UUID of the name whose UTF-8 bytes are `name`: `make(from:)` of that text, without making it a string.
-    public static func make(fromUTF8 name: [UInt8]) -> String {
-        uuid(SHA256.digest(of: name))
-    }
-
-    /// `make(fromUTF8:)` of bytes in place.
     public static func make(fromUTF8 name: UnsafeBufferPointer<UInt8>) -> String {
         uuid(SHA256.digest(of: name))
     }

@@ -1,3 +1,4 @@
+import Essentials
 import PushCore
 
 /// The stable id of one outcome of one device send, written in the receipt (`receiptId`) and as the receipt
@@ -54,9 +55,7 @@ public enum ReceiptID {
 
         /// Appends `text`'s UTF-8 bytes, read in place where the string is native (a copy of its view would retain it).
         mutating func append(_ text: String) {
-            if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
-                count = buffer[count...].initialize(fromContentsOf: text.utf8)
-            }
+            text.withUTF8Bytes { append($0) }
         }
 
         /// Appends `|<length>:<prefix><part>`, the length counting the UTF-8 bytes of `prefix` and `part`.
