@@ -29,6 +29,9 @@ on_librdkafka() {
     echo "test.sh: on librdkafka '$choice': $*" >&2
     (PUSH_LIBRDKAFKA=$choice && source deploy/local/librdkafka.sh && "$@")
 }
+# A crashed process's backtrace (Swift's runtime prints one on Linux): the crashed thread only, without registers and
+# the list of loaded images, so that the summary can show it whole.
+export SWIFT_BACKTRACE=enable=yes,interactive=no,threads=crashed,registers=none,images=none
 status=0
 # Each part's output is also kept, so that the summary at the end names what failed, even when a log is cut to its tail.
 logs=$(mktemp -d)
@@ -41,6 +44,16 @@ part() {
     parts+=("$name|$rc")
     [ "$rc" -eq 0 ] || status=$rc
 }
+# The tests a log shows started and never ended: when a part dies on a signal, the one that killed it is among them.
+unfinished() {
+    awk '
+        /^◇ Test .* started\.$/ { name = $0; sub(/^◇ Test /, "", name); sub(/ started\.$/, "", name); open[name]++ }
+        /^(✔|✘) Test .* (passed|failed) after / {
+            name = $0; sub(/^(✔|✘) Test /, "", name); sub(/ (passed|failed) after .*/, "", name); open[name]--
+        }
+        END { for (name in open) if (open[name] > 0) print "test.sh: started, never ended: " name }
+    ' "$1"
+}
 summary() {
     local i name rc
     echo "test.sh: what each part ended with (exit $status)"
@@ -49,7 +62,20 @@ summary() {
         rc=${parts[$i]##*|}
         echo "test.sh: $name: exit $rc"
         if [ "$rc" -ne 0 ]; then
-            grep -aE '^✘ Test [^ ]+ (recorded an issue|failed)|^error: |Fatal error: ' "$logs/$i.log" | head -40 || true
+            grep -aE '^✘ Test [^ ]+ (recorded an issue|failed)|^error: |Fatal error: |Fatal access conflict|Assertion .* failed' \
+                "$logs/$i.log" | head -40 || true
+            unfinished "$logs/$i.log"
+            # A test process that died on a signal printed why (a failed C assertion, the allocator's or the Swift
+            # runtime's complaint) just before the runtime's backtrace of the crashed thread.
+            if grep -aq 'exited with unexpected signal code' "$logs/$i.log"; then
+                crash=$(grep -anm1 -E '^\*\*\* (Signal [0-9]+:|Program crashed:)' "$logs/$i.log" | cut -d: -f1)
+                echo "test.sh: the lines around the crash:"
+                if [ -n "$crash" ]; then
+                    sed -n "$((crash > 20 ? crash - 20 : 1)),$((crash + 30))p" "$logs/$i.log"
+                else
+                    tail -30 "$logs/$i.log"
+                fi | sed 's/^/    /'
+            fi
         fi
         grep -aE 'Test run with [0-9]+ tests?' "$logs/$i.log" | tail -1 || true
     done
