@@ -44,6 +44,25 @@ import Testing
         #expect(writer.text == #"[-9223372036854775808,-0.5e10,{},[[],""],{"a":1,"b":{"c":"d"}}]"#)
     }
 
+    @Test func keysAndTheValuesOfLiteralKeysAreEscapedAsValuesAreAndTheBufferGrowsFromNothing() {
+        var writer = JSONWriter(reservingCapacity: 0)
+        writer.beginObject()
+        writer.key("a\"b\n")
+        writer.string("")
+        writer.field(literal: "t", "x\u{1}\"")
+        writer.key(literal: "at")
+        writer.timestamp(epochMillis: 0)
+        writer.field(literal: "n", -42)
+        writer.key(literal: "list")
+        writer.beginArray()
+        writer.integer(0)
+        writer.number(literal: "1.5")
+        writer.endArray()
+        writer.endObject()
+        #expect(
+            writer.text == #"{"a\"b\n":"","t":"x\u0001\"","at":"1970-01-01T00:00:00.000Z","n":-42,"list":[0,1.5]}"#)
+    }
+
     @Test func everyControlCharacterIsEscapedAsFourHexDigits() {
         let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
         let quoted = JSONWriter.quoted(controls)
