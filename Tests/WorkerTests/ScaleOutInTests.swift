@@ -86,9 +86,13 @@ import Testing
         #expect(baseline.lost == 0, "the plain consumer lost events: \(baseline.summary)")
         let lifecycle = Self.lifecycle(of: [run.worker] + joined)
         if run.broker.kind == .tansu {
+            let repeated = receipts.repeated.joined(separator: "\n")
             #expect(
                 receipts.duplicates <= baseline.duplicates,
-                "the worker repeated more than the plain consumer; what the workers said of the group:\n\(lifecycle)")
+                Comment(
+                    rawValue:
+                        "the worker repeated more than the plain consumer; the sends with more than one receipt:\n"
+                        + "\(repeated)\nwhat the workers said of the group:\n\(lifecycle)"))
         }
         #expect(exits == [0, 0], "the leaving workers' exit statuses")
         #expect(receipts.distinct == produced)

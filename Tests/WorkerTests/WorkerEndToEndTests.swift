@@ -447,19 +447,41 @@ extension KafkaRecord {
 struct ReceiptCount {
     var distinct = 0
     var duplicates = 0
+    /// The first ten sends with more than one receipt, each receipt as `receiptId status attempts worker topic[partition]@offset`:
+    /// whether they are copies of one send (one receipt id) or sends again, and where each came from.
+    var repeated: [String] = []
 
     init(_ records: [KafkaRecord]) {
-        var seen = Set<String>()
+        var seen: [String: String] = [:]
         for record in records where record.topic == "push.receipts" {
             guard let receipt = try? JSONParser.parse(record.value) else { continue }
             let key = [receipt["messageId"], receipt["userId"], receipt["tokenHash"]]
                 .map { $0?.stringValue ?? "" }.joined(separator: "|")
-            if seen.insert(key).inserted { distinct += 1 } else { duplicates += 1 }
+            let source = receipt["source"]
+            let described = [
+                receipt["receiptId"]?.stringValue, receipt["status"]?.stringValue,
+                receipt["attempts"]?.numberText, receipt["worker"]?.stringValue,
+                "\(source?["topic"]?.stringValue ?? "?")[\(source?["partition"]?.numberText ?? "?")]@"
+                    + (source?["offset"]?.numberText ?? "?"),
+            ].map { $0 ?? "?" }.joined(separator: " ")
+            if let first = seen[key] {
+                duplicates += 1
+                if repeated.count < 10 { repeated.append("\(key): \(first) / \(described)") }
+            } else {
+                seen[key] = described
+                distinct += 1
+            }
         }
     }
 }
 
 extension JSONValue {
+    /// The number's text when this is a number.
+    fileprivate var numberText: String? {
+        if case .number(let literal) = self { return literal }
+        return nil
+    }
+
     /// The number of elements when this is an array.
     fileprivate var arrayCount: Int? {
         if case .array(let elements) = self { return elements.count }

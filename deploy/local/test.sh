@@ -47,7 +47,9 @@ part() {
 # The tests a log shows started and never ended: when a part dies on a signal, the one that killed it is among them.
 unfinished() {
     awk '
-        /^◇ Test .* started\.$/ { name = $0; sub(/^◇ Test /, "", name); sub(/ started\.$/, "", name); open[name]++ }
+        /^◇ Test .* started\.$/ && !/^◇ Test run started\.$/ {
+            name = $0; sub(/^◇ Test /, "", name); sub(/ started\.$/, "", name); open[name]++
+        }
         /^(✔|✘) Test .* (passed|failed) after / {
             name = $0; sub(/^(✔|✘) Test /, "", name); sub(/ (passed|failed) after .*/, "", name); open[name]--
         }
