@@ -14,14 +14,11 @@ public struct ByteID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static func == (lhs: ByteID, rhs: ByteID) -> Bool {
         guard lhs.text.utf8.count == rhs.text.utf8.count else { return false }
-        var left = lhs.text
-        var right = rhs.text
-        return left.withUTF8 { left in right.withUTF8 { right in left.elementsEqual(right) } }
+        return lhs.text.withUTF8Bytes { left in rhs.text.withUTF8Bytes { right in left.elementsEqual(right) } }
     }
 
     public func hash(into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         // A terminator, so that the ids of a pair hash apart from the same bytes split elsewhere.
         hasher.combine(UInt8(0xFF))
     }

@@ -32,8 +32,7 @@ public enum SHA256 {
 
     /// The digest of `text`'s UTF-8 bytes, read where they lie (a native string's are contiguous) and held inline.
     public static func digest(utf8 text: String) -> Digest {
-        var text = text
-        return text.withUTF8 { digest($0) }
+        text.withUTF8Bytes { digest($0) }
     }
 
     /// The lowercase hex digest of `text`'s UTF-8 bytes.

@@ -1,3 +1,4 @@
+import Essentials
 import HTTPTypes
 
 /// How a valid request's method and body are expressed to libcurl.
@@ -37,11 +38,10 @@ enum RequestMethod: Equatable {
     /// Whether any byte of `text` is `bad`. Every header of every request is read: over the bytes in place, without
     /// an early exit, so the loop vectorizes (a bearer token is most of a request's header bytes).
     private static func has(_ bad: (UInt8) -> Bool, in text: String) -> Bool {
-        let found = text.utf8.withContiguousStorageIfAvailable { bytes in
+        text.withUTF8Bytes { bytes in
             var found: UInt8 = 0
             for byte in bytes { found |= bad(byte) ? 1 : 0 }
             return found != 0
         }
-        return found ?? text.utf8.contains(where: bad)
     }
 }

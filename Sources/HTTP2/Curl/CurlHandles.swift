@@ -168,11 +168,9 @@ final class HeaderList {
         let separator: StaticString = ": "
         for header in headers {
             let start = text
-            var name = header.name
-            var value = header.value
-            name.withUTF8(write)
+            header.name.withUTF8Bytes(write)
             write(UnsafeBufferPointer(start: separator.utf8Start, count: 2))
-            value.withUTF8(write)
+            header.value.withUTF8Bytes(write)
             endLine(startedAt: start)
         }
         for (index, name) in defaults.prefix(8).enumerated() where removed & (1 << index) != 0 {

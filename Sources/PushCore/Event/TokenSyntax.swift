@@ -1,3 +1,5 @@
+import Essentials
+
 /// Syntax checks for device tokens and APNs topics, per platform.
 enum TokenSyntax {
     /// Why `token` is not a valid token for `platform`, or `nil` when it is. Never quotes the token.
@@ -12,8 +14,7 @@ enum TokenSyntax {
         }
         // The bytes read where they lie (a parsed token is a native string): a loop over a buffer, not the view's
         // iterator.
-        var token = token
-        return token.withUTF8 { utf8 in
+        return token.withUTF8Bytes { utf8 in
             switch platform {
             case .apns, .apnsVoip:
                 guard (64...200).contains(utf8.count), utf8.count % 2 == 0, utf8.allSatisfy(isHexDigit) else {

@@ -32,8 +32,7 @@ public struct MutedRooms: Sendable, Equatable, ExpressibleByArrayLiteral, Custom
 
     /// Whether `room` is one of them, byte for byte.
     public func contains(_ room: String) -> Bool {
-        var room = room
-        return room.withUTF8 { wanted in
+        room.withUTF8Bytes { wanted in
             var low = 0
             var high = ends.count
             while low < high {

@@ -40,10 +40,9 @@ public enum RegistryKey {
 
     /// The parts of `key` when it has exactly `count` of them, each decoded; `nil` otherwise.
     public static func parts(of key: String, count: Int) -> [String]? {
-        var key = key
         // Split by bytes, not characters: `/` is ASCII, so this is the same split without grapheme breaking, and each
         // part of a String is valid UTF-8 already.
-        return key.withUTF8 { bytes -> [String]? in
+        return key.withUTF8Bytes { bytes -> [String]? in
             var parts: [String] = []
             parts.reserveCapacity(count)
             var start = 0
