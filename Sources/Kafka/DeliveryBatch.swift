@@ -36,9 +36,12 @@ final class DeliveryBatch: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Slot>
     private let remaining: Atomic<Int>
     private let completion: Completion
+    /// The gate the batch's records went through, told of each report and refusal; `nil` for a batch that did not.
+    let gate: ProduceGate?
 
-    init(count: Int, completion: Completion) {
+    init(count: Int, completion: Completion, gate: ProduceGate? = nil) {
         self.count = count
+        self.gate = gate
         slots = .allocate(capacity: count)
         remaining = Atomic(count)
         self.completion = completion
@@ -68,7 +71,9 @@ final class DeliveryBatch: @unchecked Sendable {
     /// The record at `index` could not be queued: `error` is its report.
     func refuse(_ index: Int, _ error: KafkaError) {
         slots[index].refused = error
+        let gate = gate
         filled()
+        gate?.reported()
     }
 
     /// The report of the record at `index`, on `topic`; read once the batch completed.
@@ -116,6 +121,8 @@ final class DeliveryBatch: @unchecked Sendable {
                 rd_kafka_message_status(message) == RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED
             slot.pointee.partition = message.pointee.partition
             slot.pointee.offset = message.pointee.offset
+            let gate = batch.gate
             batch.filled()
+            gate?.reported()
         }
 }

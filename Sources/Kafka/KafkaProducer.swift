@@ -7,7 +7,9 @@ import Synchronization
 /// a delivery report: awaited with `send(_:)`, or handed to a callback with `send(_:onDelivery:)`.
 ///
 /// A record counts as written only when its report says so. Reports and errors are served by the
-/// producer's own poll thread, which also runs the callbacks (keep them short).
+/// producer's own poll thread, which also runs the callbacks (keep them short). Awaited records wait in the producer
+/// while earlier ones wait for their reports, and go together after them (`ProduceGate`): librdkafka would otherwise
+/// spin on the next batch.
 public final class KafkaProducer: Sendable {
     /// Told about every error librdkafka reports outside a delivery report (broker down, fatal errors, …).
     public typealias ErrorHandler = @Sendable (KafkaError) -> Void
@@ -16,6 +18,8 @@ public final class KafkaProducer: Sendable {
     private let context: ProducerContext
     private let poller: ProducerPoller
     private let callQueue = DispatchQueue(label: "kafka.producer.calls", attributes: .concurrent)
+    /// Holds awaited batches while earlier ones wait for their reports (`ProduceGate`).
+    private let gate = ProduceGate()
 
     /// The properties the producer was created with: `KafkaConfiguration.producerDefaults`, then `configuration`
     /// less its consumer-only properties.
@@ -99,20 +103,23 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// Queues the records at `indices` (`nil`: all of them; at least one) as one batch and waits for all their
-    /// reports. The continuation is unchecked (no canary object per batch): `DeliveryBatch` resumes it exactly once,
-    /// when the last of its records is reported — by librdkafka, which reports every queued record, or here for a
-    /// refused one.
+    /// Queues the records at `indices` (`nil`: all of them; at least one) as one batch, through the gate (held while
+    /// earlier records wait for their reports, `ProduceGate`), and waits for all their reports. The continuation is
+    /// unchecked (no canary object per batch): `DeliveryBatch` resumes it exactly once, when the last of its records
+    /// is reported — by librdkafka, which reports every queued record, or here for a refused one.
     private func queueAndWait(_ records: [KafkaProducerRecord], _ indices: [Int]?) async -> DeliveryBatch {
         await withUnsafeContinuation { continuation in
-            let batch = DeliveryBatch(count: indices?.count ?? records.count, completion: .resume(continuation))
+            let batch = DeliveryBatch(
+                count: indices?.count ?? records.count, completion: .resume(continuation), gate: gate)
             batch.retainForReports()
-            records.withUnsafeBufferPointer { records in
-                for slot in 0..<batch.count {
-                    do throws(KafkaError) {
-                        try queue(records[indices?[slot] ?? slot], opaque: batch.opaque(slot))
-                    } catch {
-                        batch.refuse(slot, error)
+            gate.enter(count: batch.count) {
+                records.withUnsafeBufferPointer { records in
+                    for slot in 0..<batch.count {
+                        do throws(KafkaError) {
+                            try self.queue(records[indices?[slot] ?? slot], opaque: batch.opaque(slot))
+                        } catch {
+                            batch.refuse(slot, error)
+                        }
                     }
                 }
             }
@@ -160,7 +167,8 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// Waits until every queued record has its delivery report, or `timeout` passes (`.timedOut`).
+    /// Waits until every queued record has its delivery report, or `timeout` passes (`.timedOut`). Records the gate
+    /// holds are among them: they are queued from the report of the last record before them, while it still counts.
     public func flush(timeout: Duration = .seconds(10)) async throws(KafkaError) {
         let client = client
         try await callQueue.blocking { () throws(KafkaError) in

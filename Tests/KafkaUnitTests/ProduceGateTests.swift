@@ -1,0 +1,92 @@
+import Synchronization
+import Testing
+
+@testable import Kafka
+
+@Suite struct ProduceGateTests {
+    /// What the waves handed over so far did, in order: each wave's label.
+    private final class Handed: Sendable {
+        private let labels = Mutex<[String]>([])
+
+        func queueing(_ label: String) -> ProduceGate.Queueing {
+            { self.labels.withLock { $0.append(label) } }
+        }
+
+        var all: [String] { labels.withLock { $0 } }
+    }
+
+    @Test func aWaveGoesAtOnceWhenNothingIsInFlight() {
+        let gate = ProduceGate()
+        let handed = Handed()
+        gate.enter(count: 3, handed.queueing("first"))
+        #expect(handed.all == ["first"])
+        #expect(gate.counts == (inFlight: 3, held: 0))
+    }
+
+    @Test func wavesWaitForEveryReportOfTheOneInFlightThenGoTogetherInOrder() {
+        let gate = ProduceGate()
+        let handed = Handed()
+        gate.enter(count: 2, handed.queueing("first"))
+        gate.enter(count: 3, handed.queueing("second"))
+        gate.enter(count: 1, handed.queueing("third"))
+        #expect(handed.all == ["first"])
+        #expect(gate.counts == (inFlight: 2, held: 4))
+
+        gate.reported()
+        #expect(handed.all == ["first"], "one report of two: the held waves still wait")
+        gate.reported()
+        #expect(handed.all == ["first", "second", "third"])
+        #expect(gate.counts == (inFlight: 4, held: 0))
+
+        gate.enter(count: 1, handed.queueing("fourth"))
+        for _ in 0..<4 { gate.reported() }
+        #expect(handed.all == ["first", "second", "third", "fourth"])
+        #expect(gate.counts == (inFlight: 1, held: 0))
+        gate.reported()
+        #expect(gate.counts == (inFlight: 0, held: 0))
+    }
+
+    /// A wave whose records are all refused as it is handed over (the producer closed meanwhile) reports each of them
+    /// from inside its own hand-over: the waves held behind it go then, and none is left waiting for a report that
+    /// will not come.
+    @Test func aWaveRefusedWhileHandedOverLetsTheNextOnesGo() {
+        let gate = ProduceGate()
+        let handed = Handed()
+        gate.enter(count: 1, handed.queueing("first"))
+        gate.enter(count: 2) {
+            handed.queueing("refused")()
+            gate.reported()
+            gate.reported()
+        }
+        gate.enter(count: 1, handed.queueing("after"))
+        gate.reported()
+        #expect(handed.all == ["first", "refused", "after"])
+        #expect(gate.counts == (inFlight: 1, held: 0))
+    }
+
+    /// Sends from many tasks at once, each report from another: every wave is handed over exactly once and the gate
+    /// ends empty.
+    @Test func concurrentWavesAreEachHandedOverOnce() async {
+        let gate = ProduceGate()
+        let handed = Handed()
+        let waves = 200
+        await withTaskGroup(of: Void.self) { group in
+            for wave in 0..<waves {
+                group.addTask {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        gate.enter(count: 1) {
+                            handed.queueing("\(wave)")()
+                            Task {
+                                gate.reported()
+                                done.resume()
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(Set(handed.all).count == waves)
+        #expect(handed.all.count == waves)
+        #expect(gate.counts == (inFlight: 0, held: 0))
+    }
+}
