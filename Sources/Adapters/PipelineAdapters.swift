@@ -89,7 +89,7 @@ public struct PipelineAdapters: Sendable {
         let kafkaLogger = logger.with(["component": "kafka"])
         producer = try KafkaProducer(
             configuration: configuration.producerKafka, errorHandler: kafkaLogger.kafkaErrorHandler(),
-            logHandler: kafkaLogger.kafkaLogHandler())
+            logHandler: kafkaLogger.kafkaLogHandler(), holdsWhileInFlight: true)
     }
 }
 

@@ -7,9 +7,7 @@ import Synchronization
 /// a delivery report: awaited with `send(_:)`, or handed to a callback with `send(_:onDelivery:)`.
 ///
 /// A record counts as written only when its report says so. Reports and errors are served by the
-/// producer's own poll thread, which also runs the callbacks (keep them short). Awaited records wait in the producer
-/// while earlier ones wait for their reports, and go together after them (`ProduceGate`): librdkafka would otherwise
-/// spin on the next batch.
+/// producer's own poll thread, which also runs the callbacks (keep them short).
 public final class KafkaProducer: Sendable {
     /// Told about every error librdkafka reports outside a delivery report (broker down, fatal errors, …).
     public typealias ErrorHandler = @Sendable (KafkaError) -> Void
@@ -18,16 +16,24 @@ public final class KafkaProducer: Sendable {
     private let context: ProducerContext
     private let poller: ProducerPoller
     private let callQueue = DispatchQueue(label: "kafka.producer.calls", attributes: .concurrent)
-    /// Holds awaited batches while earlier ones wait for their reports (`ProduceGate`).
-    private let gate = ProduceGate()
+    /// Holds awaited batches while earlier ones wait for their reports (`ProduceGate`); `nil` when it queues each
+    /// at once.
+    private let gate: ProduceGate?
 
     /// The properties the producer was created with: `KafkaConfiguration.producerDefaults`, then `configuration`
     /// less its consumer-only properties.
     public let properties: [String: String]
 
     /// Creates a producer. librdkafka's log lines go to `logHandler`, or are dropped without one.
+    ///
+    /// `holdsWhileInFlight`: awaited records wait in the producer while earlier ones wait for their reports, and go
+    /// to librdkafka together after the last of them (`ProduceGate`). For a producer fed many batches at once at a high
+    /// rate (the pipeline's outputs), whose idempotent librdkafka producer would otherwise poll without sleeping while
+    /// a ready batch waits for the request in flight; it adds up to a produce round trip to a record's wait. Off, each
+    /// batch is queued at once: the lowest latency for a few records at a time (the ingress).
     public init(
-        configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil
+        configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil,
+        holdsWhileInFlight: Bool = false
     ) throws(KafkaError) {
         let given = configuration.properties.filter { !PropertyScope.consumerOnly.contains($0.key) }
         let context = ProducerContext(errorHandler: errorHandler, logHandler: logHandler)
@@ -38,6 +44,7 @@ public final class KafkaProducer: Sendable {
         self.context = context
         self.properties = properties
         self.poller = ProducerPoller(client: client)
+        gate = holdsWhileInFlight ? ProduceGate() : nil
     }
 
     deinit {
@@ -103,8 +110,8 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// Queues the records at `indices` (`nil`: all of them; at least one) as one batch, through the gate (held while
-    /// earlier records wait for their reports, `ProduceGate`), and waits for all their reports. The continuation is
+    /// Queues the records at `indices` (`nil`: all of them; at least one) as one batch, through the gate if the
+    /// producer has one (`holdsWhileInFlight`), and waits for all their reports. The continuation is
     /// unchecked (no canary object per batch): `DeliveryBatch` resumes it exactly once, when the last of its records
     /// is reported — by librdkafka, which reports every queued record, or here for a refused one.
     private func queueAndWait(_ records: [KafkaProducerRecord], _ indices: [Int]?) async -> DeliveryBatch {
@@ -112,7 +119,7 @@ public final class KafkaProducer: Sendable {
             let batch = DeliveryBatch(
                 count: indices?.count ?? records.count, completion: .resume(continuation), gate: gate)
             batch.retainForReports()
-            gate.enter(count: batch.count) {
+            let queueAll: @Sendable () -> Void = {
                 records.withUnsafeBufferPointer { records in
                     for slot in 0..<batch.count {
                         do throws(KafkaError) {
@@ -123,6 +130,7 @@ public final class KafkaProducer: Sendable {
                     }
                 }
             }
+            if let gate { gate.enter(count: batch.count, queueAll) } else { queueAll() }
         }
     }
 

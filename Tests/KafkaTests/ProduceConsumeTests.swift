@@ -78,6 +78,58 @@ struct ProduceConsumeTests {
         #expect(await producer.send([]).isEmpty)
     }
 
+    /// A producer that holds batches while others are in flight (`holdsWhileInFlight`, the pipeline's): 50 batches
+    /// sent at once from as many tasks all get their reports, each in its records' order, a refused record's among
+    /// them, and every stored record is read back once.
+    @Test func batchesHeldWhileOthersAreInFlightAllGetTheirReports() async throws {
+        let test = try TestCluster(partitions: 3)
+        let producer = try test.producer(holdsWhileInFlight: true)
+        let batches = 50
+        let perBatch = 40
+        let results = try await withThrowingTaskGroup(
+            of: (Int, [Result<KafkaDeliveryReport, KafkaError>]).self
+        ) { group in
+            for batch in 0..<batches {
+                group.addTask {
+                    let records = (0..<perBatch).map { index in
+                        KafkaProducerRecord(
+                            topic: test.topic, partition: Int32(index % 3), key: nil,
+                            value: batch == 7 && index == 5
+                                ? Array(repeating: 7, count: 1_100_000) : Array("value-\(batch)-\(index)".utf8))
+                    }
+                    return (batch, await producer.send(records))
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(results.count == batches)
+        var stored = 0
+        for (batch, reports) in results {
+            #expect(reports.count == perBatch)
+            var lastOffset: [Int32: Int64] = [:]
+            for (index, report) in reports.enumerated() {
+                switch report {
+                case .success(let report):
+                    stored += 1
+                    #expect(report.partition == Int32(index % 3))
+                    #expect(report.offset > lastOffset[report.partition, default: -1], "batch \(batch) out of order")
+                    lastOffset[report.partition] = report.offset
+                case .failure(let error):
+                    #expect(batch == 7 && index == 5, "batch \(batch) record \(index): \(error)")
+                    #expect(error.code == .messageSizeTooLarge)
+                }
+            }
+        }
+        #expect(stored == batches * perBatch - 1)
+
+        let consumer = try KafkaConsumer(configuration: test.consumerConfiguration())
+        try await consumer.subscribe(topics: [test.topic])
+        let records = try await consume(consumer, count: stored, within: .seconds(60))
+        await consumer.close()
+        #expect(records.count == stored)
+        #expect(Set(records.map(\.text)).count == stored)
+    }
+
     @Test func newConsumerResumesFromCommittedOffset() async throws {
         let test = try TestCluster(partitions: 1)
         let producer = try test.producer()

@@ -30,8 +30,10 @@ extension TestTopic {
             ]))
     }
 
-    func producer() throws -> KafkaProducer {
-        try KafkaProducer(configuration: bootstrap.merging(KafkaConfiguration(["linger.ms": "2"])))
+    func producer(holdsWhileInFlight: Bool = false) throws -> KafkaProducer {
+        try KafkaProducer(
+            configuration: bootstrap.merging(KafkaConfiguration(["linger.ms": "2"])),
+            holdsWhileInFlight: holdsWhileInFlight)
     }
 
     /// Writes `count` records `value-i` (in order) with key `key-(i % keys)` and waits for every report.
