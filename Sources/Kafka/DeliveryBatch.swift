@@ -71,9 +71,7 @@ final class DeliveryBatch: @unchecked Sendable {
     /// The record at `index` could not be queued: `error` is its report.
     func refuse(_ index: Int, _ error: KafkaError) {
         slots[index].refused = error
-        let gate = gate
         filled()
-        gate?.reported()
     }
 
     /// The report of the record at `index`, on `topic`; read once the batch completed.
@@ -100,7 +98,11 @@ final class DeliveryBatch: @unchecked Sendable {
         slots[index].refused?.code == .queueFull
     }
 
+    /// One record's report is in: the last one completes the batch. The gate hears of each, after the batch is done
+    /// with it (the batch may be gone by then: the gate is read first).
     private func filled() {
+        let gate = gate
+        defer { gate?.reported() }
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
         switch completion {
         case .resume(let continuation): continuation.resume(returning: self)
@@ -121,8 +123,6 @@ final class DeliveryBatch: @unchecked Sendable {
                 rd_kafka_message_status(message) == RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED
             slot.pointee.partition = message.pointee.partition
             slot.pointee.offset = message.pointee.offset
-            let gate = batch.gate
             batch.filled()
-            gate?.reported()
         }
 }
