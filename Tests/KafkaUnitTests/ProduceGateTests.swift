@@ -47,18 +47,19 @@ import Testing
     }
 
     /// A wave whose records are all refused as it is handed over (the producer closed meanwhile) reports each of them
-    /// from inside its own hand-over: the waves held behind it go then, and none is left waiting for a report that
-    /// will not come.
+    /// from inside its own hand-over: a wave that came while it was in flight goes then, and none is left waiting for
+    /// a report that will not come.
     @Test func aWaveRefusedWhileHandedOverLetsTheNextOnesGo() {
         let gate = ProduceGate()
         let handed = Handed()
         gate.enter(count: 1, handed.queueing("first"))
         gate.enter(count: 2) {
             handed.queueing("refused")()
+            gate.enter(count: 1, handed.queueing("after"))
+            #expect(handed.all == ["first", "refused"], "the refused wave's two records still count as in flight")
             gate.reported()
             gate.reported()
         }
-        gate.enter(count: 1, handed.queueing("after"))
         gate.reported()
         #expect(handed.all == ["first", "refused", "after"])
         #expect(gate.counts == (inFlight: 1, held: 0))
