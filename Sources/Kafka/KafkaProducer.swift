@@ -29,8 +29,9 @@ public final class KafkaProducer: Sendable {
     /// `holdsWhileInFlight`: awaited records wait in the producer while earlier ones wait for their reports, and go
     /// to librdkafka together after the last of them (`ProduceGate`). For a producer fed many batches at once at a high
     /// rate (the pipeline's outputs), whose idempotent librdkafka producer would otherwise poll without sleeping while
-    /// a ready batch waits for the request in flight; it adds up to a produce round trip to a record's wait. Off, each
-    /// batch is queued at once: the lowest latency for a few records at a time (the ingress).
+    /// a ready batch waits for the request in flight; it adds up to a produce round trip to a record's wait (at most
+    /// 100 ms and a poll, when a broker is slow to answer: `ProduceGate.passIfStuck`). Off, each batch is queued at
+    /// once: the lowest latency for a few records at a time (the ingress).
     public init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil,
         holdsWhileInFlight: Bool = false
@@ -43,8 +44,9 @@ public final class KafkaProducer: Sendable {
         self.client = client
         self.context = context
         self.properties = properties
-        self.poller = ProducerPoller(client: client)
-        gate = holdsWhileInFlight ? ProduceGate() : nil
+        let gate = holdsWhileInFlight ? ProduceGate() : nil
+        self.poller = ProducerPoller(client: client, gate: gate)
+        self.gate = gate
     }
 
     deinit {

@@ -3,7 +3,9 @@ import Foundation
 import Synchronization
 
 /// The producer's own thread: serves delivery reports and errors (`rd_kafka_poll`) until stopped, then
-/// fails what is still pending so that no awaiting caller is left hanging.
+/// fails what is still pending so that no awaiting caller is left hanging. After each poll it lets the producer's
+/// gate, if it has one, open for waves in flight too long (`ProduceGate.passIfStuck`): a poll returns at the
+/// latest after 100 ms.
 ///
 /// The thread keeps the handle alive until it ends, so the handle is destroyed there (`rd_kafka_destroy`
 /// blocks) and never on the thread that dropped the last `KafkaProducer`.
@@ -12,11 +14,12 @@ final class ProducerPoller: Sendable {
     private let ended = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(client: RDKafkaClient) {
+    init(client: RDKafkaClient, gate: ProduceGate? = nil) {
         let thread = Thread { [self] in
             Thread.current.name = "kafka-poll"  // the name `top -H` shows: set by the thread itself
             while !stopped.load(ordering: .acquiring) {
                 rd_kafka_poll(client.handle, 100)
+                gate?.passIfStuck()
             }
             let purge = Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT | RD_KAFKA_PURGE_F_NON_BLOCKING)
             _ = rd_kafka_purge(client.handle, purge)

@@ -78,6 +78,31 @@ struct ProduceConsumeTests {
         #expect(await producer.send([]).isEmpty)
     }
 
+    /// A holding producer with one slow broker: a batch for a partition of another broker, sent while one for the
+    /// slow broker is in flight, waits for the gate's limit (100 ms) and a poll, not for the slow answer (3 s).
+    @Test func aSlowBrokerHoldsTheOtherBrokersRecordsOnlyForTheGatesLimit() async throws {
+        let test = try TestCluster(partitions: 2, brokers: 2)
+        try test.cluster.setLeader(of: TopicPartition(test.topic, 0), broker: 1)
+        try test.cluster.setLeader(of: TopicPartition(test.topic, 1), broker: 2)
+        let producer = try test.producer(holdsWhileInFlight: true)
+        func batch(to partition: Int32) -> [KafkaProducerRecord] {
+            [KafkaProducerRecord(topic: test.topic, partition: partition, key: nil, value: Array("p\(partition)".utf8))]
+        }
+        // Both brokers known and connected first.
+        for report in await producer.send(batch(to: 0) + batch(to: 1)) { _ = try report.get() }
+        try test.cluster.setRoundTripTime(broker: 1, milliseconds: 3_000)
+
+        let start = ContinuousClock.now
+        async let slow = producer.send(batch(to: 0))
+        try await Task.sleep(for: .milliseconds(50))
+        for report in await producer.send(batch(to: 1)) { _ = try report.get() }
+        let fastTook = ContinuousClock.now - start
+        for report in await slow { _ = try report.get() }
+        let slowTook = ContinuousClock.now - start
+        #expect(fastTook < .milliseconds(1_500), "the other broker's batch waited \(fastTook)")
+        #expect(slowTook >= .milliseconds(2_500), "the slow broker answered in \(slowTook)")
+    }
+
     /// A producer that holds batches while others are in flight (`holdsWhileInFlight`, the pipeline's): 50 batches
     /// sent at once from as many tasks all get their reports, each in its records' order, a refused record's among
     /// them, and every stored record is read back once.

@@ -90,4 +90,35 @@ import Testing
         #expect(handed.all.count == waves)
         #expect(gate.counts == (inFlight: 0, held: 0))
     }
+
+    /// A wave in flight longer than the gate's limit (a slow broker) no longer holds the others: once the limit passed,
+    /// the held waves go, and every wave after them goes at once until nothing is in flight; then the gate holds again.
+    @Test func aWaveInFlightTooLongOpensTheGateUntilNothingIsInFlight() {
+        let gate = ProduceGate(maxHold: .milliseconds(100))
+        let handed = Handed()
+        gate.enter(count: 1, handed.queueing("slow"))
+        gate.enter(count: 2, handed.queueing("held"))
+
+        gate.passIfStuck(now: .now + .milliseconds(50))
+        #expect(handed.all == ["slow"], "within the limit the gate holds")
+        #expect(gate.openings == 0)
+
+        gate.passIfStuck(now: .now + .milliseconds(150))
+        #expect(handed.all == ["slow", "held"])
+        #expect(gate.counts == (inFlight: 3, held: 0))
+        #expect(gate.openings == 1)
+
+        gate.enter(count: 1, handed.queueing("open"))
+        #expect(handed.all == ["slow", "held", "open"], "open: a wave goes at once beside those in flight")
+        gate.passIfStuck(now: .now + .seconds(1))
+        #expect(gate.openings == 1, "nothing held: nothing to open for")
+
+        for _ in 0..<4 { gate.reported() }
+        #expect(gate.counts == (inFlight: 0, held: 0))
+        gate.enter(count: 1, handed.queueing("next"))
+        gate.enter(count: 1, handed.queueing("held again"))
+        #expect(handed.all == ["slow", "held", "open", "next"], "nothing was in flight: the gate holds again")
+        gate.reported()
+        #expect(handed.all.last == "held again")
+    }
 }
