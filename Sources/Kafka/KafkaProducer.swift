@@ -30,7 +30,7 @@ public final class KafkaProducer: Sendable {
     /// to librdkafka together after the last of them (`ProduceGate`). For a producer fed many batches at once at a high
     /// rate (the pipeline's outputs), whose idempotent librdkafka producer would otherwise poll without sleeping while
     /// a ready batch waits for the request in flight; it adds up to a produce round trip to a record's wait (at most
-    /// 100 ms and a poll, when a broker is slow to answer: `ProduceGate.passIfStuck`). Off, each batch is queued at
+    /// 100 ms and a poll, when a broker is slow to answer: `ProduceGate.releaseIfStuck`). Off, each batch is queued at
     /// once: the lowest latency for a few records at a time (the ingress).
     public init(
         configuration: KafkaConfiguration, errorHandler: ErrorHandler? = nil, logHandler: KafkaLogHandler? = nil,

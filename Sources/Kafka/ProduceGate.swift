@@ -10,9 +10,10 @@ import Synchronization
 ///
 /// What it costs: a record that arrives while a wave is in flight waits for that wave's reports (one produce round
 /// trip) before it is sent, and a wave goes only once every record of the one before it was reported, whichever
-/// partition or broker it went to. So that one slow broker does not hold the records bound for the others, a wave in
-/// flight for longer than `maxHold` opens the gate (`passIfStuck`): what it held goes at once, and so does every wave
-/// after it, until nothing is in flight.
+/// partition or broker it went to. So that one slow broker does not hold the records bound for the others until it
+/// answers, the waves held behind records in flight for `maxHold` go then (`releaseIfStuck`), without waiting for
+/// the rest of their reports; the waves after them are held again, each for at most as long. Waves are handed over in
+/// the order they came, one releasing thread at a time: a room's records keep their order in its partition.
 final class ProduceGate: Sendable {
     /// Hands a wave's records to librdkafka (each record refused there must be `reported()` as well).
     typealias Queueing = @Sendable () -> Void
@@ -22,60 +23,54 @@ final class ProduceGate: Sendable {
         var inFlight = 0
         /// The waves waiting for them, in the order they came: how many records each hands over, and how.
         var held: [(count: Int, queue: Queueing)] = []
-        /// When the records in flight began to be: when a wave was handed over with none before it.
+        /// When the last wave was handed over.
         var since = ContinuousClock.Instant.now
-        /// The gate is open: a wave stayed in flight longer than `maxHold`; every wave goes at once until none is.
-        var isOpen = false
-        /// How many times it opened.
-        var openings = 0
+        /// How many times held waves went before every report in flight arrived (`releaseIfStuck`).
+        var earlyReleases = 0
     }
 
     private let state = Mutex(State())
-    /// How long the waves in flight may hold the next ones back.
+    /// How long records in flight may hold the next waves back.
     let maxHold: Duration
 
-    /// A gate whose waves in flight hold the next ones back for at most `maxHold` (`passIfStuck`). A produce round
-    /// trip takes milliseconds, unless a broker is slow or gone.
+    /// A gate whose records in flight hold the next waves back for at most `maxHold` (`releaseIfStuck`). A produce
+    /// round trip takes milliseconds, unless a broker is slow or gone.
     init(maxHold: Duration = .milliseconds(100)) {
         self.maxHold = maxHold
     }
 
-    /// Hands `count` records over with `queue`: now when none is in flight (or the gate is open), else once every
-    /// record in flight was reported (on the thread that reports the last of them).
+    /// Hands `count` records over with `queue`: now when none is in flight, else once every record in flight was
+    /// reported (on the thread that reports the last of them), or `maxHold` after the last wave went.
     func enter(count: Int, _ queue: @escaping Queueing) {
         let now = state.withLock { state in
-            if state.inFlight == 0 {
-                state.since = .now
-            } else if !state.isOpen {
+            guard state.inFlight == 0 else {
                 state.held.append((count, queue))
                 return false
             }
-            state.inFlight += count
+            state.inFlight = count
+            state.since = .now
             return true
         }
         if now { queue() }
     }
 
-    /// One record handed over was reported, or refused: the last one in flight closes the gate and hands over every
-    /// wave held, in order.
+    /// One record handed over was reported, or refused: the last one in flight hands over every wave held, in order.
     func reported() {
         let released = state.withLock { state -> [(count: Int, queue: Queueing)] in
             state.inFlight -= 1
             guard state.inFlight == 0 else { return [] }
-            state.isOpen = false
             return Self.takeHeld(&state)
         }
         for wave in released { wave.queue() }
     }
 
-    /// Opens the gate when waves are held behind records in flight for `maxHold` or longer by `now` (a broker slow to
-    /// answer): hands them over at once, as every wave after them, until nothing is in flight. Called by the
-    /// producer's poll thread after each poll.
-    func passIfStuck(now: ContinuousClock.Instant = .now) {
+    /// Hands the held waves over, in order, when the last wave went `maxHold` or longer before `now` and records are
+    /// still in flight (a broker slow to answer): they count in flight beside those. Called by the producer's poll
+    /// thread after each poll, the thread that serves the reports.
+    func releaseIfStuck(now: ContinuousClock.Instant = .now) {
         let released = state.withLock { state -> [(count: Int, queue: Queueing)] in
-            guard !state.isOpen, !state.held.isEmpty, now - state.since >= maxHold else { return [] }
-            state.isOpen = true
-            state.openings += 1
+            guard !state.held.isEmpty, now - state.since >= maxHold else { return [] }
+            state.earlyReleases += 1
             let inFlight = state.inFlight
             let held = Self.takeHeld(&state)
             state.inFlight += inFlight
@@ -98,6 +93,6 @@ final class ProduceGate: Sendable {
         state.withLock { state in (state.inFlight, state.held.reduce(0) { $0 + $1.count }) }
     }
 
-    /// How many times the gate opened for a wave in flight too long (`passIfStuck`).
-    var openings: Int { state.withLock { $0.openings } }
+    /// How many times held waves went before every report in flight arrived (`releaseIfStuck`).
+    var earlyReleases: Int { state.withLock { $0.earlyReleases } }
 }

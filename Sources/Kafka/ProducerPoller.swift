@@ -4,7 +4,7 @@ import Synchronization
 
 /// The producer's own thread: serves delivery reports and errors (`rd_kafka_poll`) until stopped, then
 /// fails what is still pending so that no awaiting caller is left hanging. After each poll it lets the producer's
-/// gate, if it has one, open for waves in flight too long (`ProduceGate.passIfStuck`): a poll returns at the
+/// gate, if it has one, release the waves held too long (`ProduceGate.releaseIfStuck`): a poll returns at the
 /// latest after 100 ms.
 ///
 /// The thread keeps the handle alive until it ends, so the handle is destroyed there (`rd_kafka_destroy`
@@ -19,7 +19,7 @@ final class ProducerPoller: Sendable {
             Thread.current.name = "kafka-poll"  // the name `top -H` shows: set by the thread itself
             while !stopped.load(ordering: .acquiring) {
                 rd_kafka_poll(client.handle, 100)
-                gate?.passIfStuck()
+                gate?.releaseIfStuck()
             }
             let purge = Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT | RD_KAFKA_PURGE_F_NON_BLOCKING)
             _ = rd_kafka_purge(client.handle, purge)

@@ -91,34 +91,36 @@ import Testing
         #expect(gate.counts == (inFlight: 0, held: 0))
     }
 
-    /// A wave in flight longer than the gate's limit (a slow broker) no longer holds the others: once the limit passed,
-    /// the held waves go, and every wave after them goes at once until nothing is in flight; then the gate holds again.
-    @Test func aWaveInFlightTooLongOpensTheGateUntilNothingIsInFlight() {
+    /// Records in flight longer than the gate's limit (a slow broker) hold the next waves no longer: once the limit
+    /// passed since the last wave went, the held waves go, in order, and count in flight beside the slow ones; the
+    /// waves after them are held again, each for at most as long.
+    @Test func wavesHeldLongerThanTheLimitGoBeforeTheSlowReports() {
         let gate = ProduceGate(maxHold: .milliseconds(100))
         let handed = Handed()
         gate.enter(count: 1, handed.queueing("slow"))
         gate.enter(count: 2, handed.queueing("held"))
+        gate.enter(count: 1, handed.queueing("held too"))
 
-        gate.passIfStuck(now: .now + .milliseconds(50))
+        gate.releaseIfStuck(now: .now + .milliseconds(50))
         #expect(handed.all == ["slow"], "within the limit the gate holds")
-        #expect(gate.openings == 0)
+        #expect(gate.earlyReleases == 0)
 
-        gate.passIfStuck(now: .now + .milliseconds(150))
-        #expect(handed.all == ["slow", "held"])
-        #expect(gate.counts == (inFlight: 3, held: 0))
-        #expect(gate.openings == 1)
+        gate.releaseIfStuck(now: .now + .milliseconds(150))
+        #expect(handed.all == ["slow", "held", "held too"])
+        #expect(gate.counts == (inFlight: 4, held: 0))
+        #expect(gate.earlyReleases == 1)
 
-        gate.enter(count: 1, handed.queueing("open"))
-        #expect(handed.all == ["slow", "held", "open"], "open: a wave goes at once beside those in flight")
-        gate.passIfStuck(now: .now + .seconds(1))
-        #expect(gate.openings == 1, "nothing held: nothing to open for")
+        gate.enter(count: 1, handed.queueing("after"))
+        #expect(handed.all.last == "held too", "records are in flight: a new wave is held again")
+        gate.releaseIfStuck(now: .now + .milliseconds(50))
+        #expect(handed.all.last == "held too", "and for the limit again, counted from the last release")
+        gate.releaseIfStuck(now: .now + .seconds(1))
+        #expect(handed.all == ["slow", "held", "held too", "after"])
+        #expect(gate.earlyReleases == 2)
 
-        for _ in 0..<4 { gate.reported() }
+        for _ in 0..<5 { gate.reported() }
         #expect(gate.counts == (inFlight: 0, held: 0))
-        gate.enter(count: 1, handed.queueing("next"))
-        gate.enter(count: 1, handed.queueing("held again"))
-        #expect(handed.all == ["slow", "held", "open", "next"], "nothing was in flight: the gate holds again")
-        gate.reported()
-        #expect(handed.all.last == "held again")
+        gate.releaseIfStuck(now: .now + .seconds(1))
+        #expect(gate.earlyReleases == 2, "nothing held: nothing to release")
     }
 }
