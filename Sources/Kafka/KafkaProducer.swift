@@ -211,6 +211,11 @@ public final class KafkaProducer: Sendable {
     /// Records queued or in flight that have no delivery report yet.
     public var pendingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
 
+    /// How many times the records a holding producer (`holdsWhileInFlight`) held went to librdkafka before every
+    /// earlier record was reported, 100 ms after the last went: a broker slow to answer. Always 0 for a producer that
+    /// does not hold.
+    public var earlyReleases: Int { gate?.earlyReleases ?? 0 }
+
     /// Raises a fabricated fatal error on the underlying handle (tests only; `@testable import Kafka`).
     func raiseFatalErrorForTesting(_ code: KafkaError.Code) {
         client.raiseFatalErrorForTesting(code)

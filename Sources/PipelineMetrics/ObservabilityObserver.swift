@@ -62,7 +62,7 @@ public final class ObservabilityObserver: PipelineObserver {
         sendsInFlight = metrics.sendsInFlight
         endToEndLatency = metrics.endToEndLatency
         _ = (metrics.retryHandoffs, metrics.inFlightLimitWaits)
-        _ = (metrics.httpConnections, metrics.httpResends, metrics.httpOversizedResponses)
+        _ = (metrics.httpConnections, metrics.httpResends, metrics.httpOversizedResponses, metrics.produceEarlyReleases)
     }
 
     public func observe(_ event: PipelineEvent) {

@@ -162,6 +162,14 @@ public struct PushMetrics: Sendable {
             help: "Responses cut off past the HTTP/2 transports' size bound; each failed its request.")
     }
 
+    /// `push_worker_produce_early_releases_total`: times the pipeline's producer let the outputs it held go before
+    /// every earlier one was acknowledged, 100 ms after the last went: a broker slow to answer (sampled).
+    public var produceEarlyReleases: SampledCounter {
+        registry.sampledCounter(
+            "push_worker_produce_early_releases_total",
+            help: "Times held outputs went to Kafka before earlier ones were acknowledged (a broker slow to answer).")
+    }
+
     /// `push_retry_handoffs_total`: device sends handed to the retry topic.
     public var retryHandoffs: Counter {
         registry.counter("push_retry_handoffs_total", help: "Device sends handed to the retry topic.")

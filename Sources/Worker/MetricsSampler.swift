@@ -11,7 +11,8 @@ import PushPipeline
 /// Copies what a stage's consumer and the HTTP/2 transports count themselves into the metrics, once a second as a
 /// service (`service(source:transports:clock:)`): lag per owned partition (removing the series of partitions no
 /// longer owned, so that sums over pods stay true), commit answers (labelled with the stage), and the transports'
-/// counts (the input stage's sampler has them; the transports serve both stages). The pipeline's own gauges are read
+/// and the producer's counts (the input stage's sampler has them; the transports and the producer serve both
+/// stages). The pipeline's own gauges are read
 /// from its snapshot at each scrape (`PushMetrics.followPipeline`).
 struct MetricsSampler {
     let metrics: PushMetrics
@@ -24,19 +25,23 @@ struct MetricsSampler {
         self.stage = stage
     }
 
-    /// Samples `source`'s lag and commit answers and `transports`' counts once a second.
-    func service(source: KafkaRecordSource, transports: [any HTTP2Transport], clock: any WallClock)
-        -> PeriodicService<MetricsSampler>
-    {
+    /// Samples `source`'s lag and commit answers, `transports`' counts and `producer`'s early releases (when given)
+    /// once a second.
+    func service(
+        source: KafkaRecordSource, transports: [any HTTP2Transport], producer: KafkaProducer? = nil,
+        clock: any WallClock
+    ) -> PeriodicService<MetricsSampler> {
         PeriodicService(interval: .seconds(1), clock: clock, initial: self) { sampler in
             sampler.sample(
                 lag: source.lag, commits: source.commits,
-                http: transports.map(\.counts).reduce(HTTP2TransportCounts(), +))
+                http: transports.map(\.counts).reduce(HTTP2TransportCounts(), +),
+                producerEarlyReleases: producer?.earlyReleases)
         }
     }
 
     mutating func sample(
-        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, http: HTTP2TransportCounts
+        lag: [(topic: String, partition: Int32, records: Int64)], commits: CommitCounts, http: HTTP2TransportCounts,
+        producerEarlyReleases: Int? = nil
     ) {
         var owned: Set<TopicPartition> = []
         for entry in lag {
@@ -52,5 +57,6 @@ struct MetricsSampler {
         metrics.httpConnections.advance(to: Double(http.connectionsOpened))
         metrics.httpResends.advance(to: Double(http.resends))
         metrics.httpOversizedResponses.advance(to: Double(http.oversizedResponses))
+        if let producerEarlyReleases { metrics.produceEarlyReleases.advance(to: Double(producerEarlyReleases)) }
     }
 }

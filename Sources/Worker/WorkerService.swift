@@ -202,7 +202,8 @@ public enum WorkerService {
                     lastPollMicros: { pipeline.snapshot.lastPollMicros }, observer: observer)),
             .init(
                 "metrics sampler",
-                MetricsSampler(metrics: metrics).service(source: source, transports: adapters.transports, clock: clock)),
+                MetricsSampler(metrics: metrics).service(
+                    source: source, transports: adapters.transports, producer: adapters.producer, clock: clock)),
         ]
         if let path = configuration.rulesFile {
             services.append(

@@ -108,9 +108,9 @@ import Testing
         expected += ["assigned", "revoked", "lost"].map { #"kafka_rebalances_total{event="\#($0)"} 0"# }
         expected += ["push_retry_handoffs_total 0", "push_in_flight_limit_waits_total 0"]
         expected += ["push_http_connections_total 0", "push_http_resends_total 0"]
-        expected.append("push_http_oversized_responses_total 0")
+        expected += ["push_http_oversized_responses_total 0", "push_worker_produce_early_releases_total 0"]
         let lines = Set(scrape.split(separator: "\n").map(String.init))
-        #expect(expected.count == 37)
+        #expect(expected.count == 38)
         #expect(expected.filter { !lines.contains($0) } == [], "\(scrape)")
     }
 

@@ -128,8 +128,10 @@ struct WorkerHealthTests {
         var sampler = MetricsSampler(metrics: PushMetrics(registry: registry))
         sampler.sample(
             lag: [("t", 0, 5), ("t", 1, 7)], commits: CommitCounts(succeeded: 3, failed: 1),
-            http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1, oversizedResponses: 4))
+            http: HTTP2TransportCounts(connectionsOpened: 2, resends: 1, oversizedResponses: 4),
+            producerEarlyReleases: 6)
         var text = registry.prometheusText()
+        #expect(text.contains("push_worker_produce_early_releases_total 6"))
         #expect(text.contains(#"kafka_consumer_lag{kind="input",partition="1",topic="t"} 7"#))
         #expect(text.contains(#"kafka_commits_total{result="success",stage="input"} 3"#))
         #expect(text.contains("push_http_connections_total 2"))
