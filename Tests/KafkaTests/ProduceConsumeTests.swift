@@ -101,6 +101,7 @@ struct ProduceConsumeTests {
         let slowTook = ContinuousClock.now - start
         #expect(fastTook < .milliseconds(1_500), "the other broker's batch waited \(fastTook)")
         #expect(slowTook >= .milliseconds(2_500), "the slow broker answered in \(slowTook)")
+        #expect(producer.earlyReleases >= 1, "the other broker's batch went before the slow one was reported")
     }
 
     /// A producer that holds batches while others are in flight (`holdsWhileInFlight`, the pipeline's): 50 batches
