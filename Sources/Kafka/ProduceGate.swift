@@ -58,7 +58,7 @@ final class ProduceGate: Sendable {
     func reported() {
         let released = state.withLock { state -> [(count: Int, queue: Queueing)] in
             state.inFlight -= 1
-            guard state.inFlight == 0 else { return [] }
+            guard state.inFlight == 0, !state.held.isEmpty else { return [] }
             return Self.takeHeld(&state)
         }
         for wave in released { wave.queue() }

@@ -8,12 +8,12 @@ import Observability
 import PipelineMetrics
 import PushPipeline
 
-/// Copies what a stage's consumer and the HTTP/2 transports count themselves into the metrics, once a second as a
-/// service (`service(source:transports:clock:)`): lag per owned partition (removing the series of partitions no
-/// longer owned, so that sums over pods stay true), commit answers (labelled with the stage), and the transports'
-/// and the producer's counts (the input stage's sampler has them; the transports and the producer serve both
-/// stages). The pipeline's own gauges are read
-/// from its snapshot at each scrape (`PushMetrics.followPipeline`).
+/// Copies what a stage's consumer, the HTTP/2 transports and the producer count themselves into the metrics, once a
+/// second as a service (`service(source:transports:producer:clock:)`): lag per owned partition (removing the series
+/// of partitions no longer owned, so that sums over pods stay true), commit answers (labelled with the stage), and
+/// the transports' and the producer's counts (the input stage's sampler has them; the transports and the producer
+/// serve both stages). The pipeline's own gauges are read from its snapshot at each scrape
+/// (`PushMetrics.followPipeline`).
 struct MetricsSampler {
     let metrics: PushMetrics
     let stage: PipelineStage
